@@ -1,0 +1,74 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras: Target.Dependency = .product(name: "CryptoExtras", package: "swift-crypto")
+let log: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+
+let package = Package(
+    name: "VaultSync",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SyncProtocol", targets: ["SyncProtocol"]),
+        .library(name: "SyncClient", targets: ["SyncClient"]),
+        .library(name: "SyncServer", targets: ["SyncServer"]),
+        .executable(name: "vaultsync-server", targets: ["vaultsync-server"]),
+        .executable(name: "vaultsync", targets: ["vaultsync"]),
+    ],
+    dependencies: [
+        // Only the FullFoundation trait: with both defaults SwiftPM 6.3.1 recompiles Hummingbird on every build.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // MARK: protocol
+        .target(name: "SyncProtocol", dependencies: [crypto], path: "protocol/SyncProtocol", swiftSettings: swiftSettings),
+
+        // MARK: server
+        .systemLibrary(name: "CLibPQ", path: "server/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", log, nioCore, nioPosix], path: "server/Postgres", swiftSettings: swiftSettings),
+        .target(
+            name: "SyncServer",
+            dependencies: ["SyncProtocol", "Postgres", hummingbird, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle],
+            path: "server/SyncServer",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: client
+        .target(name: "SyncClient", dependencies: ["SyncProtocol", log], path: "client/SyncClient", swiftSettings: swiftSettings),
+
+        // MARK: executables
+        .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", argumentParser, log], swiftSettings: swiftSettings),
+        .executableTarget(name: "vaultsync", dependencies: ["SyncClient", argumentParser], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "vaultsync-bench",
+            dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport", argumentParser, log],
+            path: "bench/vaultsync-bench",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: tests
+        .target(name: "TestSupport", dependencies: ["SyncProtocol", "SyncServer", "SyncClient", "Postgres", log], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log], swiftSettings: swiftSettings),
+        .testTarget(name: "ContractTests", dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SyncServer
+
+@main
+struct VaultSyncServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "vaultsync-server",
+        abstract: "The VaultSync sync server.",
+        subcommands: [Serve.self, Migrate.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// Settings shared by every subcommand. Each flag falls back to its environment variable, then to the default.
+struct CommonOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Data folder: embedded Postgres cluster, file blob store, generated secret. Env: VAULTSYNC_DATA_DIR.", valueName: "dir"))
+    var dataDir: String?
+
+    @Option(help: ArgumentHelp("PostgreSQL connection string or URL; without it a private cluster is started in the data folder. Env: VAULTSYNC_DATABASE_URL.", valueName: "url"))
+    var databaseURL: String?
+
+    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. Env: VAULTSYNC_LOG_LEVEL.", valueName: "level"))
+    var logLevel: String?
+
+    func apply(to configuration: inout ServerConfiguration, environment: [String: String]) throws {
+        if let dir = dataDir ?? environment["VAULTSYNC_DATA_DIR"] { configuration.dataDirectory = URL(fileURLWithPath: dir) }
+        configuration.databaseURL = databaseURL ?? environment["VAULTSYNC_DATABASE_URL"]
+    }
+
+    func makeLogger(environment: [String: String]) throws -> Logger {
+        let levelName = logLevel ?? environment["VAULTSYNC_LOG_LEVEL"] ?? "info"
+        guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level '\(levelName)'") }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        var logger = Logger(label: "vaultsync-server")
+        logger.logLevel = level
+        return logger
+    }
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server (the default).",
+        discussion: """
+            Every option can also be set in the environment; flags win. Secrets are read from the environment only:
+              VAULTSYNC_JWT_SECRET   signing secret for access tokens and blob URLs (>= 32 characters);
+                                     generated and kept in <data-dir>/server-secret (mode 0600) when unset.
+            Stops cleanly on SIGINT/SIGTERM, including the embedded Postgres cluster.
+            """)
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(help: ArgumentHelp("Address to bind. Env: VAULTSYNC_HOSTNAME.", valueName: "host"))
+    var hostname: String?
+
+    @Option(help: ArgumentHelp("Port to bind (0 = any free port). Env: VAULTSYNC_PORT.", valueName: "port"))
+    var port: Int?
+
+    @Option(help: ArgumentHelp("Address clients reach this server at; blob URLs point here (set it behind a proxy). Env: VAULTSYNC_PUBLIC_URL.", valueName: "url"))
+    var publicURL: String?
+
+    @Option(help: ArgumentHelp("Blob store: 'file' (in the data folder) or 'file:///abs/path'. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec"))
+    var blobStore: String?
+
+    @Option(help: ArgumentHelp("Most files in one push/confirm/pull/delete request. Env: VAULTSYNC_MAX_BATCH_FILES.", valueName: "n"))
+    var maxBatchFiles: Int?
+
+    @Option(help: ArgumentHelp("Largest single file in bytes. Env: VAULTSYNC_MAX_FILE_BYTES.", valueName: "bytes"))
+    var maxFileBytes: Int64?
+
+    @Option(help: ArgumentHelp("Access token lifetime in seconds. Env: VAULTSYNC_ACCESS_TOKEN_TTL.", valueName: "seconds"))
+    var accessTokenTTL: Int?
+
+    @Option(help: ArgumentHelp("Presigned blob URL lifetime in seconds. Env: VAULTSYNC_BLOB_URL_TTL.", valueName: "seconds"))
+    var blobURLTTL: Int?
+
+    @Option(help: ArgumentHelp("Database connections. Env: VAULTSYNC_DB_POOL_SIZE.", valueName: "n"))
+    var databasePoolSize: Int?
+
+    func run() async throws {
+        let env = ProcessInfo.processInfo.environment
+        let logger = try common.makeLogger(environment: env)
+        var configuration = ServerConfiguration()
+        try common.apply(to: &configuration, environment: env)
+        if let value = hostname ?? env["VAULTSYNC_HOSTNAME"] { configuration.hostname = value }
+        if let value = try port ?? int(env, "VAULTSYNC_PORT") { configuration.port = value }
+        if let value = publicURL ?? env["VAULTSYNC_PUBLIC_URL"] {
+            guard let url = URL(string: value), url.scheme == "http" || url.scheme == "https" else { throw ValidationError("--public-url '\(value)' is not an http(s) URL") }
+            configuration.publicURL = url
+        }
+        if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
+        if let value = try maxBatchFiles ?? int(env, "VAULTSYNC_MAX_BATCH_FILES") { configuration.maxBatchFiles = value }
+        if let value = try maxFileBytes ?? int(env, "VAULTSYNC_MAX_FILE_BYTES").map(Int64.init) { configuration.maxFileBytes = value }
+        if let value = try accessTokenTTL ?? int(env, "VAULTSYNC_ACCESS_TOKEN_TTL") { configuration.accessTokenTTL = .seconds(value) }
+        if let value = try blobURLTTL ?? int(env, "VAULTSYNC_BLOB_URL_TTL") { configuration.blobURLTTL = .seconds(value) }
+        if let value = try databasePoolSize ?? int(env, "VAULTSYNC_DB_POOL_SIZE") { configuration.databasePoolSize = value }
+        configuration.jwtSecret = env["VAULTSYNC_JWT_SECRET"]
+        try await VaultSyncServer.run(configuration: configuration, logger: logger)
+    }
+
+    private func int(_ env: [String: String], _ key: String) throws -> Int? {
+        guard let text = env[key] else { return nil }
+        guard let value = Int(text) else { throw ValidationError("\(key)='\(text)' is not a number") }
+        return value
+    }
+}
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply pending database migrations and exit.")
+
+    @OptionGroup var common: CommonOptions
+
+    func run() async throws {
+        let env = ProcessInfo.processInfo.environment
+        let logger = try common.makeLogger(environment: env)
+        var configuration = ServerConfiguration()
+        try common.apply(to: &configuration, environment: env)
+        let applied = try await VaultSyncServer.migrate(configuration: configuration, logger: logger)
+        print(applied.isEmpty ? "database is up to date" : "applied migrations: \(applied.map(String.init).joined(separator: ", "))")
+    }
+}

@@ -1,0 +1,82 @@
+/// A stable machine-readable error code. Open: a client decodes codes added by newer servers.
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        self.rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    // MARK: request shape (400)
+    /// The body is not valid JSON or does not match the expected shape.
+    public static let invalidRequest: ErrorCode = "invalid_request"
+    /// A path breaks the ``VaultPath`` rules.
+    public static let invalidPath: ErrorCode = "invalid_path"
+    /// A content hash is not `sha256:` + 64 lowercase hex digits.
+    public static let invalidHash: ErrorCode = "invalid_hash"
+    /// A cursor is not one this server issued.
+    public static let invalidCursor: ErrorCode = "invalid_cursor"
+    /// More files in one request than the documented maximum.
+    public static let batchTooLarge: ErrorCode = "batch_too_large"
+    /// The same path appears twice in one request.
+    public static let duplicatePath: ErrorCode = "duplicate_path"
+    /// The protocol header is missing or names an unsupported version.
+    public static let unsupportedProtocol: ErrorCode = "unsupported_protocol"
+    /// A vault request does not name a device, or names one that is not the caller's.
+    public static let deviceRequired: ErrorCode = "device_required"
+    /// The login provider is not supported by this server.
+    public static let unsupportedProvider: ErrorCode = "unsupported_provider"
+    /// Email or password does not meet the rules.
+    public static let invalidCredentialsFormat: ErrorCode = "invalid_credentials_format"
+
+    // MARK: auth (401/403)
+    /// Missing, malformed or expired access token.
+    public static let unauthorized: ErrorCode = "unauthorized"
+    /// Email and password do not match an account.
+    public static let invalidCredentials: ErrorCode = "invalid_credentials"
+    /// The refresh token is unknown, expired or revoked.
+    public static let invalidRefreshToken: ErrorCode = "invalid_refresh_token"
+    /// A refresh token was presented a second time; its whole family is now revoked.
+    public static let refreshTokenReused: ErrorCode = "refresh_token_reused"
+    /// A blob URL's signature does not match.
+    public static let invalidSignature: ErrorCode = "invalid_signature"
+    /// A blob URL has expired.
+    public static let urlExpired: ErrorCode = "url_expired"
+
+    // MARK: state (404/409/413/422/429)
+    /// The resource does not exist (or is not the caller's).
+    public static let notFound: ErrorCode = "not_found"
+    /// The method is not allowed on this resource.
+    public static let methodNotAllowed: ErrorCode = "method_not_allowed"
+    /// An account with this email exists already.
+    public static let emailTaken: ErrorCode = "email_taken"
+    /// `base_version` does not match the server's current version.
+    public static let versionConflict: ErrorCode = "version_conflict"
+    /// Another path differing only by letter case exists already.
+    public static let pathCaseConflict: ErrorCode = "path_case_conflict"
+    /// No open push reservation matches the confirmed path and version.
+    public static let reservationNotFound: ErrorCode = "reservation_not_found"
+    /// The confirmed bytes were never uploaded.
+    public static let uploadMissing: ErrorCode = "upload_missing"
+    /// The uploaded bytes do not match the declared hash or size.
+    public static let contentMismatch: ErrorCode = "content_mismatch"
+    /// The file is larger than the server's limit.
+    public static let fileTooLarge: ErrorCode = "file_too_large"
+    /// The request body is larger than the server accepts.
+    public static let payloadTooLarge: ErrorCode = "payload_too_large"
+    /// Storage quota reached.
+    public static let quotaExceeded: ErrorCode = "quota_exceeded"
+    /// An incremental cursor is older than the oldest change the server remembers.
+    public static let cursorExpired: ErrorCode = "cursor_expired"
+
+    // MARK: server (5xx)
+    /// An unexpected server failure (logged with the request id).
+    public static let internalError: ErrorCode = "internal_error"
+}

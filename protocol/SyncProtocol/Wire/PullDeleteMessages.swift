@@ -1,0 +1,86 @@
+public import Foundation
+
+/// `POST /vault/pull`: ask for download URLs of current versions.
+public struct PullRequest: Codable, Sendable, Equatable {
+    public var files: [VaultPath]
+    public init(files: [VaultPath]) { self.files = files }
+}
+
+/// `POST /vault/pull` answer.
+public struct PullResponse: Codable, Sendable, Equatable {
+    public var downloads: [Download]
+    /// Paths with no live version (never existed or deleted; additive to the seed).
+    public var missing: [VaultPath]
+
+    public init(downloads: [Download], missing: [VaultPath] = []) {
+        self.downloads = downloads
+        self.missing = missing
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.downloads = try c.decode([Download].self, forKey: .downloads)
+        self.missing = try c.decodeIfPresent([VaultPath].self, forKey: .missing) ?? []
+    }
+}
+
+/// A presigned download of one file's current version.
+public struct Download: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var downloadURL: URL
+    public var version: Int
+    public var contentHash: ContentHash
+    public var sizeBytes: Int64
+
+    public init(path: VaultPath, downloadURL: URL, version: Int, contentHash: ContentHash, sizeBytes: Int64) {
+        self.path = path
+        self.downloadURL = downloadURL
+        self.version = version
+        self.contentHash = contentHash
+        self.sizeBytes = sizeBytes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, version
+        case downloadURL = "download_url"
+        case contentHash = "content_hash"
+        case sizeBytes = "size_bytes"
+    }
+}
+
+/// `POST /vault/delete`: files deleted locally.
+public struct DeleteRequest: Codable, Sendable, Equatable {
+    public var files: [DeleteFile]
+    public init(files: [DeleteFile]) { self.files = files }
+}
+
+/// One deletion; `base_version` is the version the client last synced.
+public struct DeleteFile: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var baseVersion: Int
+    public init(path: VaultPath, baseVersion: Int) {
+        self.path = path
+        self.baseVersion = baseVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path
+        case baseVersion = "base_version"
+    }
+}
+
+/// `POST /vault/delete` answer.
+public struct DeleteResponse: Codable, Sendable, Equatable {
+    /// Tombstones written (or already present at the client's base).
+    public var deleted: [DeletedFile]
+    /// The file changed on the server after the client's base: nothing deleted.
+    public var conflicts: [VersionConflict]
+    /// Paths the server has never seen.
+    public var missing: [VaultPath]
+
+    public init(deleted: [DeletedFile], conflicts: [VersionConflict], missing: [VaultPath]) {
+        self.deleted = deleted
+        self.conflicts = conflicts
+        self.missing = missing
+    }
+}

@@ -1,0 +1,191 @@
+public import Foundation
+
+/// `POST /vault/push`: ask to upload new versions of files.
+public struct PushRequest: Codable, Sendable, Equatable {
+    public var files: [PushFile]
+    public init(files: [PushFile]) { self.files = files }
+}
+
+/// One file a client wants to push. `base_version` is the version it last synced (`null` for new).
+public struct PushFile: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var contentHash: ContentHash
+    public var sizeBytes: Int64
+    public var baseVersion: Int?
+
+    public init(path: VaultPath, contentHash: ContentHash, sizeBytes: Int64, baseVersion: Int?) {
+        self.path = path
+        self.contentHash = contentHash
+        self.sizeBytes = sizeBytes
+        self.baseVersion = baseVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path
+        case contentHash = "content_hash"
+        case sizeBytes = "size_bytes"
+        case baseVersion = "base_version"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(path, forKey: .path)
+        try c.encode(contentHash, forKey: .contentHash)
+        try c.encode(sizeBytes, forKey: .sizeBytes)
+        try c.encode(baseVersion, forKey: .baseVersion)  // explicit null, as in the seed
+    }
+}
+
+/// `POST /vault/push` answer.
+public struct PushResponse: Codable, Sendable, Equatable {
+    public var uploads: [PushUpload]
+    public var conflicts: [VersionConflict]
+    /// Files refused for a reason other than a version conflict (additive to the seed).
+    public var rejected: [FileError]
+
+    public init(uploads: [PushUpload], conflicts: [VersionConflict], rejected: [FileError] = []) {
+        self.uploads = uploads
+        self.conflicts = conflicts
+        self.rejected = rejected
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.uploads = try c.decode([PushUpload].self, forKey: .uploads)
+        self.conflicts = try c.decode([VersionConflict].self, forKey: .conflicts)
+        self.rejected = try c.decodeIfPresent([FileError].self, forKey: .rejected) ?? []
+    }
+}
+
+/// A reserved upload: PUT the bytes to `upload_url` (unless `upload_required` is false because the
+/// server already holds them), then confirm `new_version`.
+public struct PushUpload: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var uploadURL: URL?
+    public var newVersion: Int
+    public var uploadRequired: Bool
+    /// When `upload_url` stops working.
+    public var expiresAt: Date?
+
+    public init(path: VaultPath, uploadURL: URL?, newVersion: Int, uploadRequired: Bool = true, expiresAt: Date? = nil) {
+        self.path = path
+        self.uploadURL = uploadURL
+        self.newVersion = newVersion
+        self.uploadRequired = uploadRequired
+        self.expiresAt = expiresAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path
+        case uploadURL = "upload_url"
+        case newVersion = "new_version"
+        case uploadRequired = "upload_required"
+        case expiresAt = "expires_at"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.path = try c.decode(VaultPath.self, forKey: .path)
+        self.uploadURL = try c.decodeIfPresent(URL.self, forKey: .uploadURL)
+        self.newVersion = try c.decode(Int.self, forKey: .newVersion)
+        self.uploadRequired = try c.decodeIfPresent(Bool.self, forKey: .uploadRequired) ?? (uploadURL != nil)
+        self.expiresAt = try c.decodeIfPresent(Date.self, forKey: .expiresAt)
+    }
+}
+
+/// The server holds a different version than the client's base: resolve before pushing again.
+public struct VersionConflict: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var yourBaseVersion: Int?
+    public var serverVersion: Int
+    /// The current content's hash; absent when the server's current version is a tombstone.
+    public var serverHash: ContentHash?
+    /// Presigned download of the server's current content; absent for a tombstone.
+    public var downloadURL: URL?
+    /// Whether the server's current version is a deletion (additive to the seed).
+    public var serverDeleted: Bool
+
+    public init(path: VaultPath, yourBaseVersion: Int?, serverVersion: Int, serverHash: ContentHash?, downloadURL: URL?, serverDeleted: Bool = false) {
+        self.path = path
+        self.yourBaseVersion = yourBaseVersion
+        self.serverVersion = serverVersion
+        self.serverHash = serverHash
+        self.downloadURL = downloadURL
+        self.serverDeleted = serverDeleted
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path
+        case yourBaseVersion = "your_base_version"
+        case serverVersion = "server_version"
+        case serverHash = "server_hash"
+        case downloadURL = "download_url"
+        case serverDeleted = "server_deleted"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.path = try c.decode(VaultPath.self, forKey: .path)
+        self.yourBaseVersion = try c.decodeIfPresent(Int.self, forKey: .yourBaseVersion)
+        self.serverVersion = try c.decode(Int.self, forKey: .serverVersion)
+        self.serverHash = try c.decodeIfPresent(ContentHash.self, forKey: .serverHash)
+        self.downloadURL = try c.decodeIfPresent(URL.self, forKey: .downloadURL)
+        self.serverDeleted = try c.decodeIfPresent(Bool.self, forKey: .serverDeleted) ?? false
+    }
+}
+
+/// `POST /vault/push/confirm`: the bytes are uploaded, make these versions current.
+public struct ConfirmRequest: Codable, Sendable, Equatable {
+    public var confirmed: [ConfirmItem]
+    public init(confirmed: [ConfirmItem]) { self.confirmed = confirmed }
+}
+
+/// One version to confirm, as `push` reserved it.
+public struct ConfirmItem: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var version: Int
+    public init(path: VaultPath, version: Int) {
+        self.path = path
+        self.version = version
+    }
+}
+
+/// `POST /vault/push/confirm` answer.
+public struct ConfirmResponse: Codable, Sendable, Equatable {
+    /// Versions now current.
+    public var confirmed: [ConfirmedFile]
+    /// Another device confirmed first: this version was not written.
+    public var conflicts: [VersionConflict]
+    /// Nothing written for these: no reservation, bytes missing or mismatched.
+    public var failed: [FileError]
+
+    public init(confirmed: [ConfirmedFile], conflicts: [VersionConflict], failed: [FileError]) {
+        self.confirmed = confirmed
+        self.conflicts = conflicts
+        self.failed = failed
+    }
+}
+
+/// A confirmed version.
+public struct ConfirmedFile: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var version: Int
+    public var contentHash: ContentHash
+    public var sizeBytes: Int64
+    public var updatedAt: Date
+
+    public init(path: VaultPath, version: Int, contentHash: ContentHash, sizeBytes: Int64, updatedAt: Date) {
+        self.path = path
+        self.version = version
+        self.contentHash = contentHash
+        self.sizeBytes = sizeBytes
+        self.updatedAt = updatedAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, version
+        case contentHash = "content_hash"
+        case sizeBytes = "size_bytes"
+        case updatedAt = "updated_at"
+    }
+}

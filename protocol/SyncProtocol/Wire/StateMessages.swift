@@ -1,0 +1,78 @@
+public import Foundation
+
+/// `GET /vault/state`: files and tombstones changed after the request's cursor (or all of them).
+public struct VaultStateResponse: Codable, Sendable, Equatable {
+    public var files: [RemoteFile]
+    public var deletedSince: [DeletedFile]
+    public var serverTime: Date
+    /// Opaque position after the last change in this page; pass it back as `?cursor=`.
+    public var cursor: String?
+    /// Whether more changes follow this page.
+    public var hasMore: Bool?
+
+    public init(files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil) {
+        self.files = files
+        self.deletedSince = deletedSince
+        self.serverTime = serverTime
+        self.cursor = cursor
+        self.hasMore = hasMore
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case files
+        case deletedSince = "deleted_since"
+        case serverTime = "server_time"
+        case cursor
+        case hasMore = "has_more"
+    }
+}
+
+/// One live file in the server's state.
+public struct RemoteFile: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var version: Int
+    public var contentHash: ContentHash
+    public var sizeBytes: Int64
+    public var updatedAt: Date
+    /// The name of the device that wrote this version.
+    public var updatedByDevice: String?
+
+    public init(path: VaultPath, version: Int, contentHash: ContentHash, sizeBytes: Int64, updatedAt: Date, updatedByDevice: String?) {
+        self.path = path
+        self.version = version
+        self.contentHash = contentHash
+        self.sizeBytes = sizeBytes
+        self.updatedAt = updatedAt
+        self.updatedByDevice = updatedByDevice
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, version
+        case contentHash = "content_hash"
+        case sizeBytes = "size_bytes"
+        case updatedAt = "updated_at"
+        case updatedByDevice = "updated_by_device"
+    }
+}
+
+/// A tombstone: the path was deleted.
+public struct DeletedFile: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var deletedAt: Date
+    public var deletedByDevice: String?
+    /// The tombstone's version (additive to the seed): a re-create continues from it.
+    public var version: Int?
+
+    public init(path: VaultPath, deletedAt: Date, deletedByDevice: String?, version: Int? = nil) {
+        self.path = path
+        self.deletedAt = deletedAt
+        self.deletedByDevice = deletedByDevice
+        self.version = version
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, version
+        case deletedAt = "deleted_at"
+        case deletedByDevice = "deleted_by_device"
+    }
+}

@@ -1,0 +1,124 @@
+import CLibPQ
+import Foundation
+
+
+/// One libpq connection. Every call blocks, so it is only used from a thread-pool thread, and by
+/// one task at a time: ``PostgresPool`` hands it out exclusively. That invariant is what makes the
+/// `@unchecked Sendable` sound.
+public final class PostgresConnection: @unchecked Sendable {
+    private var handle: OpaquePointer?
+    private let connectionString: String
+
+    /// Connects (blocking). Sessions use UTC so timestamps read back unambiguously.
+    /// - Throws: ``PostgresError`` of kind `.connection`.
+    public init(connectionString: String) throws {
+        self.connectionString = connectionString
+        self.handle = try Self.connect(connectionString)
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    private static func connect(_ connectionString: String) throws -> OpaquePointer {
+        guard let conn = PQconnectdb(connectionString + " options='-c TimeZone=UTC'") else {
+            throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(conn) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(conn)).trimmingTrailingNewlines()
+            PQfinish(conn)
+            throw PostgresError(kind: .connection, message: message)
+        }
+        return conn
+    }
+
+    /// Whether the connection is usable; a broken one is dropped by the pool.
+    public var isHealthy: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Runs one statement with text parameters (`$1`, `$2`, ...). Parameters are never
+    /// interpolated into SQL.
+    /// - Throws: ``PostgresError`` with the server's SQLSTATE.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> PostgresRows {
+        guard let handle else { throw PostgresError(kind: .connection, message: "connection is closed") }
+        let texts = parameters.map { $0.postgresText }
+        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
+        defer { cStrings.forEach { free($0) } }
+        let result: OpaquePointer? = cStrings.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { values in
+                PQexecParams(handle, sql, Int32(texts.count), nil, texts.isEmpty ? nil : values, nil, nil, 0)
+            }
+        }
+        return try Self.consume(result, handle: handle)
+    }
+
+    /// Runs one or more statements without parameters (migrations, `BEGIN`/`COMMIT`).
+    public func execute(_ sql: String) throws {
+        guard let handle else { throw PostgresError(kind: .connection, message: "connection is closed") }
+        _ = try Self.consume(PQexec(handle, sql), handle: handle)
+    }
+
+    private static func consume(_ result: OpaquePointer?, handle: OpaquePointer) throws -> PostgresRows {
+        guard let result else {
+            throw PostgresError(kind: .query, message: String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines())
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            break
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = String(cString: PQresultErrorMessage(result)).trimmingTrailingNewlines()
+            throw PostgresError(kind: .query, sqlState: state, message: message)
+        }
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
+        var rows = [[String?]]()
+        rows.reserveCapacity(rowCount)
+        for r in 0..<rowCount {
+            var row = [String?]()
+            row.reserveCapacity(columnCount)
+            for c in 0..<columnCount {
+                if PQgetisnull(result, Int32(r), Int32(c)) == 1 {
+                    row.append(nil)
+                } else {
+                    row.append(String(cString: PQgetvalue(result, Int32(r), Int32(c))))
+                }
+            }
+            rows.append(row)
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return PostgresRows(columns: columns, values: rows, affectedRows: affected)
+    }
+
+    /// Runs `body` inside `BEGIN`/`COMMIT`, rolling back if it throws.
+    public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body(self)
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Closes the connection now.
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var s = Substring(self)
+        while s.last?.isNewline == true { s = s.dropLast() }
+        return String(s)
+    }
+}

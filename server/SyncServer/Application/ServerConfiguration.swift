@@ -1,0 +1,43 @@
+public import Foundation
+
+/// Everything the server can be told, with defaults. Built by `vaultsync-server` from flags and
+/// environment (flags win); tests build it directly.
+public struct ServerConfiguration: Sendable {
+    /// Address to bind (default `127.0.0.1`).
+    public var hostname = "127.0.0.1"
+    /// Port to bind; 0 picks a free one (default 8080).
+    public var port = 8080
+    /// Data folder: embedded Postgres cluster, file blob store, generated secret (default `./.vaultsync-server`).
+    public var dataDirectory = URL(fileURLWithPath: ".vaultsync-server")
+    /// The address clients reach this server at; blob URLs point here. Defaults to `http://hostname:port`.
+    public var publicURL: URL?
+    /// libpq connection string or URL; nil starts the embedded cluster in the data folder.
+    public var databaseURL: String?
+    /// Blob store: `file` (default, under the data folder) or `file:///abs/path`.
+    public var blobStore = "file"
+    /// Secret for access tokens and blob URL signatures (secret; generated and kept in the data folder if nil).
+    public var jwtSecret: String?
+    /// Access token lifetime (default 15 minutes).
+    public var accessTokenTTL: Duration = .seconds(15 * 60)
+    /// Refresh token lifetime (default 30 days).
+    public var refreshTokenTTL: Duration = .seconds(30 * 24 * 3600)
+    /// Presigned blob URL lifetime (default 1 hour); also how long push reservations last.
+    public var blobURLTTL: Duration = .seconds(3600)
+    /// Most files in one push, confirm, pull or delete request (default 1,000).
+    public var maxBatchFiles = 1000
+    /// Largest single file in bytes (default 1 GiB).
+    public var maxFileBytes: Int64 = 1 << 30
+    /// Most rows in one `GET /vault/state` page (default 5,000; `?limit=` may ask for fewer).
+    public var maxStatePage = 5000
+    /// Database connections (default 8).
+    public var databasePoolSize = 8
+    /// scrypt cost N for password hashes (default 2^15).
+    public var passwordHashCost = 1 << 15
+
+    public init() {}
+
+    /// The public base URL, defaulting to the bound address.
+    public var effectivePublicURL: URL {
+        publicURL ?? URL(string: "http://\(hostname == "0.0.0.0" ? "127.0.0.1" : hostname):\(port)")!
+    }
+}

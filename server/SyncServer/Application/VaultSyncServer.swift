@@ -1,0 +1,134 @@
+public import Foundation
+public import Hummingbird
+public import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import Postgres
+import ServiceLifecycle
+
+/// The composition root: builds the production object graph from a configuration. The
+/// executable and the contract tests both call it, so tests run exactly what ships.
+public enum VaultSyncServer {
+    /// This build's version.
+    public static let version = "0.1.0"
+
+    /// Builds the application: starts the embedded Postgres cluster when no database URL is
+    /// configured, applies migrations, and wires services and routes.
+    /// - Parameters:
+    ///   - now: the clock (tests move it).
+    ///   - onServerRunning: called with the bound port once the server listens.
+    public static func makeApplication(
+        configuration: ServerConfiguration,
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() },
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws -> some ApplicationProtocol {
+        let data = configuration.dataDirectory
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: data)
+
+        let (pool, embedded) = try await openDatabase(configuration, logger: logger)
+        do {
+            try await Migrator.migrate(pool, logger: logger)
+        } catch {
+            await pool.close()
+            try? embedded?.stop()
+            throw error
+        }
+
+        let address = NIOLockedValueBox<URL?>(configuration.publicURL)
+        let store = try FileBlobStore(
+            root: try blobRoot(configuration), publicURL: { address.withLockedValue { $0 } ?? configuration.effectivePublicURL },
+            signer: URLSigner(secret: secret))
+        let limits = VaultLimits(
+            maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
+            maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL)
+        let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL)
+        let router = Router(context: ServerRequestContext.self)
+        router.middlewares.add(RequestLogMiddleware())
+        router.middlewares.add(ErrorEnvelopeMiddleware())
+        HealthRoutes(limits: limits).add(to: router)
+        BlobRoutes(store: store, now: now).add(to: router.group("blobs"))
+        let api = router.group().add(middleware: ProtocolVersionMiddleware())
+        AuthRoutes(auth: AuthService(
+            db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost),
+            refreshTTL: configuration.refreshTokenTTL, now: now)
+        ).add(to: api.group("auth"))
+        let authenticated = api.group().add(middleware: AuthMiddleware(tokens: tokens))
+        DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
+        VaultRoutes(vault: VaultService(db: pool, blobs: store, limits: limits, now: now)).add(to: authenticated.group("vault"))
+
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "vaultsync/\(version)"),
+            services: [DatabaseLifecycle(pool: pool, embedded: embedded, logger: logger)],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                if configuration.publicURL == nil {
+                    var bound = configuration
+                    bound.port = port
+                    address.withLockedValue { $0 = bound.effectivePublicURL }
+                }
+                logger.info("vaultsync server listening", metadata: ["port": "\(port)"])
+                await onServerRunning(port)
+            },
+            logger: logger)
+    }
+
+    /// Builds the application and serves until SIGINT or SIGTERM, then shuts down cleanly.
+    public static func run(configuration: ServerConfiguration, logger: Logger) async throws {
+        let app = try await makeApplication(configuration: configuration, logger: logger)
+        try await app.runService()
+    }
+
+    /// Applies pending migrations and returns (`vaultsync-server migrate`).
+    public static func migrate(configuration: ServerConfiguration, logger: Logger) async throws -> [Int] {
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        let (pool, embedded) = try await openDatabase(configuration, logger: logger)
+        defer { try? embedded?.stop() }
+        do {
+            let applied = try await Migrator.migrate(pool, logger: logger)
+            await pool.close()
+            return applied
+        } catch {
+            await pool.close()
+            throw error
+        }
+    }
+
+    private static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> (PostgresPool, EmbeddedPostgres?) {
+        if let url = configuration.databaseURL {
+            return (PostgresPool(connectionString: url, maxConnections: configuration.databasePoolSize, logger: logger), nil)
+        }
+        let embedded = try EmbeddedPostgres(clusterDirectory: configuration.dataDirectory.appendingPathComponent("postgres"), logger: logger)
+        try embedded.start()
+        try embedded.createDatabase("vaultsync")
+        let pool = PostgresPool(connectionString: embedded.connectionString(database: "vaultsync"), maxConnections: configuration.databasePoolSize, logger: logger)
+        return (pool, embedded)
+    }
+
+    private static func blobRoot(_ configuration: ServerConfiguration) throws -> URL {
+        let spec = configuration.blobStore
+        if spec == "file" { return configuration.dataDirectory.appendingPathComponent("blobs") }
+        if spec.hasPrefix("file://"), let url = URL(string: spec), url.isFileURL, url.path.hasPrefix("/") { return url }
+        throw ConfigurationError.invalid("VAULTSYNC_BLOB_STORE '\(spec)' is not supported; use 'file' or 'file:///absolute/path'")
+    }
+}
+
+/// Closes the database pool and stops the embedded cluster when the server shuts down
+/// (it is started before the HTTP server, so it stops after it).
+struct DatabaseLifecycle: Service {
+    let pool: PostgresPool
+    let embedded: EmbeddedPostgres?
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await pool.close()
+        do {
+            try embedded?.stop()
+        } catch {
+            logger.error("stopping the embedded postgres cluster failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Postgres
+
+/// SQL for `file_state` (current version of each path), `file_versions` (every version) and the
+/// vault's change sequence. Every statement is set-based: one round trip per batch, not per file.
+enum FileStateQueries {
+    /// A row of `file_state` as state listings need it.
+    struct Change {
+        let path: String
+        let version: Int
+        let contentHash: String?
+        let sizeBytes: Int64
+        let updatedAt: Date
+        let deviceName: String?
+        let isDeleted: Bool
+        let deletedAt: Date?
+        let sequence: Int64
+    }
+
+    /// The server's current knowledge of one path.
+    struct Current {
+        let path: String
+        let version: Int
+        let contentHash: String?
+        let sizeBytes: Int64
+        let isDeleted: Bool
+        let deletedAt: Date?
+    }
+
+    /// A new current version to write.
+    struct Write {
+        let path: String
+        let pathKey: String
+        let version: Int
+        let contentHash: String?
+        let sizeBytes: Int64
+        let sequence: Int64
+    }
+
+    /// Changes with a sequence number after `after`, oldest first, at most `limit`.
+    static func changes(_ db: PostgresConnection, vaultID: UUID, after: Int64, since: Date?, limit: Int) throws -> [Change] {
+        try db.query(
+            """
+            SELECT f.path, f.version, f.content_hash, f.size_bytes, f.updated_at, d.name, f.is_deleted, f.deleted_at, f.change_seq
+            FROM file_state f LEFT JOIN devices d ON d.id = f.updated_by
+            WHERE f.vault_id = $1 AND f.change_seq > $2 AND ($3::timestamptz IS NULL OR f.updated_at > $3)
+            ORDER BY f.change_seq
+            LIMIT $4
+            """, [vaultID, after, since, limit]
+        ).map { row in
+            Change(
+                path: try row.string(0), version: try row.int(1), contentHash: row.optionalString(2), sizeBytes: try row.int64(3),
+                updatedAt: try row.date(4), deviceName: row.optionalString(5), isDeleted: try row.bool(6), deletedAt: try row.optionalDate(7),
+                sequence: try row.int64(8))
+        }
+    }
+
+    /// Current rows for `paths` (absent paths are missing from the result).
+    static func current(_ db: PostgresConnection, vaultID: UUID, paths: [String]) throws -> [String: Current] {
+        let rows = try db.query(
+            "SELECT path, version, content_hash, size_bytes, is_deleted, deleted_at FROM file_state WHERE vault_id = $1 AND path = ANY($2::text[])",
+            [vaultID, paths])
+        var result: [String: Current] = [:]
+        for row in rows {
+            let current = Current(path: try row.string(0), version: try row.int(1), contentHash: row.optionalString(2), sizeBytes: try row.int64(3), isDeleted: try row.bool(4), deletedAt: try row.optionalDate(5))
+            result[current.path] = current
+        }
+        return result
+    }
+
+    /// For each case-folded key, the live path that holds it.
+    static func livePaths(_ db: PostgresConnection, vaultID: UUID, keys: [String]) throws -> [String: String] {
+        let rows = try db.query(
+            "SELECT path_key, path FROM file_state WHERE vault_id = $1 AND path_key = ANY($2::text[]) AND NOT is_deleted", [vaultID, keys])
+        var result: [String: String] = [:]
+        for row in rows { result[try row.string(0)] = try row.string(1) }
+        return result
+    }
+
+    /// Locks the vault row until commit and returns its last change sequence number. Every writer
+    /// of `file_state` calls this first, so writers of one vault are serialised and sequence
+    /// numbers are handed out in commit order.
+    static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws -> Int64 {
+        guard let row = try db.query("UPDATE vaults SET change_seq = change_seq WHERE id = $1 RETURNING change_seq", [vaultID]).first else {
+            throw ServiceError.notFound("vault not found")
+        }
+        return try row.int64(0)
+    }
+
+    static func setSequence(_ db: PostgresConnection, vaultID: UUID, to sequence: Int64) throws {
+        try db.query("UPDATE vaults SET change_seq = $2 WHERE id = $1", [vaultID, sequence])
+    }
+
+    /// Writes live versions (`deleted == false`) or tombstones (`deleted == true`) and records each in history.
+    static func write(_ db: PostgresConnection, vaultID: UUID, writes: [Write], deleted: Bool, deviceID: UUID, now: Date) throws {
+        guard !writes.isEmpty else { return }
+        let params: [any PostgresBindable] = [
+            vaultID, writes.map(\.path), writes.map(\.pathKey), writes.map(\.version), writes.map(\.contentHash),
+            writes.map(\.sizeBytes), writes.map(\.sequence), now, deviceID, deleted,
+        ]
+        try db.query(
+            """
+            INSERT INTO file_state (vault_id, path, path_key, version, content_hash, size_bytes, change_seq, updated_at, updated_by, is_deleted, deleted_at)
+            SELECT $1, t.path, t.path_key, t.version, t.content_hash, t.size_bytes, t.seq, $8, $9, $10, CASE WHEN $10 THEN $8::timestamptz END
+            FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[]) AS t(path, path_key, version, content_hash, size_bytes, seq)
+            ON CONFLICT (vault_id, path) DO UPDATE SET
+                path_key = EXCLUDED.path_key, version = EXCLUDED.version, content_hash = EXCLUDED.content_hash,
+                size_bytes = EXCLUDED.size_bytes, change_seq = EXCLUDED.change_seq, updated_at = EXCLUDED.updated_at,
+                updated_by = EXCLUDED.updated_by, is_deleted = EXCLUDED.is_deleted, deleted_at = EXCLUDED.deleted_at
+            """, params)
+        try db.query(
+            """
+            INSERT INTO file_versions (vault_id, path, version, content_hash, size_bytes, is_deleted, created_at, device_id)
+            SELECT $1, t.path, t.version, t.content_hash, t.size_bytes, $10, $8, $9
+            FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[]) AS t(path, path_key, version, content_hash, size_bytes, seq)
+            """, params)
+    }
+}

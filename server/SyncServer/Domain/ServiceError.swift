@@ -1,0 +1,28 @@
+import SyncProtocol
+
+/// Everything a request can fail with, named for what failed. The HTTP layer maps these to the
+/// wire envelope in one place (`ServiceError+HTTP.swift`).
+enum ServiceError: Error, Equatable {
+    case invalidRequest(String)
+    case invalidPath(VaultPathError)
+    case invalidHash(ContentHashError)
+    case invalidCursor(String)
+    case batchTooLarge(count: Int, limit: Int)
+    case duplicatePath(VaultPath)
+    case unsupportedProtocol(sent: String?)
+    case deviceRequired(String)
+    case unsupportedProvider(String)
+    case invalidCredentialsFormat(String)
+    case unauthorized(String)
+    case invalidCredentials
+    case invalidRefreshToken
+    case refreshTokenReused
+    case invalidSignature
+    case urlExpired
+    case notFound(String)
+    case methodNotAllowed
+    case emailTaken
+    case fileTooLarge(path: VaultPath, size: Int64, limit: Int64)
+    case contentMismatch(String)
+    case payloadTooLarge(limit: Int)
+}

@@ -1,0 +1,66 @@
+import Crypto
+import Foundation
+import JWTKit
+
+/// The access token's claims: only the user id (`sub`), issue and expiry times.
+struct AccessTokenPayload: JWTPayload {
+    var sub: SubjectClaim
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+}
+
+/// Signs and verifies short-lived access tokens (HS256) and mints opaque refresh tokens.
+struct TokenIssuer: Sendable {
+    private let keys: JWTKeyCollection
+    let accessTTL: Duration
+
+    init(secret: SymmetricKey, accessTTL: Duration) async {
+        let keys = JWTKeyCollection()
+        let material = HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, info: Data("vaultsync-jwt".utf8), outputByteCount: 32)
+        await keys.add(hmac: HMACKey(key: material), digestAlgorithm: .sha256)
+        self.keys = keys
+        self.accessTTL = accessTTL
+    }
+
+    func accessToken(for userID: UUID, now: Date) async throws -> String {
+        let payload = AccessTokenPayload(
+            sub: SubjectClaim(value: userID.uuidString.lowercased()),
+            iat: IssuedAtClaim(value: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))),
+            exp: ExpirationClaim(value: Date(timeIntervalSince1970: (now.timeIntervalSince1970 + accessTTL.seconds).rounded(.down))))
+        return try await keys.sign(payload)
+    }
+
+    /// The user id in a valid, unexpired token.
+    /// - Throws: ``ServiceError/unauthorized(_:)``.
+    func verify(_ token: String) async throws -> UUID {
+        guard let payload = try? await keys.verify(token, as: AccessTokenPayload.self),
+            let id = UUID(uuidString: payload.sub.value)
+        else { throw ServiceError.unauthorized("the access token is invalid or expired: refresh it or log in") }
+        return id
+    }
+
+    /// A new random refresh token and the hash under which it is stored.
+    static func newRefreshToken() -> (token: String, hash: String) {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for i in bytes.indices { bytes[i] = UInt8.random(in: .min ... .max) }
+        let token = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return (token, hashRefreshToken(token))
+    }
+
+    static func hashRefreshToken(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension Duration {
+    /// The duration in (fractional) seconds.
+    var seconds: TimeInterval {
+        let (s, atto) = components
+        return TimeInterval(s) + TimeInterval(atto) / 1e18
+    }
+}

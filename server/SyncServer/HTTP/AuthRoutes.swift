@@ -1,0 +1,27 @@
+import Hummingbird
+import SyncProtocol
+
+/// `POST /auth/signup`, `/auth/login`, `/auth/refresh`, `/auth/logout`.
+struct AuthRoutes {
+    let auth: AuthService
+
+    func add(to group: RouterGroup<ServerRequestContext>) {
+        group.post("signup") { request, context in
+            let body = try await request.decode(as: SignupRequest.self, context: context)
+            return try context.json(try await auth.signup(body), status: .created)
+        }
+        group.post("login") { request, context in
+            let body = try await request.decode(as: LoginRequest.self, context: context)
+            return try context.json(try await auth.login(body))
+        }
+        group.post("refresh") { request, context in
+            let body = try await request.decode(as: RefreshRequest.self, context: context)
+            return try context.json(try await auth.refresh(body.refreshToken))
+        }
+        group.post("logout") { request, context in
+            let body = try await request.decode(as: RefreshRequest.self, context: context)
+            try await auth.logout(body.refreshToken)
+            return Response(status: .noContent)
+        }
+    }
+}

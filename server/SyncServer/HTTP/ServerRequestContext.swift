@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import SyncProtocol
+
+/// The request context: the core storage plus the authenticated user, and the protocol's JSON coding.
+struct ServerRequestContext: RequestContext {
+    /// Largest JSON request body accepted (a full batch fits well within it).
+    static let maxBodyBytes = 4 * 1024 * 1024
+
+    var coreContext: CoreRequestContextStorage
+    /// Set by ``AuthMiddleware`` once the bearer token checks out.
+    var userID: UUID?
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+    }
+
+    var maxUploadSize: Int { Self.maxBodyBytes }
+    var requestDecoder: JSONDecoder { WireCoding.decoder() }
+    var responseEncoder: JSONEncoder { WireCoding.encoder() }
+
+    /// The authenticated user.
+    /// - Throws: ``ServiceError/unauthorized(_:)`` when the route ran without authentication.
+    func requireUser() throws -> UUID {
+        guard let userID else { throw ServiceError.unauthorized("authentication required") }
+        return userID
+    }
+}
+
+extension ServerRequestContext {
+    /// A JSON response with the protocol's encoding.
+    func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        let data = try responseEncoder.encode(value)
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

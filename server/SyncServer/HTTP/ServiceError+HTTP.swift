@@ -1,0 +1,123 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import SyncProtocol
+
+extension ServiceError {
+    /// The HTTP status and envelope body for this error: the only place errors meet the wire.
+    var wire: (status: HTTPResponse.Status, body: ErrorBody) {
+        switch self {
+        case .invalidRequest(let m):
+            (.badRequest, ErrorBody(code: .invalidRequest, message: m))
+        case .invalidPath(let e):
+            (.badRequest, ErrorBody(code: .invalidPath, message: e.description, path: e.path))
+        case .invalidHash(let e):
+            (.badRequest, ErrorBody(code: .invalidHash, message: e.description))
+        case .invalidCursor(let m):
+            (.badRequest, ErrorBody(code: .invalidCursor, message: m))
+        case .batchTooLarge(let count, let limit):
+            (.badRequest, ErrorBody(code: .batchTooLarge, message: "\(count) files in one request; the limit is \(limit): split the batch", limit: Int64(limit)))
+        case .duplicatePath(let p):
+            (.badRequest, ErrorBody(code: .duplicatePath, message: "path '\(p)' appears more than once in the request", path: p.rawValue))
+        case .unsupportedProtocol(let sent):
+            (.badRequest, ErrorBody(
+                code: .unsupportedProtocol,
+                message: sent.map { "protocol version '\($0)' is not supported" } ?? "the \(SyncHeader.protocolVersion) header is required",
+                supportedVersions: ProtocolVersion.supported))
+        case .deviceRequired(let m):
+            (.badRequest, ErrorBody(code: .deviceRequired, message: m))
+        case .unsupportedProvider(let p):
+            (.badRequest, ErrorBody(code: .unsupportedProvider, message: "login provider '\(p)' is not supported; use 'password'"))
+        case .invalidCredentialsFormat(let m):
+            (.badRequest, ErrorBody(code: .invalidCredentialsFormat, message: m))
+        case .unauthorized(let m):
+            (.unauthorized, ErrorBody(code: .unauthorized, message: m))
+        case .invalidCredentials:
+            (.unauthorized, ErrorBody(code: .invalidCredentials, message: "email or password is wrong"))
+        case .invalidRefreshToken:
+            (.unauthorized, ErrorBody(code: .invalidRefreshToken, message: "the refresh token is unknown, expired or revoked: log in again"))
+        case .refreshTokenReused:
+            (.unauthorized, ErrorBody(code: .refreshTokenReused, message: "this refresh token was already used; every session of that login is now revoked: log in again"))
+        case .invalidSignature:
+            (.forbidden, ErrorBody(code: .invalidSignature, message: "the blob URL's signature does not match"))
+        case .urlExpired:
+            (.forbidden, ErrorBody(code: .urlExpired, message: "the blob URL has expired: ask for a new one"))
+        case .notFound(let m):
+            (.notFound, ErrorBody(code: .notFound, message: m))
+        case .methodNotAllowed:
+            (.methodNotAllowed, ErrorBody(code: .methodNotAllowed, message: "method not allowed on this resource"))
+        case .emailTaken:
+            (.conflict, ErrorBody(code: .emailTaken, message: "an account with this email exists already: log in instead"))
+        case .fileTooLarge(let path, let size, let limit):
+            (.contentTooLarge, ErrorBody(code: .fileTooLarge, message: "file '\(path)' is \(size) bytes; the limit is \(limit)", path: path.rawValue, limit: limit))
+        case .contentMismatch(let m):
+            (.badRequest, ErrorBody(code: .contentMismatch, message: m))
+        case .payloadTooLarge(let limit):
+            (.contentTooLarge, ErrorBody(code: .payloadTooLarge, message: "request body is over \(limit) bytes", limit: Int64(limit)))
+        }
+    }
+
+    /// Turns any error a handler threw into a domain error, or nil for a server fault.
+    static func from(_ error: any Error) -> ServiceError? {
+        switch error {
+        case let e as ServiceError: return e
+        case let e as VaultPathError: return .invalidPath(e)
+        case let e as ContentHashError: return .invalidHash(e)
+        case let e as DecodingError: return .invalidRequest(describe(e))
+        case let e as HTTPError:
+            switch e.status {
+            case .notFound: return .notFound("no such endpoint")
+            case .methodNotAllowed: return .methodNotAllowed
+            case .contentTooLarge: return .payloadTooLarge(limit: ServerRequestContext.maxBodyBytes)
+            case .badRequest: return .invalidRequest(e.body ?? "bad request")
+            case .unauthorized: return .unauthorized(e.body ?? "authentication required")
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func where_(_ context: DecodingError.Context) -> String {
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return path.isEmpty ? "body" : String(path.drop(while: { $0 == "." }))
+        }
+        switch error {
+        case .typeMismatch(let type, let c): return "\(where_(c)): expected \(type)"
+        case .valueNotFound(let type, let c): return "\(where_(c)): expected \(type), found null"
+        case .keyNotFound(let key, let c): return "\(where_(c)): missing field '\(key.stringValue)'"
+        case .dataCorrupted(let c): return c.codingPath.isEmpty ? "body is not valid JSON" : "\(where_(c)): \(c.debugDescription)"
+        @unknown default: return "body does not match the expected shape"
+        }
+    }
+}
+
+/// Renders every failure as the protocol's error envelope: domain errors as their 4xx, anything
+/// else as a logged 500 that reveals nothing internal.
+struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let body: ErrorBody
+            let status: HTTPResponse.Status
+            if let mapped = ServiceError.from(error) {
+                (status, body) = mapped.wire
+            } else {
+                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+                (status, body) = (.internalServerError, ErrorBody(code: .internalError, message: "internal server error; report the request id"))
+            }
+            var envelope = ErrorEnvelope(error: body)
+            envelope.error.requestID = context.id
+            let data = (try? WireCoding.encoder().encode(envelope)) ?? Data()
+            response = Response(
+                status: status,
+                headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        response.headers[HTTPField.Name(SyncHeader.requestID)!] = context.id
+        return response
+    }
+}

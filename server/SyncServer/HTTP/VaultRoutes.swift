@@ -1,0 +1,42 @@
+import HTTPTypes
+import Hummingbird
+import SyncProtocol
+
+/// `GET /vault/state`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`, `/vault/delete` (authenticated;
+/// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
+struct VaultRoutes {
+    let vault: VaultService
+
+    func add(to group: RouterGroup<ServerRequestContext>) {
+        group.get("state") { request, context in
+            let scope = try await scope(request, context)
+            let query = request.uri.queryParameters
+            let state = try await vault.state(scope, cursor: query["cursor"].map(String.init), since: query["since"].map(String.init), limit: query["limit"].map(String.init))
+            return try context.json(state)
+        }
+        group.post("push") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.push(scope, try await request.decode(as: PushRequest.self, context: context)))
+        }
+        group.post("push/confirm") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.confirm(scope, try await request.decode(as: ConfirmRequest.self, context: context)))
+        }
+        group.post("pull") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.pull(scope, try await request.decode(as: PullRequest.self, context: context)))
+        }
+        group.post("delete") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.delete(scope, try await request.decode(as: DeleteRequest.self, context: context)))
+        }
+    }
+
+    private func scope(_ request: Request, _ context: ServerRequestContext) async throws -> VaultScope {
+        let scope = try await vault.scope(
+            userID: try context.requireUser(),
+            vaultName: request.headers[HTTPField.Name(SyncHeader.vault)!],
+            deviceHeader: request.headers[HTTPField.Name(SyncHeader.device)!])
+        return scope
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import Postgres
+import SyncProtocol
+
+/// Sign-up, login, refresh-token rotation and logout.
+struct AuthService: Sendable {
+    let db: PostgresPool
+    let tokens: TokenIssuer
+    let passwords: PasswordHasher
+    let refreshTTL: Duration
+    let now: @Sendable () -> Date
+
+    static let minimumPasswordLength = 8
+
+    func signup(_ request: SignupRequest) async throws -> AuthTokens {
+        let email = try Self.validatedEmail(request.email)
+        guard request.password.count >= Self.minimumPasswordLength else {
+            throw ServiceError.invalidCredentialsFormat("password must be at least \(Self.minimumPasswordLength) characters")
+        }
+        let hash = try passwords.hash(request.password)
+        let userID = UUID()
+        let now = now()
+        let refresh = TokenIssuer.newRefreshToken()
+        let expires = now.addingTimeInterval(refreshTTL.seconds)
+        try await db.transaction { tx in
+            try AccountQueries.createUser(tx, id: userID, email: email, passwordHash: hash, now: now)
+            try RefreshTokenQueries.insert(tx, familyID: UUID(), userID: userID, hash: refresh.hash, now: now, expiresAt: expires)
+        }
+        return try await issue(userID: userID, refreshToken: refresh.token, now: now)
+    }
+
+    /// Logs in through a provider. Only `password` exists today; others slot in as new cases.
+    func login(_ request: LoginRequest) async throws -> AuthTokens {
+        switch request.provider {
+        case LoginRequest.passwordProvider:
+            guard let email = request.email, let password = request.password else {
+                throw ServiceError.invalidCredentialsFormat("the password provider needs 'email' and 'password'")
+            }
+            let credential = try await db.withConnection { try AccountQueries.credential($0, provider: LoginRequest.passwordProvider, subject: email) }
+            guard let credential, let stored = credential.secretHash else {
+                passwords.dummyVerify(password)
+                throw ServiceError.invalidCredentials
+            }
+            guard passwords.verify(password, against: stored) else { throw ServiceError.invalidCredentials }
+            return try await startSession(userID: credential.userID)
+        default:
+            throw ServiceError.unsupportedProvider(request.provider)
+        }
+    }
+
+    /// Rotates a refresh token: it works once. A second use revokes its whole family.
+    func refresh(_ token: String) async throws -> AuthTokens {
+        let now = now()
+        let hash = TokenIssuer.hashRefreshToken(token)
+        let next = TokenIssuer.newRefreshToken()
+        let expires = now.addingTimeInterval(refreshTTL.seconds)
+        enum Outcome { case rotated(UUID), reused, invalid }
+        let outcome: Outcome = try await db.transaction { tx in
+            guard let stored = try RefreshTokenQueries.lock(tx, hash: hash), !stored.revoked, stored.expiresAt > now else { return .invalid }
+            if stored.used {
+                try RefreshTokenQueries.revokeFamily(tx, familyID: stored.familyID, now: now)
+                return .reused
+            }
+            try RefreshTokenQueries.markUsed(tx, id: stored.id, now: now)
+            try RefreshTokenQueries.insert(tx, familyID: stored.familyID, userID: stored.userID, hash: next.hash, now: now, expiresAt: expires)
+            return .rotated(stored.userID)
+        }
+        switch outcome {
+        case .rotated(let userID): return try await issue(userID: userID, refreshToken: next.token, now: now)
+        case .reused: throw ServiceError.refreshTokenReused
+        case .invalid: throw ServiceError.invalidRefreshToken
+        }
+    }
+
+    /// Revokes the token's family (this login on this device). Unknown tokens are ignored.
+    func logout(_ token: String) async throws {
+        let now = now()
+        let hash = TokenIssuer.hashRefreshToken(token)
+        try await db.transaction { tx in
+            if let stored = try RefreshTokenQueries.lock(tx, hash: hash) {
+                try RefreshTokenQueries.revokeFamily(tx, familyID: stored.familyID, now: now)
+            }
+        }
+    }
+
+    private func startSession(userID: UUID) async throws -> AuthTokens {
+        let now = now()
+        let refresh = TokenIssuer.newRefreshToken()
+        let expires = now.addingTimeInterval(refreshTTL.seconds)
+        try await db.withConnection { try RefreshTokenQueries.insert($0, familyID: UUID(), userID: userID, hash: refresh.hash, now: now, expiresAt: expires) }
+        return try await issue(userID: userID, refreshToken: refresh.token, now: now)
+    }
+
+    private func issue(userID: UUID, refreshToken: String, now: Date) async throws -> AuthTokens {
+        AuthTokens(
+            userID: userID, accessToken: try await tokens.accessToken(for: userID, now: now), refreshToken: refreshToken,
+            expiresIn: Int(tokens.accessTTL.seconds))
+    }
+
+    static func validatedEmail(_ raw: String) throws -> String {
+        let email = raw.trimmingCharacters(in: .whitespaces)
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+            !email.contains(where: { $0.isWhitespace })
+        else { throw ServiceError.invalidCredentialsFormat("'\(raw.prefix(80))' is not an email address") }
+        return email
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Postgres
+import SyncProtocol
+
+extension VaultService {
+    /// Makes reserved versions current. Re-checks atomically under the vault lock that the server
+    /// still holds the version the reservation was made against, so of two devices pushing from
+    /// one base exactly one wins and the other gets a conflict. Bytes must be in the blob store
+    /// with the declared size (the store verified the hash on upload).
+    func confirm(_ scope: VaultScope, _ request: ConfirmRequest) async throws -> ConfirmResponse {
+        try checkBatch(request.confirmed.map(\.path))
+        let now = now()
+        let paths = request.confirmed.map(\.path.rawValue)
+        let versions = request.confirmed.map(\.version)
+        let (reservations, known) = try await db.withConnection { db in
+            let reservations = try PushQueries.reservations(db, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: paths, versions: versions)
+            let known = try PushQueries.knownBlobs(db, vaultID: scope.vaultID, hashes: reservations.values.map(\.contentHash))
+            return (reservations, known)
+        }
+
+        var failed: [FileError] = []
+        var candidates: [(ConfirmItem, PushQueries.Reservation)] = []
+        for item in request.confirmed {
+            guard let reservation = reservations[item.path.rawValue], reservation.expiresAt > now else {
+                failed.append(FileError(path: item.path, code: .reservationNotFound, message: "no open push reservation for '\(item.path)' at version \(item.version): push again"))
+                continue
+            }
+            candidates.append((item, reservation))
+        }
+        let storedSizes = try await blobSizes(scope, hashes: Set(candidates.map(\.1.contentHash)).subtracting(known.keys))
+        var verified: [(ConfirmItem, PushQueries.Reservation)] = []
+        for (item, reservation) in candidates {
+            let size = known[reservation.contentHash] ?? storedSizes[reservation.contentHash] ?? nil
+            guard let size else {
+                failed.append(FileError(path: item.path, code: .uploadMissing, message: "the bytes of '\(item.path)' were never uploaded: PUT them to the upload URL first"))
+                continue
+            }
+            guard size == reservation.sizeBytes else {
+                failed.append(FileError(path: item.path, code: .contentMismatch, message: "stored bytes of '\(item.path)' are \(size) bytes, \(reservation.sizeBytes) were declared"))
+                continue
+            }
+            verified.append((item, reservation))
+        }
+
+        let toWrite = verified
+        struct Outcome: Sendable {
+            var confirmed: [ConfirmedFile] = []
+            var conflicts: [(ConfirmItem, Int, FileStateQueries.Current?)] = []
+            var failed: [FileError] = []
+        }
+        let outcome: Outcome = try await db.transaction { tx in
+            var o = Outcome()
+            var sequence = try FileStateQueries.lockVault(tx, vaultID: scope.vaultID)
+            let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: toWrite.map(\.0.path.rawValue))
+            let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: toWrite.map(\.0.path.caseFoldedKey))
+            var claimedKeys: [String: String] = live
+            var writes: [FileStateQueries.Write] = []
+            for (item, reservation) in toWrite {
+                let row = current[item.path.rawValue]
+                guard (row?.version ?? 0) == reservation.baseVersion else {
+                    o.conflicts.append((item, reservation.baseVersion, row))
+                    continue
+                }
+                let key = item.path.caseFoldedKey
+                if let other = claimedKeys[key], other != item.path.rawValue {
+                    o.failed.append(FileError(path: item.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))
+                    continue
+                }
+                claimedKeys[key] = item.path.rawValue
+                sequence += 1
+                writes.append(FileStateQueries.Write(
+                    path: item.path.rawValue, pathKey: key, version: reservation.newVersion, contentHash: reservation.contentHash,
+                    sizeBytes: reservation.sizeBytes, sequence: sequence))
+                o.confirmed.append(ConfirmedFile(
+                    path: item.path, version: reservation.newVersion, contentHash: try ContentHash(reservation.contentHash),
+                    sizeBytes: reservation.sizeBytes, updatedAt: now))
+            }
+            try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes, deleted: false, deviceID: scope.deviceID, now: now)
+            try FileStateQueries.setSequence(tx, vaultID: scope.vaultID, to: sequence)
+            try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: writes.compactMap(\.contentHash), sizes: writes.map(\.sizeBytes), now: now)
+            try PushQueries.consume(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: writes.map(\.path), versions: writes.map(\.version))
+            return o
+        }
+        let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
+        let conflicts = try outcome.conflicts.map { try conflict($0.0.path, base: $0.1, current: $0.2, scope: scope, expires: expires) }
+        return ConfirmResponse(confirmed: outcome.confirmed, conflicts: conflicts, failed: failed + outcome.failed)
+    }
+
+    /// Sizes of blobs not yet recorded, asked of the store with bounded parallelism.
+    private func blobSizes(_ scope: VaultScope, hashes: Set<String>) async throws -> [String: Int64?] {
+        let store = blobs
+        return try await withThrowingTaskGroup(of: (String, Int64?).self) { group in
+            var result: [String: Int64?] = [:]
+            var iterator = hashes.makeIterator()
+            func addNext() -> Bool {
+                guard let hash = iterator.next() else { return false }
+                group.addTask {
+                    let key = BlobKey(vaultID: scope.vaultID, contentHash: try ContentHash(hash))
+                    return (hash, try await store.size(of: key))
+                }
+                return true
+            }
+            for _ in 0..<16 where !addNext() { break }
+            while let (hash, size) = try await group.next() {
+                result[hash] = size
+                _ = addNext()
+            }
+            return result
+        }
+    }
+}

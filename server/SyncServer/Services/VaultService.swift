@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import Postgres
+import SyncProtocol
+
+/// The vault operations: state, push, confirm, pull, delete. Every query is scoped to the
+/// caller's vault; version rules come from ``FileVersionRule``.
+struct VaultService: Sendable {
+    let db: PostgresPool
+    let blobs: any BlobStore
+    let limits: VaultLimits
+    let now: @Sendable () -> Date
+
+    /// Resolves and authorises the vault and device a request names.
+    /// - Throws: ``ServiceError/deviceRequired(_:)`` for a missing or foreign device, ``ServiceError/notFound(_:)`` for an unknown vault.
+    func scope(userID: UUID, vaultName: String?, deviceHeader: String?) async throws -> VaultScope {
+        guard let deviceHeader else {
+            throw ServiceError.deviceRequired("the \(SyncHeader.device) header is required: register with POST /devices/register")
+        }
+        guard let deviceID = UUID(uuidString: deviceHeader) else {
+            throw ServiceError.deviceRequired("\(SyncHeader.device) '\(deviceHeader.prefix(64))' is not a device id")
+        }
+        let name = vaultName ?? AccountQueries.defaultVaultName
+        let now = now()
+        let found: (UUID?, Bool) = try await db.withConnection { db in
+            (try AccountQueries.vaultID(db, userID: userID, name: name), try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now))
+        }
+        guard found.1 else { throw ServiceError.deviceRequired("device \(deviceHeader) is not registered to this account") }
+        guard let vaultID = found.0 else { throw ServiceError.notFound("no vault named '\(name.prefix(64))'") }
+        return VaultScope(userID: userID, vaultID: vaultID, deviceID: deviceID)
+    }
+
+    // MARK: state
+
+    /// Changes after `cursor` (or after `since`, or everything), oldest first, one page.
+    func state(_ scope: VaultScope, cursor: String?, since: String?, limit: String?) async throws -> VaultStateResponse {
+        let after = try cursor.map { try Cursor(encoded: $0).sequence } ?? 0
+        let sinceDate = try since.map { text in
+            guard let date = WireDate.parse(text) else { throw ServiceError.invalidRequest("since '\(text.prefix(40))' is not an ISO-8601 timestamp") }
+            return date
+        }
+        var pageSize = limits.maxStatePage
+        if let limit {
+            guard let requested = Int(limit), requested >= 1 else { throw ServiceError.invalidRequest("limit must be a positive integer") }
+            pageSize = min(requested, limits.maxStatePage)
+        }
+        let serverTime = now()
+        let rows = try await db.withConnection { [pageSize] db in
+            try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1)
+        }
+        let page = rows.prefix(pageSize)
+        var files: [RemoteFile] = []
+        var deleted: [DeletedFile] = []
+        for row in page {
+            let path = try VaultPath(row.path)
+            if row.isDeleted {
+                deleted.append(DeletedFile(path: path, deletedAt: row.deletedAt ?? row.updatedAt, deletedByDevice: row.deviceName, version: row.version))
+            } else {
+                files.append(RemoteFile(
+                    path: path, version: row.version, contentHash: try ContentHash(row.contentHash ?? ""), sizeBytes: row.sizeBytes,
+                    updatedAt: row.updatedAt, updatedByDevice: row.deviceName))
+            }
+        }
+        let next = Cursor(sequence: page.last?.sequence ?? after)
+        return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize)
+    }
+
+    // MARK: pull
+
+    func pull(_ scope: VaultScope, _ request: PullRequest) async throws -> PullResponse {
+        try checkBatch(request.files)
+        let current = try await db.withConnection { try FileStateQueries.current($0, vaultID: scope.vaultID, paths: request.files.map(\.rawValue)) }
+        let expires = now().addingTimeInterval(limits.blobURLTTL.seconds)
+        var downloads: [Download] = []
+        var missing: [VaultPath] = []
+        for path in request.files {
+            guard let row = current[path.rawValue], !row.isDeleted, let hash = try row.contentHash.map({ try ContentHash($0) }) else {
+                missing.append(path)
+                continue
+            }
+            let url = try blobs.downloadURL(for: BlobKey(vaultID: scope.vaultID, contentHash: hash), expiresAt: expires)
+            downloads.append(Download(path: path, downloadURL: url, version: row.version, contentHash: hash, sizeBytes: row.sizeBytes))
+        }
+        return PullResponse(downloads: downloads, missing: missing)
+    }
+
+    // MARK: shared
+
+    /// Rejects oversized batches and repeated paths before anything is read or written.
+    func checkBatch(_ paths: [VaultPath]) throws {
+        guard paths.count <= limits.maxBatchFiles else { throw ServiceError.batchTooLarge(count: paths.count, limit: limits.maxBatchFiles) }
+        var seen = Set<VaultPath>()
+        for path in paths where !seen.insert(path).inserted { throw ServiceError.duplicatePath(path) }
+    }
+
+    /// The conflict answer for `path`, with a download of the server's content when it is live.
+    /// A `nil` current row (the server has never seen a path the client has a base for) answers server version 0.
+    func conflict(_ path: VaultPath, base: Int?, current: FileStateQueries.Current?, scope: VaultScope, expires: Date) throws -> VersionConflict {
+        guard let current else {
+            return VersionConflict(path: path, yourBaseVersion: base, serverVersion: 0, serverHash: nil, downloadURL: nil, serverDeleted: false)
+        }
+        let hash = current.isDeleted ? nil : try current.contentHash.map { try ContentHash($0) }
+        let url = try hash.map { try blobs.downloadURL(for: BlobKey(vaultID: scope.vaultID, contentHash: $0), expiresAt: expires) }
+        return VersionConflict(path: path, yourBaseVersion: base, serverVersion: current.version, serverHash: hash, downloadURL: url, serverDeleted: current.isDeleted)
+    }
+}
