@@ -56,7 +56,7 @@ let package = Package(
 
         // MARK: executables
         .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", argumentParser, log], swiftSettings: swiftSettings),
-        .executableTarget(name: "vaultsync", dependencies: ["SyncClient", argumentParser], swiftSettings: swiftSettings),
+        .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncProtocol", argumentParser], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vaultsync-bench",
             dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport", argumentParser, log],
@@ -65,7 +65,7 @@ let package = Package(
         ),
 
         // MARK: tests
-        .target(name: "TestSupport", dependencies: ["SyncProtocol", "SyncServer", "SyncClient", "Postgres", log], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log], swiftSettings: swiftSettings),

@@ -40,6 +40,7 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
 public struct ContentHashError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The rejected value.
     public let value: String
+    public init(value: String) { self.value = value }
     public var description: String {
         "content hash '\(value.prefix(80))' is not 'sha256:' followed by 64 lowercase hex digits"
     }

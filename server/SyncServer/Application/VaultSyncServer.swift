@@ -3,7 +3,7 @@ public import Hummingbird
 public import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import Postgres
+public import Postgres
 import ServiceLifecycle
 
 /// The composition root: builds the production object graph from a configuration. The
@@ -20,9 +20,12 @@ public enum VaultSyncServer {
     public static func makeApplication(
         configuration: ServerConfiguration,
         logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() },
+        now clock: @escaping @Sendable () -> Date = { Date() },
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws -> some ApplicationProtocol {
+        // Whole milliseconds: the wire carries milliseconds, so a `server_time` handed back as
+        // `?since=` compares exactly with the stored timestamps.
+        let now: @Sendable () -> Date = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded(.down) / 1000) }
         let data = configuration.dataDirectory
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: data)
@@ -94,6 +97,12 @@ public enum VaultSyncServer {
             await pool.close()
             throw error
         }
+    }
+
+    /// Applies pending migrations through an open pool (the test harness migrates its template this way).
+    @discardableResult
+    public static func migrateDatabase(_ pool: PostgresPool, logger: Logger) async throws -> [Int] {
+        try await Migrator.migrate(pool, logger: logger)
     }
 
     private static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> (PostgresPool, EmbeddedPostgres?) {

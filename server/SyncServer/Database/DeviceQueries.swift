@@ -25,7 +25,7 @@ enum DeviceQueries {
         let rows = try db.query(
             """
             WITH d AS (SELECT id, last_seen_at FROM devices WHERE id = $1 AND user_id = $2),
-                 u AS (UPDATE devices SET last_seen_at = $3 WHERE id IN (SELECT id FROM d WHERE last_seen_at IS NULL OR last_seen_at < $3 - interval '60 seconds'))
+                 u AS (UPDATE devices SET last_seen_at = $3::timestamptz WHERE id IN (SELECT id FROM d WHERE last_seen_at IS NULL OR last_seen_at < $3::timestamptz - interval '60 seconds'))
             SELECT 1 FROM d
             """, [deviceID, userID, now])
         return !rows.isEmpty

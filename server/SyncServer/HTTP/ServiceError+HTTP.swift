@@ -1,3 +1,4 @@
+import NIOCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -65,6 +66,7 @@ extension ServiceError {
         case let e as VaultPathError: return .invalidPath(e)
         case let e as ContentHashError: return .invalidHash(e)
         case let e as DecodingError: return .invalidRequest(describe(e))
+        case is NIOTooManyBytesError: return .payloadTooLarge(limit: ServerRequestContext.maxBodyBytes)
         case let e as HTTPError:
             switch e.status {
             case .notFound: return .notFound("no such endpoint")

@@ -1,0 +1,106 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+@Suite struct PostgresWrapperTests {
+    let pool: PostgresPool
+
+    init() async throws {
+        pool = PostgresPool(connectionString: try await TestCluster.newDatabase(), maxConnections: 3, logger: TestCluster.quietLogger)
+    }
+
+    @Test func parametersRoundTripAsText() async throws {
+        let id = UUID()
+        let date = Date(timeIntervalSince1970: 1_774_348_200.123456)
+        let tricky = "quote ' double \" backslash \\ brace {} comma , 日本語 \u{1F600}"
+        let row = try await pool.withConnection { db in
+            try db.query("SELECT $1::text, $2::int, $3::bigint, $4::bool, $5::uuid, $6::timestamptz, $7::text IS NULL", [tricky, 42, Int64(1) << 40, true, id, date, String?.none]).first!
+        }
+        #expect(try row.string(0) == tricky)
+        #expect(try row.int(1) == 42)
+        #expect(try row.int64(2) == 1 << 40)
+        #expect(try row.bool(3))
+        #expect(try row.uuid(4) == id)
+        #expect(abs(try row.date(5).timeIntervalSince(date)) < 0.000_001)
+        #expect(try row.bool(6))
+        await pool.close()
+    }
+
+    @Test func arraysBindForSetBasedStatements() async throws {
+        let values = ["plain", "with \"quotes\"", "back\\slash", "{braces}", "comma,here", "", "NULL"]
+        let rows = try await pool.withConnection { db in
+            try db.query("SELECT t.v, t.n FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS t(v, n, o) ORDER BY o", [values, Array(1...values.count)])
+        }
+        #expect(try rows.map { try $0.string(0) } == values)
+        #expect(try rows.map { try $0.int(1) } == Array(1...values.count))
+        let withNull = try await pool.withConnection { db in try db.query("SELECT v IS NULL FROM unnest($1::text[]) AS v", [[String?.none, "x"]]) }
+        #expect(try withNull.map { try $0.bool(0) } == [true, false])
+        await pool.close()
+    }
+
+    @Test func serverErrorsCarrySQLState() async throws {
+        try await pool.withConnection { db in try db.execute("CREATE TABLE u (k TEXT PRIMARY KEY)") }
+        try await pool.withConnection { db in try db.query("INSERT INTO u VALUES ($1)", ["a"]) }
+        await #expect {
+            try await pool.withConnection { db in try db.query("INSERT INTO u VALUES ($1)", ["a"]) }
+        } throws: { error in
+            (error as? PostgresError)?.isUniqueViolation == true
+        }
+        await #expect(throws: PostgresError.self) {
+            try await pool.withConnection { db in try db.query("SELECT * FROM no_such_table") }
+        }
+        // The connection stays usable after an error.
+        #expect(try await pool.withConnection { db in try db.query("SELECT count(*) FROM u").first!.int(0) } == 1)
+        await pool.close()
+    }
+
+    @Test func transactionsRollBackWhenTheBodyThrows() async throws {
+        struct Boom: Error {}
+        try await pool.withConnection { db in try db.execute("CREATE TABLE t (v INT)") }
+        await #expect(throws: Boom.self) {
+            try await pool.transaction { tx in
+                try tx.query("INSERT INTO t VALUES ($1)", [1])
+                throw Boom()
+            }
+        }
+        try await pool.transaction { tx in try tx.query("INSERT INTO t VALUES ($1)", [2]) }
+        let values = try await pool.withConnection { db in try db.query("SELECT v FROM t").map { try $0.int(0) } }
+        #expect(values == [2])
+        await pool.close()
+    }
+
+    @Test func poolServesMoreTasksThanConnections() async throws {
+        let results = try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<40 {
+                group.addTask { try await pool.withConnection { db in try db.query("SELECT $1::int FROM pg_sleep(0.01)", [i]).first!.int(0) } }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.sorted() == Array(0..<40))
+        let backends = try await pool.withConnection { db in
+            try db.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()").first!.int(0)
+        }
+        #expect(backends <= 3)
+        await pool.close()
+    }
+
+    @Test func badConnectionStringIsAConnectionError() async throws {
+        let broken = PostgresPool(connectionString: "host=/nonexistent-socket-dir dbname=x", maxConnections: 1, logger: TestCluster.quietLogger)
+        await #expect {
+            try await broken.withConnection { _ in 1 }
+        } throws: { error in
+            (error as? PostgresError)?.kind == .connection
+        }
+        await broken.close()
+    }
+
+    @Test(arguments: [0.0, 1_774_348_200.123456, -86_400.5, 4_102_444_800.999999])
+    func timestampTextRoundTrips(_ seconds: Double) throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        let text = PostgresTimestamp.format(date)
+        let postgresStyle = text.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: "+00")
+        let parsed = try #require(PostgresTimestamp.parse(postgresStyle))
+        #expect(abs(parsed.timeIntervalSince(date)) < 0.000_001)
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import SyncProtocol
+import Testing
+
+/// The seed's JSON examples decode into our DTOs, and re-encode to the same JSON (plus only
+/// documented additive fields).
+@Suite struct WireFixtureTests {
+    static func fixture(_ name: String) throws -> Data {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Fixtures"))
+        return try Data(contentsOf: url)
+    }
+
+    /// Decodes, re-encodes and checks that every value of the fixture is in the output unchanged;
+    /// returns the keys the output adds.
+    func roundTrip<T: Codable & Equatable>(_ type: T.Type, _ name: String) throws -> Set<String> {
+        let data = try Self.fixture(name)
+        let value = try WireCoding.decoder().decode(T.self, from: data)
+        let encoded = try WireCoding.encoder().encode(value)
+        #expect(try WireCoding.decoder().decode(T.self, from: encoded) == value)
+        let original = try JSONSerialization.jsonObject(with: data)
+        let again = try JSONSerialization.jsonObject(with: encoded)
+        var added = Set<String>()
+        try assertContained(original, in: again, at: name, added: &added)
+        return added
+    }
+
+    private func assertContained(_ expected: Any, in actual: Any, at path: String, added: inout Set<String>) throws {
+        switch (expected, actual) {
+        case (let e as [String: Any], let a as [String: Any]):
+            for (key, value) in e {
+                if value is NSNull, a[key] == nil { continue }
+                let inner = try #require(a[key], "\(path).\(key) missing after round trip")
+                try assertContained(value, in: inner, at: "\(path).\(key)", added: &added)
+            }
+            added.formUnion(Set(a.keys).subtracting(e.keys))
+        case (let e as [Any], let a as [Any]):
+            #expect(e.count == a.count, "\(path): array length")
+            for (index, pair) in zip(e, a).enumerated() { try assertContained(pair.0, in: pair.1, at: "\(path)[\(index)]", added: &added) }
+        default:
+            #expect((expected as? NSObject) == (actual as? NSObject), "\(path): \(expected) became \(actual)")
+        }
+    }
+
+    @Test func vaultState() throws {
+        #expect(try roundTrip(VaultStateResponse.self, "vault_state").isSubset(of: ["cursor", "has_more", "version"]))
+        let state = try WireCoding.decoder().decode(VaultStateResponse.self, from: Self.fixture("vault_state"))
+        #expect(state.files[0].path.rawValue == "sources/beyond-good-and-evil.md")
+        #expect(state.files[0].updatedAt == Date(timeIntervalSince1970: 1_774_348_200))
+        #expect(state.deletedSince[0].deletedByDevice == "Ethan's iPhone")
+    }
+
+    @Test func pushRequest() throws {
+        #expect(try roundTrip(PushRequest.self, "push_request").isEmpty)
+        let request = try WireCoding.decoder().decode(PushRequest.self, from: Self.fixture("push_request"))
+        #expect(request.files[0].baseVersion == nil)
+        #expect(request.files[1].baseVersion == 3)
+        // base_version is written as an explicit null, as in the seed.
+        #expect(String(decoding: try WireCoding.encoder().encode(request), as: UTF8.self).contains(#""base_version":null"#))
+    }
+
+    @Test func pushResponses() throws {
+        #expect(try roundTrip(PushResponse.self, "push_response").isSubset(of: ["rejected", "upload_required"]))
+        #expect(try roundTrip(PushResponse.self, "push_conflict_response").isSubset(of: ["rejected", "server_deleted"]))
+    }
+
+    @Test func otherRequestsAndResponses() throws {
+        #expect(try roundTrip(ConfirmRequest.self, "confirm_request").isEmpty)
+        #expect(try roundTrip(PullRequest.self, "pull_request").isEmpty)
+        #expect(try roundTrip(PullResponse.self, "pull_response").isSubset(of: ["missing"]))
+        #expect(try roundTrip(DeleteRequest.self, "delete_request").isEmpty)
+        #expect(try roundTrip(RegisterDeviceRequest.self, "register_device_request").isEmpty)
+    }
+
+    @Test func seedPlaceholderHashesAreRejected() {
+        let json = Data(#"{"files":[{"path":"a.md","content_hash":"sha256:abc123...","size_bytes":1,"base_version":null}]}"#.utf8)
+        #expect(throws: ContentHashError.self) { try WireCoding.decoder().decode(PushRequest.self, from: json) }
+    }
+
+    @Test func timestampsWithAndWithoutFractionsDecode() throws {
+        #expect(WireDate.parse("2026-03-24T10:30:00Z") == Date(timeIntervalSince1970: 1_774_348_200))
+        #expect(WireDate.parse("2026-03-24T10:30:00.250Z") == Date(timeIntervalSince1970: 1_774_348_200.25))
+        #expect(WireDate.parse("2026-03-24T12:30:00+02:00") == Date(timeIntervalSince1970: 1_774_348_200))
+        #expect(WireDate.parse("yesterday") == nil)
+        #expect(WireDate.format(Date(timeIntervalSince1970: 1_774_348_200)) == "2026-03-24T10:30:00Z")
+        #expect(WireDate.format(Date(timeIntervalSince1970: 1_774_348_200.5)) == "2026-03-24T10:30:00.500Z")
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+@Suite struct AuthTests {
+    @Test func signupLoginAndRefreshRotation() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let login = try await server.api.login(email: user.email.uppercased(), password: user.password)
+            #expect(login.userID == user.tokens.userID)
+            #expect(login.tokenType == "Bearer")
+            #expect(login.expiresIn == 900)
+
+            let rotated = try await server.api.refresh(refreshToken: login.refreshToken)
+            #expect(rotated.userID == user.tokens.userID)
+            #expect(rotated.refreshToken != login.refreshToken)
+            // The rotated access token works.
+            #expect(try await server.api.devices(accessToken: rotated.accessToken).devices.isEmpty)
+        }
+    }
+
+    @Test func reusingARefreshTokenRevokesTheWholeFamily() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let first = user.tokens.refreshToken
+            let second = try await server.api.refresh(refreshToken: first).refreshToken
+            await #expect { try await server.api.refresh(refreshToken: first) } throws: { ($0 as? SyncAPIError)?.code == .refreshTokenReused }
+            // The token issued by the legitimate rotation is dead too: the family was stolen.
+            await #expect { try await server.api.refresh(refreshToken: second) } throws: { ($0 as? SyncAPIError)?.code == .invalidRefreshToken }
+            // Another login's family is untouched.
+            let other = try await server.api.login(email: user.email, password: user.password)
+            #expect(try await server.api.refresh(refreshToken: other.refreshToken).userID == user.tokens.userID)
+        }
+    }
+
+    @Test func logoutRevokesTheRefreshToken() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            try await server.api.logout(refreshToken: user.tokens.refreshToken)
+            await #expect { try await server.api.refresh(refreshToken: user.tokens.refreshToken) } throws: { ($0 as? SyncAPIError)?.code == .invalidRefreshToken }
+        }
+    }
+
+    @Test func badCredentialsAreRefused() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            await #expect { try await server.api.login(email: user.email, password: "wrong password") } throws: {
+                ($0 as? SyncAPIError)?.code == .invalidCredentials && ($0 as? SyncAPIError)?.status == 401
+            }
+            await #expect { try await server.api.login(email: "nobody@example.com", password: "whatever1") } throws: { ($0 as? SyncAPIError)?.code == .invalidCredentials }
+            await #expect { try await server.api.signup(email: user.email, password: "another password") } throws: {
+                ($0 as? SyncAPIError)?.code == .emailTaken && ($0 as? SyncAPIError)?.status == 409
+            }
+            await #expect { try await server.api.signup(email: "not-an-email", password: "long enough") } throws: { ($0 as? SyncAPIError)?.code == .invalidCredentialsFormat }
+            await #expect { try await server.api.signup(email: "short@example.com", password: "short") } throws: { ($0 as? SyncAPIError)?.code == .invalidCredentialsFormat }
+            let apple = try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: Data(#"{"provider":"apple","identity_token":"x"}"#.utf8))
+            #expect(apple.status == 400)
+            #expect(apple.code == .unsupportedProvider)
+        }
+    }
+
+    @Test func accessTokensAreCheckedAndExpire() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let url = server.baseURL.appendingPathComponent("devices")
+            #expect(try await RawHTTP.send("GET", url).code == .unauthorized)
+            #expect(try await RawHTTP.send("GET", url, headers: ["Authorization": "Bearer not.a.jwt"]).code == .unauthorized)
+            var tampered = Array(user.tokens.accessToken)
+            tampered[tampered.count - 3] = tampered[tampered.count - 3] == "A" ? "B" : "A"
+            #expect(try await RawHTTP.send("GET", url, headers: ["Authorization": "Bearer \(String(tampered))"]).status == 401)
+            #expect(try await RawHTTP.send("GET", url, headers: ["Authorization": "Bearer \(user.tokens.accessToken)"]).status == 200)
+        }
+        // A token issued an access-TTL ago no longer works.
+        try await TestServer.with(configure: { $0.accessTokenTTL = .seconds(1) }) { server in
+            let user = try await server.newUser()
+            try await Task.sleep(for: .seconds(2.1))
+            let answer = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("devices"), headers: ["Authorization": "Bearer \(user.tokens.accessToken)"])
+            #expect(answer.code == .unauthorized)
+        }
+    }
+
+    @Test func noSecretPasswordOrTokenIsLogged() async throws {
+        let capture = LogCapture()
+        let secret = "jwt-secret-that-is-long-enough-0123456789"
+        var tokens: [String] = []
+        try await TestServer.with(configure: { $0.jwtSecret = secret }, logger: capture.logger()) { server in
+            let user = try await server.newUser(password: "hunter2-password-value")
+            let device = try await user.newDevice()
+            try await device.write("a.md", "secret body text")
+            let refreshed = try await server.api.refresh(refreshToken: user.tokens.refreshToken)
+            _ = try? await server.api.login(email: user.email, password: "wrong-password-value")
+            tokens = [user.tokens.accessToken, user.tokens.refreshToken, refreshed.accessToken, refreshed.refreshToken]
+        }
+        let text = capture.text
+        #expect(capture.count > 5)
+        #expect(text.contains("http.path=/auth/signup"))
+        for forbidden in tokens + [secret, "hunter2-password-value", "wrong-password-value", "signature="] {
+            #expect(!text.contains(forbidden), "log contains \(forbidden.prefix(12))…")
+        }
+    }
+
+    @Test func generatedSecretPersistsAcrossRestarts() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-secret-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let database = try await TestCluster.newDatabase()
+        let token = try await TestServer.with(configure: { $0.dataDirectory = data; $0.databaseURL = database }) { server in
+            try await server.newUser().tokens.accessToken
+        }
+        let attributes = try FileManager.default.attributesOfItem(atPath: data.appendingPathComponent("server-secret").path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        try await TestServer.with(configure: { $0.dataDirectory = data; $0.databaseURL = database }) { server in
+            let devices = try await server.api.devices(accessToken: token)
+            #expect(devices.devices.isEmpty)
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+@Suite struct VaultPushTests {
+    @Test func versionsGrowByOneThroughWritesDeletesAndRecreation() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            #expect(try await device.write("n.md", "one").confirmed.map(\.version) == [1])
+            #expect(try await device.write("n.md", "two", base: 1).confirmed.map(\.version) == [2])
+            let deleted = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("n.md"), baseVersion: 2)]), session: device.session)
+            #expect(deleted.deleted.map(\.version) == [3])
+            let state = try await device.allChanges()
+            #expect(state.files.isEmpty)
+            #expect(state.deleted.map(\.path.rawValue) == ["n.md"])
+            #expect(state.deleted.first?.version == 3)
+            #expect(state.deleted.first?.deletedByDevice == "device")
+            // Re-creating continues from the tombstone, whether or not the client saw it.
+            #expect(try await device.write("n.md", "three").confirmed.map(\.version) == [4])
+            #expect(try await device.read("n.md") == "three")
+        }
+    }
+
+    @Test func twoDevicesPushingFromOneBaseGiveOneVersionAndOneConflict() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let a = try await user.newDevice("a")
+            let b = try await user.newDevice("b")
+            try await a.write("shared.md", "base")
+            func reserve(_ device: TestDevice, _ text: String) async throws -> PushUpload {
+                let bytes = Data(text.utf8)
+                let push = try await device.api.push(PushRequest(files: [PushFile(path: try VaultPath("shared.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: 1)]), session: device.session)
+                let upload = try #require(push.uploads.first)
+                try await device.api.uploadBlob(bytes, to: try #require(upload.uploadURL))
+                return upload
+            }
+            let fromA = try await reserve(a, "edit from a")
+            let fromB = try await reserve(b, "edit from b")
+            #expect(fromA.newVersion == 2 && fromB.newVersion == 2)
+            // Confirm both at once: exactly one wins.
+            async let confirmA = a.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: fromA.path, version: 2)]), session: a.session)
+            async let confirmB = b.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: fromB.path, version: 2)]), session: b.session)
+            let (ra, rb) = try await (confirmA, confirmB)
+            #expect(ra.confirmed.count + rb.confirmed.count == 1)
+            #expect(ra.conflicts.count + rb.conflicts.count == 1)
+            let loser = ra.conflicts.first ?? rb.conflicts.first!
+            #expect(loser.serverVersion == 2)
+            #expect(loser.yourBaseVersion == 1)
+            let winnerText = ra.confirmed.isEmpty ? "edit from b" : "edit from a"
+            #expect(String(decoding: try await a.api.downloadBlob(from: try #require(loser.downloadURL)), as: UTF8.self) == winnerText)
+            #expect(try await a.read("shared.md") == winnerText)
+            let versions = try await a.allChanges().files.filter { $0.path.rawValue == "shared.md" }.map(\.version)
+            #expect(versions == [2])
+        }
+    }
+
+    @Test func staleBaseAtPushIsAConflictWithTheServerContent() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("a.md", "v1")
+            try await device.write("a.md", "v2", base: 1)
+            let bytes = Data("late edit".utf8)
+            let push = try await device.api.push(PushRequest(files: [PushFile(path: try VaultPath("a.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: 1)]), session: device.session)
+            #expect(push.uploads.isEmpty)
+            let conflict = try #require(push.conflicts.first)
+            #expect(conflict.serverVersion == 2)
+            #expect(conflict.serverHash == ContentHasher.hash(Data("v2".utf8)))
+            #expect(String(decoding: try await device.api.downloadBlob(from: try #require(conflict.downloadURL)), as: UTF8.self) == "v2")
+        }
+    }
+
+    @Test func knownBytesNeedNoUploadAndRenamesUploadNothing() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("original.md", "same bytes")
+            let bytes = Data("same bytes".utf8)
+            let push = try await device.api.push(PushRequest(files: [PushFile(path: try VaultPath("renamed/copy.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: nil)]), session: device.session)
+            let upload = try #require(push.uploads.first)
+            #expect(upload.uploadRequired == false)
+            #expect(upload.uploadURL == nil)
+            let confirm = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: 1)]), session: device.session)
+            #expect(confirm.confirmed.count == 1)
+            #expect(try await device.read("renamed/copy.md") == "same bytes")
+        }
+    }
+
+    @Test func confirmVerifiesTheUpload() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            let bytes = Data("declared".utf8)
+            let push = try await device.api.push(PushRequest(files: [PushFile(path: try VaultPath("x.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: nil)]), session: device.session)
+            let upload = try #require(push.uploads.first)
+            // Nothing uploaded yet.
+            let early = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: 1)]), session: device.session)
+            #expect(early.confirmed.isEmpty)
+            #expect(early.failed.map(\.code) == [.uploadMissing])
+            // Wrong bytes of the right length, and the wrong length, are both refused and stored nowhere.
+            for wrong in ["DECLARED", "declared and more"] {
+                await #expect { try await device.api.uploadBlob(Data(wrong.utf8), to: try #require(upload.uploadURL)) } throws: {
+                    ($0 as? SyncAPIError)?.code == .contentMismatch
+                }
+            }
+            let stillMissing = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: 1)]), session: device.session)
+            #expect(stillMissing.failed.map(\.code) == [.uploadMissing])
+            // A version that was never reserved.
+            let unreserved = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: 7)]), session: device.session)
+            #expect(unreserved.failed.map(\.code) == [.reservationNotFound])
+            #expect(try await device.allChanges().files.isEmpty)
+            // The right bytes go through.
+            try await device.api.uploadBlob(bytes, to: try #require(upload.uploadURL))
+            let done = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: 1)]), session: device.session)
+            #expect(done.confirmed.map(\.version) == [1])
+            // Confirming again finds no reservation and changes nothing.
+            let again = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: 1)]), session: device.session)
+            #expect(again.failed.map(\.code) == [.reservationNotFound])
+            #expect(try await device.allChanges().files.map(\.version) == [1])
+        }
+    }
+
+    @Test func reservationsExpire() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            let bytes = Data("slow".utf8)
+            let push = try await device.api.push(PushRequest(files: [PushFile(path: try VaultPath("slow.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: 4, baseVersion: nil)]), session: device.session)
+            try await device.api.uploadBlob(bytes, to: try #require(push.uploads.first?.uploadURL))
+            server.clock.advance(by: 2 * 3600)
+            let confirm = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: try VaultPath("slow.md"), version: 1)]), session: device.session)
+            #expect(confirm.failed.map(\.code) == [.reservationNotFound])
+        }
+    }
+
+    @Test func pathsDifferingOnlyByCaseAreRefusedAndNFDIsTheSameFile() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("Notes/Idea.md", "first")
+            let bytes = Data("second".utf8)
+            let push = try await device.api.push(PushRequest(files: [PushFile(path: try VaultPath("notes/IDEA.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: 6, baseVersion: nil)]), session: device.session)
+            #expect(push.uploads.isEmpty)
+            #expect(push.rejected.map(\.code) == [.pathCaseConflict])
+
+            try await device.write("caf\u{E9}.md", "nfc")
+            let viaNFD = try await device.write("cafe\u{301}.md", "nfd edit", base: 1)
+            #expect(viaNFD.confirmed.map(\.version) == [2])
+            let files = try await device.allChanges().files.map(\.path.rawValue)
+            #expect(files.filter { $0.hasPrefix("caf") }.count == 1)
+        }
+    }
+
+    @Test func deletesCheckTheBaseVersion() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("keep.md", "v1")
+            try await device.write("keep.md", "v2", base: 1)
+            let stale = try await device.api.delete(DeleteRequest(files: [
+                DeleteFile(path: try VaultPath("keep.md"), baseVersion: 1),
+                DeleteFile(path: try VaultPath("never.md"), baseVersion: 1),
+            ]), session: device.session)
+            #expect(stale.deleted.isEmpty)
+            #expect(stale.conflicts.map(\.serverVersion) == [2])
+            #expect(stale.conflicts.first?.downloadURL != nil)
+            #expect(stale.missing.map(\.rawValue) == ["never.md"])
+            #expect(try await device.read("keep.md") == "v2")
+            // Deleting twice is reported as deleted, with the tombstone's version.
+            _ = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("keep.md"), baseVersion: 2)]), session: device.session)
+            let again = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("keep.md"), baseVersion: 2)]), session: device.session)
+            #expect(again.deleted.map(\.version) == [3])
+            #expect(try await device.read("keep.md") == nil)
+            // A push over a tombstone with the live base it had is a conflict that says the file was deleted.
+            let bytes = Data("edited meanwhile".utf8)
+            let push = try await device.api.push(PushRequest(files: [PushFile(path: try VaultPath("keep.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: 2)]), session: device.session)
+            #expect(push.conflicts.first?.serverDeleted == true)
+            #expect(push.conflicts.first?.downloadURL == nil)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+public import Foundation
+public import SyncProtocol
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Raw HTTP for tests that send what a well-behaved client never would (malformed JSON, wrong
+/// types, missing headers) and read the error envelope back.
+public enum RawHTTP {
+    /// The answer: status, body, and the error envelope if the body is one.
+    public struct Answer: Sendable {
+        public let status: Int
+        public let body: Data
+        public var envelope: ErrorEnvelope? { try? WireCoding.decoder().decode(ErrorEnvelope.self, from: body) }
+        public var code: ErrorCode? { envelope?.error.code }
+    }
+
+    /// Sends a request; `protocolVersion: nil` leaves the protocol header out.
+    public static func send(
+        _ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:], protocolVersion: String? = "1"
+    ) async throws -> Answer {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body
+        if let protocolVersion { request.setValue(protocolVersion, forHTTPHeaderField: SyncHeader.protocolVersion) }
+        if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return Answer(status: (response as! HTTPURLResponse).statusCode, body: data)
+    }
+
+    /// The headers of an authenticated vault call for `session`.
+    public static func vaultHeaders(_ token: String, device: UUID) -> [String: String] {
+        ["Authorization": "Bearer \(token)", SyncHeader.device: device.uuidString]
+    }
+}

@@ -1,0 +1,133 @@
+import ServiceLifecycle
+public import Foundation
+public import Logging
+public import SyncClient
+public import SyncProtocol
+public import SyncServer
+
+/// The real server, built by the production composition root, listening on a free loopback port
+/// with its own database and data folder.
+public struct TestServer: Sendable {
+    /// Where it listens.
+    public let baseURL: URL
+    /// A client for it.
+    public let api: SyncAPI
+    /// Its clock.
+    public let clock: TestClock
+    /// Its data folder (blob files live under `blobs/`).
+    public let dataDirectory: URL
+    /// Its database connection string.
+    public let databaseURL: String
+
+    /// Runs `body` against a fresh server and shuts it down afterwards, also when `body` throws.
+    public static func with<T: Sendable>(
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        logger: Logger = TestCluster.quietLogger,
+        _ body: (TestServer) async throws -> T
+    ) async throws -> T {
+        let databaseURL = try await TestCluster.newDatabase()
+        let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-server-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dataDirectory) }
+        var configuration = ServerConfiguration()
+        configuration.hostname = "127.0.0.1"
+        configuration.port = 0
+        configuration.databaseURL = databaseURL
+        configuration.dataDirectory = dataDirectory
+        configuration.passwordHashCost = 1 << 10  // production strength is slow in debug builds
+        configuration.databasePoolSize = 4
+        configure(&configuration)
+        let clock = TestClock()
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = try await VaultSyncServer.makeApplication(
+            configuration: configuration, logger: logger, now: { clock.now },
+            onServerRunning: { port in portContinuation.yield(port) })
+        let task = Task { try await app.run() }
+        var iterator = portStream.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            task.cancel()
+            throw CancellationError()
+        }
+        let baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        let server = TestServer(baseURL: baseURL, api: SyncAPI(baseURL: baseURL), clock: clock, dataDirectory: dataDirectory, databaseURL: databaseURL)
+        do {
+            let result = try await body(server)
+            task.cancel()
+            _ = await task.result
+            return result
+        } catch {
+            task.cancel()
+            _ = await task.result
+            throw error
+        }
+    }
+
+    /// Signs up a new user with a unique email.
+    public func newUser(password: String = "correct horse battery") async throws -> TestUser {
+        let email = "user-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let tokens = try await api.signup(email: email, password: password)
+        return TestUser(server: self, email: email, password: password, tokens: tokens)
+    }
+}
+
+/// A signed-up user.
+public struct TestUser: Sendable {
+    public let server: TestServer
+    public let email: String
+    public let password: String
+    public let tokens: AuthTokens
+
+    /// Registers a device and returns a session for it.
+    public func newDevice(_ name: String = "device") async throws -> TestDevice {
+        let info = try await server.api.registerDevice(RegisterDeviceRequest(deviceName: name, platform: "linux"), accessToken: tokens.accessToken)
+        return TestDevice(api: server.api, session: VaultSession(accessToken: tokens.accessToken, deviceID: info.deviceID), info: info)
+    }
+}
+
+/// One registered device of a user, with helpers that run whole protocol cycles.
+public struct TestDevice: Sendable {
+    public let api: SyncAPI
+    public let session: VaultSession
+    public let info: DeviceInfo
+
+    /// Pushes, uploads and confirms files in one batch, each with its base version; returns the confirm answer.
+    @discardableResult
+    public func write(_ files: [(path: String, content: String, base: Int?)]) async throws -> ConfirmResponse {
+        let push = try await api.push(PushRequest(files: try files.map { file in
+            let bytes = Data(file.content.utf8)
+            return PushFile(path: try VaultPath(file.path), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: file.base)
+        }), session: session)
+        let contents = Dictionary(files.map { (try! VaultPath($0.path), $0.content) }, uniquingKeysWith: { a, _ in a })
+        for upload in push.uploads where upload.uploadRequired {
+            try await api.uploadBlob(Data(contents[upload.path]!.utf8), to: upload.uploadURL!)
+        }
+        return try await api.confirm(ConfirmRequest(confirmed: push.uploads.map { ConfirmItem(path: $0.path, version: $0.newVersion) }), session: session)
+    }
+
+    /// Writes one file.
+    @discardableResult
+    public func write(_ path: String, _ content: String, base: Int? = nil) async throws -> ConfirmResponse {
+        try await write([(path, content, base)])
+    }
+
+    /// Follows cursors from `cursor` until `has_more` is false; returns every page's files and tombstones and the last cursor.
+    public func allChanges(after cursor: String? = nil, pageSize: Int? = nil) async throws -> (files: [RemoteFile], deleted: [DeletedFile], cursor: String?) {
+        var files: [RemoteFile] = []
+        var deleted: [DeletedFile] = []
+        var cursor = cursor
+        while true {
+            let page = try await api.state(session, cursor: cursor, limit: pageSize)
+            files += page.files
+            deleted += page.deletedSince
+            cursor = page.cursor
+            if page.hasMore != true { break }
+        }
+        return (files, deleted, cursor)
+    }
+
+    /// Downloads the current content of `path`.
+    public func read(_ path: String) async throws -> String? {
+        let pull = try await api.pull(PullRequest(files: [try VaultPath(path)]), session: session)
+        guard let download = pull.downloads.first else { return nil }
+        return String(decoding: try await api.downloadBlob(from: download.downloadURL), as: UTF8.self)
+    }
+}

@@ -1,0 +1,50 @@
+public import Foundation
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// Moves HTTP requests. ``URLSessionTransport`` is the real one; tests and the engine can wrap it
+/// (to inject faults at a phase boundary, say) while still reaching a real server.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the whole response body.
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse)
+    /// Sends `request` with the contents of `file` as the body, streamed from disk.
+    func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse)
+    /// Downloads the response body of `request` into a temporary file and returns its location.
+    func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse)
+}
+
+/// The URLSession transport: keep-alive connections, bodies streamed from and to files.
+public struct URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+
+    /// - Parameter maxConnectionsPerHost: parallel connections to one server (blob transfers run in parallel).
+    public init(maxConnectionsPerHost: Int = 8, timeout: TimeInterval = 60) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = maxConnectionsPerHost
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        self.session = URLSession(configuration: configuration)
+    }
+
+    public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let (data, response) = try await session.data(for: request)
+        return (data, try http(response))
+    }
+
+    public func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse) {
+        let (data, response) = try await session.upload(for: request, fromFile: file)
+        return (data, try http(response))
+    }
+
+    public func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse) {
+        let (url, response) = try await session.download(for: request)
+        return (url, try http(response))
+    }
+
+    private func http(_ response: URLResponse) throws -> HTTPURLResponse {
+        guard let http = response as? HTTPURLResponse else { throw SyncAPIError.unexpectedResponse(status: 0, body: "not an HTTP response") }
+        return http
+    }
+}

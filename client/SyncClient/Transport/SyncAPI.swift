@@ -1,0 +1,170 @@
+public import Foundation
+public import SyncProtocol
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// Who a vault call is made as: an access token, a registered device and optionally a vault name.
+public struct VaultSession: Sendable, Equatable {
+    public var accessToken: String
+    public var deviceID: UUID
+    public var vault: String?
+
+    public init(accessToken: String, deviceID: UUID, vault: String? = nil) {
+        self.accessToken = accessToken
+        self.deviceID = deviceID
+        self.vault = vault
+    }
+}
+
+/// Typed calls for every endpoint of the sync protocol, plus blob transfers to presigned URLs.
+/// One value per server; it holds no mutable state.
+public struct SyncAPI: Sendable {
+    /// The server's base URL.
+    public let baseURL: URL
+    let transport: any HTTPTransport
+
+    public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport()) {
+        self.baseURL = baseURL
+        self.transport = transport
+    }
+
+    // MARK: account
+
+    public func health() async throws -> HealthResponse {
+        try await call("GET", "health", body: Optional<SignupRequest>.none, versioned: false)
+    }
+
+    public func signup(email: String, password: String) async throws -> AuthTokens {
+        try await call("POST", "auth/signup", body: SignupRequest(email: email, password: password))
+    }
+
+    public func login(email: String, password: String) async throws -> AuthTokens {
+        try await call("POST", "auth/login", body: LoginRequest(email: email, password: password))
+    }
+
+    public func refresh(refreshToken: String) async throws -> AuthTokens {
+        try await call("POST", "auth/refresh", body: RefreshRequest(refreshToken: refreshToken))
+    }
+
+    public func logout(refreshToken: String) async throws {
+        let _: Empty = try await call("POST", "auth/logout", body: RefreshRequest(refreshToken: refreshToken))
+    }
+
+    public func registerDevice(_ request: RegisterDeviceRequest, accessToken: String) async throws -> DeviceInfo {
+        try await call("POST", "devices/register", body: request, headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
+    public func devices(accessToken: String) async throws -> DeviceList {
+        try await call("GET", "devices", body: Optional<SignupRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
+    // MARK: vault
+
+    /// `GET /vault/state`, one page: pass the previous answer's cursor to get what changed after it.
+    public func state(_ session: VaultSession, cursor: String? = nil, since: Date? = nil, limit: Int? = nil) async throws -> VaultStateResponse {
+        var query: [URLQueryItem] = []
+        if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+        if let since { query.append(URLQueryItem(name: "since", value: WireDate.format(since))) }
+        if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }
+        return try await call("GET", "vault/state", query: query, body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
+    public func push(_ request: PushRequest, session: VaultSession) async throws -> PushResponse {
+        try await call("POST", "vault/push", body: request, headers: headers(session))
+    }
+
+    public func confirm(_ request: ConfirmRequest, session: VaultSession) async throws -> ConfirmResponse {
+        try await call("POST", "vault/push/confirm", body: request, headers: headers(session))
+    }
+
+    public func pull(_ request: PullRequest, session: VaultSession) async throws -> PullResponse {
+        try await call("POST", "vault/pull", body: request, headers: headers(session))
+    }
+
+    public func delete(_ request: DeleteRequest, session: VaultSession) async throws -> DeleteResponse {
+        try await call("POST", "vault/delete", body: request, headers: headers(session))
+    }
+
+    // MARK: blobs
+
+    /// PUTs `data` to a presigned upload URL.
+    public func uploadBlob(_ data: Data, to url: URL) async throws {
+        var request = URLRequest(url: url)
+        request.httpMethod = "PUT"
+        request.httpBody = data
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let (body, response) = try await transport.send(request)
+        try check(response, body)
+    }
+
+    /// PUTs a file's bytes to a presigned upload URL, streamed from disk.
+    public func uploadBlob(file: URL, to url: URL) async throws {
+        var request = URLRequest(url: url)
+        request.httpMethod = "PUT"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let (body, response) = try await transport.upload(request, fromFile: file)
+        try check(response, body)
+    }
+
+    /// GETs a presigned download URL into memory (small files).
+    public func downloadBlob(from url: URL) async throws -> Data {
+        let (body, response) = try await transport.send(URLRequest(url: url))
+        try check(response, body)
+        return body
+    }
+
+    /// GETs a presigned download URL into a temporary file; the caller moves or removes it.
+    public func downloadBlobToFile(from url: URL) async throws -> URL {
+        let (file, response) = try await transport.download(URLRequest(url: url))
+        guard (200..<300).contains(response.statusCode) else {
+            let body = (try? Data(contentsOf: file)) ?? Data()
+            try? FileManager.default.removeItem(at: file)
+            try check(response, body)
+            throw SyncAPIError.unexpectedResponse(status: response.statusCode, body: "")
+        }
+        return file
+    }
+
+    // MARK: plumbing
+
+    private struct Empty: Decodable {}
+
+    private func headers(_ session: VaultSession) -> [String: String] {
+        var headers = ["Authorization": "Bearer \(session.accessToken)", SyncHeader.device: session.deviceID.uuidString.lowercased()]
+        if let vault = session.vault { headers[SyncHeader.vault] = vault }
+        return headers
+    }
+
+    private func call<Body: Encodable, Answer: Decodable>(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: Body?, headers: [String: String] = [:], versioned: Bool = true
+    ) async throws -> Answer {
+        var components = URLComponents(url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
+        if !query.isEmpty { components.queryItems = query }
+        var request = URLRequest(url: components.url!)
+        request.httpMethod = method
+        if versioned { request.setValue(String(ProtocolVersion.current), forHTTPHeaderField: SyncHeader.protocolVersion) }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = try WireCoding.encoder().encode(body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await transport.send(request)
+        try check(response, data)
+        if Answer.self == Empty.self { return Empty() as! Answer }
+        do {
+            return try WireCoding.decoder().decode(Answer.self, from: data)
+        } catch {
+            throw SyncAPIError.unexpectedResponse(status: response.statusCode, body: "undecodable \(Answer.self): \(error)")
+        }
+    }
+
+    private func check(_ response: HTTPURLResponse, _ body: Data) throws {
+        guard (200..<300).contains(response.statusCode) else {
+            if let envelope = try? WireCoding.decoder().decode(ErrorEnvelope.self, from: body) {
+                throw SyncAPIError.server(status: response.statusCode, error: envelope.error)
+            }
+            throw SyncAPIError.unexpectedResponse(status: response.statusCode, body: String(decoding: body.prefix(500), as: UTF8.self))
+        }
+    }
+}

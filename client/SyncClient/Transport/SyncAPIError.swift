@@ -1,0 +1,29 @@
+public import SyncProtocol
+
+/// A failed API call.
+public enum SyncAPIError: Error, Sendable, CustomStringConvertible {
+    /// The server answered with its error envelope.
+    case server(status: Int, error: ErrorBody)
+    /// The server answered something that is not the protocol (a proxy page, say).
+    case unexpectedResponse(status: Int, body: String)
+
+    /// The error code, when the server sent one.
+    public var code: ErrorCode? {
+        if case .server(_, let error) = self { return error.code }
+        return nil
+    }
+
+    /// The HTTP status.
+    public var status: Int {
+        switch self {
+        case .server(let status, _), .unexpectedResponse(let status, _): status
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .server(let status, let error): "server answered \(status) \(error.code): \(error.message)"
+        case .unexpectedResponse(let status, let body): "unexpected HTTP \(status) response: \(body.prefix(200))"
+        }
+    }
+}
