@@ -59,7 +59,7 @@ let package = Package(
         .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncProtocol", argumentParser], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vaultsync-bench",
-            dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport", argumentParser, log],
+            dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport", "Postgres", argumentParser, log],
             path: "bench/vaultsync-bench",
             swiftSettings: swiftSettings
         ),

@@ -14,13 +14,13 @@ struct VaultSyncServerCommand: AsyncParsableCommand {
 
 /// Settings shared by every subcommand. Each flag falls back to its environment variable, then to the default.
 struct CommonOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Data folder: embedded Postgres cluster, file blob store, generated secret. Env: VAULTSYNC_DATA_DIR.", valueName: "dir"))
+    @Option(help: ArgumentHelp("Data folder: embedded Postgres cluster, file blob store, generated secret. Default ./.vaultsync-server. Env: VAULTSYNC_DATA_DIR.", valueName: "dir"))
     var dataDir: String?
 
     @Option(help: ArgumentHelp("PostgreSQL connection string or URL; without it a private cluster is started in the data folder. Env: VAULTSYNC_DATABASE_URL.", valueName: "url"))
     var databaseURL: String?
 
-    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. Env: VAULTSYNC_LOG_LEVEL.", valueName: "level"))
+    @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. Default info. Env: VAULTSYNC_LOG_LEVEL.", valueName: "level"))
     var logLevel: String?
 
     func apply(to configuration: inout ServerConfiguration, environment: [String: String]) throws {
@@ -54,31 +54,31 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
-    @Option(help: ArgumentHelp("Address to bind. Env: VAULTSYNC_HOSTNAME.", valueName: "host"))
+    @Option(help: ArgumentHelp("Address to bind. Default 127.0.0.1. Env: VAULTSYNC_HOSTNAME.", valueName: "host"))
     var hostname: String?
 
-    @Option(help: ArgumentHelp("Port to bind (0 = any free port). Env: VAULTSYNC_PORT.", valueName: "port"))
+    @Option(help: ArgumentHelp("Port to bind (0 = any free port). Default 8080. Env: VAULTSYNC_PORT.", valueName: "port"))
     var port: Int?
 
-    @Option(help: ArgumentHelp("Address clients reach this server at; blob URLs point here (set it behind a proxy). Env: VAULTSYNC_PUBLIC_URL.", valueName: "url"))
+    @Option(help: ArgumentHelp("Address clients reach this server at; blob URLs point here (set it behind a proxy). Default http://<hostname>:<port>. Env: VAULTSYNC_PUBLIC_URL.", valueName: "url"))
     var publicURL: String?
 
-    @Option(help: ArgumentHelp("Blob store: 'file' (in the data folder) or 'file:///abs/path'. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec"))
+    @Option(help: ArgumentHelp("Blob store: 'file' (in the data folder, the default) or 'file:///abs/path'. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec"))
     var blobStore: String?
 
-    @Option(help: ArgumentHelp("Most files in one push/confirm/pull/delete request. Env: VAULTSYNC_MAX_BATCH_FILES.", valueName: "n"))
+    @Option(help: ArgumentHelp("Most files in one push/confirm/pull/delete request. Default 1000. Env: VAULTSYNC_MAX_BATCH_FILES.", valueName: "n"))
     var maxBatchFiles: Int?
 
-    @Option(help: ArgumentHelp("Largest single file in bytes. Env: VAULTSYNC_MAX_FILE_BYTES.", valueName: "bytes"))
+    @Option(help: ArgumentHelp("Largest single file in bytes. Default 1073741824 (1 GiB). Env: VAULTSYNC_MAX_FILE_BYTES.", valueName: "bytes"))
     var maxFileBytes: Int64?
 
-    @Option(help: ArgumentHelp("Access token lifetime in seconds. Env: VAULTSYNC_ACCESS_TOKEN_TTL.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Access token lifetime in seconds. Default 900. Env: VAULTSYNC_ACCESS_TOKEN_TTL.", valueName: "seconds"))
     var accessTokenTTL: Int?
 
-    @Option(help: ArgumentHelp("Presigned blob URL lifetime in seconds. Env: VAULTSYNC_BLOB_URL_TTL.", valueName: "seconds"))
+    @Option(name: .customLong("blob-url-ttl"), help: ArgumentHelp("Presigned blob URL and push reservation lifetime in seconds. Default 3600. Env: VAULTSYNC_BLOB_URL_TTL.", valueName: "seconds"))
     var blobURLTTL: Int?
 
-    @Option(help: ArgumentHelp("Database connections. Env: VAULTSYNC_DB_POOL_SIZE.", valueName: "n"))
+    @Option(help: ArgumentHelp("Database connections. Default 8. Env: VAULTSYNC_DB_POOL_SIZE.", valueName: "n"))
     var databasePoolSize: Int?
 
     func run() async throws {
