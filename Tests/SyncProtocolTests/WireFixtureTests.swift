@@ -83,5 +83,13 @@ import Testing
         #expect(WireDate.parse("yesterday") == nil)
         #expect(WireDate.format(Date(timeIntervalSince1970: 1_774_348_200)) == "2026-03-24T10:30:00Z")
         #expect(WireDate.format(Date(timeIntervalSince1970: 1_774_348_200.5)) == "2026-03-24T10:30:00.500Z")
+        // A millisecond value a hair below its decimal form still prints as that millisecond.
+        #expect(WireDate.format(Date(timeIntervalSince1970: 1_774_348_200.123 - 1e-7)) == "2026-03-24T10:30:00.123Z")
+        #expect(WireDate.format(Date(timeIntervalSince1970: 1_774_348_200.007)) == "2026-03-24T10:30:00.007Z")
+        #expect(WireDate.format(Date(timeIntervalSince1970: 1_774_348_200.9996)) == "2026-03-24T10:30:01Z")
+        for millis in stride(from: Int64(0), to: 1000, by: 37) {
+            let date = Date(timeIntervalSince1970: 1_774_348_200 + Double(millis) / 1000)
+            #expect(WireDate.parse(WireDate.format(date)).map { abs($0.timeIntervalSince(date)) < 0.000_5 } == true)
+        }
     }
 }

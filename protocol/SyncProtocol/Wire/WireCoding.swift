@@ -39,10 +39,20 @@ public enum WireDate {
         (try? withFraction.parse(text)) ?? (try? plain.parse(text))
     }
 
-    /// Formats with millisecond precision, omitting the fraction when it is zero.
+    /// Formats with millisecond precision (rounded), omitting the fraction when it is zero.
+    /// The fraction is written by hand: the format style truncates, so a millisecond value held as
+    /// a binary double a hair below it would come out one millisecond early.
     public static func format(_ date: Date) -> String {
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        let rounded = Date(timeIntervalSince1970: millis / 1000)
-        return millis.truncatingRemainder(dividingBy: 1000) == 0 ? plain.format(rounded) : withFraction.format(rounded)
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        var seconds = millis / 1000
+        var fraction = millis % 1000
+        if fraction < 0 {
+            fraction += 1000
+            seconds -= 1
+        }
+        let whole = plain.format(Date(timeIntervalSince1970: TimeInterval(seconds)))
+        guard fraction != 0 else { return whole }
+        let digits = String(fraction)
+        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 }

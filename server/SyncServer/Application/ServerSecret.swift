@@ -14,7 +14,7 @@ enum ServerSecret {
             return SymmetricKey(data: data)
         }
         let key = SymmetricKey(size: .bits256)
-        let hex = key.withUnsafeBytes { $0.map { String(format: "%02x", $0) }.joined() }
+        let hex = key.withUnsafeBytes { Hex.encode($0) }
         guard FileManager.default.createFile(atPath: file.path, contents: Data((hex + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
             throw ConfigurationError.invalid("cannot write the generated secret to \(file.path)")
         }

@@ -3,6 +3,7 @@ public import Hummingbird
 public import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 public import Postgres
 import ServiceLifecycle
 
@@ -40,9 +41,11 @@ public enum VaultSyncServer {
         }
 
         let address = NIOLockedValueBox<URL?>(configuration.publicURL)
+        let fileIO = NIOThreadPool(numberOfThreads: 8)
+        fileIO.start()
         let store = try FileBlobStore(
             root: try blobRoot(configuration), publicURL: { address.withLockedValue { $0 } ?? configuration.effectivePublicURL },
-            signer: URLSigner(secret: secret))
+            signer: URLSigner(secret: secret), io: fileIO)
         let limits = VaultLimits(
             maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
             maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL)
@@ -64,7 +67,7 @@ public enum VaultSyncServer {
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "vaultsync/\(version)"),
-            services: [DatabaseLifecycle(pool: pool, embedded: embedded, logger: logger)],
+            services: [DatabaseLifecycle(pool: pool, embedded: embedded, fileIO: fileIO, logger: logger)],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 if configuration.publicURL == nil {
@@ -124,15 +127,17 @@ public enum VaultSyncServer {
     }
 }
 
-/// Closes the database pool and stops the embedded cluster when the server shuts down
+/// Stops the blob I/O threads, closes the database pool and stops the embedded cluster when the server shuts down
 /// (it is started before the HTTP server, so it stops after it).
 struct DatabaseLifecycle: Service {
     let pool: PostgresPool
     let embedded: EmbeddedPostgres?
+    let fileIO: NIOThreadPool
     let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
+        try? await fileIO.shutdownGracefully()
         await pool.close()
         do {
             try embedded?.stop()

@@ -53,7 +53,7 @@ struct TokenIssuer: Sendable {
     }
 
     static func hashRefreshToken(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(token.utf8)))
     }
 }
 

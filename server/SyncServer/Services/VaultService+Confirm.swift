@@ -86,26 +86,12 @@ extension VaultService {
         return ConfirmResponse(confirmed: outcome.confirmed, conflicts: conflicts, failed: failed + outcome.failed)
     }
 
-    /// Sizes of blobs not yet recorded, asked of the store with bounded parallelism.
+    /// Sizes of blobs not yet recorded, asked of the store in one call; missing blobs map to nil.
     private func blobSizes(_ scope: VaultScope, hashes: Set<String>) async throws -> [String: Int64?] {
-        let store = blobs
-        return try await withThrowingTaskGroup(of: (String, Int64?).self) { group in
-            var result: [String: Int64?] = [:]
-            var iterator = hashes.makeIterator()
-            func addNext() -> Bool {
-                guard let hash = iterator.next() else { return false }
-                group.addTask {
-                    let key = BlobKey(vaultID: scope.vaultID, contentHash: try ContentHash(hash))
-                    return (hash, try await store.size(of: key))
-                }
-                return true
-            }
-            for _ in 0..<16 where !addNext() { break }
-            while let (hash, size) = try await group.next() {
-                result[hash] = size
-                _ = addNext()
-            }
-            return result
-        }
+        let keys = try hashes.map { BlobKey(vaultID: scope.vaultID, contentHash: try ContentHash($0)) }
+        let sizes = try await blobs.sizes(of: keys)
+        var result: [String: Int64?] = [:]
+        for key in keys { result[key.contentHash.rawValue] = sizes[key] }
+        return result
     }
 }

@@ -13,6 +13,8 @@ package protocol BlobStore: Sendable {
     func downloadURL(for key: BlobKey, expiresAt: Date) throws -> URL
     /// The stored size, or nil when nothing is stored under `key`.
     func size(of key: BlobKey) async throws -> Int64?
+    /// Stored sizes of many blobs at once (confirm checks a whole batch); missing keys are absent.
+    func sizes(of keys: [BlobKey]) async throws -> [BlobKey: Int64]
     /// Removes the blob (garbage collection); a missing blob is not an error.
     func delete(_ key: BlobKey) async throws
 }

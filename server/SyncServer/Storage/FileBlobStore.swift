@@ -1,6 +1,8 @@
 package import Foundation
 import NIOCore
+import NIOPosix
 import SyncProtocol
+
 
 /// The built-in blob store: files under a local folder, reached through URLs on this server that
 /// carry an HMAC signature and an expiry. Uploads are hashed while streamed to a temporary file
@@ -10,11 +12,13 @@ package struct FileBlobStore: BlobStore {
     let root: URL
     let publicURL: @Sendable () -> URL
     let signer: URLSigner
+    let io: NIOThreadPool
 
-    init(root: URL, publicURL: @escaping @Sendable () -> URL, signer: URLSigner) throws {
+    init(root: URL, publicURL: @escaping @Sendable () -> URL, signer: URLSigner, io: NIOThreadPool) throws {
         self.root = root
         self.publicURL = publicURL
         self.signer = signer
+        self.io = io
         try FileManager.default.createDirectory(at: root.appendingPathComponent("tmp"), withIntermediateDirectories: true)
     }
 
@@ -30,17 +34,34 @@ package struct FileBlobStore: BlobStore {
 
     private func signedURL(method: String, key: BlobKey, size: Int64?, expiresAt: Date) throws -> URL {
         let expires = Int64(expiresAt.timeIntervalSince1970)
-        var components = URLComponents(url: publicURL().appendingPathComponent("blobs").appendingPathComponent(key.rawValue.dropFirst("vaults/".count).description), resolvingAgainstBaseURL: false)!
-        var items = [URLQueryItem(name: "expires", value: String(expires))]
-        if let size { items.append(URLQueryItem(name: "size", value: String(size))) }
-        items.append(URLQueryItem(name: "signature", value: signer.signature(method: method, key: key.rawValue, expires: expires, size: size)))
-        components.queryItems = items
-        return components.url!
+        // Every component is URL-safe (uuid, hex, digits), so plain concatenation is exact and much
+        // cheaper than URLComponents, which matters when a push answers a thousand URLs.
+        var base = publicURL().absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        var text = base + "/blobs/" + key.rawValue.dropFirst("vaults/".count) + "?expires=" + String(expires)
+        if let size { text += "&size=" + String(size) }
+        text += "&signature=" + signer.signature(method: method, key: key.rawValue, expires: expires, size: size)
+        guard let url = URL(string: text) else { throw ConfigurationError.invalid("public URL '\(base)' does not form valid blob URLs") }
+        return url
     }
 
     package func size(of key: BlobKey) async throws -> Int64? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: fileURL(for: key).path) else { return nil }
-        return (attributes[.size] as? NSNumber)?.int64Value
+        try await sizes(of: [key])[key]
+    }
+
+    package func sizes(of keys: [BlobKey]) async throws -> [BlobKey: Int64] {
+        let paths = keys.map { fileURL(for: $0).path }
+        return try await io.runIfActive {
+            var result: [BlobKey: Int64] = [:]
+            for (key, path) in zip(keys, paths) {
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { continue }
+                let size = lseek(fd, 0, SEEK_END)
+                close(fd)
+                if size >= 0 { result[key] = Int64(size) }
+            }
+            return result
+        }
     }
 
     package func delete(_ key: BlobKey) async throws {
@@ -51,43 +72,95 @@ package struct FileBlobStore: BlobStore {
     }
 
     /// Receives an upload: streams `body` to a temporary file while hashing, then moves it into
-    /// place if exactly `expectedSize` bytes with the key's hash arrived.
+    /// place if exactly `expectedSize` bytes with the key's hash arrived. The file is fsynced
+    /// before the rename, so a blob that confirm can see survives a crash.
     /// - Throws: ``ServiceError/contentMismatch(_:)`` (nothing is stored).
     func receive<Body: AsyncSequence>(_ body: Body, key: BlobKey, expectedSize: Int64) async throws where Body.Element == ByteBuffer {
-        let temporary = root.appendingPathComponent("tmp/\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
-        defer { try? FileManager.default.removeItem(at: temporary) }
-        let handle = try FileHandle(forWritingTo: temporary)
+        let temporary = root.path + "/tmp/" + UUID().uuidString
+        // Blocking file calls (open, write, fsync, rename) run on the store's I/O threads, never on
+        // the cooperative pool: an fsync there would stall every other request on that core.
+        // The file is opened with the first chunk, so a small upload costs two hops.
+        var fd: Int32 = -1
         var hasher = ContentHasher()
         do {
             for try await chunk in body {
                 if hasher.byteCount + Int64(chunk.readableBytes) > expectedSize {
                     throw ServiceError.contentMismatch("upload is larger than the \(expectedSize) bytes declared at push")
                 }
-                try chunk.withUnsafeReadableBytes { bytes in
-                    hasher.update(bytes)
-                    try handle.write(contentsOf: Data(bytes))
+                chunk.withUnsafeReadableBytes { hasher.update($0) }
+                let open = fd
+                fd = try await io.runIfActive {
+                    let fd = open >= 0 ? open : try Self.create(temporary)
+                    do {
+                        try chunk.withUnsafeReadableBytes { try Self.writeAll(fd, $0) }
+                    } catch {
+                        if open < 0 { close(fd) }
+                        throw error
+                    }
+                    return fd
                 }
             }
-            try handle.synchronize()
-            try handle.close()
+            guard hasher.byteCount == expectedSize else {
+                throw ServiceError.contentMismatch("upload has \(hasher.byteCount) bytes; \(expectedSize) were declared at push")
+            }
+            let actual = hasher.finalize()
+            guard actual == key.contentHash else {
+                throw ServiceError.contentMismatch("uploaded bytes hash to \(actual), not \(key.contentHash) as declared at push")
+            }
+            if fd < 0 { fd = try await io.runIfActive { try Self.create(temporary) } }  // an empty file
         } catch {
-            try? handle.close()
+            let open = fd
+            _ = try? await io.runIfActive {
+                if open >= 0 {
+                    close(open)
+                    unlink(temporary)
+                }
+            }
             throw error
         }
-        guard hasher.byteCount == expectedSize else {
-            throw ServiceError.contentMismatch("upload has \(hasher.byteCount) bytes; \(expectedSize) were declared at push")
+        let fd_ = fd
+        let destination = fileURL(for: key).path
+        let root = root.path
+        try await io.runIfActive {
+            let fd = fd_
+            defer { close(fd) }
+            do {
+                // fsync before rename: a blob that confirm can see survives a crash. rename(2) is
+                // atomic, so a reader sees the whole blob or none; the same bytes may already be
+                // there under this key, and replacing them is harmless.
+                guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                try Self.makeDirectories((destination as NSString).deletingLastPathComponent, below: root)
+                guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            } catch {
+                unlink(temporary)
+                throw error
+            }
         }
-        let actual = hasher.finalize()
-        guard actual == key.contentHash else {
-            throw ServiceError.contentMismatch("uploaded bytes hash to \(actual), not \(key.contentHash) as declared at push")
+    }
+
+    private static func create(_ path: String) throws -> Int32 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return fd
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            offset += written
         }
-        let destination = fileURL(for: key)
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if FileManager.default.fileExists(atPath: destination.path) { return }
-        // rename(2) is atomic: a reader sees the whole blob or none.
-        guard rename(temporary.path, destination.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
+
+    /// `mkdir -p` for the folders between `root` and `path`, cheap when they exist.
+    private static func makeDirectories(_ path: String, below root: String) throws {
+        if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
+        guard errno == ENOENT, path.count > root.count else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        try makeDirectories((path as NSString).deletingLastPathComponent, below: root)
+        guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 }

@@ -12,8 +12,8 @@ struct URLSigner: Sendable {
 
     func signature(method: String, key blobKey: String, expires: Int64, size: Int64?) -> String {
         let message = "\(method)\n\(blobKey)\n\(expires)\n\(size.map(String.init) ?? "-")"
-        let mac = HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key)
-        return mac.map { String(format: "%02x", $0) }.joined()
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(message.utf8), using: key)
+        return Hex.encode(mac)
     }
 
     /// Checks a presented URL's parameters.
