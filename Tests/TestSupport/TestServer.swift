@@ -41,21 +41,27 @@ public struct TestServer: Sendable {
         let app = try await VaultSyncServer.makeApplication(
             configuration: configuration, logger: logger, now: { clock.now },
             onServerRunning: { port in portContinuation.yield(port) })
-        let task = Task { try await app.run() }
+        // Run it the way production does: in a service group, stopped by graceful shutdown.
+        let group = ServiceGroup(services: [app], logger: logger)
+        let task = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
         var iterator = portStream.makeAsyncIterator()
         guard let port = await iterator.next() else {
-            task.cancel()
-            throw CancellationError()
+            // The server stopped before listening: surface why.
+            try await task.value
+            throw TestServerError.stoppedBeforeListening
         }
         let baseURL = URL(string: "http://127.0.0.1:\(port)")!
         let server = TestServer(baseURL: baseURL, api: SyncAPI(baseURL: baseURL), clock: clock, dataDirectory: dataDirectory, databaseURL: databaseURL)
         do {
             let result = try await body(server)
-            task.cancel()
-            _ = await task.result
+            await group.triggerGracefulShutdown()
+            try await task.value
             return result
         } catch {
-            task.cancel()
+            await group.triggerGracefulShutdown()
             _ = await task.result
             throw error
         }
@@ -67,6 +73,11 @@ public struct TestServer: Sendable {
         let tokens = try await api.signup(email: email, password: password)
         return TestUser(server: self, email: email, password: password, tokens: tokens)
     }
+}
+
+/// Why a test server could not be used.
+public enum TestServerError: Error {
+    case stoppedBeforeListening
 }
 
 /// A signed-up user.

@@ -45,7 +45,7 @@ extension VaultService {
         let toWrite = verified
         struct Outcome: Sendable {
             var confirmed: [ConfirmedFile] = []
-            var conflicts: [(ConfirmItem, Int, FileStateQueries.Current?)] = []
+            var conflicts: [(ConfirmItem, Int?, FileStateQueries.Current?)] = []
             var failed: [FileError] = []
         }
         let outcome: Outcome = try await db.transaction { tx in
@@ -58,7 +58,7 @@ extension VaultService {
             for (item, reservation) in toWrite {
                 let row = current[item.path.rawValue]
                 guard (row?.version ?? 0) == reservation.baseVersion else {
-                    o.conflicts.append((item, reservation.baseVersion, row))
+                    o.conflicts.append((item, reservation.baseVersion == 0 ? nil : reservation.baseVersion, row))
                     continue
                 }
                 let key = item.path.caseFoldedKey
