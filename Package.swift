@@ -16,6 +16,7 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 
 let package = Package(
     name: "VaultSync",
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: protocol
@@ -46,7 +48,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", log, nioCore, nioPosix], path: "server/Postgres", swiftSettings: swiftSettings),
         .target(
             name: "SyncServer",
-            dependencies: ["SyncProtocol", "Postgres", hummingbird, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle],
+            dependencies: ["SyncProtocol", "Postgres", hummingbird, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient],
             path: "server/SyncServer",
             swiftSettings: swiftSettings
         ),
@@ -68,7 +70,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log],
+            resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "ContractTests", dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport"], swiftSettings: swiftSettings),
     ]
 )

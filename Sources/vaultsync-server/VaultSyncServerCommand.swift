@@ -49,6 +49,9 @@ struct Serve: AsyncParsableCommand {
             Every option can also be set in the environment; flags win. Secrets are read from the environment only:
               VAULTSYNC_JWT_SECRET   signing secret for access tokens and blob URLs (>= 32 characters);
                                      generated and kept in <data-dir>/server-secret (mode 0600) when unset.
+              VAULTSYNC_S3_ACCESS_KEY_ID, VAULTSYNC_S3_SECRET_ACCESS_KEY, VAULTSYNC_S3_SESSION_TOKEN
+                                     credentials of an s3:// blob store (AWS_ACCESS_KEY_ID,
+                                     AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN are read when these are unset).
             Stops cleanly on SIGINT/SIGTERM, including the embedded Postgres cluster.
             """)
 
@@ -63,8 +66,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Address clients reach this server at; blob URLs point here (set it behind a proxy). Default http://<hostname>:<port>. Env: VAULTSYNC_PUBLIC_URL.", valueName: "url"))
     var publicURL: String?
 
-    @Option(help: ArgumentHelp("Blob store: 'file' (in the data folder, the default) or 'file:///abs/path'. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec"))
+    @Option(help: ArgumentHelp("Blob store: 'file' (in the data folder, the default), 'file:///abs/path' or 's3://BUCKET?region=R&endpoint=URL&path_style=true|false' (see docs/deployment.md). Env: VAULTSYNC_BLOB_STORE.", valueName: "spec"))
     var blobStore: String?
+
+    @Option(help: ArgumentHelp("How clients reach blob bytes: 'presigned' (the store's own URLs, the default) or 'proxied' (through this server, which checks tokens and streams). Env: VAULTSYNC_BLOB_ACCESS.", valueName: "mode"))
+    var blobAccess: String?
+
+    @Flag(help: ArgumentHelp("Create the S3 bucket at start-up if it does not exist. Env: VAULTSYNC_S3_CREATE_BUCKET=true."))
+    var s3CreateBucket = false
 
     @Option(help: ArgumentHelp("Most files in one push/confirm/pull/delete request. Default 1000. Env: VAULTSYNC_MAX_BATCH_FILES.", valueName: "n"))
     var maxBatchFiles: Int?
@@ -93,6 +102,14 @@ struct Serve: AsyncParsableCommand {
             configuration.publicURL = url
         }
         if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
+        if let value = blobAccess ?? env["VAULTSYNC_BLOB_ACCESS"] {
+            guard let access = BlobAccess(rawValue: value) else { throw ValidationError("--blob-access '\(value)' must be 'presigned' or 'proxied'") }
+            configuration.blobAccess = access
+        }
+        configuration.s3CreateBucket = s3CreateBucket || env["VAULTSYNC_S3_CREATE_BUCKET"] == "true"
+        configuration.s3AccessKeyID = env["VAULTSYNC_S3_ACCESS_KEY_ID"] ?? env["AWS_ACCESS_KEY_ID"]
+        configuration.s3SecretAccessKey = env["VAULTSYNC_S3_SECRET_ACCESS_KEY"] ?? env["AWS_SECRET_ACCESS_KEY"]
+        configuration.s3SessionToken = env["VAULTSYNC_S3_SESSION_TOKEN"] ?? env["AWS_SESSION_TOKEN"]
         if let value = try maxBatchFiles ?? int(env, "VAULTSYNC_MAX_BATCH_FILES") { configuration.maxBatchFiles = value }
         if let value = try maxFileBytes ?? int(env, "VAULTSYNC_MAX_FILE_BYTES").map(Int64.init) { configuration.maxFileBytes = value }
         if let value = try accessTokenTTL ?? int(env, "VAULTSYNC_ACCESS_TOKEN_TTL") { configuration.accessTokenTTL = .seconds(value) }

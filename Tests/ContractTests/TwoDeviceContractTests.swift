@@ -7,7 +7,7 @@ import Testing
 /// The server and clients of one user, in one process, over real HTTP and real blob transfers.
 @Suite struct TwoDeviceContractTests {
     @Test func twoDevicesPushPullDeleteAndConflict() async throws {
-        try await TestServer.with { server in
+        try await TestServer.withEachBackend { server, backend in
             let user = try await server.newUser()
             let laptop = try await user.newDevice("laptop")
             let phone = try await user.newDevice("phone")
@@ -15,9 +15,7 @@ import Testing
             // Laptop creates notes and a binary attachment.
             let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (0..<2000).map { UInt8($0 % 251) })
             try await laptop.write([("sources/a.md", "---\ntags: [x]\n---\nA", nil), ("thoughts/b.md", "B", nil)])
-            let image = try await laptop.api.push(PushRequest(files: [PushFile(path: try VaultPath("attachments/i.png"), contentHash: ContentHasher.hash(png), sizeBytes: Int64(png.count), baseVersion: nil)]), session: laptop.session)
-            try await laptop.api.uploadBlob(png, to: try #require(image.uploads.first?.uploadURL))
-            _ = try await laptop.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: try VaultPath("attachments/i.png"), version: 1)]), session: laptop.session)
+            #expect(try await laptop.write("attachments/i.png", bytes: png).confirmed.map(\.version) == [1], "\(backend)")
 
             // Phone starts from nothing: full state, then pull everything.
             let initial = try await phone.allChanges()
@@ -26,7 +24,7 @@ import Testing
             let pull = try await phone.api.pull(PullRequest(files: initial.files.map(\.path)), session: phone.session)
             #expect(pull.downloads.count == 3)
             for download in pull.downloads {
-                let bytes = try await phone.api.downloadBlob(from: download.downloadURL)
+                let bytes = try await phone.download(download.downloadURL)
                 #expect(ContentHasher.hash(bytes) == download.contentHash, "\(download.path)")
                 #expect(Int64(bytes.count) == download.sizeBytes)
             }
@@ -48,7 +46,7 @@ import Testing
             let retry = try await phone.api.push(PushRequest(files: [PushFile(path: try VaultPath("thoughts/b.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: 1)]), session: phone.session)
             let conflict = try #require(retry.conflicts.first)
             #expect(conflict.serverVersion == 2)
-            #expect(String(decoding: try await phone.api.downloadBlob(from: try #require(conflict.downloadURL)), as: UTF8.self) == "B from laptop")
+            #expect(String(decoding: try await phone.download(try #require(conflict.downloadURL)), as: UTF8.self) == "B from laptop")
             // Resolving: push the merge on top of the server's version.
             try await phone.write("thoughts/b.md", "B from laptop\nB from phone", base: 2)
             #expect(try await laptop.read("thoughts/b.md") == "B from laptop\nB from phone")
@@ -64,14 +62,13 @@ import Testing
             let stale = try await phone.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("thoughts/b.md"), baseVersion: 2)]), session: phone.session)
             #expect(stale.conflicts.map(\.serverVersion) == [3])
             #expect(try await laptop.read("thoughts/b.md") != nil)
-            // Old versions' blobs stay retrievable by content (history keeps them).
             let devices = try await server.api.devices(accessToken: user.tokens.accessToken)
             #expect(Set(devices.devices.map(\.deviceName)) == ["laptop", "phone"])
         }
     }
 
     @Test func aSecondUserGetsNothingOfTheFirst() async throws {
-        try await TestServer.with { server in
+        try await TestServer.withEachBackend { server, backend in
             let alice = try await server.newUser().newDevice("alice")
             let bob = try await server.newUser().newDevice("bob")
             try await alice.write([("private/diary.md", "dear diary", nil), ("shared-name.md", "alice's", nil)])
@@ -95,11 +92,22 @@ import Testing
             let asAlice = VaultSession(accessToken: bob.session.accessToken, deviceID: alice.session.deviceID)
             await #expect { try await bob.api.state(asAlice) } throws: { ($0 as? SyncAPIError)?.code == .deviceRequired }
             #expect(try await bob.api.devices(accessToken: bob.session.accessToken).devices.map(\.deviceName) == ["bob"])
-            // A blob URL of Alice's is useless to Bob without its signature.
             let alicePull = try await alice.api.pull(PullRequest(files: [try VaultPath("private/diary.md")]), session: alice.session)
-            var components = URLComponents(url: try #require(alicePull.downloads.first?.downloadURL), resolvingAgainstBaseURL: false)!
-            components.query = nil
-            #expect(try await RawHTTP.send("GET", components.url!, protocolVersion: nil).status == 403)
+            let aliceURL = try #require(alicePull.downloads.first?.downloadURL)
+            if backend != .s3Presigned {
+                // A blob URL of Alice's is useless to Bob without its signature. (An S3 service
+                // enforces its own signatures; moto does not check them.)
+                var components = URLComponents(url: aliceURL, resolvingAgainstBaseURL: false)!
+                components.query = nil
+                #expect(try await RawHTTP.send("GET", components.url!, protocolVersion: nil).status == 403)
+            }
+            if backend == .s3Proxied {
+                // Proxied URLs also need the owner's token: none, or Bob's, gets nothing.
+                #expect(try await RawHTTP.send("GET", aliceURL, protocolVersion: nil).code == .unauthorized)
+                let asBob = try await RawHTTP.send("GET", aliceURL, headers: ["Authorization": "Bearer \(bob.session.accessToken)"], protocolVersion: nil)
+                #expect(asBob.status == 403)
+                #expect(String(decoding: try await alice.download(aliceURL), as: UTF8.self) == "dear diary")
+            }
         }
     }
 }

@@ -21,7 +21,7 @@ public struct TestServer: Sendable {
 
     /// Runs `body` against a fresh server and shuts it down afterwards, also when `body` throws.
     public static func with<T: Sendable>(
-        configure: (inout ServerConfiguration) -> Void = { _ in },
+        configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
         logger: Logger = TestCluster.quietLogger,
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
@@ -67,6 +67,15 @@ public struct TestServer: Sendable {
         }
     }
 
+    /// Runs `body` once against a server on each blob backend: the file store, and an S3 store (moto)
+    /// with presigned and with proxied access.
+    public static func withEachBackend(_ body: (TestServer, BlobBackend) async throws -> Void) async throws {
+        for backend in BlobBackend.allCases {
+            let configure = try await backend.configuration()
+            try await with(configure: configure) { try await body($0, backend) }
+        }
+    }
+
     /// Signs up a new user with a unique email.
     public func newUser(password: String = "correct horse battery") async throws -> TestUser {
         let email = "user-\(UUID().uuidString.prefix(8).lowercased())@example.com"
@@ -109,9 +118,24 @@ public struct TestDevice: Sendable {
         }), session: session)
         let contents = Dictionary(files.map { (try! VaultPath($0.path), $0.content) }, uniquingKeysWith: { a, _ in a })
         for upload in push.uploads where upload.uploadRequired {
-            try await api.uploadBlob(Data(contents[upload.path]!.utf8), to: upload.uploadURL!)
+            try await api.uploadBlob(Data(contents[upload.path]!.utf8), to: upload.uploadURL!, headers: upload.uploadHeaders ?? [:], session: session)
         }
         return try await api.confirm(ConfirmRequest(confirmed: push.uploads.map { ConfirmItem(path: $0.path, version: $0.newVersion) }), session: session)
+    }
+
+    /// Pushes, uploads and confirms one file of raw bytes.
+    @discardableResult
+    public func write(_ path: String, bytes: Data, base: Int? = nil) async throws -> ConfirmResponse {
+        let push = try await api.push(PushRequest(files: [PushFile(path: try VaultPath(path), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: base)]), session: session)
+        for upload in push.uploads where upload.uploadRequired {
+            try await api.uploadBlob(bytes, to: upload.uploadURL!, headers: upload.uploadHeaders ?? [:], session: session)
+        }
+        return try await api.confirm(ConfirmRequest(confirmed: push.uploads.map { ConfirmItem(path: $0.path, version: $0.newVersion) }), session: session)
+    }
+
+    /// Downloads a blob URL as this device.
+    public func download(_ url: URL) async throws -> Data {
+        try await api.downloadBlob(from: url, session: session)
     }
 
     /// Writes one file.
@@ -139,6 +163,6 @@ public struct TestDevice: Sendable {
     public func read(_ path: String) async throws -> String? {
         let pull = try await api.pull(PullRequest(files: [try VaultPath(path)]), session: session)
         guard let download = pull.downloads.first else { return nil }
-        return String(decoding: try await api.downloadBlob(from: download.downloadURL), as: UTF8.self)
+        return String(decoding: try await api.downloadBlob(from: download.downloadURL, session: session), as: UTF8.self)
     }
 }

@@ -87,36 +87,35 @@ public struct SyncAPI: Sendable {
     }
 
     // MARK: blobs
+    //
+    // Blob URLs on the server's own origin (the built-in store, or a server in proxied mode) also
+    // get the session's bearer token; URLs elsewhere (S3) never do.
 
-    /// PUTs `data` to a presigned upload URL.
-    public func uploadBlob(_ data: Data, to url: URL) async throws {
-        var request = URLRequest(url: url)
-        request.httpMethod = "PUT"
+    /// PUTs `data` to an upload URL with the headers the push answer listed.
+    public func uploadBlob(_ data: Data, to url: URL, headers: [String: String] = [:], session: VaultSession? = nil) async throws {
+        var request = blobRequest("PUT", url, headers: headers, session: session)
         request.httpBody = data
-        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         let (body, response) = try await transport.send(request)
         try check(response, body)
     }
 
-    /// PUTs a file's bytes to a presigned upload URL, streamed from disk.
-    public func uploadBlob(file: URL, to url: URL) async throws {
-        var request = URLRequest(url: url)
-        request.httpMethod = "PUT"
-        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+    /// PUTs a file's bytes to an upload URL, streamed from disk.
+    public func uploadBlob(file: URL, to url: URL, headers: [String: String] = [:], session: VaultSession? = nil) async throws {
+        let request = blobRequest("PUT", url, headers: headers, session: session)
         let (body, response) = try await transport.upload(request, fromFile: file)
         try check(response, body)
     }
 
-    /// GETs a presigned download URL into memory (small files).
-    public func downloadBlob(from url: URL) async throws -> Data {
-        let (body, response) = try await transport.send(URLRequest(url: url))
+    /// GETs a download URL into memory (small files).
+    public func downloadBlob(from url: URL, session: VaultSession? = nil) async throws -> Data {
+        let (body, response) = try await transport.send(blobRequest("GET", url, session: session))
         try check(response, body)
         return body
     }
 
-    /// GETs a presigned download URL into a temporary file; the caller moves or removes it.
-    public func downloadBlobToFile(from url: URL) async throws -> URL {
-        let (file, response) = try await transport.download(URLRequest(url: url))
+    /// GETs a download URL into a temporary file; the caller moves or removes it.
+    public func downloadBlobToFile(from url: URL, session: VaultSession? = nil) async throws -> URL {
+        let (file, response) = try await transport.download(blobRequest("GET", url, session: session))
         guard (200..<300).contains(response.statusCode) else {
             let body = (try? Data(contentsOf: file)) ?? Data()
             try? FileManager.default.removeItem(at: file)
@@ -129,6 +128,17 @@ public struct SyncAPI: Sendable {
     // MARK: plumbing
 
     private struct Empty: Decodable {}
+
+    private func blobRequest(_ method: String, _ url: URL, headers: [String: String] = [:], session: VaultSession?) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        if method == "PUT" { request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let session, url.scheme == baseURL.scheme, url.host == baseURL.host, url.port == baseURL.port {
+            request.setValue("Bearer \(session.accessToken)", forHTTPHeaderField: "Authorization")
+        }
+        return request
+    }
 
     private func headers(_ session: VaultSession) -> [String: String] {
         var headers = ["Authorization": "Bearer \(session.accessToken)", SyncHeader.device: session.deviceID.uuidString.lowercased()]

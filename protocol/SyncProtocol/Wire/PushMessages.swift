@@ -57,8 +57,8 @@ public struct PushResponse: Codable, Sendable, Equatable {
     }
 }
 
-/// A reserved upload: PUT the bytes to `upload_url` (unless `upload_required` is false because the
-/// server already holds them), then confirm `new_version`.
+/// A reserved upload: PUT the bytes to `upload_url` with `upload_headers` (unless `upload_required`
+/// is false because the server already holds them), then confirm `new_version`.
 public struct PushUpload: Codable, Sendable, Equatable {
     public var path: VaultPath
     public var uploadURL: URL?
@@ -66,13 +66,17 @@ public struct PushUpload: Codable, Sendable, Equatable {
     public var uploadRequired: Bool
     /// When `upload_url` stops working.
     public var expiresAt: Date?
+    /// Headers the PUT must carry with exactly these values: they are part of the URL's signature
+    /// (an S3 store binds the declared SHA-256 this way, so it rejects other bytes).
+    public var uploadHeaders: [String: String]?
 
-    public init(path: VaultPath, uploadURL: URL?, newVersion: Int, uploadRequired: Bool = true, expiresAt: Date? = nil) {
+    public init(path: VaultPath, uploadURL: URL?, newVersion: Int, uploadRequired: Bool = true, expiresAt: Date? = nil, uploadHeaders: [String: String]? = nil) {
         self.path = path
         self.uploadURL = uploadURL
         self.newVersion = newVersion
         self.uploadRequired = uploadRequired
         self.expiresAt = expiresAt
+        self.uploadHeaders = uploadHeaders
     }
 
     enum CodingKeys: String, CodingKey {
@@ -81,6 +85,7 @@ public struct PushUpload: Codable, Sendable, Equatable {
         case newVersion = "new_version"
         case uploadRequired = "upload_required"
         case expiresAt = "expires_at"
+        case uploadHeaders = "upload_headers"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -90,6 +95,7 @@ public struct PushUpload: Codable, Sendable, Equatable {
         self.newVersion = try c.decode(Int.self, forKey: .newVersion)
         self.uploadRequired = try c.decodeIfPresent(Bool.self, forKey: .uploadRequired) ?? (uploadURL != nil)
         self.expiresAt = try c.decodeIfPresent(Date.self, forKey: .expiresAt)
+        self.uploadHeaders = try c.decodeIfPresent([String: String].self, forKey: .uploadHeaders)
     }
 }
 

@@ -13,8 +13,19 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: URL?
     /// libpq connection string or URL; nil starts the embedded cluster in the data folder.
     public var databaseURL: String?
-    /// Blob store: `file` (default, under the data folder) or `file:///abs/path`.
+    /// Blob store: `file` (default, under the data folder), `file:///abs/path`, or
+    /// `s3://BUCKET?region=…&endpoint=…&path_style=…` (see `docs/deployment.md`).
     public var blobStore = "file"
+    /// Whether clients use the store's presigned URLs or stream through this server (default presigned).
+    public var blobAccess: BlobAccess = .presigned
+    /// S3 access key id (secret; required for an `s3://` store).
+    public var s3AccessKeyID: String?
+    /// S3 secret access key (secret; required for an `s3://` store).
+    public var s3SecretAccessKey: String?
+    /// S3 session token for temporary credentials (secret; optional).
+    public var s3SessionToken: String?
+    /// Create the S3 bucket at start-up when it does not exist (default false).
+    public var s3CreateBucket = false
     /// Secret for access tokens and blob URL signatures (secret; generated and kept in the data folder if nil).
     public var jwtSecret: String?
     /// Access token lifetime (default 15 minutes).

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 public import Foundation
 public import Hummingbird
 public import Logging
@@ -43,18 +44,29 @@ public enum VaultSyncServer {
         let address = NIOLockedValueBox<URL?>(configuration.publicURL)
         let fileIO = NIOThreadPool(numberOfThreads: 8)
         fileIO.start()
-        let store = try FileBlobStore(
-            root: try blobRoot(configuration), publicURL: { address.withLockedValue { $0 } ?? configuration.effectivePublicURL },
-            signer: URLSigner(secret: secret), io: fileIO)
+        let serverURLs = ServerBlobURLs(publicURL: { address.withLockedValue { $0 } ?? configuration.effectivePublicURL }, signer: URLSigner(secret: secret))
+        let store: any BlobStore
+        do {
+            store = try await makeBlobStore(configuration, serverURLs: serverURLs, fileIO: fileIO, now: now, logger: logger)
+        } catch {
+            try? await fileIO.shutdownGracefully()
+            await pool.close()
+            try? embedded?.stop()
+            throw error
+        }
+        let gateway = BlobGateway(store: store, proxy: configuration.blobAccess == .proxied ? serverURLs : nil)
         let limits = VaultLimits(
             maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
             maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL)
-        let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL)
         let router = Router(context: ServerRequestContext.self)
         router.middlewares.add(RequestLogMiddleware())
         router.middlewares.add(ErrorEnvelopeMiddleware())
         HealthRoutes(limits: limits).add(to: router)
-        BlobRoutes(store: store, now: now).add(to: router.group("blobs"))
+        let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL)
+        if store is FileBlobStore || configuration.blobAccess == .proxied {
+            let owners = configuration.blobAccess == .proxied ? BlobOwnerCheck(tokens: tokens, db: pool) : nil
+            BlobRoutes(store: store, urls: serverURLs, now: now, owners: owners).add(to: router.group("blobs"))
+        }
         let api = router.group().add(middleware: ProtocolVersionMiddleware())
         AuthRoutes(auth: AuthService(
             db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost),
@@ -62,7 +74,7 @@ public enum VaultSyncServer {
         ).add(to: api.group("auth"))
         let authenticated = api.group().add(middleware: AuthMiddleware(tokens: tokens))
         DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
-        VaultRoutes(vault: VaultService(db: pool, blobs: store, limits: limits, now: now)).add(to: authenticated.group("vault"))
+        VaultRoutes(vault: VaultService(db: pool, blobs: gateway, limits: limits, now: now)).add(to: authenticated.group("vault"))
 
         return Application(
             router: router,
@@ -119,11 +131,28 @@ public enum VaultSyncServer {
         return (pool, embedded)
     }
 
-    private static func blobRoot(_ configuration: ServerConfiguration) throws -> URL {
+    private static func makeBlobStore(
+        _ configuration: ServerConfiguration, serverURLs: ServerBlobURLs, fileIO: NIOThreadPool, now: @escaping @Sendable () -> Date, logger: Logger
+    ) async throws -> any BlobStore {
         let spec = configuration.blobStore
-        if spec == "file" { return configuration.dataDirectory.appendingPathComponent("blobs") }
-        if spec.hasPrefix("file://"), let url = URL(string: spec), url.isFileURL, url.path.hasPrefix("/") { return url }
-        throw ConfigurationError.invalid("VAULTSYNC_BLOB_STORE '\(spec)' is not supported; use 'file' or 'file:///absolute/path'")
+        if spec == "file" {
+            return try FileBlobStore(root: configuration.dataDirectory.appendingPathComponent("blobs"), urls: serverURLs, io: fileIO)
+        }
+        if spec.hasPrefix("file://"), let url = URL(string: spec), url.isFileURL, url.path.hasPrefix("/") {
+            return try FileBlobStore(root: url, urls: serverURLs, io: fileIO)
+        }
+        if spec.hasPrefix("s3://") {
+            let location = try S3Location(spec: spec)
+            guard let key = configuration.s3AccessKeyID, let secret = configuration.s3SecretAccessKey else {
+                throw ConfigurationError.invalid("an s3:// blob store needs VAULTSYNC_S3_ACCESS_KEY_ID and VAULTSYNC_S3_SECRET_ACCESS_KEY")
+            }
+            let store = S3BlobStore(
+                location: location, credentials: S3Credentials(accessKeyID: key, secretAccessKey: secret, sessionToken: configuration.s3SessionToken),
+                http: HTTPClient.shared, now: now, logger: logger)
+            if configuration.s3CreateBucket { try await store.createBucketIfMissing() }
+            return store
+        }
+        throw ConfigurationError.invalid("VAULTSYNC_BLOB_STORE '\(spec)' is not supported; use 'file', 'file:///absolute/path' or 's3://BUCKET?...'")
     }
 }
 

@@ -53,8 +53,10 @@ extension VaultService {
                 uploads.append(PushUpload(path: file.path, uploadURL: nil, newVersion: version, uploadRequired: false, expiresAt: expires))
             } else {
                 let key = BlobKey(vaultID: scope.vaultID, contentHash: file.contentHash)
-                let url = try blobs.uploadURL(for: key, sizeBytes: file.sizeBytes, expiresAt: expires)
-                uploads.append(PushUpload(path: file.path, uploadURL: url, newVersion: version, uploadRequired: true, expiresAt: expires))
+                let upload = try blobs.upload(for: key, sizeBytes: file.sizeBytes, expiresAt: expires)
+                uploads.append(PushUpload(
+                    path: file.path, uploadURL: upload.url, newVersion: version, uploadRequired: true, expiresAt: expires,
+                    uploadHeaders: upload.headers.isEmpty ? nil : upload.headers))
             }
         }
         let conflicts = try decisions.conflicts.map { try conflict($0.0.path, base: $0.0.baseVersion, current: $0.1, scope: scope, expires: expires) }

@@ -7,7 +7,7 @@ import SyncProtocol
 /// caller's vault; version rules come from ``FileVersionRule``.
 struct VaultService: Sendable {
     let db: PostgresPool
-    let blobs: any BlobStore
+    let blobs: BlobGateway
     let limits: VaultLimits
     let now: @Sendable () -> Date
 

@@ -1,14 +1,16 @@
 package import Foundation
-import SyncProtocol
+package import NIOCore
 
-/// Where file bytes live. Bytes never pass through the API handlers: clients move them with
-/// presigned URLs, and the server only checks existence and size at confirm.
+/// Where file bytes live. In the default (presigned) access mode bytes never pass through the API
+/// handlers: clients move them with URLs the store signs, and the server only checks existence and
+/// size at confirm. In proxied mode the server streams them through ``write(_:key:sizeBytes:)`` and
+/// ``read(_:)``.
 ///
-/// The built-in ``FileBlobStore`` serves its own signed URLs; an S3-compatible store implements
-/// the same calls with SigV4-presigned URLs.
+/// Implementations: ``FileBlobStore`` (files in the data folder, URLs served by this server) and
+/// ``S3BlobStore`` (any S3-compatible service, SigV4-presigned URLs).
 package protocol BlobStore: Sendable {
-    /// A URL the client can `PUT` exactly these bytes to until `expiresAt`.
-    func uploadURL(for key: BlobKey, sizeBytes: Int64, expiresAt: Date) throws -> URL
+    /// Where and how a client may `PUT` exactly these bytes until `expiresAt`.
+    func upload(for key: BlobKey, sizeBytes: Int64, expiresAt: Date) throws -> BlobUpload
     /// A URL the client can `GET` the bytes from until `expiresAt`.
     func downloadURL(for key: BlobKey, expiresAt: Date) throws -> URL
     /// The stored size, or nil when nothing is stored under `key`.
@@ -17,4 +19,34 @@ package protocol BlobStore: Sendable {
     func sizes(of keys: [BlobKey]) async throws -> [BlobKey: Int64]
     /// Removes the blob (garbage collection); a missing blob is not an error.
     func delete(_ key: BlobKey) async throws
+    /// Stores `body`, which must be exactly `sizeBytes` bytes hashing to the key's hash; nothing is
+    /// stored otherwise. Streams: memory does not grow with the size.
+    /// - Throws: ``ServiceError/contentMismatch(_:)`` when size or hash differ.
+    func write<Body: AsyncSequence & Sendable>(_ body: Body, key: BlobKey, sizeBytes: Int64) async throws where Body.Element == ByteBuffer
+    /// The stored bytes as a stream read at the consumer's pace (memory does not grow with size).
+    /// - Throws: ``ServiceError/notFound(_:)`` when nothing is stored under `key`.
+    func read(_ key: BlobKey) async throws -> BlobContent
+}
+
+/// A presigned upload: the URL, and headers the client must send with exactly these values
+/// (they are part of the signature, e.g. the checksum S3 verifies the bytes against).
+package struct BlobUpload: Sendable {
+    package var url: URL
+    package var headers: [String: String]
+
+    package init(url: URL, headers: [String: String] = [:]) {
+        self.url = url
+        self.headers = headers
+    }
+}
+
+/// Stored bytes being read: their size and a stream of chunks.
+package struct BlobContent: Sendable {
+    package var size: Int64
+    package var chunks: any AsyncSequence<ByteBuffer, any Error> & Sendable
+
+    package init(size: Int64, chunks: any AsyncSequence<ByteBuffer, any Error> & Sendable) {
+        self.size = size
+        self.chunks = chunks
+    }
 }

@@ -1,48 +1,37 @@
 package import Foundation
-import NIOCore
+package import NIOCore
 import NIOPosix
 import SyncProtocol
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 
 /// The built-in blob store: files under a local folder, reached through URLs on this server that
-/// carry an HMAC signature and an expiry. Uploads are hashed while streamed to a temporary file
+/// carry an HMAC signature and an expiry (``ServerBlobURLs``). Uploads are hashed while streamed to a temporary file
 /// and moved into place only when hash and size match, so a stored blob is always the bytes its
 /// key names.
 package struct FileBlobStore: BlobStore {
     let root: URL
-    let publicURL: @Sendable () -> URL
-    let signer: URLSigner
+    let urls: ServerBlobURLs
     let io: NIOThreadPool
 
-    init(root: URL, publicURL: @escaping @Sendable () -> URL, signer: URLSigner, io: NIOThreadPool) throws {
+    init(root: URL, urls: ServerBlobURLs, io: NIOThreadPool) throws {
         self.root = root
-        self.publicURL = publicURL
-        self.signer = signer
+        self.urls = urls
         self.io = io
         try FileManager.default.createDirectory(at: root.appendingPathComponent("tmp"), withIntermediateDirectories: true)
     }
 
     func fileURL(for key: BlobKey) -> URL { root.appendingPathComponent(key.rawValue) }
 
-    package func uploadURL(for key: BlobKey, sizeBytes: Int64, expiresAt: Date) throws -> URL {
-        try signedURL(method: "PUT", key: key, size: sizeBytes, expiresAt: expiresAt)
+    package func upload(for key: BlobKey, sizeBytes: Int64, expiresAt: Date) throws -> BlobUpload {
+        BlobUpload(url: try urls.url(method: "PUT", key: key, sizeBytes: sizeBytes, expiresAt: expiresAt))
     }
 
     package func downloadURL(for key: BlobKey, expiresAt: Date) throws -> URL {
-        try signedURL(method: "GET", key: key, size: nil, expiresAt: expiresAt)
-    }
-
-    private func signedURL(method: String, key: BlobKey, size: Int64?, expiresAt: Date) throws -> URL {
-        let expires = Int64(expiresAt.timeIntervalSince1970)
-        // Every component is URL-safe (uuid, hex, digits), so plain concatenation is exact and much
-        // cheaper than URLComponents, which matters when a push answers a thousand URLs.
-        var base = publicURL().absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        var text = base + "/blobs/" + key.rawValue.dropFirst("vaults/".count) + "?expires=" + String(expires)
-        if let size { text += "&size=" + String(size) }
-        text += "&signature=" + signer.signature(method: method, key: key.rawValue, expires: expires, size: size)
-        guard let url = URL(string: text) else { throw ConfigurationError.invalid("public URL '\(base)' does not form valid blob URLs") }
-        return url
+        try urls.url(method: "GET", key: key, sizeBytes: nil, expiresAt: expiresAt)
     }
 
     package func size(of key: BlobKey) async throws -> Int64? {
@@ -71,11 +60,11 @@ package struct FileBlobStore: BlobStore {
         }
     }
 
-    /// Receives an upload: streams `body` to a temporary file while hashing, then moves it into
-    /// place if exactly `expectedSize` bytes with the key's hash arrived. The file is fsynced
+    /// Streams `body` to a temporary file while hashing, then moves it into place if exactly
+    /// `sizeBytes` bytes with the key's hash arrived. The file is fsynced
     /// before the rename, so a blob that confirm can see survives a crash.
     /// - Throws: ``ServiceError/contentMismatch(_:)`` (nothing is stored).
-    func receive<Body: AsyncSequence>(_ body: Body, key: BlobKey, expectedSize: Int64) async throws where Body.Element == ByteBuffer {
+    package func write<Body: AsyncSequence & Sendable>(_ body: Body, key: BlobKey, sizeBytes expectedSize: Int64) async throws where Body.Element == ByteBuffer {
         let temporary = root.path + "/tmp/" + UUID().uuidString
         // Blocking file calls (open, write, fsync, rename) run on the store's I/O threads, never on
         // the cooperative pool: an fsync there would stall every other request on that core.
@@ -138,6 +127,20 @@ package struct FileBlobStore: BlobStore {
         }
     }
 
+    package func read(_ key: BlobKey) async throws -> BlobContent {
+        let path = fileURL(for: key).path
+        let io = io
+        let file = try await io.runIfActive { () -> OpenFile? in
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            let size = lseek(fd, 0, SEEK_END)
+            lseek(fd, 0, SEEK_SET)
+            return OpenFile(fd: fd, size: Int64(size))
+        }
+        guard let file else { throw ServiceError.notFound("blob not found") }
+        return BlobContent(size: file.size, chunks: FileChunks(file: file, io: io))
+    }
+
     private static func create(_ path: String) throws -> Int32 {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -147,7 +150,7 @@ package struct FileBlobStore: BlobStore {
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
-            let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -163,4 +166,43 @@ package struct FileBlobStore: BlobStore {
         try makeDirectories((path as NSString).deletingLastPathComponent, below: root)
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
+}
+
+/// An open file descriptor, closed when the last reference goes (also when a reader stops early).
+final class OpenFile: Sendable {
+    let fd: Int32
+    let size: Int64
+    init(fd: Int32, size: Int64) {
+        self.fd = fd
+        self.size = size
+    }
+    deinit { close(fd) }
+}
+
+/// A file's bytes in 128 KiB chunks, each read on the I/O threads.
+struct FileChunks: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let file: OpenFile
+    let io: NIOThreadPool
+
+    struct Iterator: AsyncIteratorProtocol {
+        let file: OpenFile
+        let io: NIOThreadPool
+
+        mutating func next() async throws -> ByteBuffer? {
+            let fd = file.fd
+            let chunk: ByteBuffer = try await io.runIfActive {
+                var buffer = ByteBufferAllocator().buffer(capacity: 128 * 1024)
+                _ = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 128 * 1024) { raw -> Int in
+                    let n = Glibc.read(fd, raw.baseAddress!, raw.count)
+                    guard n >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    return n
+                }
+                return buffer
+            }
+            return chunk.readableBytes == 0 ? nil : chunk
+        }
+    }
+
+    func makeAsyncIterator() -> Iterator { Iterator(file: file, io: io) }
 }

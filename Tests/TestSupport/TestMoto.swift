@@ -1,0 +1,113 @@
+public import Foundation
+public import SyncServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real S3-compatible server for the test run: `moto_server` (PyPI `moto[server]`), started once
+/// on a free loopback port and stopped at exit. moto does not check signatures; the SigV4 signer is
+/// proven by its own test vectors, the end-to-end flow here. There is no silent skip: without moto
+/// the S3 tests fail, saying how to install it.
+public enum TestMoto {
+    /// The endpoint, once moto answers.
+    private static let ready = Task<URL, any Error> {
+        let port = try freePort()
+        let executable = try locate()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-moto-\(getpid()).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        motoPID = process.processIdentifier
+        atexit {
+            if TestMoto.motoPID > 0 { kill(TestMoto.motoPID, SIGTERM) }
+        }
+        let endpoint = URL(string: "http://127.0.0.1:\(port)")!
+        for _ in 0..<200 {
+            if let (_, response) = try? await URLSession.shared.data(from: endpoint), (response as? HTTPURLResponse) != nil { return endpoint }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestMotoError.didNotStart(log: (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+    }
+
+    nonisolated(unsafe) private static var motoPID: Int32 = 0
+
+    /// The moto endpoint, starting it on first use.
+    public static func endpoint() async throws -> URL { try await ready.value }
+
+    private static func locate() throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for dir in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/moto_server") {
+            return "\(dir)/moto_server"
+        }
+        throw TestMotoError.notInstalled
+    }
+
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        guard bound == 0 else { throw TestMotoError.noFreePort }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+public enum TestMotoError: Error, CustomStringConvertible {
+    case notInstalled
+    case noFreePort
+    case didNotStart(log: String)
+
+    public var description: String {
+        switch self {
+        case .notInstalled: "moto_server is not on PATH: pip install 'moto[server]' (infra/test.sh does)"
+        case .noFreePort: "no free loopback port for moto"
+        case .didNotStart(let log): "moto_server did not answer: \(log.suffix(2000))"
+        }
+    }
+}
+
+/// The blob stores the contract tests run against.
+public enum BlobBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case file
+    case s3Presigned
+    case s3Proxied
+
+    public var description: String { rawValue }
+
+    /// A configuration change that selects this backend (a fresh bucket for the S3 ones).
+    public func configuration() async throws -> @Sendable (inout ServerConfiguration) -> Void {
+        switch self {
+        case .file:
+            return { _ in }
+        case .s3Presigned, .s3Proxied:
+            let endpoint = try await TestMoto.endpoint()
+            let bucket = "vaultsync-\(UUID().uuidString.prefix(8).lowercased())"
+            let access: BlobAccess = self == .s3Proxied ? .proxied : .presigned
+            return { configuration in
+                configuration.blobStore = "s3://\(bucket)?region=us-east-1&endpoint=\(endpoint.absoluteString)&path_style=true"
+                configuration.blobAccess = access
+                configuration.s3AccessKeyID = "testing"
+                configuration.s3SecretAccessKey = "testing"
+                configuration.s3CreateBucket = true
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// How clients reach blob bytes: the store's own presigned URLs, or (proxied mode, and always for
+/// the file store) URLs on this server that stream through it.
+struct BlobGateway: Sendable {
+    let store: any BlobStore
+    /// Set in proxied mode: every blob URL points at this server.
+    let proxy: ServerBlobURLs?
+
+    func upload(for key: BlobKey, sizeBytes: Int64, expiresAt: Date) throws -> BlobUpload {
+        if let proxy { return BlobUpload(url: try proxy.url(method: "PUT", key: key, sizeBytes: sizeBytes, expiresAt: expiresAt)) }
+        return try store.upload(for: key, sizeBytes: sizeBytes, expiresAt: expiresAt)
+    }
+
+    func downloadURL(for key: BlobKey, expiresAt: Date) throws -> URL {
+        if let proxy { return try proxy.url(method: "GET", key: key, sizeBytes: nil, expiresAt: expiresAt) }
+        return try store.downloadURL(for: key, expiresAt: expiresAt)
+    }
+
+    func sizes(of keys: [BlobKey]) async throws -> [BlobKey: Int64] { try await store.sizes(of: keys) }
+}
+
+/// Whether clients move bytes straight to the store or through this server.
+public enum BlobAccess: String, Sendable, CaseIterable {
+    /// Presigned URLs of the store (S3: bytes never pass through the server).
+    case presigned
+    /// URLs on this server, which checks the caller's token and streams to and from the store:
+    /// clients only ever talk to one address.
+    case proxied
+}
