@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages VaultSync builds and runs with (Debian/Ubuntu). Idempotent:
 # does nothing when everything is present. The Swift 6 toolchain itself must already be on PATH.
+# Also installs moto's S3 server from PyPI for the tests of the S3 blob store.
 set -euo pipefail
 packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql)
 missing=()
@@ -14,4 +15,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
+# moto's S3 server: the S3 blob store's tests run against it (pip, PyPI's moto[server]).
+if ! command -v moto_server >/dev/null 2>&1; then
+  echo "installing: moto[server] (pip)"
+  python3 -m pip install --quiet "moto[server]>=5"
+  command -v pyenv >/dev/null 2>&1 && pyenv rehash
+fi
+command -v moto_server >/dev/null || { echo "error: moto_server is not on PATH after installing moto[server]" >&2; exit 1; }
 command -v swift >/dev/null || { echo "error: the Swift 6 toolchain (swift) is not on PATH; install it from swift.org first" >&2; exit 1; }
