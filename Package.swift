@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log],
+            name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log, crypto, nioCore, nioPosix, asyncHTTPClient],
             resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "ContractTests", dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport"], swiftSettings: swiftSettings),
     ]

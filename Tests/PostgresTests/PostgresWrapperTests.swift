@@ -41,7 +41,7 @@ import Testing
 
     @Test func serverErrorsCarrySQLState() async throws {
         try await pool.withConnection { db in try db.execute("CREATE TABLE u (k TEXT PRIMARY KEY)") }
-        try await pool.withConnection { db in try db.query("INSERT INTO u VALUES ($1)", ["a"]) }
+        _ = try await pool.withConnection { db in try db.query("INSERT INTO u VALUES ($1)", ["a"]) }
         await #expect {
             try await pool.withConnection { db in try db.query("INSERT INTO u VALUES ($1)", ["a"]) }
         } throws: { error in
@@ -64,7 +64,7 @@ import Testing
                 throw Boom()
             }
         }
-        try await pool.transaction { tx in try tx.query("INSERT INTO t VALUES ($1)", [2]) }
+        _ = try await pool.transaction { tx in try tx.query("INSERT INTO t VALUES ($1)", [2]) }
         let values = try await pool.withConnection { db in try db.query("SELECT v FROM t").map { try $0.int(0) } }
         #expect(values == [2])
         await pool.close()

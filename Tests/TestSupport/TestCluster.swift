@@ -1,6 +1,6 @@
-public import Foundation
+import Foundation
 public import Logging
-public import Postgres
+import Postgres
 import SyncServer
 
 #if canImport(Glibc)

@@ -21,7 +21,7 @@ public enum TestMoto {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["-H", "127.0.0.1", "-p", String(port)]
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-moto-\(getpid()).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

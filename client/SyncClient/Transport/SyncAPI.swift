@@ -1,7 +1,7 @@
 public import Foundation
 public import SyncProtocol
 #if canImport(FoundationNetworking)
-public import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Who a vault call is made as: an access token, a registered device and optionally a vault name.

@@ -107,17 +107,16 @@ package struct FileBlobStore: BlobStore {
             }
             throw error
         }
-        let fd_ = fd
+        let written = fd
         let destination = fileURL(for: key).path
         let root = root.path
         try await io.runIfActive {
-            let fd = fd_
-            defer { close(fd) }
+            defer { close(written) }
             do {
                 // fsync before rename: a blob that confirm can see survives a crash. rename(2) is
                 // atomic, so a reader sees the whole blob or none; the same bytes may already be
                 // there under this key, and replacing them is harmless.
-                guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                guard fsync(written) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
                 try Self.makeDirectories((destination as NSString).deletingLastPathComponent, below: root)
                 guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             } catch {

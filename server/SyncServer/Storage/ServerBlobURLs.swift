@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// Blob URLs that point at this server (`/blobs/{vault}/{prefix}/{hash}`), signed with an HMAC
 /// over method, key, expiry and size. The built-in file store uses them as its presigned URLs, and

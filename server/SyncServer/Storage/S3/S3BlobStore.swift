@@ -97,7 +97,7 @@ package struct S3BlobStore: BlobStore {
         do {
             response = try await send(.PUT, url: url, headers: headers, payloadHash: SigV4Signer.unsignedPayload, body: .stream(checked, length: .known(sizeBytes)))
         } catch let error as ServiceError {
-            throw error
+            throw error  // the body's own verdict (too many bytes), as it is
         } catch where checked.received < sizeBytes {
             throw ServiceError.contentMismatch("upload ended after \(checked.received) of the \(sizeBytes) bytes declared at push")
         }
