@@ -23,6 +23,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "SyncProtocol", targets: ["SyncProtocol"]),
+        .library(name: "SyncCore", targets: ["SyncCore"]),
         .library(name: "SyncClient", targets: ["SyncClient"]),
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .executable(name: "vaultsync-server", targets: ["vaultsync-server"]),
@@ -54,7 +55,8 @@ let package = Package(
         ),
 
         // MARK: client
-        .target(name: "SyncClient", dependencies: ["SyncProtocol", log], path: "client/SyncClient", swiftSettings: swiftSettings),
+        .target(name: "SyncCore", dependencies: ["SyncProtocol"], path: "client/SyncCore", swiftSettings: swiftSettings),
+        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", log], path: "client/SyncClient", swiftSettings: swiftSettings),
 
         // MARK: executables
         .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", argumentParser, log], swiftSettings: swiftSettings),
@@ -69,6 +71,7 @@ let package = Package(
         // MARK: tests
         .target(name: "TestSupport", dependencies: ["SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "SyncProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log, crypto, nioCore, nioPosix, asyncHTTPClient],

@@ -1,0 +1,106 @@
+import Foundation
+/// A Markdown note split into YAML frontmatter fields and body.
+///
+/// The frontmatter is read as top-level fields, each kept as its raw lines (a `key:` line plus the
+/// indented or `- ` lines under it), so a merge changes only the fields it has to and keeps every
+/// other byte as the user wrote it. Lists (`[a, b]` or `- a` lines) are understood for set merges.
+struct MarkdownNote: Equatable {
+    /// The frontmatter's fields in order; nil when the note has no frontmatter.
+    var fields: [Field]?
+    /// Everything after the closing `---` line (or the whole note).
+    var body: String
+
+    struct Field: Equatable {
+        /// The key; lines before the first key (comments) use "".
+        var key: String
+        /// The field's raw lines, without line terminators.
+        var lines: [Substring]
+    }
+
+    init(fields: [Field]?, body: String) {
+        self.fields = fields
+        self.body = body
+    }
+
+    init(parsing text: String) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.first.map({ $0.trimmingTrailingSpace == "---" }) == true,
+            let close = lines.dropFirst().firstIndex(where: { $0.trimmingTrailingSpace == "---" || $0.trimmingTrailingSpace == "..." })
+        else {
+            self.init(fields: nil, body: text)
+            return
+        }
+        var fields: [Field] = []
+        for line in lines[1..<close] {
+            if let key = Self.key(of: line) {
+                fields.append(Field(key: key, lines: [line]))
+            } else if fields.isEmpty {
+                fields.append(Field(key: "", lines: [line]))
+            } else {
+                fields[fields.count - 1].lines.append(line)
+            }
+        }
+        self.init(fields: fields, body: lines[(close + 1)...].joined(separator: "\n"))
+    }
+
+    /// A top-level `key:` (not indented, not a list item or comment).
+    static func key(of line: Substring) -> String? {
+        guard let first = line.first, !first.isWhitespace, first != "-", first != "#" else { return nil }
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        let after = line.index(after: colon)
+        guard after == line.endIndex || line[after] == " " || line[after] == "\t" else { return nil }
+        return String(line[..<colon]).trimmingCharacters(in: " \"'")
+    }
+
+    var text: String {
+        guard let fields else { return body }
+        let front = fields.flatMap(\.lines)
+        return (["---"] + front.map(String.init) + ["---"]).joined(separator: "\n") + "\n" + body
+    }
+}
+
+extension MarkdownNote.Field {
+    /// The field's scalar value (text after `key:` on its line, unquoted), when it has no continuation lines.
+    var scalar: String? {
+        guard lines.count == 1, let colon = lines[0].firstIndex(of: ":") else { return nil }
+        return lines[0][lines[0].index(after: colon)...].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: "\"'")
+    }
+
+    /// The field's items when it is a list, inline (`[a, b]`) or as `- a` lines.
+    var listItems: [String]? {
+        if let scalar, scalar.hasPrefix("["), scalar.hasSuffix("]") {
+            let inner = scalar.dropFirst().dropLast()
+            return inner.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: "\"'") }.filter { !$0.isEmpty }
+        }
+        guard lines.count >= 1, scalar == nil || scalar == "" else { return nil }
+        let items = lines.dropFirst().map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard items.allSatisfy({ $0.hasPrefix("- ") || $0 == "-" }) else { return nil }
+        return items.map { String($0.dropFirst(1)).trimmingCharacters(in: .whitespaces).trimmingCharacters(in: "\"'") }
+    }
+
+    /// This field with `items` in the same list style.
+    func withList(_ items: [String]) -> MarkdownNote.Field {
+        if let scalar, scalar.hasPrefix("[") {
+            return MarkdownNote.Field(key: key, lines: ["\(key): [\(items.joined(separator: ", "))]"])
+        }
+        let indent = lines.dropFirst().first.map { String($0.prefix(while: { $0 == " " })) } ?? "  "
+        return MarkdownNote.Field(key: key, lines: ["\(key):"] + items.map { Substring("\(indent)- \($0)") })
+    }
+}
+
+extension Substring {
+    var trimmingTrailingSpace: Substring {
+        var s = self
+        while s.last == " " || s.last == "\t" || s.last == "\r" { s = s.dropLast() }
+        return s
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) { s = s.dropFirst() }
+        while let c = s.last, set.contains(c) { s = s.dropLast() }
+        return String(s)
+    }
+}

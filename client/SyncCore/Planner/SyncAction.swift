@@ -1,0 +1,35 @@
+public import SyncProtocol
+
+/// One decision of the planner. The executor carries actions out; it decides nothing.
+public enum SyncAction: Sendable, Equatable {
+    /// Changed (or new) only here: push it. `base` is the version the server holds now (nil: none).
+    case push(VaultPath, base: Int?)
+    /// Changed only on the server: download this version.
+    case pull(VaultPath, version: Int)
+    /// Changed on both sides with different content: three-way merge against the synced base
+    /// (`base` nil: there is none, e.g. a first sync of existing files), then push on top of `remoteVersion`.
+    case merge(VaultPath, remoteVersion: Int, base: SyncedEntry?)
+    /// Deleted on the server and unchanged here: delete the local file (after re-checking it is unchanged).
+    case deleteLocal(VaultPath, version: Int)
+    /// Deleted here and unchanged on the server: delete it there.
+    case pushDelete(VaultPath, base: Int)
+    /// Deleted on the server, edited here: the edit wins and is pushed as a re-creation; reported.
+    case keepLocalEditOverRemoteDelete(VaultPath, tombstoneVersion: Int, deletedBy: String?)
+    /// Deleted here, edited on the server: the edit wins and comes back; reported.
+    case restoreRemoteEditOverLocalDelete(VaultPath, version: Int)
+    /// Both sides hold the same content: record it as synced, move no bytes.
+    case recordSynced(VaultPath, version: Int, hash: ContentHash)
+    /// Gone on both sides: forget the synced entry.
+    case forget(VaultPath)
+    /// A local file whose name is not a valid vault path: skipped, never sent, reported.
+    case skipInvalid(String, reason: VaultPathError)
+}
+
+/// The planner's answer: actions in a stable order (by path), easy to print, diff and test.
+public struct SyncPlan: Sendable, Equatable {
+    public var actions: [SyncAction]
+    public init(actions: [SyncAction]) { self.actions = actions }
+
+    /// Whether there is nothing to do.
+    public var isEmpty: Bool { actions.isEmpty }
+}

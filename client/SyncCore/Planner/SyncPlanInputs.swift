@@ -1,0 +1,55 @@
+public import SyncProtocol
+
+/// A file as the local scan found it.
+public struct LocalFile: Sendable, Equatable {
+    public var hash: ContentHash
+    public var sizeBytes: Int64
+    public init(hash: ContentHash, sizeBytes: Int64) {
+        self.hash = hash
+        self.sizeBytes = sizeBytes
+    }
+}
+
+/// A path as the server last described it: a live version or a tombstone.
+public enum RemoteEntry: Sendable, Equatable {
+    case live(version: Int, hash: ContentHash, sizeBytes: Int64)
+    case deleted(version: Int, byDevice: String?)
+
+    /// The server's version of the path.
+    public var version: Int {
+        switch self {
+        case .live(let version, _, _), .deleted(let version, _): version
+        }
+    }
+}
+
+/// What this device last synced for a path (`sync_state`): the content and server version both
+/// sides agreed on. The base of every three-way decision.
+public struct SyncedEntry: Sendable, Equatable {
+    public var hash: ContentHash
+    public var version: Int
+    public init(hash: ContentHash, version: Int) {
+        self.hash = hash
+        self.version = version
+    }
+}
+
+/// Everything the planner looks at. No I/O produced it inside the planner: the engine scans, asks
+/// the server and reads `sync.db`, then hands the three views over.
+public struct SyncPlanInput: Sendable {
+    /// Valid local files.
+    public var local: [VaultPath: LocalFile]
+    /// Local names that are not valid vault paths, with the reason (never sent).
+    public var invalidLocal: [String: VaultPathError]
+    /// The server's state for every path it knows.
+    public var remote: [VaultPath: RemoteEntry]
+    /// The last synced state.
+    public var synced: [VaultPath: SyncedEntry]
+
+    public init(local: [VaultPath: LocalFile], invalidLocal: [String: VaultPathError] = [:], remote: [VaultPath: RemoteEntry], synced: [VaultPath: SyncedEntry]) {
+        self.local = local
+        self.invalidLocal = invalidLocal
+        self.remote = remote
+        self.synced = synced
+    }
+}

@@ -1,0 +1,65 @@
+public import SyncProtocol
+
+/// The pure planner: local snapshot + remote state + last synced state in, a ``SyncPlan`` out.
+///
+/// "Changed locally" means the local content differs from the synced hash (or the file is new or
+/// gone); "changed remotely" means the server's version differs from the synced version. Every row
+/// of the sync table is one branch below.
+public enum SyncPlanner {
+    public static func plan(_ input: SyncPlanInput) -> SyncPlan {
+        var actions: [SyncAction] = []
+        let paths = Set(input.local.keys).union(input.remote.keys).union(input.synced.keys)
+        for path in paths.sorted() {
+            if let action = decide(local: input.local[path], remote: input.remote[path], synced: input.synced[path], path: path) {
+                actions.append(action)
+            }
+        }
+        for name in input.invalidLocal.keys.sorted() {
+            actions.append(.skipInvalid(name, reason: input.invalidLocal[name]!))
+        }
+        return SyncPlan(actions: actions)
+    }
+
+    static func decide(local: LocalFile?, remote: RemoteEntry?, synced: SyncedEntry?, path: VaultPath) -> SyncAction? {
+        guard let synced else { return decideWithoutBase(local: local, remote: remote, path: path) }
+        let localChanged = local?.hash != synced.hash
+        switch (local, remote) {
+        case (let local?, .live(let version, let hash, _)?):
+            if hash == local.hash { return version == synced.version && !localChanged ? nil : .recordSynced(path, version: version, hash: hash) }
+            let remoteChanged = version != synced.version
+            switch (localChanged, remoteChanged) {
+            case (false, false): return nil
+            case (true, false): return .push(path, base: version)
+            case (false, true): return .pull(path, version: version)
+            case (true, true): return .merge(path, remoteVersion: version, base: synced)
+            }
+        case (let local?, .deleted(let version, let by)?):
+            _ = local
+            return localChanged ? .keepLocalEditOverRemoteDelete(path, tombstoneVersion: version, deletedBy: by) : .deleteLocal(path, version: version)
+        case (let local?, nil):
+            // The server no longer knows the path (its tombstone was purged): a file unchanged since
+            // the last sync was deleted elsewhere; an edited one is kept and pushed anew.
+            _ = local
+            return localChanged ? .push(path, base: nil) : .deleteLocal(path, version: synced.version)
+        case (nil, .live(let version, _, _)?):
+            return version == synced.version ? .pushDelete(path, base: version) : .restoreRemoteEditOverLocalDelete(path, version: version)
+        case (nil, .deleted?), (nil, nil):
+            return .forget(path)
+        }
+    }
+
+    /// No synced base: a first sync, or a path that appeared on both sides independently.
+    static func decideWithoutBase(local: LocalFile?, remote: RemoteEntry?, path: VaultPath) -> SyncAction? {
+        switch (local, remote) {
+        case (let local?, .live(let version, let hash, _)?):
+            // Same content on both sides: nothing to move. Different: never a silent overwrite.
+            return hash == local.hash ? .recordSynced(path, version: version, hash: hash) : .merge(path, remoteVersion: version, base: nil)
+        case (_?, .deleted?), (_?, nil):
+            return .push(path, base: nil)
+        case (nil, .live(let version, _, _)?):
+            return .pull(path, version: version)
+        case (nil, .deleted?), (nil, nil):
+            return nil
+        }
+    }
+}
