@@ -1,0 +1,146 @@
+/// Which local files are never synced: the state folder, editor temporary files, OS litter,
+/// conflict copies, and the patterns of a `.vaultsyncignore` file (gitignore syntax: `#` comments,
+/// `!` re-includes, a trailing `/` matches folders only, a `/` at the start or in the middle anchors
+/// to the vault root, `*`, `?`, `[a-z]`, `[!a-z]` and `**`). As in git, a file inside an ignored
+/// folder cannot be re-included, and the last matching pattern wins.
+public struct IgnoreRules: Sendable {
+    /// Patterns every vault ignores.
+    public static let builtIn = [
+        ".vaultsync/", ".DS_Store", "._*", ".Spotlight-V100/", ".Trashes/", ".fseventsd/", "Thumbs.db", "ehthumbs.db", "desktop.ini",
+        "*.swp", "*.swo", "*~", ".#*", "\\#*#", "*.tmp", ".~lock.*#", "~$*", ".vaultsync-tmp-*",
+    ]
+
+    private let rules: [Rule]
+
+    /// - Parameter ignoreFile: the text of the vault's `.vaultsyncignore`, if it has one.
+    public init(ignoreFile: String? = nil) {
+        let lines = Self.builtIn + (ignoreFile ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        rules = lines.compactMap(Rule.init)
+    }
+
+    /// Whether `path` (vault-relative, `/`-separated) is ignored.
+    public func isIgnored(_ path: String) -> Bool {
+        let segments = path.split(separator: "/").map(String.init)
+        guard !segments.isEmpty else { return false }
+        if let last = segments.last, ConflictFileName.isConflictCopy(last) { return true }
+        for depth in 1...segments.count {
+            let prefix = Array(segments[0..<depth])
+            let isFolder = depth < segments.count
+            if verdict(prefix, isFolder: isFolder) == true {
+                return true  // an ignored folder takes everything in it along
+            }
+        }
+        return false
+    }
+
+    private func verdict(_ segments: [String], isFolder: Bool) -> Bool? {
+        var ignored: Bool?
+        for rule in rules where rule.matches(segments, isFolder: isFolder) { ignored = !rule.negated }
+        return ignored
+    }
+
+    struct Rule: Sendable {
+        let segments: [String]
+        let negated: Bool
+        let folderOnly: Bool
+        let anchored: Bool
+
+        init?(_ raw: String) {
+            var line = Substring(raw)
+            while let last = line.last, last == " " || last == "\r", !line.hasSuffix("\\ ") { line = line.dropLast() }
+            guard !line.isEmpty, !line.hasPrefix("#") else { return nil }
+            var negated = false
+            if line.hasPrefix("!") {
+                negated = true
+                line = line.dropFirst()
+            } else if line.hasPrefix("\\!") || line.hasPrefix("\\#") {
+                line = line.dropFirst()
+            }
+            var folderOnly = false
+            if line.hasSuffix("/") {
+                folderOnly = true
+                line = line.dropLast()
+            }
+            var anchored = false
+            if line.hasPrefix("/") {
+                anchored = true
+                line = line.dropFirst()
+            }
+            if line.contains("/") { anchored = true }
+            guard !line.isEmpty else { return nil }
+            self.segments = line.split(separator: "/").map(String.init)
+            self.negated = negated
+            self.folderOnly = folderOnly
+            self.anchored = anchored
+        }
+
+        func matches(_ path: [String], isFolder: Bool) -> Bool {
+            if folderOnly && !isFolder { return false }
+            if anchored { return Self.match(segments[...], path[...]) }
+            // Unanchored: matches the last segment at any depth.
+            return segments.count == 1 && Glob.matches(segments[0], path.last!)
+        }
+
+        static func match(_ pattern: ArraySlice<String>, _ path: ArraySlice<String>) -> Bool {
+            guard let first = pattern.first else { return path.isEmpty }
+            if first == "**" {
+                let rest = pattern.dropFirst()
+                var tail = path
+                while true {
+                    if match(rest, tail) { return true }
+                    guard !tail.isEmpty else { return false }
+                    tail = tail.dropFirst()
+                }
+            }
+            guard let head = path.first, Glob.matches(first, head) else { return false }
+            return match(pattern.dropFirst(), path.dropFirst())
+        }
+    }
+}
+
+/// `fnmatch`-style matching of one path segment: `*`, `?`, `[set]`, `[!set]`, `\` escapes.
+enum Glob {
+    static func matches(_ pattern: String, _ name: String) -> Bool {
+        match(Array(pattern.unicodeScalars)[...], Array(name.unicodeScalars)[...])
+    }
+
+    private static func match(_ p: ArraySlice<Unicode.Scalar>, _ s: ArraySlice<Unicode.Scalar>) -> Bool {
+        guard let c = p.first else { return s.isEmpty }
+        switch c {
+        case "*":
+            var rest = s
+            while true {
+                if match(p.dropFirst(), rest) { return true }
+                guard !rest.isEmpty else { return false }
+                rest = rest.dropFirst()
+            }
+        case "?":
+            return !s.isEmpty && match(p.dropFirst(), s.dropFirst())
+        case "[":
+            guard let ch = s.first, let close = p.dropFirst(2).firstIndex(of: "]") else { return !s.isEmpty && s.first == "[" && match(p.dropFirst(), s.dropFirst()) }
+            var set = p[(p.startIndex + 1)..<close]
+            var negate = false
+            if set.first == "!" || set.first == "^" {
+                negate = true
+                set = set.dropFirst()
+            }
+            var found = false
+            var i = set.startIndex
+            while i < set.endIndex {
+                if i + 2 < set.endIndex, set[i + 1] == "-" {
+                    if set[i].value <= ch.value && ch.value <= set[i + 2].value { found = true }
+                    i += 3
+                } else {
+                    if set[i] == ch { found = true }
+                    i += 1
+                }
+            }
+            return found != negate && match(p[(close + 1)...], s.dropFirst())
+        case "\\" where p.count > 1:
+            let literal = p[p.startIndex + 1]
+            return s.first == literal && match(p.dropFirst(2), s.dropFirst())
+        default:
+            return s.first == c && match(p.dropFirst(), s.dropFirst())
+        }
+    }
+}
