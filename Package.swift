@@ -16,6 +16,7 @@ let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hum
 let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
 
 let package = Package(
@@ -39,6 +40,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // MARK: protocol
@@ -56,7 +58,8 @@ let package = Package(
 
         // MARK: client
         .target(name: "SyncCore", dependencies: ["SyncProtocol"], path: "client/SyncCore", swiftSettings: swiftSettings),
-        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", log], path: "client/SyncClient", swiftSettings: swiftSettings),
+        .target(name: "CFileStat", path: "client/CFileStat"),
+        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "CFileStat", grdb, log], path: "client/SyncClient", swiftSettings: swiftSettings),
 
         // MARK: executables
         .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", argumentParser, log], swiftSettings: swiftSettings),
@@ -72,6 +75,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "SyncProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncClientTests", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", grdb], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log, crypto, nioCore, nioPosix, asyncHTTPClient],

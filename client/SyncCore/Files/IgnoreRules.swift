@@ -18,14 +18,14 @@ public struct IgnoreRules: Sendable {
         rules = lines.compactMap(Rule.init)
     }
 
-    /// Whether `path` (vault-relative, `/`-separated) is ignored.
-    public func isIgnored(_ path: String) -> Bool {
+    /// Whether `path` (vault-relative, `/`-separated; a folder when `isFolder`) is ignored.
+    public func isIgnored(_ path: String, isFolder: Bool = false) -> Bool {
         let segments = path.split(separator: "/").map(String.init)
         guard !segments.isEmpty else { return false }
-        if let last = segments.last, ConflictFileName.isConflictCopy(last) { return true }
+        if !isFolder, let last = segments.last, ConflictFileName.isConflictCopy(last) { return true }
         for depth in 1...segments.count {
             let prefix = Array(segments[0..<depth])
-            let isFolder = depth < segments.count
+            let isFolder = depth < segments.count || isFolder
             if verdict(prefix, isFolder: isFolder) == true {
                 return true  // an ignored folder takes everything in it along
             }

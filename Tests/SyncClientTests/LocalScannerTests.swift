@@ -1,0 +1,60 @@
+import Foundation
+import SyncClient
+import SyncCore
+import SyncProtocol
+import Testing
+
+@Suite struct LocalScannerTests {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-scan-\(UUID().uuidString)")
+
+    func write(_ path: String, _ text: String) throws {
+        let url = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    @Test func findsValidFilesAndReportsTheRest() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        try write("a.md", "alpha")
+        try write("dir/sub/b.md", "beta")
+        try write(".vaultsync/sync.db", "state")
+        try write("dir/.DS_Store", "litter")
+        try write("build/out.md", "ignored by the file")
+        try write(".vaultsyncignore", "build/\n")
+        try write("what?.md", "bad name")
+        try write("cafe\u{301}.md", "nfd name")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("link.md").path, withDestinationPath: "a.md")
+        let scan = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: [:])
+        #expect(Set(scan.files.keys.map(\.rawValue)) == ["a.md", "dir/sub/b.md", ".vaultsyncignore", "caf\u{E9}.md"])
+        #expect(scan.files[try VaultPath("a.md")]?.hash == ContentHasher.hash(Array("alpha".utf8)))
+        #expect(scan.files[try VaultPath("caf\u{E9}.md")]?.diskPath == "cafe\u{301}.md")
+        #expect(scan.invalid["what?.md"] == .invalid(.forbiddenCharacter("what?.md", character: "?")))
+        #expect(scan.skippedLinks == ["link.md"])
+    }
+
+    @Test func theStatCacheSkipsRehashingUnchangedFiles() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        for i in 0..<20 { try write("n\(i).md", "note \(i)") }
+        let scanner = LocalScanner(root: root, ignore: IgnoreRules())
+        let first = try scanner.scan(cache: [:])
+        #expect(first.rehashed.count == 20)
+        let second = try scanner.scan(cache: first.stats)
+        #expect(second.rehashed.isEmpty)
+        #expect(second.localFiles == first.localFiles)
+        // Changing one file (even to the same size) re-hashes just that one.
+        try write("n3.md", "NOTE 3")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("n4.md"))
+        let third = try scanner.scan(cache: second.stats)
+        #expect(third.rehashed == ["n3.md"])
+        #expect(third.removedFromCache == ["n4.md"])
+        #expect(third.files[try VaultPath("n3.md")]?.hash == ContentHasher.hash(Array("NOTE 3".utf8)))
+    }
+
+    @Test func largeFilesHashStreaming() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let bytes = (0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try Data(bytes).write(to: root.appendingPathComponent("big.bin"))
+        #expect(try FileHashing.hash(fileAt: root.appendingPathComponent("big.bin").path) == ContentHasher.hash(bytes))
+    }
+}

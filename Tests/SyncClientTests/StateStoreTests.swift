@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+import SyncClient
+import SyncCore
+import SyncProtocol
+import Testing
+
+@Suite struct StateStoreTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-state-\(UUID().uuidString)")
+
+    @Test func syncedStateMetaAndLogPersistAcrossReopening() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try VaultPath("a.md"), b = try VaultPath("dir/b.md")
+        let h1 = ContentHasher.hash(Array("1".utf8)), h2 = ContentHasher.hash(Array("2".utf8))
+        do {
+            let store = try StateStore(stateFolder: folder)
+            try await store.recordSynced([a: SyncedEntry(hash: h1, version: 1), b: SyncedEntry(hash: h2, version: 4)], at: Date())
+            try await store.recordSynced([a: SyncedEntry(hash: h2, version: 2)], at: Date())
+            try await store.forget([b])
+            try await store.setMeta(.cursor, "YzEuNQ")
+            try await store.setMeta(.deviceID, "dev")
+            try await store.setMeta(.deviceID, nil)
+            try await store.log(.push, path: "a.md", detail: "v2", at: Date(timeIntervalSince1970: 1))
+            try await store.log(.conflict, path: "c.md", at: Date(timeIntervalSince1970: 2))
+        }
+        let reopened = try StateStore(stateFolder: folder)
+        #expect(try await reopened.syncedEntries() == [a: SyncedEntry(hash: h2, version: 2)])
+        #expect(try await reopened.meta(.cursor) == "YzEuNQ")
+        #expect(try await reopened.meta(.deviceID) == nil)
+        let log = try await reopened.recentLog()
+        #expect(log.map(\.event) == [.conflict, .push])
+        #expect(log.last?.detail == "v2")
+    }
+
+    @Test func statCacheIsReplacedByTheScan() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try StateStore(stateFolder: folder)
+        let stat = CachedStat(sizeBytes: 3, mtimeNanoseconds: 1_700_000_000_123_456_789, inode: UInt64.max - 1, hash: ContentHasher.hash(Array("abc".utf8)))
+        try await store.replaceStats(["x.md": stat, "y.md": stat], changed: ["x.md", "y.md"], removed: [])
+        try await store.replaceStats([:], changed: [], removed: ["y.md"])
+        #expect(try await store.cachedStats() == ["x.md": stat])
+    }
+
+    @Test func aDatabaseFromANewerClientIsRefused() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try StateStore(stateFolder: folder)
+        let queue = try DatabaseQueue(path: folder.appendingPathComponent("sync.db").path)
+        try await queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-future')") }
+        try queue.close()
+        #expect(throws: StateStoreError.self) { try StateStore(stateFolder: folder) }
+    }
+}

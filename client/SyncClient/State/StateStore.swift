@@ -1,0 +1,218 @@
+public import Foundation
+import GRDB
+public import SyncCore
+public import SyncProtocol
+
+/// The vault's `.vaultsync/sync.db` (SQLite through GRDB, WAL): what was last synced, the stat cache
+/// of local files, metadata (cursor, device, server) and the sync log. Schema changes are numbered
+/// migrations; a database from a newer client is refused rather than misread.
+public final class StateStore: Sendable {
+    /// The schema version this build writes.
+    public static let schemaVersion = 1
+
+    private let db: DatabasePool
+
+    /// Opens (creating and migrating) `sync.db` in `stateFolder`.
+    /// - Throws: ``StateStoreError/newerSchema(_:)`` when a newer client wrote the database.
+    public init(stateFolder: URL) throws {
+        try FileManager.default.createDirectory(at: stateFolder, withIntermediateDirectories: true)
+        let path = stateFolder.appendingPathComponent("sync.db").path
+        db = try DatabasePool(path: path)
+        let migrator = Self.migrator
+        let known = Set(migrator.migrations)
+        let applied = try db.read { try migrator.appliedIdentifiers($0) }
+        if let unknown = applied.subtracting(known).first { throw StateStoreError.newerSchema(unknown) }
+        try migrator.migrate(db)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // The seed's tables, plus the stat cache of local files.
+            try db.execute(sql: """
+                CREATE TABLE sync_state (
+                    relative_path  TEXT PRIMARY KEY,
+                    content_hash   TEXT NOT NULL,
+                    server_version INTEGER NOT NULL,
+                    sync_status    TEXT NOT NULL,
+                    last_synced_at TEXT
+                );
+                CREATE TABLE sync_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE sync_log (
+                    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+                    timestamp     TEXT NOT NULL,
+                    event_type    TEXT NOT NULL,
+                    relative_path TEXT NOT NULL,
+                    detail        TEXT
+                );
+                CREATE TABLE local_files (
+                    disk_path    TEXT PRIMARY KEY,
+                    size_bytes   INTEGER NOT NULL,
+                    mtime_ns     INTEGER NOT NULL,
+                    inode        INTEGER NOT NULL,
+                    content_hash TEXT NOT NULL
+                );
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: synced state
+
+    /// Every path's last synced content and server version.
+    public func syncedEntries() async throws -> [VaultPath: SyncedEntry] {
+        try await db.read { db in
+            var result: [VaultPath: SyncedEntry] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT relative_path, content_hash, server_version FROM sync_state") {
+                let path = try VaultPath(row[0] as String)
+                result[path] = SyncedEntry(hash: try ContentHash(row[1] as String), version: row[2])
+            }
+            return result
+        }
+    }
+
+    /// Records paths as synced at these versions (after the bytes are on both sides).
+    public func recordSynced(_ entries: [VaultPath: SyncedEntry], at date: Date) async throws {
+        let stamp = WireDate.format(date)
+        try await db.write { db in
+            for (path, entry) in entries {
+                try db.execute(
+                    sql: """
+                        INSERT INTO sync_state (relative_path, content_hash, server_version, sync_status, last_synced_at)
+                        VALUES (?, ?, ?, 'synced', ?)
+                        ON CONFLICT(relative_path) DO UPDATE SET content_hash = excluded.content_hash,
+                            server_version = excluded.server_version, sync_status = 'synced', last_synced_at = excluded.last_synced_at
+                        """, arguments: [path.rawValue, entry.hash.rawValue, entry.version, stamp])
+            }
+        }
+    }
+
+    /// Forgets paths that are gone on both sides.
+    public func forget(_ paths: [VaultPath]) async throws {
+        try await db.write { db in
+            for path in paths { try db.execute(sql: "DELETE FROM sync_state WHERE relative_path = ?", arguments: [path.rawValue]) }
+        }
+    }
+
+    // MARK: metadata
+
+    /// Reads a metadata value.
+    public func meta(_ key: MetaKey) async throws -> String? {
+        try await db.read { try String.fetchOne($0, sql: "SELECT value FROM sync_meta WHERE key = ?", arguments: [key.rawValue]) }
+    }
+
+    /// Writes (or with nil, removes) a metadata value.
+    public func setMeta(_ key: MetaKey, _ value: String?) async throws {
+        try await db.write { db in
+            if let value {
+                try db.execute(sql: "INSERT INTO sync_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key.rawValue, value])
+            } else {
+                try db.execute(sql: "DELETE FROM sync_meta WHERE key = ?", arguments: [key.rawValue])
+            }
+        }
+    }
+
+    // MARK: log
+
+    /// Appends to the sync log.
+    public func log(_ event: SyncLogEvent, path: String, detail: String? = nil, at date: Date) async throws {
+        try await db.write { db in
+            try db.execute(
+                sql: "INSERT INTO sync_log (timestamp, event_type, relative_path, detail) VALUES (?, ?, ?, ?)",
+                arguments: [WireDate.format(date), event.rawValue, path, detail])
+        }
+    }
+
+    /// The newest `limit` log entries, newest first.
+    public func recentLog(limit: Int = 100) async throws -> [SyncLogEntry] {
+        try await db.read { db in
+            try Row.fetchAll(db, sql: "SELECT timestamp, event_type, relative_path, detail FROM sync_log ORDER BY id DESC LIMIT ?", arguments: [limit]).map { row in
+                SyncLogEntry(timestamp: WireDate.parse(row[0]) ?? .distantPast, event: SyncLogEvent(rawValue: row[1]), path: row[2], detail: row[3])
+            }
+        }
+    }
+
+    // MARK: stat cache
+
+    /// The stat cache: for each file as named on disk, the stat it had when last hashed and that hash.
+    public func cachedStats() async throws -> [String: CachedStat] {
+        try await db.read { db in
+            var result: [String: CachedStat] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT disk_path, size_bytes, mtime_ns, inode, content_hash FROM local_files") {
+                result[row[0]] = CachedStat(sizeBytes: row[1], mtimeNanoseconds: row[2], inode: UInt64(bitPattern: row[3]), hash: try ContentHash(row[4] as String))
+            }
+            return result
+        }
+    }
+
+    /// Replaces the stat cache with `stats` (the scan's view of the vault).
+    public func replaceStats(_ stats: [String: CachedStat], changed: Set<String>, removed: Set<String>) async throws {
+        try await db.write { db in
+            for path in removed { try db.execute(sql: "DELETE FROM local_files WHERE disk_path = ?", arguments: [path]) }
+            for path in changed {
+                guard let stat = stats[path] else { continue }
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO local_files (disk_path, size_bytes, mtime_ns, inode, content_hash) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [path, stat.sizeBytes, stat.mtimeNanoseconds, Int64(bitPattern: stat.inode), stat.hash.rawValue])
+            }
+        }
+    }
+}
+
+/// Keys of `sync_meta`.
+public struct MetaKey: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The server's base URL.
+    public static let server = MetaKey(rawValue: "server")
+    public static let userID = MetaKey(rawValue: "user_id")
+    public static let deviceID = MetaKey(rawValue: "device_id")
+    /// The state cursor up to which remote changes are applied.
+    public static let cursor = MetaKey(rawValue: "cursor")
+    public static let lastSyncTime = MetaKey(rawValue: "last_sync_time")
+}
+
+/// What a log line records.
+public struct SyncLogEvent: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public static let push = SyncLogEvent(rawValue: "push")
+    public static let pull = SyncLogEvent(rawValue: "pull")
+    public static let delete = SyncLogEvent(rawValue: "delete")
+    public static let conflict = SyncLogEvent(rawValue: "conflict")
+    public static let conflictResolved = SyncLogEvent(rawValue: "conflict_resolved")
+    public static let error = SyncLogEvent(rawValue: "error")
+}
+
+/// One line of the sync log.
+public struct SyncLogEntry: Sendable, Equatable {
+    public var timestamp: Date
+    public var event: SyncLogEvent
+    public var path: String
+    public var detail: String?
+}
+
+/// A file's stat when it was last hashed: if all three still match, the hash is reused.
+public struct CachedStat: Sendable, Equatable {
+    public var sizeBytes: Int64
+    public var mtimeNanoseconds: Int64
+    public var inode: UInt64
+    public var hash: ContentHash
+
+    public init(sizeBytes: Int64, mtimeNanoseconds: Int64, inode: UInt64, hash: ContentHash) {
+        self.sizeBytes = sizeBytes
+        self.mtimeNanoseconds = mtimeNanoseconds
+        self.inode = inode
+        self.hash = hash
+    }
+}
+
+/// Why `sync.db` cannot be used.
+public enum StateStoreError: Error, CustomStringConvertible {
+    case newerSchema(String)
+    public var description: String {
+        switch self {
+        case .newerSchema(let migration): "sync.db was written by a newer vaultsync (migration '\(migration)'); upgrade vaultsync"
+        }
+    }
+}
