@@ -1,0 +1,97 @@
+import Foundation
+import SyncClient
+import SyncCore
+import SyncProtocol
+import Testing
+
+@Suite struct AtomicFileWriterTests {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-atomic-\(UUID().uuidString)")
+
+    func scanStat(_ path: String) throws -> CachedStat {
+        try #require(LocalScanner(root: root, ignore: IgnoreRules()).scan(cache: [:]).stats[path])
+    }
+
+    @Test func replacesAFileUnchangedSinceTheScan() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: root.appendingPathComponent("n.md"))
+        let writer = AtomicFileWriter(root: root)
+        let stat = try scanStat("n.md")
+        try writer.commit(staged: try writer.stage(Data("new".utf8)), to: "n.md", expected: .unchanged(stat))
+        #expect(try String(contentsOf: root.appendingPathComponent("n.md"), encoding: .utf8) == "new")
+        // Nothing is left behind in .vaultsync/tmp.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(".vaultsync/tmp").path).isEmpty)
+    }
+
+    @Test func neverOverwritesAFileEditedAfterTheScan() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: root.appendingPathComponent("n.md"))
+        let writer = AtomicFileWriter(root: root)
+        let stat = try scanStat("n.md")
+        try Data("edited by the user meanwhile".utf8).write(to: root.appendingPathComponent("n.md"))
+        #expect(throws: AtomicWriteError.changedSinceScan("n.md")) {
+            try writer.commit(staged: try writer.stage(Data("from server".utf8)), to: "n.md", expected: .unchanged(stat))
+        }
+        #expect(try String(contentsOf: root.appendingPathComponent("n.md"), encoding: .utf8) == "edited by the user meanwhile")
+        #expect(throws: AtomicWriteError.changedSinceScan("n.md")) { try writer.removeIfUnchanged("n.md", expected: stat) }
+        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("n.md").path))
+        // A file that appeared where the server's new file was to go is not overwritten either.
+        try Data("local".utf8).write(to: root.appendingPathComponent("new.md"))
+        #expect(throws: AtomicWriteError.changedSinceScan("new.md")) {
+            try writer.commit(staged: try writer.stage(Data("remote".utf8)), to: "new.md", expected: .absent)
+        }
+        #expect(try String(contentsOf: root.appendingPathComponent("new.md"), encoding: .utf8) == "local")
+    }
+
+    @Test func createsFoldersForNewFiles() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let writer = AtomicFileWriter(root: root)
+        try writer.commit(staged: try writer.stage(Data("x".utf8)), to: "a/b/c.md", expected: .absent)
+        #expect(try String(contentsOf: root.appendingPathComponent("a/b/c.md"), encoding: .utf8) == "x")
+    }
+}
+
+@Suite struct BaseStoreTests {
+    @Test func keepsVerifiedBasesAndPrunesTheRest() throws {
+        let state = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-base-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: state) }
+        let store = BaseStore(stateFolder: state)
+        let a = Data("version a".utf8), b = Data("version b".utf8)
+        try store.keep(a, hash: ContentHasher.hash(a))
+        try store.keep(b, hash: ContentHasher.hash(b))
+        try store.keep(Data("liar".utf8), hash: ContentHasher.hash(Data("something else".utf8)))
+        #expect(store.content(ContentHasher.hash(a)) == a)
+        #expect(store.content(ContentHasher.hash(Data("something else".utf8))) == nil)
+        try store.prune(keeping: [ContentHasher.hash(b)])
+        #expect(store.content(ContentHasher.hash(a)) == nil)
+        #expect(store.content(ContentHasher.hash(b)) == b)
+    }
+}
+
+@Suite struct VaultLockAndCredentialTests {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-lock-\(UUID().uuidString)")
+
+    @Test func oneSyncAtATimeAndTheLockIsReleased() throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        var first: VaultLock? = try VaultLock(stateFolder: state)
+        #expect(throws: VaultLockError.busy) { try VaultLock(stateFolder: state) }
+        _ = first
+        first = nil
+        #expect(throws: Never.self) { _ = try VaultLock(stateFolder: state) }
+    }
+
+    @Test func credentialsAreOwnerOnlyAndRoundTrip() throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        let store = CredentialStore(stateFolder: state)
+        #expect(try store.load() == nil)
+        let credentials = Credentials(server: URL(string: "http://127.0.0.1:8080")!, userID: UUID(), deviceID: UUID(), deviceName: "laptop", accessToken: "a.b.c", refreshToken: "r")
+        try store.save(credentials)
+        try store.save(credentials)
+        #expect(try store.load() == credentials)
+        let mode = try FileManager.default.attributesOfItem(atPath: state.appendingPathComponent("credentials.json").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        try store.remove()
+        #expect(try store.load() == nil)
+    }
+}

@@ -1,0 +1,96 @@
+import CFileStat
+public import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replaces vault files without ever losing an edit: the new content is written to a temporary
+/// file in `.vaultsync/tmp`, fsynced, and renamed over the target only if the target is still what
+/// the scan saw (same size, mtime and inode, or still absent). A file edited meanwhile is left alone.
+public struct AtomicFileWriter: Sendable {
+    public let root: URL
+    let temporaryFolder: URL
+
+    public init(root: URL, stateFolderName: String = ".vaultsync") {
+        self.root = root
+        self.temporaryFolder = root.appendingPathComponent(stateFolderName).appendingPathComponent("tmp")
+    }
+
+    /// What the target must still be for the replacement to happen.
+    public enum Expectation: Sendable, Equatable {
+        /// The file must not exist (a new file from the server).
+        case absent
+        /// The file must have exactly this stat (unchanged since the scan).
+        case unchanged(CachedStat)
+    }
+
+    /// Moves the finished temporary file `staged` to `diskPath` if `expected` still holds.
+    /// - Throws: ``AtomicWriteError/changedSinceScan(_:)`` (the staged file is removed, the target untouched).
+    public func commit(staged: URL, to diskPath: String, expected: Expectation) throws {
+        let target = root.appendingPathComponent(diskPath)
+        guard Self.holds(expected, at: target.path) else {
+            try? FileManager.default.removeItem(at: staged)
+            throw AtomicWriteError.changedSinceScan(diskPath)
+        }
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // A write between the check and the rename is a window of microseconds; rename(2) itself
+        // is atomic, so readers see the old or the new file, never a mix.
+        guard rename(staged.path, target.path) == 0 else {
+            let code = errno
+            try? FileManager.default.removeItem(at: staged)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+    }
+
+    /// Writes `data` to a new fsynced temporary file and returns it, ready for ``commit(staged:to:expected:)``.
+    public func stage(_ data: Data) throws -> URL {
+        try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
+        let url = temporaryFolder.appendingPathComponent("vaultsync-tmp-\(UUID().uuidString)")
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        try data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                }
+                offset += n
+            }
+        }
+        guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return url
+    }
+
+    /// Removes `diskPath` only if it is still unchanged since the scan.
+    /// - Throws: ``AtomicWriteError/changedSinceScan(_:)`` when it was edited meanwhile.
+    public func removeIfUnchanged(_ diskPath: String, expected: CachedStat) throws {
+        let target = root.appendingPathComponent(diskPath)
+        guard Self.holds(.unchanged(expected), at: target.path) else { throw AtomicWriteError.changedSinceScan(diskPath) }
+        try FileManager.default.removeItem(at: target)
+    }
+
+    static func holds(_ expected: Expectation, at path: String) -> Bool {
+        var info = vs_file_stat()
+        let exists = vs_lstat(path, &info) == 0
+        switch expected {
+        case .absent:
+            return !exists
+        case .unchanged(let stat):
+            return exists && info.kind == 1 && info.size == stat.sizeBytes && info.mtime_ns == stat.mtimeNanoseconds && info.inode == stat.inode
+        }
+    }
+}
+
+/// A replacement that did not happen because the file changed after the scan.
+public enum AtomicWriteError: Error, Equatable, CustomStringConvertible {
+    case changedSinceScan(String)
+    public var description: String {
+        switch self {
+        case .changedSinceScan(let path): "'\(path)' changed on disk during the sync; it was left as it is and will be synced next time"
+        }
+    }
+}

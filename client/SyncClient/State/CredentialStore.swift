@@ -1,0 +1,53 @@
+public import Foundation
+
+/// The device's tokens for one vault, in `.vaultsync/credentials.json` with mode 0600. The password
+/// is never stored.
+public struct Credentials: Codable, Sendable, Equatable {
+    public var server: URL
+    public var userID: UUID
+    public var deviceID: UUID
+    public var deviceName: String
+    public var accessToken: String
+    public var refreshToken: String
+
+    public init(server: URL, userID: UUID, deviceID: UUID, deviceName: String, accessToken: String, refreshToken: String) {
+        self.server = server
+        self.userID = userID
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+    }
+}
+
+/// Reads and writes ``Credentials`` atomically, readable by the owner only.
+public struct CredentialStore: Sendable {
+    let file: URL
+
+    public init(stateFolder: URL) {
+        self.file = stateFolder.appendingPathComponent("credentials.json")
+    }
+
+    public func load() throws -> Credentials? {
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        return try JSONDecoder().decode(Credentials.self, from: Data(contentsOf: file))
+    }
+
+    /// Saves: a temporary file created with mode 0600, then renamed over the old one.
+    public func save(_ credentials: Credentials) throws {
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let temporary = file.deletingLastPathComponent().appendingPathComponent("credentials.json.\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: try JSONEncoder().encode(credentials), attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown)
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw CocoaError(.fileWriteUnknown)
+        }
+    }
+
+    /// Forgets the tokens (logout).
+    public func remove() throws {
+        if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+    }
+}
