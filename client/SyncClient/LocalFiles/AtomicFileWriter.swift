@@ -65,6 +65,14 @@ public struct AtomicFileWriter: Sendable {
         return url
     }
 
+    /// Moves a finished file (a download) into the staging folder, ready for ``commit(staged:to:expected:)``.
+    public func adopt(_ file: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
+        let url = temporaryFolder.appendingPathComponent("vaultsync-tmp-\(UUID().uuidString)")
+        try FileManager.default.moveItem(at: file, to: url)
+        return url
+    }
+
     /// Removes `diskPath` only if it is still unchanged since the scan.
     /// - Throws: ``AtomicWriteError/changedSinceScan(_:)`` when it was edited meanwhile.
     public func removeIfUnchanged(_ diskPath: String, expected: CachedStat) throws {

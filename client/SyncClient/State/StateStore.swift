@@ -8,7 +8,7 @@ public import SyncProtocol
 /// migrations; a database from a newer client is refused rather than misread.
 public final class StateStore: Sendable {
     /// The schema version this build writes.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     private let db: DatabasePool
 
@@ -51,6 +51,18 @@ public final class StateStore: Sendable {
                     mtime_ns     INTEGER NOT NULL,
                     inode        INTEGER NOT NULL,
                     content_hash TEXT NOT NULL
+                );
+                """)
+        }
+        migrator.registerMigration("v2-conflicts") { db in
+            // Paths waiting for the user: held back from syncing until resolved.
+            try db.execute(sql: """
+                CREATE TABLE conflicts (
+                    relative_path  TEXT PRIMARY KEY,
+                    remote_version INTEGER NOT NULL,
+                    conflict_copy  TEXT,
+                    description    TEXT NOT NULL,
+                    created_at     TEXT NOT NULL
                 );
                 """)
         }
@@ -132,6 +144,33 @@ public final class StateStore: Sendable {
         }
     }
 
+    // MARK: conflicts
+
+    /// Records that `path` needs the user; it is held back from syncing until resolved.
+    public func recordConflict(_ conflict: ConflictRecord) async throws {
+        try await db.write { db in
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO conflicts (relative_path, remote_version, conflict_copy, description, created_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [conflict.path.rawValue, conflict.remoteVersion, conflict.conflictCopy?.rawValue, conflict.description, WireDate.format(conflict.createdAt)])
+        }
+    }
+
+    /// Open conflicts, by path.
+    public func conflicts() async throws -> [ConflictRecord] {
+        try await db.read { db in
+            try Row.fetchAll(db, sql: "SELECT relative_path, remote_version, conflict_copy, description, created_at FROM conflicts ORDER BY relative_path").map { row in
+                ConflictRecord(
+                    path: try VaultPath(row[0] as String), remoteVersion: row[1], conflictCopy: try (row[2] as String?).map { try VaultPath($0) },
+                    description: row[3], createdAt: WireDate.parse(row[4]) ?? .distantPast)
+            }
+        }
+    }
+
+    /// Marks a conflict resolved.
+    public func clearConflict(_ path: VaultPath) async throws {
+        try await db.write { try $0.execute(sql: "DELETE FROM conflicts WHERE relative_path = ?", arguments: [path.rawValue]) }
+    }
+
     // MARK: stat cache
 
     /// The stat cache: for each file as named on disk, the stat it had when last hashed and that hash.
@@ -156,6 +195,23 @@ public final class StateStore: Sendable {
                     arguments: [path, stat.sizeBytes, stat.mtimeNanoseconds, Int64(bitPattern: stat.inode), stat.hash.rawValue])
             }
         }
+    }
+}
+
+/// A path that needs the user: the local file stays, the remote version is in `conflictCopy`.
+public struct ConflictRecord: Sendable, Equatable {
+    public var path: VaultPath
+    public var remoteVersion: Int
+    public var conflictCopy: VaultPath?
+    public var description: String
+    public var createdAt: Date
+
+    public init(path: VaultPath, remoteVersion: Int, conflictCopy: VaultPath?, description: String, createdAt: Date) {
+        self.path = path
+        self.remoteVersion = remoteVersion
+        self.conflictCopy = conflictCopy
+        self.description = description
+        self.createdAt = createdAt
     }
 }
 

@@ -1,0 +1,183 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import TestSupport
+import Testing
+
+/// Two vault folders of one user, each with its own SyncEngine, against the in-process server.
+@Suite struct EngineContractTests {
+    static let note = """
+        ---
+        title: Beyond Good and Evil
+        status: reading
+        tags: [philosophy]
+        ---
+        # Notes
+
+        First paragraph.
+
+        Second paragraph.
+
+        Third paragraph.
+        """
+
+    func twoVaults(_ body: (TestVault, TestVault) async throws -> Void) async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let a = try await TestVault.link(user, deviceName: "laptop")
+            let b = try await TestVault.link(user, deviceName: "phone")
+            defer { a.remove(); b.remove() }
+            try await body(a, b)
+        }
+    }
+
+    @Test func foldersConvergeThroughCreatesEditsAndDeletes() async throws {
+        try await twoVaults { a, b in
+            try a.write("sources/a.md", Self.note)
+            try a.write("thoughts/b.md", "B")
+            try a.write("attachments/i.bin", String(repeating: "\u{1}\u{2}", count: 5000))
+            let first = try await a.sync()
+            #expect(first.status == .idle)
+            #expect(first.pushed.count == 3)
+            let pulled = try await b.sync()
+            #expect(pulled.pulled.count == 3)
+            #expect(try b.files() == a.files())
+
+            try b.write("sources/a.md", Self.note.replacingOccurrences(of: "First paragraph.", with: "First paragraph, from the phone."))
+            try b.delete("thoughts/b.md")
+            try b.write("new.md", "new on the phone")
+            try await b.sync()
+            let back = try await a.sync()
+            #expect(back.deletedLocally.map(\.rawValue) == ["thoughts/b.md"])
+            #expect(try a.files() == b.files())
+            #expect(a.read("sources/a.md")?.contains("from the phone") == true)
+            // Nothing left to do on either side.
+            let idle = try await a.sync()
+            #expect(idle.pushed.isEmpty && idle.pulled.isEmpty && idle.status == .idle)
+        }
+    }
+
+    @Test func autoMergeScenariosConvergeWithoutTheUser() async throws {
+        try await twoVaults { a, b in
+            try a.write("n.md", Self.note)
+            try await a.sync()
+            try await b.sync()
+            // Tags on both sides, status on one and body on the other, separate body edits.
+            try a.write("n.md", Self.note.replacingOccurrences(of: "tags: [philosophy]", with: "tags: [philosophy, ethics]").replacingOccurrences(of: "status: reading", with: "status: finished"))
+            try b.write("n.md", Self.note.replacingOccurrences(of: "tags: [philosophy]", with: "tags: [philosophy, german]").replacingOccurrences(of: "Third paragraph.", with: "Third paragraph, edited."))
+            try await a.sync()
+            let merge = try await b.sync()
+            #expect(merge.merged.map(\.rawValue) == ["n.md"])
+            #expect(merge.status == .idle)
+            try await a.sync()
+            let text = try #require(a.read("n.md"))
+            #expect(text.contains("tags: [philosophy, german, ethics]") || text.contains("tags: [philosophy, ethics, german]"))
+            #expect(text.contains("status: finished") && text.contains("Third paragraph, edited."))
+            #expect(try a.files() == b.files())
+        }
+    }
+
+    @Test func overlappingEditsLeaveAVisibleConflictAndLoseNothing() async throws {
+        try await twoVaults { a, b in
+            try a.write("n.md", Self.note)
+            try await a.sync()
+            try await b.sync()
+            let fromA = Self.note.replacingOccurrences(of: "Second paragraph.", with: "Second paragraph, laptop version.")
+            let fromB = Self.note.replacingOccurrences(of: "Second paragraph.", with: "Second paragraph, phone version.")
+            try a.write("n.md", fromA)
+            try b.write("n.md", fromB)
+            try b.write("other.md", "still syncs")
+            try await a.sync()
+            let report = try await b.sync()
+            #expect(report.status == .conflict)
+            #expect(report.conflicts.map(\.rawValue) == ["n.md"])
+            #expect(b.read("n.md") == fromB)  // the local file stays
+            #expect(Array(b.conflictCopies().values) == [fromA])  // the other version is beside it
+            #expect(b.conflictCopies().keys.first?.hasPrefix("n.conflict-laptop-") == true)
+            try await a.sync()
+            #expect(a.read("other.md") == "still syncs")  // the rest of the vault kept syncing
+            #expect(a.read("n.md") == fromA)
+            // A second run does not write a second copy.
+            try await b.sync()
+            #expect(b.conflictCopies().count == 1)
+        }
+    }
+
+    @Test func deleteAgainstEditKeepsTheEdit() async throws {
+        try await twoVaults { a, b in
+            try a.write("d.md", "v1")
+            try a.write("e.md", "v1")
+            try await a.sync()
+            try await b.sync()
+            // Deleted on the laptop, edited on the phone.
+            try a.delete("d.md")
+            try b.write("d.md", "edited on the phone")
+            try await a.sync()
+            let kept = try await b.sync()
+            #expect(kept.notices.contains { $0.contains("d.md") && $0.contains("deleted on laptop") })
+            try await a.sync()
+            #expect(a.read("d.md") == "edited on the phone")
+            // Edited on the laptop, deleted on the phone.
+            try a.write("e.md", "edited on the laptop")
+            try b.delete("e.md")
+            try await a.sync()
+            let restored = try await b.sync()
+            #expect(restored.notices.contains { $0.contains("e.md") && $0.contains("restored") })
+            #expect(b.read("e.md") == "edited on the laptop")
+        }
+    }
+
+    @Test func firstSyncOfDifferentExistingFilesIsAConflictNotAnOverwrite() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let a = try await TestVault.link(user, deviceName: "laptop")
+            defer { a.remove() }
+            try a.write("same.md", "identical")
+            try a.write("diff.md", "laptop's text")
+            try await a.sync()
+            let b = try await TestVault.link(user, deviceName: "phone")
+            defer { b.remove() }
+            try b.write("same.md", "identical")
+            try b.write("diff.md", "phone's text")
+            try b.write("only-here.md", "phone only")
+            let report = try await b.sync()
+            #expect(report.conflicts.map(\.rawValue) == ["diff.md"])
+            #expect(b.read("diff.md") == "phone's text")
+            #expect(Array(b.conflictCopies().values) == ["laptop's text"])
+            try await a.sync()
+            #expect(a.read("only-here.md") == "phone only")
+            #expect(a.read("diff.md") == "laptop's text")
+        }
+    }
+
+    @Test func nfcAndNfdNamesStayOneFile() async throws {
+        try await twoVaults { a, b in
+            try a.write("cafe\u{301}.md", "written with an NFD name")
+            try await a.sync()
+            try await b.sync()
+            #expect(try b.files() == ["caf\u{E9}.md": "written with an NFD name"])
+            try b.write("caf\u{E9}.md", "edited under the NFC name")
+            try await b.sync()
+            try await a.sync()
+            #expect(try a.files() == ["caf\u{E9}.md": "edited under the NFC name"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: a.root.path).filter { $0.hasPrefix("caf") }.count == 1)
+        }
+    }
+
+    @Test func anUnreachableServerEndsOfflineWithChangesPending() async throws {
+        try await twoVaults { a, b in
+            try a.write("x.md", "pending")
+            // A copy of a's link pointing at a port where nothing listens.
+            let credentials = try #require(try CredentialStore(stateFolder: a.root.appendingPathComponent(".vaultsync")).load())
+            var dead = credentials
+            dead.server = URL(string: "http://127.0.0.1:9")!
+            try CredentialStore(stateFolder: a.root.appendingPathComponent(".vaultsync")).save(dead)
+            let offline = try await SyncEngine(root: a.root).sync()
+            #expect(offline.status == .offline)
+            try CredentialStore(stateFolder: a.root.appendingPathComponent(".vaultsync")).save(credentials)
+            #expect(try await SyncEngine(root: a.root).sync().pushed.map(\.rawValue) == ["x.md"])
+            try await b.sync()
+            #expect(b.read("x.md") == "pending")
+        }
+    }
+}

@@ -1,0 +1,57 @@
+public import Foundation
+public import SyncClient
+
+/// A vault folder linked to a test server, with file helpers.
+public struct TestVault: Sendable {
+    public let root: URL
+    public let engine: SyncEngine
+
+    /// Links a new temporary folder as another device of `user`.
+    public static func link(_ user: TestUser, deviceName: String) async throws -> TestVault {
+        let root = URL(fileURLWithPath: "/tmp/vaultsync-vault-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let engine = try await SyncEngine.link(root: root, server: user.server.baseURL, email: user.email, password: user.password, deviceName: deviceName)
+        return TestVault(root: root, engine: engine)
+    }
+
+    public func write(_ path: String, _ text: String) throws {
+        let url = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    public func read(_ path: String) -> String? {
+        (try? Data(contentsOf: root.appendingPathComponent(path))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    public func delete(_ path: String) throws { try FileManager.default.removeItem(at: root.appendingPathComponent(path)) }
+
+    /// Every synced file (state folder and conflict copies excluded) with its content.
+    public func files() throws -> [String: String] {
+        var result: [String: String] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root.path)
+        while let name = enumerator?.nextObject() as? String {
+            if name.hasPrefix(".vaultsync") || name.contains(".conflict-") { continue }
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                result[name.precomposedStringWithCanonicalMapping] = read(name)
+            }
+        }
+        return result
+    }
+
+    /// Conflict copies in the folder, with their content.
+    public func conflictCopies() -> [String: String] {
+        var result: [String: String] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root.path)
+        while let name = enumerator?.nextObject() as? String {
+            if name.contains(".conflict-") && !name.hasPrefix(".vaultsync") { result[name] = read(name) }
+        }
+        return result
+    }
+
+    @discardableResult
+    public func sync() async throws -> SyncReport { try await engine.sync() }
+
+    public func remove() { try? FileManager.default.removeItem(at: root) }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import SyncProtocol
+
+/// The device's session: hands out the current tokens and refreshes them once when the server says
+/// the access token expired, saving the rotated pair.
+actor AuthorizedSession {
+    private var credentials: Credentials
+    private let store: CredentialStore
+    let api: SyncAPI
+
+    init(credentials: Credentials, store: CredentialStore, api: SyncAPI) {
+        self.credentials = credentials
+        self.store = store
+        self.api = api
+    }
+
+    var vaultSession: VaultSession { VaultSession(accessToken: credentials.accessToken, deviceID: credentials.deviceID) }
+    var deviceName: String { credentials.deviceName }
+
+    /// Runs `call`; on `401 unauthorized` refreshes the tokens and runs it once more.
+    func run<T: Sendable>(_ call: @Sendable (VaultSession) async throws -> T) async throws -> T {
+        do {
+            return try await call(vaultSession)
+        } catch let error as SyncAPIError where error.code == .unauthorized {
+            let tokens = try await api.refresh(refreshToken: credentials.refreshToken)
+            credentials.accessToken = tokens.accessToken
+            credentials.refreshToken = tokens.refreshToken
+            try store.save(credentials)
+            return try await call(vaultSession)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import SyncCore
+import SyncProtocol
+
+/// A file to push: where it is on disk, what it holds, and the server version it replaces.
+struct PushCandidate: Sendable {
+    var path: VaultPath
+    var diskPath: String
+    var hash: ContentHash
+    var sizeBytes: Int64
+    var base: Int?
+}
+
+/// One round's plan sorted into work lists, and what happened while carrying it out.
+struct Execution {
+    let scan: LocalScan
+    let synced: [VaultPath: SyncedEntry]
+    let authors: [VaultPath: String]
+
+    var records: [VaultPath: SyncedEntry] = [:]
+    var forgets: [VaultPath] = []
+    var pulls: [VaultPath] = []
+    var restores: Set<VaultPath> = []
+    var localDeletes: [VaultPath] = []
+    var merges: [(path: VaultPath, base: SyncedEntry?)] = []
+    var remoteDeletes: [(path: VaultPath, base: Int)] = []
+    var pushes: [PushCandidate] = []
+    var keptOverDelete: [VaultPath: String?] = [:]
+
+    /// False when some remote change could not be applied: the cursor then stays where it was.
+    var remoteSideComplete = true
+    /// True when the server changed under a push or delete: plan again in this run.
+    var serverMovedUnderUs = false
+
+    init(scan: LocalScan, synced: [VaultPath: SyncedEntry], authors: [VaultPath: String]) {
+        self.scan = scan
+        self.synced = synced
+        self.authors = authors
+    }
+
+    func diskPath(_ path: VaultPath) -> String { scan.files[path]?.diskPath ?? path.rawValue }
+
+    mutating func sort(_ action: SyncAction) {
+        switch action {
+        case .push(let path, let base):
+            if let file = scan.files[path] { pushes.append(PushCandidate(path: path, diskPath: file.diskPath, hash: file.hash, sizeBytes: file.sizeBytes, base: base)) }
+        case .keepLocalEditOverRemoteDelete(let path, let tombstone, let by):
+            if let file = scan.files[path] {
+                pushes.append(PushCandidate(path: path, diskPath: file.diskPath, hash: file.hash, sizeBytes: file.sizeBytes, base: tombstone))
+                keptOverDelete[path] = by
+            }
+        case .pull(let path, _):
+            pulls.append(path)
+        case .restoreRemoteEditOverLocalDelete(let path, _):
+            pulls.append(path)
+            restores.insert(path)
+        case .merge(let path, _, let base):
+            merges.append((path, base))
+        case .deleteLocal(let path, _):
+            localDeletes.append(path)
+        case .pushDelete(let path, let base):
+            remoteDeletes.append((path, base))
+        case .recordSynced(let path, let version, let hash):
+            records[path] = SyncedEntry(hash: hash, version: version)
+        case .forget(let path):
+            forgets.append(path)
+        case .skipInvalid:
+            break
+        }
+    }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: Swift.max(1, size)).map { self[$0..<Swift.min(count, $0 + size)] }
+    }
+}

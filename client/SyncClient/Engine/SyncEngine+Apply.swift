@@ -1,0 +1,242 @@
+import Foundation
+import SyncCore
+import SyncProtocol
+
+extension SyncEngine {
+    func applyRecords(_ run: inout Execution, _ report: inout SyncReport) async throws {
+        try await store.recordSynced(run.records, at: now())
+        for (path, entry) in run.records { keepBase(path, diskPath: run.diskPath(path), hash: entry.hash) }
+        try await store.forget(run.forgets)
+    }
+
+    /// Downloads in batches and writes each file only if it is unchanged since the scan.
+    func applyPulls(_ run: inout Execution, _ report: inout SyncReport) async throws {
+        for batch in run.pulls.chunked(batchSize) {
+            let paths = Array(batch)
+            let answer = try await session.run { [api] in try await api.pull(PullRequest(files: paths), session: $0) }
+            if !answer.missing.isEmpty { run.remoteSideComplete = false }  // changed again since the state call
+            let staged = try await downloadAll(answer.downloads)
+            var applied: [VaultPath: SyncedEntry] = [:]
+            for download in answer.downloads {
+                do {
+                    let file = try staged[download.path]!.get()
+                    let diskPath = run.diskPath(download.path)
+                    let expected: AtomicFileWriter.Expectation = run.scan.stats[diskPath].map { .unchanged($0) } ?? .absent
+                    try writer.commit(staged: file, to: diskPath, expected: expected)
+                    applied[download.path] = SyncedEntry(hash: download.contentHash, version: download.version)
+                    keepBase(download.path, diskPath: diskPath, hash: download.contentHash)
+                    report.pulled.append(download.path)
+                    if run.restores.contains(download.path) {
+                        report.notices.append("\(download.path): deleted here but edited on another device; the edited version was restored")
+                    }
+                    try await store.log(.pull, path: download.path.rawValue, detail: "v\(download.version)", at: now())
+                } catch {
+                    run.remoteSideComplete = false
+                    report.failures.append("\(download.path): \(error)")
+                }
+            }
+            try await store.recordSynced(applied, at: now())
+        }
+    }
+
+    /// Deletes local files the server deleted, only if they are unchanged since the scan.
+    func applyLocalDeletes(_ run: inout Execution, _ report: inout SyncReport) async throws {
+        var removed: [VaultPath] = []
+        for path in run.localDeletes {
+            guard let file = run.scan.files[path], let stat = run.scan.stats[file.diskPath] else { continue }
+            do {
+                try writer.removeIfUnchanged(file.diskPath, expected: stat)
+                removed.append(path)
+                report.deletedLocally.append(path)
+                try await store.log(.delete, path: path.rawValue, detail: "deleted on the server", at: now())
+            } catch {
+                run.remoteSideComplete = false
+                report.failures.append("\(path): \(error)")
+            }
+        }
+        try await store.forget(removed)
+    }
+
+    func applyMerges(_ run: inout Execution, _ report: inout SyncReport) async throws {
+        for (path, base) in run.merges {
+            do {
+                try await merge(path, base: base, &run, &report)
+            } catch let error where !Self.isOffline(error) && !(error is SyncAPIError) {
+                run.remoteSideComplete = false
+                report.failures.append("\(path): \(error)")
+            }
+        }
+    }
+
+    /// Three-way merge of a file changed on both sides. Merged text is written and pushed on top of
+    /// the server's version; otherwise the server's version is kept beside the file as a conflict
+    /// copy, the local file stays, and the path waits for the user.
+    private func merge(_ path: VaultPath, base: SyncedEntry?, _ run: inout Execution, _ report: inout SyncReport) async throws {
+        guard let local = run.scan.files[path], let stat = run.scan.stats[local.diskPath] else { return }
+        let answer = try await session.run { [api] in try await api.pull(PullRequest(files: [path]), session: $0) }
+        guard let download = answer.downloads.first else {
+            run.remoteSideComplete = false  // deleted meanwhile: the next run sees it
+            return
+        }
+        let vaultSession = await session.vaultSession
+        let remoteData = try await api.downloadBlob(from: download.downloadURL, session: vaultSession)
+        guard ContentHasher.hash(remoteData) == download.contentHash else { throw SyncFileError.corruptDownload }
+        let localData = try Data(contentsOf: root.appendingPathComponent(local.diskPath))
+        guard ContentHasher.hash(localData) == local.hash else { throw AtomicWriteError.changedSinceScan(local.diskPath) }
+        let outcome: MergeResult
+        if ConflictResolver.isMergeable(path.rawValue), let l = String(data: localData, encoding: .utf8), let r = String(data: remoteData, encoding: .utf8) {
+            let baseText = base.flatMap { bases.content($0.hash) }.flatMap { String(data: $0, encoding: .utf8) }
+            outcome = ConflictResolver.resolve(local: l, remote: r, base: baseText)
+        } else {
+            outcome = .needsUser(local: "", remote: "", base: nil, description: "changed on both sides and not a Markdown note, so not merged")
+        }
+        switch outcome {
+        case .merged(let text):
+            let data = Data(text.utf8)
+            let hash = ContentHasher.hash(data)
+            try writer.commit(staged: try writer.stage(data), to: local.diskPath, expected: .unchanged(stat))
+            if hash == download.contentHash {
+                try await store.recordSynced([path: SyncedEntry(hash: hash, version: download.version)], at: now())
+                keepBase(path, diskPath: local.diskPath, hash: hash)
+                report.pulled.append(path)
+            } else {
+                run.pushes.append(PushCandidate(path: path, diskPath: local.diskPath, hash: hash, sizeBytes: Int64(data.count), base: download.version))
+                report.merged.append(path)
+            }
+            try await store.log(.conflictResolved, path: path.rawValue, detail: "merged automatically", at: now())
+        case .needsUser(_, _, _, let description):
+            let copy = ConflictFileName.copy(of: path, device: run.authors[path] ?? "server", date: now())
+            try writer.commit(staged: try writer.stage(remoteData), to: copy.rawValue, expected: .absent)
+            try await store.recordConflict(ConflictRecord(path: path, remoteVersion: download.version, conflictCopy: copy, description: description, createdAt: now()))
+            try await store.log(.conflict, path: path.rawValue, detail: description, at: now())
+            report.notices.append("\(path): needs you: \(description); the other version is in \(copy)")
+        }
+    }
+
+    func applyRemoteDeletes(_ run: inout Execution, _ report: inout SyncReport) async throws {
+        for batch in run.remoteDeletes.chunked(batchSize) {
+            let files = batch.map { DeleteFile(path: $0.path, baseVersion: $0.base) }
+            let answer = try await session.run { [api] in try await api.delete(DeleteRequest(files: files), session: $0) }
+            if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }  // edited meanwhile: plan again
+            try await store.forget(answer.deleted.map(\.path) + answer.missing)
+            for deleted in answer.deleted {
+                report.deletedRemotely.append(deleted.path)
+                try await store.log(.delete, path: deleted.path.rawValue, detail: "deleted here", at: now())
+            }
+        }
+    }
+
+    /// push → parallel uploads → confirm, per batch.
+    func applyPushes(_ candidates: [PushCandidate], _ run: inout Execution, _ report: inout SyncReport) async throws {
+        for batch in candidates.chunked(batchSize) {
+            let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+            let files = batch.map { PushFile(path: $0.path, contentHash: $0.hash, sizeBytes: $0.sizeBytes, baseVersion: $0.base) }
+            let answer = try await session.run { [api] in try await api.push(PushRequest(files: files), session: $0) }
+            if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }
+            for rejected in answer.rejected { report.failures.append("\(rejected.path): \(rejected.message)") }
+            let uploadFailures = await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath)
+            for (path, error) in uploadFailures.sorted(by: { $0.key < $1.key }) { report.failures.append("\(path): \(error)") }
+            let items = answer.uploads.filter { uploadFailures[$0.path] == nil }.map { ConfirmItem(path: $0.path, version: $0.newVersion) }
+            guard !items.isEmpty else { continue }
+            let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: items), session: $0) }
+            if !confirm.conflicts.isEmpty { run.serverMovedUnderUs = true }
+            for failed in confirm.failed { report.failures.append("\(failed.path): \(failed.message)") }
+            var applied: [VaultPath: SyncedEntry] = [:]
+            for done in confirm.confirmed {
+                applied[done.path] = SyncedEntry(hash: done.contentHash, version: done.version)
+                if let candidate = byPath[done.path] { keepBase(done.path, diskPath: candidate.diskPath, hash: done.contentHash) }
+                if !report.merged.contains(done.path) { report.pushed.append(done.path) }
+                if let by = run.keptOverDelete[done.path] {
+                    report.notices.append("\(done.path): deleted on \(by ?? "another device"), edited here; the edited version was kept")
+                }
+                try await store.log(.push, path: done.path.rawValue, detail: "v\(done.version)", at: now())
+            }
+            try await store.recordSynced(applied, at: now())
+        }
+    }
+
+    // MARK: transfers
+
+    /// Downloads with bounded parallelism; each result is a verified file staged in `.vaultsync/tmp`.
+    func downloadAll(_ downloads: [Download]) async throws -> [VaultPath: Result<URL, any Error>] {
+        let vaultSession = await session.vaultSession
+        let (api, writer, limit) = (api, writer, parallelTransfers)
+        return await withTaskGroup(of: (VaultPath, Result<URL, any Error>).self) { group in
+            var results: [VaultPath: Result<URL, any Error>] = [:]
+            var pending = downloads.makeIterator()
+            func next() -> Bool {
+                guard let download = pending.next() else { return false }
+                group.addTask {
+                    do {
+                        let file = try await api.downloadBlobToFile(from: download.downloadURL, session: vaultSession)
+                        let staged = try writer.adopt(file)
+                        guard try FileHashing.hash(fileAt: staged.path) == download.contentHash else {
+                            try? FileManager.default.removeItem(at: staged)
+                            throw SyncFileError.corruptDownload
+                        }
+                        return (download.path, .success(staged))
+                    } catch {
+                        return (download.path, .failure(error))
+                    }
+                }
+                return true
+            }
+            for _ in 0..<limit where !next() { break }
+            while let (path, result) = await group.next() {
+                results[path] = result
+                _ = next()
+            }
+            return results
+        }
+    }
+
+    /// Uploads from disk with bounded parallelism; returns the failures by path.
+    func uploadAll(_ uploads: [PushUpload], files: [VaultPath: PushCandidate]) async -> [VaultPath: any Error] {
+        let vaultSession = await session.vaultSession
+        let (api, root, limit) = (api, root, parallelTransfers)
+        return await withTaskGroup(of: (VaultPath, (any Error)?).self) { group in
+            var failures: [VaultPath: any Error] = [:]
+            var pending = uploads.makeIterator()
+            func next() -> Bool {
+                guard let upload = pending.next() else { return false }
+                guard let url = upload.uploadURL, let file = files[upload.path] else {
+                    group.addTask { (upload.path, SyncFileError.noUploadURL) }
+                    return true
+                }
+                group.addTask {
+                    do {
+                        try await api.uploadBlob(file: root.appendingPathComponent(file.diskPath), to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
+                        return (upload.path, nil)
+                    } catch {
+                        return (upload.path, error)
+                    }
+                }
+                return true
+            }
+            for _ in 0..<limit where !next() { break }
+            while let (path, error) = await group.next() {
+                if let error { failures[path] = error }
+                _ = next()
+            }
+            return failures
+        }
+    }
+
+    /// Keeps the synced version of a note as the base of later merges.
+    func keepBase(_ path: VaultPath, diskPath: String, hash: ContentHash) {
+        guard ConflictResolver.isMergeable(path.rawValue), let data = try? Data(contentsOf: root.appendingPathComponent(diskPath)) else { return }
+        try? bases.keep(data, hash: hash)
+    }
+}
+
+/// A per-file transfer problem.
+enum SyncFileError: Error, CustomStringConvertible {
+    case corruptDownload
+    case noUploadURL
+    var description: String {
+        switch self {
+        case .corruptDownload: "the downloaded bytes do not match the server's hash; will retry"
+        case .noUploadURL: "the server gave no upload URL"
+        }
+    }
+}
