@@ -181,3 +181,35 @@ import Testing
         }
     }
 }
+
+@Suite struct ConflictResolutionTests {
+    @Test(arguments: ["local", "remote", "merged"])
+    func resolvingAConflictSyncsTheChoiceEverywhere(_ choice: String) async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let a = try await TestVault.link(user, deviceName: "laptop")
+            let b = try await TestVault.link(user, deviceName: "phone")
+            defer { a.remove(); b.remove() }
+            try a.write("n.md", "base")
+            try await a.sync()
+            try await b.sync()
+            try a.write("n.md", "laptop")
+            try b.write("n.md", "phone")
+            try await a.sync()
+            #expect(try await b.sync().status == .conflict)
+            let path = try VaultPath("n.md")
+            switch choice {
+            case "local": try await b.engine.resolve(path, .keepLocal)
+            case "remote": try await b.engine.resolve(path, .keepRemote)
+            default: try await b.engine.resolve(path, .merged(Data("laptop and phone".utf8)))
+            }
+            let expected = ["local": "phone", "remote": "laptop", "merged": "laptop and phone"][choice]!
+            #expect(b.read("n.md") == expected)
+            #expect(try await b.sync().status == .idle)
+            try await a.sync()
+            #expect(a.read("n.md") == expected)
+            #expect(b.conflictCopies().count == 1)  // the copy stays until the user removes it
+            await #expect(throws: SyncEngineError.self) { try await b.engine.resolve(path, .keepLocal) }
+        }
+    }
+}

@@ -105,8 +105,7 @@ extension SyncEngine {
             }
             try await store.log(.conflictResolved, path: path.rawValue, detail: "merged automatically", at: now())
         case .needsUser(_, _, _, let description):
-            let copy = ConflictFileName.copy(of: path, device: run.authors[path] ?? "server", date: now())
-            try writer.commit(staged: try writer.stage(remoteData), to: copy.rawValue, expected: .absent)
+            let copy = try writeConflictCopy(of: path, remoteData, device: run.authors[path] ?? "server")
             try await store.recordConflict(ConflictRecord(path: path, remoteVersion: download.version, conflictCopy: copy, description: description, createdAt: now()))
             try await store.log(.conflict, path: path.rawValue, detail: description, at: now())
             report.notices.append("\(path): needs you: \(description); the other version is in \(copy)")
@@ -220,6 +219,21 @@ extension SyncEngine {
             }
             return failures
         }
+    }
+
+    /// Writes the other side's version beside `path` under a new conflict-copy name.
+    func writeConflictCopy(of path: VaultPath, _ data: Data, device: String) throws -> VaultPath {
+        let date = now()
+        for attempt in 1...50 {
+            let copy = ConflictFileName.copy(of: path, device: device, date: date, attempt: attempt)
+            do {
+                try writer.commit(staged: try writer.stage(data), to: copy.rawValue, expected: .absent)
+                return copy
+            } catch AtomicWriteError.changedSinceScan {
+                continue  // that name is taken: try the next
+            }
+        }
+        throw AtomicWriteError.changedSinceScan(path.rawValue)
     }
 
     /// Keeps the synced version of a note as the base of later merges.

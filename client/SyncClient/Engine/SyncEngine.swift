@@ -159,9 +159,13 @@ public final class SyncEngine: Sendable {
 /// Why a vault cannot be synced at all.
 public enum SyncEngineError: Error, CustomStringConvertible {
     case notLinked(String)
+    case noConflict(VaultPath)
+    case serverMovedOn(VaultPath)
     public var description: String {
         switch self {
         case .notLinked(let path): "'\(path)' is not linked to a server: run 'vaultsync init' there first"
+        case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
+        case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }
     }
 }

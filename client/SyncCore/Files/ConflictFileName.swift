@@ -4,12 +4,13 @@ public import SyncProtocol
 /// Names of conflict copies: the other side's version is written beside the file as
 /// `<name>.conflict-<device>-<yyyymmdd-hhmmss>.<ext>`, and such copies are never synced.
 public enum ConflictFileName {
-    /// The conflict copy's path for `path`, written on behalf of `device` at `date` (UTC).
-    public static func copy(of path: VaultPath, device: String, date: Date) -> VaultPath {
+    /// The conflict copy's path for `path`, written on behalf of `device` at `date` (UTC). A second
+    /// copy in the same second takes `attempt` 2, 3, … (`<device>-2`).
+    public static func copy(of path: VaultPath, device: String, date: Date, attempt: Int = 1) -> VaultPath {
         let segments = path.rawValue.split(separator: "/", omittingEmptySubsequences: false)
         let name = String(segments.last!)
         let (stem, ext) = split(name)
-        let suffix = ".conflict-\(sanitize(device))-\(stamp(date))"
+        let suffix = ".conflict-\(sanitize(device))\(attempt > 1 ? "-\(attempt)" : "")-\(stamp(date))"
         let tail = ext.map { "." + $0 } ?? ""
         // Keep the segment within 255 bytes by shortening the stem.
         var shortStem = Substring(stem)
