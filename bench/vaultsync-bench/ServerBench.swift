@@ -17,12 +17,17 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Files per push/confirm batch.") var batch = 1000
     @Option(help: "HTTP connections for blob uploads.") var connections = 16
     @Flag(help: "Upload with SyncClient's URLSession transport instead of the benchmark's keep-alive uploader.") var urlsession = false
+    @Option(help: "Run the client benchmark with this many notes instead of the server benchmarks (e.g. 10000).") var clientNotes: Int?
     @Option(help: "Files in the large vault for state calls.") var vaultFiles = 100_000
     @Option(help: "Repetitions of the incremental state call.") var repeats = 50
 
     func run() async throws {
         print("vaultsync-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores")
         try await TestServer.with(configure: { $0.databasePoolSize = 8 }) { server in
+            if let clientNotes {
+                try await ClientBench(notes: clientNotes).run(server)
+                return
+            }
             try await pushCycle(server)
             try await stateCalls(server)
         }

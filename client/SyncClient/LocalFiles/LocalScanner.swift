@@ -44,9 +44,9 @@ public struct LocalScanner: Sendable {
             }
             switch info.kind {
             case 2:
-                if !ignore.isIgnored(path, isFolder: true) { try walk(relative: path, cache: cache, into: &scan) }
+                if !ignore.isIgnoredEntry(path, isFolder: true) { try walk(relative: path, cache: cache, into: &scan) }
             case 1:
-                if ignore.isIgnored(path) { continue }
+                if ignore.isIgnoredEntry(path, isFolder: false) { continue }
                 let vaultPath: VaultPath
                 do {
                     vaultPath = try VaultPath(path)

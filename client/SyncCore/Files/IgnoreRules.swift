@@ -33,6 +33,15 @@ public struct IgnoreRules: Sendable {
         return false
     }
 
+    /// Whether the last entry of `path` is ignored, for a walker that has already checked (and
+    /// entered) every folder above it: cheaper than ``isIgnored(_:isFolder:)`` on deep trees.
+    public func isIgnoredEntry(_ path: String, isFolder: Bool) -> Bool {
+        let segments = path.split(separator: "/").map(String.init)
+        guard !segments.isEmpty else { return false }
+        if !isFolder, ConflictFileName.isConflictCopy(segments[segments.count - 1]) { return true }
+        return verdict(segments, isFolder: isFolder) == true
+    }
+
     private func verdict(_ segments: [String], isFolder: Bool) -> Bool? {
         var ignored: Bool?
         for rule in rules where rule.matches(segments, isFolder: isFolder) { ignored = !rule.negated }
@@ -41,6 +50,7 @@ public struct IgnoreRules: Sendable {
 
     struct Rule: Sendable {
         let segments: [String]
+        let matchers: [SegmentMatcher]
         let negated: Bool
         let folderOnly: Bool
         let anchored: Bool
@@ -69,6 +79,7 @@ public struct IgnoreRules: Sendable {
             if line.contains("/") { anchored = true }
             guard !line.isEmpty else { return nil }
             self.segments = line.split(separator: "/").map(String.init)
+            self.matchers = segments.map(SegmentMatcher.init)
             self.negated = negated
             self.folderOnly = folderOnly
             self.anchored = anchored
@@ -76,14 +87,14 @@ public struct IgnoreRules: Sendable {
 
         func matches(_ path: [String], isFolder: Bool) -> Bool {
             if folderOnly && !isFolder { return false }
-            if anchored { return Self.match(segments[...], path[...]) }
+            if anchored { return Self.match(matchers[...], path[...]) }
             // Unanchored: matches the last segment at any depth.
-            return segments.count == 1 && Glob.matches(segments[0], path.last!)
+            return matchers.count == 1 && matchers[0].matches(path.last!)
         }
 
-        static func match(_ pattern: ArraySlice<String>, _ path: ArraySlice<String>) -> Bool {
+        static func match(_ pattern: ArraySlice<SegmentMatcher>, _ path: ArraySlice<String>) -> Bool {
             guard let first = pattern.first else { return path.isEmpty }
-            if first == "**" {
+            if case .anyFolders = first {
                 let rest = pattern.dropFirst()
                 var tail = path
                 while true {
@@ -92,8 +103,42 @@ public struct IgnoreRules: Sendable {
                     tail = tail.dropFirst()
                 }
             }
-            guard let head = path.first, Glob.matches(first, head) else { return false }
+            guard let head = path.first, first.matches(head) else { return false }
             return match(pattern.dropFirst(), path.dropFirst())
+        }
+    }
+}
+
+/// One pattern segment, compiled once: plain names and `*suffix`/`prefix*` forms skip the glob engine.
+enum SegmentMatcher: Sendable {
+    case anyFolders
+    case literal(String)
+    case suffix(String)
+    case prefix(String)
+    case glob(String)
+
+    init(_ segment: String) {
+        let special: Set<Character> = ["*", "?", "[", "\\"]
+        if segment == "**" {
+            self = .anyFolders
+        } else if !segment.contains(where: { special.contains($0) }) {
+            self = .literal(segment)
+        } else if segment.hasPrefix("*"), !segment.dropFirst().contains(where: { special.contains($0) }) {
+            self = .suffix(String(segment.dropFirst()))
+        } else if segment.hasSuffix("*"), !segment.dropLast().contains(where: { special.contains($0) }) {
+            self = .prefix(String(segment.dropLast()))
+        } else {
+            self = .glob(segment)
+        }
+    }
+
+    func matches(_ name: String) -> Bool {
+        switch self {
+        case .anyFolders: true
+        case .literal(let text): name == text
+        case .suffix(let text): name.hasSuffix(text)
+        case .prefix(let text): name.hasPrefix(text)
+        case .glob(let pattern): Glob.matches(pattern, name)
         }
     }
 }

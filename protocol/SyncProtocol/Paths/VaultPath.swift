@@ -20,7 +20,8 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Validates and normalises `string` (NFD input becomes NFC).
     /// - Throws: ``VaultPathError`` naming the rule that failed.
     public init(_ string: String) throws(VaultPathError) {
-        let normalised = string.precomposedStringWithCanonicalMapping
+        // ASCII is already NFC; only other text pays for normalisation.
+        let normalised = string.utf8.allSatisfy({ $0 < 0x80 }) ? string : string.precomposedStringWithCanonicalMapping
         try VaultPath.validate(normalised, original: string)
         self.rawValue = normalised
     }
