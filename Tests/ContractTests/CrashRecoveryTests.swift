@@ -36,6 +36,9 @@ import Testing
             try await a.sync()
             try await b.sync()
             try a.write("new-a.md", "from the laptop")
+            // Larger than the inline limit, so that it goes through a blob upload.
+            let attachment = String(repeating: "x", count: Int(InlineContent.maxFileBytes) + 10)
+            try a.write("attachment.txt", attachment)
             try a.write("edit.md", "e2 on the laptop")
             try a.delete("gone.md")
             try b.write("theirs.md", "t2 on the phone")
@@ -51,7 +54,7 @@ import Testing
             #expect(rerun.status == .idle, "\(boundary): \(rerun.failures) \(rerun.notices)")
             try await b.sync()
             try await a.sync()
-            let expected = ["keep.md": "k", "edit.md": "e2 on the laptop", "theirs.md": "t2 on the phone", "new-a.md": "from the laptop", "new-b.md": "from the phone"]
+            let expected = ["keep.md": "k", "edit.md": "e2 on the laptop", "theirs.md": "t2 on the phone", "new-a.md": "from the laptop", "new-b.md": "from the phone", "attachment.txt": attachment]
             #expect(try a.files() == expected, "\(boundary)")
             #expect(try b.files() == expected, "\(boundary)")
             #expect(a.conflictCopies().isEmpty && b.conflictCopies().isEmpty, "\(boundary)")

@@ -26,6 +26,7 @@ struct ClientBench {
         // Baseline for the download: copying and hashing the same files locally.
         let copy = URL(fileURLWithPath: "/tmp/vaultsync-bench-copy-\(UUID().uuidString.prefix(6))")
         defer { try? FileManager.default.removeItem(at: copy) }
+        sync()  // both timings start with nothing left to write back from the upload
         t = ContinuousClock.now
         try FileManager.default.copyItem(at: laptop.root.appendingPathComponent("notes"), to: copy)
         let enumerator = FileManager.default.enumerator(atPath: copy.path)
@@ -36,6 +37,7 @@ struct ClientBench {
 
         let phone = try await TestVault.link(user, deviceName: "phone")
         defer { phone.remove() }
+        sync()
         t = ContinuousClock.now
         let download = try await phone.sync()
         let downloadTime = ContinuousClock.now - t

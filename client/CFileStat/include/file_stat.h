@@ -14,4 +14,7 @@ typedef struct {
 /// lstat(2) into `out`; returns 0, or -1 with errno set.
 int vs_lstat(const char *path, vs_file_stat *out);
 
+/// Flushes the file system holding `fd` to disk (syncfs(2) on Linux); returns 0, or -1 with errno set.
+int vs_syncfs(int fd);
+
 #endif

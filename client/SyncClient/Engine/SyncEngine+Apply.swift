@@ -13,10 +13,14 @@ extension SyncEngine {
     func applyPulls(_ run: inout Execution, _ report: inout SyncReport) async throws {
         for batch in run.pulls.chunked(batchSize) {
             let paths = Array(batch)
-            let answer = try await session.run { [api] in try await api.pull(PullRequest(files: paths), session: $0) }
+            let answer = try await session.run { [api] in
+                try await api.pull(PullRequest(files: paths, inlineMaxBytes: InlineContent.maxFileBytes), session: $0)
+            }
             if !answer.missing.isEmpty { run.remoteSideComplete = false }  // changed again since the state call
-            let staged = try await downloadAll(answer.downloads)
+            let staged = await downloadAll(answer.downloads)
+            try writer.flush()
             var applied: [VaultPath: SyncedEntry] = [:]
+            var log: [LogLine] = []
             for download in answer.downloads {
                 do {
                     let file = try staged[download.path]!.get()
@@ -24,37 +28,39 @@ extension SyncEngine {
                     let expected: AtomicFileWriter.Expectation = run.scan.stats[diskPath].map { .unchanged($0) } ?? .absent
                     try writer.commit(staged: file, to: diskPath, expected: expected)
                     applied[download.path] = SyncedEntry(hash: download.contentHash, version: download.version)
-                    keepBase(download.path, diskPath: diskPath, hash: download.contentHash)
+                    keepBase(download.path, diskPath: diskPath, hash: download.contentHash, data: download.content)
                     report.pulled.append(download.path)
                     if run.restores.contains(download.path) {
                         report.notices.append("\(download.path): deleted here but edited on another device; the edited version was restored")
                     }
-                    try await store.log(.pull, path: download.path.rawValue, detail: "v\(download.version)", at: now())
+                    log.append(LogLine(.pull, download.path, "v\(download.version)"))
                 } catch {
                     run.remoteSideComplete = false
                     report.failures.append("\(download.path): \(error)")
                 }
             }
-            try await store.recordSynced(applied, at: now())
+            if !applied.isEmpty { try writer.flush() }
+            try await store.recordSynced(applied, at: now(), log: log)
         }
     }
 
     /// Deletes local files the server deleted, only if they are unchanged since the scan.
     func applyLocalDeletes(_ run: inout Execution, _ report: inout SyncReport) async throws {
         var removed: [VaultPath] = []
+        var log: [LogLine] = []
         for path in run.localDeletes {
             guard let file = run.scan.files[path], let stat = run.scan.stats[file.diskPath] else { continue }
             do {
                 try writer.removeIfUnchanged(file.diskPath, expected: stat)
                 removed.append(path)
                 report.deletedLocally.append(path)
-                try await store.log(.delete, path: path.rawValue, detail: "deleted on the server", at: now())
+                log.append(LogLine(.delete, path, "deleted on the server"))
             } catch {
                 run.remoteSideComplete = false
                 report.failures.append("\(path): \(error)")
             }
         }
-        try await store.forget(removed)
+        try await store.forget(removed, at: now(), log: log)
     }
 
     func applyMerges(_ run: inout Execution, _ report: inout SyncReport) async throws {
@@ -117,11 +123,8 @@ extension SyncEngine {
             let files = batch.map { DeleteFile(path: $0.path, baseVersion: $0.base) }
             let answer = try await session.run { [api] in try await api.delete(DeleteRequest(files: files), session: $0) }
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }  // edited meanwhile: plan again
-            try await store.forget(answer.deleted.map(\.path) + answer.missing)
-            for deleted in answer.deleted {
-                report.deletedRemotely.append(deleted.path)
-                try await store.log(.delete, path: deleted.path.rawValue, detail: "deleted here", at: now())
-            }
+            report.deletedRemotely += answer.deleted.map(\.path)
+            try await store.forget(answer.deleted.map(\.path) + answer.missing, at: now(), log: answer.deleted.map { LogLine(.delete, $0.path, "deleted here") })
         }
     }
 
@@ -129,7 +132,7 @@ extension SyncEngine {
     func applyPushes(_ candidates: [PushCandidate], _ run: inout Execution, _ report: inout SyncReport) async throws {
         for batch in candidates.chunked(batchSize) {
             let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-            let files = batch.map { PushFile(path: $0.path, contentHash: $0.hash, sizeBytes: $0.sizeBytes, baseVersion: $0.base) }
+            let files = inlinePushFiles(batch)
             let answer = try await session.run { [api] in try await api.push(PushRequest(files: files), session: $0) }
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }
             for rejected in answer.rejected { report.failures.append("\(rejected.path): \(rejected.message)") }
@@ -141,6 +144,7 @@ extension SyncEngine {
             if !confirm.conflicts.isEmpty { run.serverMovedUnderUs = true }
             for failed in confirm.failed { report.failures.append("\(failed.path): \(failed.message)") }
             var applied: [VaultPath: SyncedEntry] = [:]
+            var log: [LogLine] = []
             for done in confirm.confirmed {
                 applied[done.path] = SyncedEntry(hash: done.contentHash, version: done.version)
                 if let candidate = byPath[done.path] { keepBase(done.path, diskPath: candidate.diskPath, hash: done.contentHash) }
@@ -148,16 +152,48 @@ extension SyncEngine {
                 if let by = run.keptOverDelete[done.path] {
                     report.notices.append("\(done.path): deleted on \(by ?? "another device"), edited here; the edited version was kept")
                 }
-                try await store.log(.push, path: done.path.rawValue, detail: "v\(done.version)", at: now())
+                log.append(LogLine(.push, done.path, "v\(done.version)"))
             }
-            try await store.recordSynced(applied, at: now())
+            try await store.recordSynced(applied, at: now(), log: log)
         }
     }
 
     // MARK: transfers
 
-    /// Downloads with bounded parallelism; each result is a verified file staged in `.vaultsync/tmp`.
-    func downloadAll(_ downloads: [Download]) async throws -> [VaultPath: Result<URL, any Error>] {
+    /// The push entries of a batch, small files with their bytes inline while the total allows.
+    /// A file whose bytes no longer match the scan is pushed without them (its upload then fails
+    /// the server's hash check and the file is retried on the next run with its new content).
+    func inlinePushFiles(_ batch: ArraySlice<PushCandidate>) -> [PushFile] {
+        var budget = InlineContent.maxTotalBytes
+        return batch.map { candidate in
+            var file = PushFile(path: candidate.path, contentHash: candidate.hash, sizeBytes: candidate.sizeBytes, baseVersion: candidate.base)
+            if candidate.sizeBytes <= InlineContent.maxFileBytes, candidate.sizeBytes <= budget,
+                let data = try? Data(contentsOf: root.appendingPathComponent(candidate.diskPath)),
+                Int64(data.count) == candidate.sizeBytes, ContentHasher.hash(data) == candidate.hash
+            {
+                file.content = data
+                budget -= candidate.sizeBytes
+            }
+            return file
+        }
+    }
+
+    /// Stages every download in `.vaultsync/tmp`, verified against its hash: inline bytes directly,
+    /// the rest downloaded with bounded parallelism. Not yet durable: the caller flushes once.
+    func downloadAll(_ downloads: [Download]) async -> [VaultPath: Result<URL, any Error>] {
+        var results: [VaultPath: Result<URL, any Error>] = [:]
+        for download in downloads {
+            guard let content = download.content else { continue }
+            results[download.path] = Result {
+                guard ContentHasher.hash(content) == download.contentHash else { throw SyncFileError.corruptDownload }
+                return try writer.stage(content, durable: false)
+            }
+        }
+        let fetched = await fetchAll(downloads.filter { $0.content == nil })
+        return results.merging(fetched) { a, _ in a }
+    }
+
+    private func fetchAll(_ downloads: [Download]) async -> [VaultPath: Result<URL, any Error>] {
         let vaultSession = await session.vaultSession
         let (api, writer, limit) = (api, writer, parallelTransfers)
         return await withTaskGroup(of: (VaultPath, Result<URL, any Error>).self) { group in
@@ -237,8 +273,8 @@ extension SyncEngine {
     }
 
     /// Keeps the synced version of a note as the base of later merges.
-    func keepBase(_ path: VaultPath, diskPath: String, hash: ContentHash) {
-        guard ConflictResolver.isMergeable(path.rawValue), let data = try? Data(contentsOf: root.appendingPathComponent(diskPath)) else { return }
+    func keepBase(_ path: VaultPath, diskPath: String, hash: ContentHash, data known: Data? = nil) {
+        guard ConflictResolver.isMergeable(path.rawValue), let data = known ?? (try? Data(contentsOf: root.appendingPathComponent(diskPath))) else { return }
         try? bases.keep(data, hash: hash)
     }
 }

@@ -33,18 +33,24 @@ public struct AtomicFileWriter: Sendable {
             try? FileManager.default.removeItem(at: staged)
             throw AtomicWriteError.changedSinceScan(diskPath)
         }
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         // A write between the check and the rename is a window of microseconds; rename(2) itself
-        // is atomic, so readers see the old or the new file, never a mix.
-        guard rename(staged.path, target.path) == 0 else {
+        // is atomic, so readers see the old or the new file, never a mix. The folder is created
+        // only when the rename says it is missing (most files land in existing folders).
+        var renamed = rename(staged.path, target.path) == 0
+        if !renamed && errno == ENOENT {
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            renamed = rename(staged.path, target.path) == 0
+        }
+        guard renamed else {
             let code = errno
             try? FileManager.default.removeItem(at: staged)
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
     }
 
-    /// Writes `data` to a new fsynced temporary file and returns it, ready for ``commit(staged:to:expected:)``.
-    public func stage(_ data: Data) throws -> URL {
+    /// Writes `data` to a new temporary file and returns it, ready for ``commit(staged:to:expected:)``.
+    /// - Parameter durable: fsync it now. A batch passes false and calls ``flush()`` once before committing.
+    public func stage(_ data: Data, durable: Bool = true) throws -> URL {
         try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
         let url = temporaryFolder.appendingPathComponent("vaultsync-tmp-\(UUID().uuidString)")
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -61,8 +67,19 @@ public struct AtomicFileWriter: Sendable {
                 offset += n
             }
         }
-        guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        if durable { guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) } }
         return url
+    }
+
+    /// Makes everything written to the vault's file system so far durable (`syncfs`): one flush for
+    /// a whole batch of staged files before they are renamed into place, and again after the renames
+    /// before the batch is recorded as synced, so a power cut never leaves an empty file (or a missing
+    /// one) that the next run would take for a local edit (or a local delete).
+    public func flush() throws {
+        let fd = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(fd) }
+        guard vs_syncfs(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     /// Moves a finished file (a download) into the staging folder, ready for ``commit(staged:to:expected:)``.

@@ -83,10 +83,12 @@ public final class StateStore: Sendable {
         }
     }
 
-    /// Records paths as synced at these versions (after the bytes are on both sides).
-    public func recordSynced(_ entries: [VaultPath: SyncedEntry], at date: Date) async throws {
+    /// Records paths as synced at these versions (after the bytes are on both sides), and writes
+    /// `log` in the same transaction (one commit per batch, not per file).
+    public func recordSynced(_ entries: [VaultPath: SyncedEntry], at date: Date, log: [LogLine] = []) async throws {
         let stamp = WireDate.format(date)
         try await db.write { db in
+            try Self.insert(log, stamp: stamp, db)
             for (path, entry) in entries {
                 try db.execute(
                     sql: """
@@ -99,9 +101,10 @@ public final class StateStore: Sendable {
         }
     }
 
-    /// Forgets paths that are gone on both sides.
-    public func forget(_ paths: [VaultPath]) async throws {
+    /// Forgets paths that are gone on both sides, and writes `log` in the same transaction.
+    public func forget(_ paths: [VaultPath], at date: Date = Date(), log: [LogLine] = []) async throws {
         try await db.write { db in
+            try Self.insert(log, stamp: WireDate.format(date), db)
             for path in paths { try db.execute(sql: "DELETE FROM sync_state WHERE relative_path = ?", arguments: [path.rawValue]) }
         }
     }
@@ -132,6 +135,14 @@ public final class StateStore: Sendable {
             try db.execute(
                 sql: "INSERT INTO sync_log (timestamp, event_type, relative_path, detail) VALUES (?, ?, ?, ?)",
                 arguments: [WireDate.format(date), event.rawValue, path, detail])
+        }
+    }
+
+    private static func insert(_ lines: [LogLine], stamp: String, _ db: Database) throws {
+        for line in lines {
+            try db.execute(
+                sql: "INSERT INTO sync_log (timestamp, event_type, relative_path, detail) VALUES (?, ?, ?, ?)",
+                arguments: [stamp, line.event.rawValue, line.path, line.detail])
         }
     }
 
@@ -238,6 +249,19 @@ public struct SyncLogEvent: RawRepresentable, Hashable, Sendable {
     public static let conflict = SyncLogEvent(rawValue: "conflict")
     public static let conflictResolved = SyncLogEvent(rawValue: "conflict_resolved")
     public static let error = SyncLogEvent(rawValue: "error")
+}
+
+/// A log line to write together with a state change.
+public struct LogLine: Sendable {
+    public var event: SyncLogEvent
+    public var path: String
+    public var detail: String?
+
+    public init(_ event: SyncLogEvent, _ path: VaultPath, _ detail: String? = nil) {
+        self.event = event
+        self.path = path.rawValue
+        self.detail = detail
+    }
 }
 
 /// One line of the sync log.

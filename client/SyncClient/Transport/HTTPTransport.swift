@@ -15,18 +15,26 @@ public protocol HTTPTransport: Sendable {
 }
 
 /// The URLSession transport: keep-alive connections, bodies streamed from and to files.
+///
+/// On Linux one `URLSession` runs all its transfers on a single libcurl thread, which caps it at a
+/// few hundred small requests per second; requests are therefore spread over several sessions,
+/// each with its own thread and connections.
 public struct URLSessionTransport: HTTPTransport {
-    private let session: URLSession
+    private let sessions: [URLSession]
 
-    /// - Parameter maxConnectionsPerHost: parallel connections to one server (blob transfers run in parallel).
-    public init(maxConnectionsPerHost: Int = 8, timeout: TimeInterval = 60) {
+    /// - Parameters:
+    ///   - maxConnectionsPerHost: parallel connections to one server per session.
+    ///   - sessions: how many sessions requests are spread over.
+    public init(maxConnectionsPerHost: Int = 4, sessions: Int = 2, timeout: TimeInterval = 60) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = maxConnectionsPerHost
         configuration.timeoutIntervalForRequest = timeout
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.urlCache = nil
-        self.session = URLSession(configuration: configuration)
+        self.sessions = (0..<max(1, sessions)).map { _ in URLSession(configuration: configuration) }
     }
+
+    private var session: URLSession { sessions.randomElement()! }
 
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let (data, response) = try await session.data(for: request)

@@ -3,7 +3,18 @@ public import Foundation
 /// `POST /vault/pull`: ask for download URLs of current versions.
 public struct PullRequest: Codable, Sendable, Equatable {
     public var files: [VaultPath]
-    public init(files: [VaultPath]) { self.files = files }
+    /// Ask for the bytes of files up to this size inline in the answer (capped by ``InlineContent``).
+    public var inlineMaxBytes: Int64?
+
+    public init(files: [VaultPath], inlineMaxBytes: Int64? = nil) {
+        self.files = files
+        self.inlineMaxBytes = inlineMaxBytes
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case files
+        case inlineMaxBytes = "inline_max_bytes"
+    }
 }
 
 /// `POST /vault/pull` answer.
@@ -31,13 +42,16 @@ public struct Download: Codable, Sendable, Equatable {
     public var version: Int
     public var contentHash: ContentHash
     public var sizeBytes: Int64
+    /// The bytes themselves, when the request asked for inline content and they fit.
+    public var content: Data?
 
-    public init(path: VaultPath, downloadURL: URL, version: Int, contentHash: ContentHash, sizeBytes: Int64) {
+    public init(path: VaultPath, downloadURL: URL, version: Int, contentHash: ContentHash, sizeBytes: Int64, content: Data? = nil) {
         self.path = path
         self.downloadURL = downloadURL
         self.version = version
         self.contentHash = contentHash
         self.sizeBytes = sizeBytes
+        self.content = content
     }
 
     enum CodingKeys: String, CodingKey {
@@ -45,6 +59,7 @@ public struct Download: Codable, Sendable, Equatable {
         case downloadURL = "download_url"
         case contentHash = "content_hash"
         case sizeBytes = "size_bytes"
+        case content = "content_base64"
     }
 }
 

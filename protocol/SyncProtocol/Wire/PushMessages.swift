@@ -7,17 +7,21 @@ public struct PushRequest: Codable, Sendable, Equatable {
 }
 
 /// One file a client wants to push. `base_version` is the version it last synced (`null` for new).
+/// A small file may carry its bytes inline (`content_base64`, see ``InlineContent``): the server
+/// stores them and answers `upload_required: false`, saving one request per file.
 public struct PushFile: Codable, Sendable, Equatable {
     public var path: VaultPath
     public var contentHash: ContentHash
     public var sizeBytes: Int64
     public var baseVersion: Int?
+    public var content: Data?
 
-    public init(path: VaultPath, contentHash: ContentHash, sizeBytes: Int64, baseVersion: Int?) {
+    public init(path: VaultPath, contentHash: ContentHash, sizeBytes: Int64, baseVersion: Int?, content: Data? = nil) {
         self.path = path
         self.contentHash = contentHash
         self.sizeBytes = sizeBytes
         self.baseVersion = baseVersion
+        self.content = content
     }
 
     enum CodingKeys: String, CodingKey {
@@ -25,6 +29,7 @@ public struct PushFile: Codable, Sendable, Equatable {
         case contentHash = "content_hash"
         case sizeBytes = "size_bytes"
         case baseVersion = "base_version"
+        case content = "content_base64"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -33,7 +38,17 @@ public struct PushFile: Codable, Sendable, Equatable {
         try c.encode(contentHash, forKey: .contentHash)
         try c.encode(sizeBytes, forKey: .sizeBytes)
         try c.encode(baseVersion, forKey: .baseVersion)  // explicit null, as in the seed
+        try c.encodeIfPresent(content, forKey: .content)
     }
+}
+
+/// Limits of file bytes carried inside `push` and `pull` bodies instead of through blob URLs.
+/// Small notes are most of a vault; one request per note is what limits a first sync.
+public enum InlineContent {
+    /// The largest file that may travel inline.
+    public static let maxFileBytes: Int64 = 64 * 1024
+    /// The most inline bytes (before base64) in one request or answer.
+    public static let maxTotalBytes: Int64 = 2 * 1024 * 1024
 }
 
 /// `POST /vault/push` answer.

@@ -13,6 +13,7 @@ extension VaultService {
                 throw ServiceError.fileTooLarge(path: file.path, size: file.sizeBytes, limit: limits.maxFileBytes)
             }
         }
+        try Self.checkInline(request.files)
         let now = now()
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
         struct Decisions: Sendable {
@@ -47,12 +48,18 @@ extension VaultService {
             try PushQueries.reserve(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, reservations: reservations, now: now)
             return d
         }
+        // Inline bytes go to the store now; a file whose bytes could not be stored gets an upload URL.
+        var inline: [BlobKey: Data] = [:]
+        for (file, _) in decisions.reserved where decisions.knownBlobs[file.contentHash.rawValue] != file.sizeBytes {
+            if let content = file.content { inline[BlobKey(vaultID: scope.vaultID, contentHash: file.contentHash)] = content }
+        }
+        let notStored = await blobs.storeInline(inline.map { ($0.key, $0.value) })
         var uploads: [PushUpload] = []
         for (file, version) in decisions.reserved {
-            if decisions.knownBlobs[file.contentHash.rawValue] == file.sizeBytes {
+            let key = BlobKey(vaultID: scope.vaultID, contentHash: file.contentHash)
+            if decisions.knownBlobs[file.contentHash.rawValue] == file.sizeBytes || (inline[key] != nil && !notStored.contains(key)) {
                 uploads.append(PushUpload(path: file.path, uploadURL: nil, newVersion: version, uploadRequired: false, expiresAt: expires))
             } else {
-                let key = BlobKey(vaultID: scope.vaultID, contentHash: file.contentHash)
                 let upload = try blobs.upload(for: key, sizeBytes: file.sizeBytes, expiresAt: expires)
                 uploads.append(PushUpload(
                     path: file.path, uploadURL: upload.url, newVersion: version, uploadRequired: true, expiresAt: expires,
@@ -61,5 +68,27 @@ extension VaultService {
         }
         let conflicts = try decisions.conflicts.map { try conflict($0.0.path, base: $0.0.baseVersion, current: $0.1, scope: scope, expires: expires) }
         return PushResponse(uploads: uploads, conflicts: conflicts, rejected: decisions.rejected)
+    }
+
+    /// Inline bytes must be small, add up to at most ``InlineContent/maxTotalBytes``, and be exactly
+    /// what the file declares; otherwise the whole request is refused before anything changes.
+    static func checkInline(_ files: [PushFile]) throws {
+        var total: Int64 = 0
+        for file in files {
+            guard let content = file.content else { continue }
+            guard Int64(content.count) == file.sizeBytes else {
+                throw ServiceError.invalidRequest("file '\(file.path)': content_base64 has \(content.count) bytes, size_bytes says \(file.sizeBytes)")
+            }
+            guard file.sizeBytes <= InlineContent.maxFileBytes else {
+                throw ServiceError.invalidRequest("file '\(file.path)': inline content is limited to \(InlineContent.maxFileBytes) bytes; upload larger files")
+            }
+            total += file.sizeBytes
+            guard total <= InlineContent.maxTotalBytes else {
+                throw ServiceError.invalidRequest("inline content of one push is limited to \(InlineContent.maxTotalBytes) bytes")
+            }
+            guard ContentHasher.hash(content) == file.contentHash else {
+                throw ServiceError.invalidRequest("file '\(file.path)': content_base64 does not hash to content_hash")
+            }
+        }
     }
 }

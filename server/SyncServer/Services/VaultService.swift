@@ -81,7 +81,25 @@ struct VaultService: Sendable {
             let url = try blobs.downloadURL(for: BlobKey(vaultID: scope.vaultID, contentHash: hash), expiresAt: expires)
             downloads.append(Download(path: path, downloadURL: url, version: row.version, contentHash: hash, sizeBytes: row.sizeBytes))
         }
+        if let requested = request.inlineMaxBytes {
+            try await inline(&downloads, upTo: min(requested, InlineContent.maxFileBytes), scope: scope)
+        }
         return PullResponse(downloads: downloads, missing: missing)
+    }
+
+    /// Fills in the bytes of small files, in order, while the answer stays within ``InlineContent/maxTotalBytes``.
+    private func inline(_ downloads: inout [Download], upTo maxBytes: Int64, scope: VaultScope) async throws {
+        guard maxBytes >= 0 else { throw ServiceError.invalidRequest("inline_max_bytes must not be negative") }
+        var total: Int64 = 0
+        var chosen: [Int] = []
+        for (index, download) in downloads.enumerated() where download.sizeBytes <= maxBytes {
+            guard total + download.sizeBytes <= InlineContent.maxTotalBytes else { break }
+            total += download.sizeBytes
+            chosen.append(index)
+        }
+        let keys = chosen.map { BlobKey(vaultID: scope.vaultID, contentHash: downloads[$0].contentHash) }
+        let bytes = await blobs.readInline(keys)
+        for (index, key) in zip(chosen, keys) { downloads[index].content = bytes[key] }
     }
 
     // MARK: shared
