@@ -14,7 +14,7 @@ struct VaultSyncCommand: AsyncParsableCommand {
             pending), 4 the device must log in again. Passwords come from VAULTSYNC_PASSWORD,
             --password-stdin, or a prompt on a terminal.
             """,
-        subcommands: [Signup.self, Init.self, Sync.self, Status.self, Conflicts.self, Resolve.self, Log.self, Logout.self, ServerInfo.self])
+        subcommands: [Signup.self, Init.self, Sync.self, Status.self, Conflicts.self, Resolve.self, Retry.self, Log.self, Logout.self, ServerInfo.self])
 }
 
 enum ExitCodes {
@@ -66,6 +66,9 @@ func finish(_ report: SyncReport, json: Bool) throws {
         print("pushed \(report.pushed.count), pulled \(report.pulled.count), merged \(report.merged.count), deleted here \(report.deletedLocally.count), deleted on the server \(report.deletedRemotely.count)")
         for notice in report.notices { print("note: \(notice)") }
         for failure in report.failures { print("failed: \(failure)") }
+        if !report.parked.isEmpty {
+            print("\(report.parked.count) file\(report.parked.count == 1 ? "" : "s") parked after repeated failures: \(report.parked.map(\.rawValue).joined(separator: ", ")) (see 'vaultsync status', then 'vaultsync retry')")
+        }
         if !report.conflicts.isEmpty {
             print("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s") need you: \(report.conflicts.map(\.rawValue).joined(separator: ", ")) (see 'vaultsync conflicts')")
         }
@@ -108,7 +111,7 @@ struct Init: AsyncParsableCommand {
             root: root, server: try serverURL(server), email: email, password: try password.password(),
             deviceName: deviceName ?? ProcessInfo.processInfo.hostName, createAccount: createAccount)
         if !json { print("linked \(root.path) to \(server) as \(email)") }
-        try finish(try await engine.sync(), json: json)
+        try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
     }
 }
 
@@ -118,7 +121,7 @@ struct Sync: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() async throws {
-        try finish(try await SyncEngine(root: vaultURL(directory)).sync(), json: json)
+        try finish(try await SyncEngine(root: vaultURL(directory)).sync(progress: ProgressPrinter().handler), json: json)
     }
 }
 
@@ -133,11 +136,24 @@ struct Status: AsyncParsableCommand {
         var deviceID: String?
         var lastSyncTime: String?
         var openConflicts: Int
+        var failing: [Failing]
         enum CodingKeys: String, CodingKey {
-            case vault, server
+            case vault, server, failing
             case deviceID = "device_id"
             case lastSyncTime = "last_sync_time"
             case openConflicts = "open_conflicts"
+        }
+    }
+
+    /// A file that failed on recent syncs; `parked` ones wait for `vaultsync retry`.
+    struct Failing: Encodable {
+        var path: String
+        var attempts: Int
+        var parked: Bool
+        var lastError: String
+        enum CodingKeys: String, CodingKey {
+            case path, attempts, parked
+            case lastError = "last_error"
         }
     }
 
@@ -145,9 +161,13 @@ struct Status: AsyncParsableCommand {
         let engine = try SyncEngine(root: vaultURL(directory))
         let output = Output(
             vault: engine.root.path, server: try await engine.state.meta(.server), deviceID: try await engine.state.meta(.deviceID),
-            lastSyncTime: try await engine.state.meta(.lastSyncTime), openConflicts: try await engine.state.conflicts().count)
+            lastSyncTime: try await engine.state.meta(.lastSyncTime), openConflicts: try await engine.state.conflicts().count,
+            failing: try await engine.state.failures().map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) })
         if json { return try printJSON(output) }
         print("vault: \(output.vault)\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
+        for file in output.failing {
+            print("\(file.parked ? "parked" : "failing") (\(file.attempts) \(file.attempts == 1 ? "sync" : "syncs")): \(file.path): \(file.lastError)")
+        }
     }
 }
 
@@ -210,6 +230,23 @@ struct Resolve: AsyncParsableCommand {
         }
         try await SyncEngine(root: vaultURL(vault)).resolve(vaultPath, resolution)
         print("\(path): resolved")
+    }
+}
+
+struct Retry: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Try parked files again (all of them, or the paths given), then sync.")
+    @Argument(help: "Parked paths, relative to the vault (default: every parked file).") var paths: [String] = []
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Print the sync report as JSON.") var json = false
+
+    func run() async throws {
+        let chosen = try paths.map { path in
+            do { return try VaultPath(path) } catch { throw ValidationError("\(path): \(error)") }
+        }
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let unparked = try await engine.retry(chosen.isEmpty ? nil : chosen)
+        if !json { print(unparked.isEmpty ? "nothing was parked" : "trying again: \(unparked.map(\.rawValue).joined(separator: ", "))") }
+        try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
     }
 }
 

@@ -31,10 +31,40 @@ struct Execution {
     /// True when the server changed under a push or delete: plan again in this run.
     var serverMovedUnderUs = false
 
-    init(scan: LocalScan, synced: [VaultPath: SyncedEntry], authors: [VaultPath: String]) {
+    let remote: [VaultPath: RemoteEntry]
+    let onProgress: SyncProgressHandler?
+    private(set) var progress = SyncProgress(phase: .transferring)
+
+    init(scan: LocalScan, synced: [VaultPath: SyncedEntry], authors: [VaultPath: String], remote: [VaultPath: RemoteEntry] = [:], onProgress: SyncProgressHandler? = nil) {
         self.scan = scan
         self.synced = synced
         self.authors = authors
+        self.remote = remote
+        self.onProgress = onProgress
+    }
+
+    /// Totals of the sorted plan: every file acted on, and the bytes to move each way.
+    mutating func startProgress() {
+        let pullBytes = (pulls + merges.map(\.path)).reduce(Int64(0)) { $0 + remoteSize($1) }
+        progress.filesTotal = pulls.count + localDeletes.count + merges.count + remoteDeletes.count + pushes.count
+        progress.bytesTotal = pullBytes + pushes.reduce(Int64(0)) { $0 + $1.sizeBytes }
+        onProgress?(progress)
+    }
+
+    /// Counts files handled (done or failed) and bytes moved, and tells the observer.
+    mutating func advance(files: Int, bytes: Int64 = 0) {
+        guard files > 0 || bytes > 0 else { return }
+        progress.filesDone += files
+        progress.bytesDone += bytes
+        // Merges that push on top add work after the totals were set.
+        progress.filesTotal = max(progress.filesTotal, progress.filesDone)
+        progress.bytesTotal = max(progress.bytesTotal, progress.bytesDone)
+        onProgress?(progress)
+    }
+
+    func remoteSize(_ path: VaultPath) -> Int64 {
+        if case .live(_, _, let size)? = remote[path] { return size }
+        return 0
     }
 
     func diskPath(_ path: VaultPath) -> String { scan.files[path]?.diskPath ?? path.rawValue }

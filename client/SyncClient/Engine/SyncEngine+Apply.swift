@@ -36,11 +36,12 @@ extension SyncEngine {
                     log.append(LogLine(.pull, download.path, "v\(download.version)"))
                 } catch {
                     run.remoteSideComplete = false
-                    report.failures.append("\(download.path): \(error)")
+                    report.fail(download.path, error)
                 }
             }
             if !applied.isEmpty { try writer.flush() }
             try await store.recordSynced(applied, at: now(), log: log)
+            run.advance(files: batch.count, bytes: answer.downloads.reduce(0) { $0 + $1.sizeBytes })
         }
     }
 
@@ -57,10 +58,11 @@ extension SyncEngine {
                 log.append(LogLine(.delete, path, "deleted on the server"))
             } catch {
                 run.remoteSideComplete = false
-                report.failures.append("\(path): \(error)")
+                report.fail(path, error)
             }
         }
         try await store.forget(removed, at: now(), log: log)
+        run.advance(files: run.localDeletes.count)
     }
 
     func applyMerges(_ run: inout Execution, _ report: inout SyncReport) async throws {
@@ -69,8 +71,9 @@ extension SyncEngine {
                 try await merge(path, base: base, &run, &report)
             } catch let error where !Self.isOffline(error) && !(error is SyncAPIError) {
                 run.remoteSideComplete = false
-                report.failures.append("\(path): \(error)")
+                report.fail(path, error)
             }
+            run.advance(files: 1, bytes: run.remoteSize(path))
         }
     }
 
@@ -125,6 +128,7 @@ extension SyncEngine {
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }  // edited meanwhile: plan again
             report.deletedRemotely += answer.deleted.map(\.path)
             try await store.forget(answer.deleted.map(\.path) + answer.missing, at: now(), log: answer.deleted.map { LogLine(.delete, $0.path, "deleted here") })
+            run.advance(files: batch.count)
         }
     }
 
@@ -133,21 +137,23 @@ extension SyncEngine {
         for batch in candidates.chunked(batchSize) {
             let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
             let files = inlinePushFiles(batch)
+            let inlined = Dictionary(files.compactMap { file in file.content.map { (file.path, $0) } }, uniquingKeysWith: { a, _ in a })
+            defer { run.advance(files: batch.count, bytes: batch.reduce(0) { $0 + $1.sizeBytes }) }
             let answer = try await session.run { [api] in try await api.push(PushRequest(files: files), session: $0) }
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }
-            for rejected in answer.rejected { report.failures.append("\(rejected.path): \(rejected.message)") }
+            for rejected in answer.rejected { report.fail(rejected.path, rejected.message) }
             let uploadFailures = await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath)
-            for (path, error) in uploadFailures.sorted(by: { $0.key < $1.key }) { report.failures.append("\(path): \(error)") }
+            for (path, error) in uploadFailures.sorted(by: { $0.key < $1.key }) { report.fail(path, error) }
             let items = answer.uploads.filter { uploadFailures[$0.path] == nil }.map { ConfirmItem(path: $0.path, version: $0.newVersion) }
             guard !items.isEmpty else { continue }
             let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: items), session: $0) }
             if !confirm.conflicts.isEmpty { run.serverMovedUnderUs = true }
-            for failed in confirm.failed { report.failures.append("\(failed.path): \(failed.message)") }
+            for failed in confirm.failed { report.fail(failed.path, failed.message) }
             var applied: [VaultPath: SyncedEntry] = [:]
             var log: [LogLine] = []
             for done in confirm.confirmed {
                 applied[done.path] = SyncedEntry(hash: done.contentHash, version: done.version)
-                if let candidate = byPath[done.path] { keepBase(done.path, diskPath: candidate.diskPath, hash: done.contentHash) }
+                if let candidate = byPath[done.path] { keepBase(done.path, diskPath: candidate.diskPath, hash: done.contentHash, data: inlined[done.path]) }
                 if !report.merged.contains(done.path) { report.pushed.append(done.path) }
                 if let by = run.keptOverDelete[done.path] {
                     report.notices.append("\(done.path): deleted on \(by ?? "another device"), edited here; the edited version was kept")

@@ -72,15 +72,22 @@ public final class SyncEngine: Sendable {
     public var state: StateStore { store }
 
     /// Runs a sync: up to three rounds, so that a conflict found while pushing is merged in the same run.
+    /// A request while this process already syncs the vault joins the next sync instead of starting
+    /// its own (``SyncCoordinator``); `progress` is then not called for it.
     /// - Throws: ``VaultLockError/busy`` when another process syncs this vault; failures of single
     ///   files are reported in the result, never thrown.
-    public func sync() async throws -> SyncReport {
+    public func sync(progress: SyncProgressHandler? = nil) async throws -> SyncReport {
+        try await SyncCoordinator.shared.run(root.path) { [self] in try await syncOnce(progress: progress) }
+    }
+
+    private func syncOnce(progress: SyncProgressHandler?) async throws -> SyncReport {
         let lock = try VaultLock(stateFolder: stateFolder)
         defer { withExtendedLifetime(lock) {} }
         var report = SyncReport()
+        defer { progress?(SyncProgress(phase: .finished)) }
         do {
             for _ in 0..<3 {
-                guard try await syncRound(&report) else { break }
+                guard try await syncRound(&report, progress: progress) else { break }
             }
         } catch let error where Self.isOffline(error) {
             report.status = .offline
@@ -91,15 +98,17 @@ public final class SyncEngine: Sendable {
             report.notices.append("the server no longer accepts this device's session: link the vault again")
             return report
         }
+        try await recordFailures(&report)
         report.conflicts = try await store.conflicts().map(\.path)
-        report.status = !report.failures.isEmpty ? .error : report.conflicts.isEmpty ? .idle : .conflict
+        report.status = !report.failures.isEmpty || !report.parked.isEmpty ? .error : report.conflicts.isEmpty ? .idle : .conflict
         try await store.setMeta(.lastSyncTime, WireDate.format(now()))
         return report
     }
 
     /// One scan–plan–execute pass; returns whether another pass is needed (the server changed under a push).
-    func syncRound(_ report: inout SyncReport) async throws -> Bool {
+    func syncRound(_ report: inout SyncReport, progress: SyncProgressHandler?) async throws -> Bool {
         // Phase 1: local.
+        progress?(SyncProgress(phase: .scanning))
         let cache = try await store.cachedStats()
         let scan = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: cache)
         let changed = Set(scan.stats.filter { cache[$0.key] != $0.value }.keys)
@@ -109,6 +118,7 @@ public final class SyncEngine: Sendable {
         Self.addOnce(&report.failures, scan.unreadable.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
 
         // Phase 2: remote. Paths absent from the pages did not change since the cursor.
+        progress?(SyncProgress(phase: .checkingServer))
         let synced = try await store.syncedEntries()
         var remote = synced.mapValues { RemoteEntry.live(version: $0.version, hash: $0.hash, sizeBytes: 0) }
         var authors: [VaultPath: String] = [:]
@@ -126,10 +136,14 @@ public final class SyncEngine: Sendable {
         }
 
         // Phase 3: plan. Paths waiting for the user are held back.
-        let held = Set(try await store.conflicts().map(\.path))
+        let parked = Set(try await store.failures().filter(\.parked).map(\.path))
+        let held = Set(try await store.conflicts().map(\.path)).union(parked)
         let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced))
-        var run = Execution(scan: scan, synced: synced, authors: authors)
+        var run = Execution(scan: scan, synced: synced, authors: authors, remote: remote, onProgress: progress)
         for action in plan.actions where !held.contains(action.path) { run.sort(action) }
+        run.startProgress()
+        // A parked path's remote change is not applied, so the cursor must not move past it.
+        if parked.contains(where: { path in remote[path].map { $0.version != synced[path]?.version } ?? false }) { run.remoteSideComplete = false }
 
         // Phase 4: execute, remote-side changes first.
         try await applyRecords(&run, &report)
@@ -142,6 +156,28 @@ public final class SyncEngine: Sendable {
         // Phase 5: the cursor moves only once everything it covers is applied.
         if run.remoteSideComplete, let cursor { try await store.setMeta(.cursor, cursor) }
         return run.serverMovedUnderUs
+    }
+
+    /// A file is parked after failing on this many runs in a row (seed 002's queue).
+    public static let parkAfterFailures = 3
+
+    /// Counts this run's per-file failures (a path that went through in a later round does not
+    /// count) and reports parked paths.
+    private func recordFailures(_ report: inout SyncReport) async throws {
+        let succeeded = Set(report.pushed + report.pulled + report.merged + report.deletedLocally + report.deletedRemotely)
+        let failed = report.failedPaths.filter { !succeeded.contains($0.key) }
+        let newlyParked = try await store.recordFailures(failed, at: now(), parkAfter: Self.parkAfterFailures)
+        for path in newlyParked {
+            report.notices.append("\(path): failed on \(Self.parkAfterFailures) syncs in a row (\(failed[path] ?? "")); parked: run 'vaultsync retry' to try it again")
+        }
+        report.parked = try await store.failures().filter(\.parked).map(\.path)
+    }
+
+    /// Un-parks `paths` (every parked path when nil) so that the next sync tries them again.
+    /// - Returns: the paths un-parked.
+    @discardableResult
+    public func retry(_ paths: [VaultPath]? = nil) async throws -> [VaultPath] {
+        try await store.unpark(paths)
     }
 
     static func addOnce(_ list: inout [String], _ items: [String]) {

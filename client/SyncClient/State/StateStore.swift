@@ -8,7 +8,7 @@ public import SyncProtocol
 /// migrations; a database from a newer client is refused rather than misread.
 public final class StateStore: Sendable {
     /// The schema version this build writes.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     private let db: DatabasePool
 
@@ -66,6 +66,18 @@ public final class StateStore: Sendable {
                 );
                 """)
         }
+        migrator.registerMigration("v3-failures") { db in
+            // Files that failed on consecutive runs; parked ones are held back until retried.
+            try db.execute(sql: """
+                CREATE TABLE failures (
+                    relative_path TEXT PRIMARY KEY,
+                    attempts      INTEGER NOT NULL,
+                    last_error    TEXT NOT NULL,
+                    parked        INTEGER NOT NULL DEFAULT 0,
+                    updated_at    TEXT NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 
@@ -89,6 +101,7 @@ public final class StateStore: Sendable {
         let stamp = WireDate.format(date)
         try await db.write { db in
             try Self.insert(log, stamp: stamp, db)
+            for path in entries.keys { try db.execute(sql: "DELETE FROM failures WHERE relative_path = ?", arguments: [path.rawValue]) }
             for (path, entry) in entries {
                 try db.execute(
                     sql: """
@@ -105,7 +118,10 @@ public final class StateStore: Sendable {
     public func forget(_ paths: [VaultPath], at date: Date = Date(), log: [LogLine] = []) async throws {
         try await db.write { db in
             try Self.insert(log, stamp: WireDate.format(date), db)
-            for path in paths { try db.execute(sql: "DELETE FROM sync_state WHERE relative_path = ?", arguments: [path.rawValue]) }
+            for path in paths {
+                try db.execute(sql: "DELETE FROM sync_state WHERE relative_path = ?", arguments: [path.rawValue])
+                try db.execute(sql: "DELETE FROM failures WHERE relative_path = ?", arguments: [path.rawValue])
+            }
         }
     }
 
@@ -182,6 +198,58 @@ public final class StateStore: Sendable {
         try await db.write { try $0.execute(sql: "DELETE FROM conflicts WHERE relative_path = ?", arguments: [path.rawValue]) }
     }
 
+    // MARK: failures
+
+    /// Counts one more failed run for each path; a path reaching `parkAfter` attempts is parked.
+    /// Returns the paths parked by this call.
+    @discardableResult
+    public func recordFailures(_ errors: [VaultPath: String], at date: Date, parkAfter: Int) async throws -> [VaultPath] {
+        let stamp = WireDate.format(date)
+        return try await db.write { db in
+            var parked: [VaultPath] = []
+            for (path, error) in errors.sorted(by: { $0.key < $1.key }) {
+                try db.execute(
+                    sql: """
+                        INSERT INTO failures (relative_path, attempts, last_error, parked, updated_at) VALUES (?, 1, ?, 0, ?)
+                        ON CONFLICT(relative_path) DO UPDATE SET attempts = attempts + 1, last_error = excluded.last_error, updated_at = excluded.updated_at
+                        """, arguments: [path.rawValue, error, stamp])
+                let attempts = try Int.fetchOne(db, sql: "SELECT attempts FROM failures WHERE relative_path = ?", arguments: [path.rawValue]) ?? 0
+                if attempts >= parkAfter {
+                    try db.execute(sql: "UPDATE failures SET parked = 1 WHERE relative_path = ? AND parked = 0", arguments: [path.rawValue])
+                    if db.changesCount > 0 { parked.append(path) }
+                }
+            }
+            return parked
+        }
+    }
+
+    /// Forgets the failure count of paths that went through.
+    public func clearFailures(_ paths: [VaultPath]) async throws {
+        guard !paths.isEmpty else { return }
+        try await db.write { db in
+            for path in paths { try db.execute(sql: "DELETE FROM failures WHERE relative_path = ?", arguments: [path.rawValue]) }
+        }
+    }
+
+    /// Failing paths, parked or not, by path.
+    public func failures() async throws -> [FailureRecord] {
+        try await db.read { db in
+            try Row.fetchAll(db, sql: "SELECT relative_path, attempts, last_error, parked, updated_at FROM failures ORDER BY relative_path").map { row in
+                FailureRecord(path: try VaultPath(row[0] as String), attempts: row[1], lastError: row[2], parked: row[3], updatedAt: WireDate.parse(row[4]) ?? .distantPast)
+            }
+        }
+    }
+
+    /// Un-parks `paths` (all parked paths when nil) so the next sync tries them again; returns them.
+    public func unpark(_ paths: [VaultPath]?) async throws -> [VaultPath] {
+        try await db.write { db in
+            let parked = try String.fetchAll(db, sql: "SELECT relative_path FROM failures WHERE parked = 1").compactMap { try? VaultPath($0) }
+            let chosen = paths.map { wanted in parked.filter { wanted.contains($0) } } ?? parked
+            for path in chosen { try db.execute(sql: "DELETE FROM failures WHERE relative_path = ?", arguments: [path.rawValue]) }
+            return chosen
+        }
+    }
+
     // MARK: stat cache
 
     /// The stat cache: for each file as named on disk, the stat it had when last hashed and that hash.
@@ -224,6 +292,15 @@ public struct ConflictRecord: Sendable, Equatable {
         self.description = description
         self.createdAt = createdAt
     }
+}
+
+/// A path that failed on consecutive runs; `parked` ones wait for ``SyncEngine/retry(_:)``.
+public struct FailureRecord: Sendable, Equatable {
+    public var path: VaultPath
+    public var attempts: Int
+    public var lastError: String
+    public var parked: Bool
+    public var updatedAt: Date
 }
 
 /// Keys of `sync_meta`.
