@@ -150,6 +150,20 @@ import Testing
         }
     }
 
+    @Test func mergeBasesOfOldVersionsArePruned() async throws {
+        try await twoVaults { a, b in
+            for version in 1...3 {
+                try a.write("n.md", "version \(version)")
+                try a.write("other.md", "other \(version)")
+                try await a.sync()
+            }
+            try a.delete("other.md")
+            try await a.sync()
+            let bases = try FileManager.default.contentsOfDirectory(atPath: a.root.appendingPathComponent(".vaultsync/base").path)
+            #expect(bases == [String(ContentHasher.hash(Data("version 3".utf8)).hex)])
+        }
+    }
+
     @Test func nfcAndNfdNamesStayOneFile() async throws {
         try await twoVaults { a, b in
             try a.write("cafe\u{301}.md", "written with an NFD name")
@@ -210,6 +224,26 @@ import Testing
             #expect(a.read("n.md") == expected)
             #expect(b.conflictCopies().count == 1)  // the copy stays until the user removes it
             await #expect(throws: SyncEngineError.self) { try await b.engine.resolve(path, .keepLocal) }
+        }
+    }
+
+    @Test func resolvingAFileStoredUnderAnNFDNameReplacesThatFile() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let a = try await TestVault.link(user, deviceName: "laptop")
+            let b = try await TestVault.link(user, deviceName: "phone")
+            defer { a.remove(); b.remove() }
+            try a.write("caf\u{E9}.md", "base")
+            try await a.sync()
+            try b.write("cafe\u{301}.md", "phone")  // the phone's file system spells it NFD
+            try a.write("caf\u{E9}.md", "laptop")
+            try await a.sync()
+            #expect(try await b.sync().status == .conflict)
+            try await b.engine.resolve(try VaultPath("cafe\u{301}.md"), .keepRemote)
+            let names = try FileManager.default.contentsOfDirectory(atPath: b.root.path).filter { $0.hasPrefix("caf") && !$0.contains("conflict") }
+            #expect(names == ["cafe\u{301}.md"], "the NFD file was replaced, not joined by an NFC twin")
+            #expect(b.read("cafe\u{301}.md") == "laptop")
+            #expect(try await b.sync().status == .idle)
         }
     }
 }

@@ -1,4 +1,7 @@
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SyncCore
 public import SyncProtocol
 
@@ -21,7 +24,7 @@ extension SyncEngine {
         let lock = try VaultLock(stateFolder: stateFolder)
         defer { withExtendedLifetime(lock) {} }
         guard let record = try await store.conflicts().first(where: { $0.path == path }) else { throw SyncEngineError.noConflict(path) }
-        let diskPath = path.rawValue
+        let diskPath = Self.diskPath(of: path, in: root)
         let localURL = root.appendingPathComponent(diskPath)
         // The server's current version is the base of whatever is pushed now.
         let current = try await session.run { [api] in try await api.pull(PullRequest(files: [path]), session: $0) }.downloads.first
@@ -75,6 +78,21 @@ extension SyncEngine {
         guard let done = confirm.confirmed.first else { throw SyncEngineError.serverMovedOn(candidate.path) }
         try await store.recordSynced([done.path: SyncedEntry(hash: done.contentHash, version: done.version)], at: now())
         keepBase(done.path, diskPath: candidate.diskPath, hash: done.contentHash)
+    }
+
+    /// The name `path` has on disk: its NFC spelling, or another spelling of it (NFD, as some file
+    /// systems and editors write) found component by component. Absent files keep the NFC name.
+    static func diskPath(of path: VaultPath, in root: URL) -> String {
+        if access(root.appendingPathComponent(path.rawValue).path, F_OK) == 0 { return path.rawValue }
+        var folder = root
+        var found: [String] = []
+        for component in path.rawValue.split(separator: "/").map(String.init) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            let name = names.first { $0 == component || $0.precomposedStringWithCanonicalMapping == component } ?? component
+            found.append(name)
+            folder = folder.appendingPathComponent(name)
+        }
+        return found.joined(separator: "/")
     }
 
     /// Replaces a local file the user chose to replace (no re-check: this is their decision).

@@ -99,6 +99,10 @@ public final class SyncEngine: Sendable {
             return report
         }
         try await recordFailures(&report)
+        if report.changedAnything {
+            // Merge bases of versions no longer synced are dead weight.
+            try? bases.prune(keeping: Set(try await store.syncedEntries().values.map(\.hash)))
+        }
         report.conflicts = try await store.conflicts().map(\.path)
         report.status = !report.failures.isEmpty || !report.parked.isEmpty ? .error : report.conflicts.isEmpty ? .idle : .conflict
         try await store.setMeta(.lastSyncTime, WireDate.format(now()))

@@ -27,6 +27,11 @@ public struct SyncReport: Sendable, Equatable {
 
     public init() {}
 
+    /// Whether any file was transferred, merged or deleted.
+    public var changedAnything: Bool {
+        !(pushed.isEmpty && pulled.isEmpty && merged.isEmpty && deletedLocally.isEmpty && deletedRemotely.isEmpty)
+    }
+
     /// Records a per-file failure. A file edited during the sync is not a failure of the file,
     /// so it does not count towards parking.
     mutating func fail(_ path: VaultPath, _ error: any Error) {
