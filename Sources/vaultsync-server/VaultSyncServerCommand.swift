@@ -8,7 +8,7 @@ struct VaultSyncServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vaultsync-server",
         abstract: "The VaultSync sync server.",
-        subcommands: [Serve.self, Migrate.self],
+        subcommands: [Serve.self, Migrate.self, Purge.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -90,6 +90,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Database connections. Default 8. Env: VAULTSYNC_DB_POOL_SIZE.", valueName: "n"))
     var databasePoolSize: Int?
 
+    @OptionGroup var retention: RetentionOptions
+
+    @Option(help: ArgumentHelp("How often the purge job runs, in minutes; 0 never (then run 'vaultsync-server purge'). Default 60. Env: VAULTSYNC_PURGE_INTERVAL_MINUTES.", valueName: "minutes"))
+    var purgeIntervalMinutes: Int?
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         let logger = try common.makeLogger(environment: env)
@@ -107,23 +112,36 @@ struct Serve: AsyncParsableCommand {
             configuration.blobAccess = access
         }
         configuration.s3CreateBucket = s3CreateBucket || env["VAULTSYNC_S3_CREATE_BUCKET"] == "true"
-        configuration.s3AccessKeyID = env["VAULTSYNC_S3_ACCESS_KEY_ID"] ?? env["AWS_ACCESS_KEY_ID"]
-        configuration.s3SecretAccessKey = env["VAULTSYNC_S3_SECRET_ACCESS_KEY"] ?? env["AWS_SECRET_ACCESS_KEY"]
-        configuration.s3SessionToken = env["VAULTSYNC_S3_SESSION_TOKEN"] ?? env["AWS_SESSION_TOKEN"]
+        applySecrets(to: &configuration, environment: env)
         if let value = try maxBatchFiles ?? int(env, "VAULTSYNC_MAX_BATCH_FILES") { configuration.maxBatchFiles = value }
         if let value = try maxFileBytes ?? int(env, "VAULTSYNC_MAX_FILE_BYTES").map(Int64.init) { configuration.maxFileBytes = value }
         if let value = try accessTokenTTL ?? int(env, "VAULTSYNC_ACCESS_TOKEN_TTL") { configuration.accessTokenTTL = .seconds(value) }
         if let value = try blobURLTTL ?? int(env, "VAULTSYNC_BLOB_URL_TTL") { configuration.blobURLTTL = .seconds(value) }
         if let value = try databasePoolSize ?? int(env, "VAULTSYNC_DB_POOL_SIZE") { configuration.databasePoolSize = value }
-        configuration.jwtSecret = env["VAULTSYNC_JWT_SECRET"]
+        try retention.apply(to: &configuration, environment: env)
+        if let minutes = try purgeIntervalMinutes ?? envInt(env, "VAULTSYNC_PURGE_INTERVAL_MINUTES") {
+            guard minutes >= 0 else { throw ValidationError("--purge-interval-minutes must not be negative") }
+            configuration.purgeInterval = minutes == 0 ? nil : .seconds(minutes * 60)
+        }
         try await VaultSyncServer.run(configuration: configuration, logger: logger)
     }
 
-    private func int(_ env: [String: String], _ key: String) throws -> Int? {
-        guard let text = env[key] else { return nil }
-        guard let value = Int(text) else { throw ValidationError("\(key)='\(text)' is not a number") }
-        return value
-    }
+    private func int(_ env: [String: String], _ key: String) throws -> Int? { try envInt(env, key) }
+}
+
+/// An integer from the environment, or nil when unset.
+func envInt(_ env: [String: String], _ key: String) throws -> Int? {
+    guard let text = env[key] else { return nil }
+    guard let value = Int(text) else { throw ValidationError("\(key)='\(text)' is not a number") }
+    return value
+}
+
+/// Secrets come from the environment only (never flags, which other users can see in `ps`).
+func applySecrets(to configuration: inout ServerConfiguration, environment env: [String: String]) {
+    configuration.s3AccessKeyID = env["VAULTSYNC_S3_ACCESS_KEY_ID"] ?? env["AWS_ACCESS_KEY_ID"]
+    configuration.s3SecretAccessKey = env["VAULTSYNC_S3_SECRET_ACCESS_KEY"] ?? env["AWS_SECRET_ACCESS_KEY"]
+    configuration.s3SessionToken = env["VAULTSYNC_S3_SESSION_TOKEN"] ?? env["AWS_SESSION_TOKEN"]
+    configuration.jwtSecret = env["VAULTSYNC_JWT_SECRET"]
 }
 
 struct Migrate: AsyncParsableCommand {

@@ -150,6 +150,27 @@ import Testing
         }
     }
 
+    @Test func restoringADeletedNoteBringsItBackOnEveryDevice() async throws {
+        try await twoVaults { a, b in
+            let path = try VaultPath("notes/kept.md")
+            try a.write("notes/kept.md", "worth keeping")
+            try await a.sync()
+            try await b.sync()
+            try b.delete("notes/kept.md")
+            try await b.sync()
+            try await a.sync()
+            #expect(a.read("notes/kept.md") == nil)
+            let history = try await a.engine.history(path)
+            #expect(history.versions.map(\.deleted) == [true, false])
+            let (answer, report) = try await a.engine.restore(path, version: 1)
+            #expect(answer.restored.version == 3)
+            #expect(report.pulled == [path])
+            #expect(a.read("notes/kept.md") == "worth keeping")
+            try await b.sync()
+            #expect(b.read("notes/kept.md") == "worth keeping")
+        }
+    }
+
     @Test func mergeBasesOfOldVersionsArePruned() async throws {
         try await twoVaults { a, b in
             for version in 1...3 {

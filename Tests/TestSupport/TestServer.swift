@@ -18,6 +18,8 @@ public struct TestServer: Sendable {
     public let dataDirectory: URL
     /// Its database connection string.
     public let databaseURL: String
+    /// How it was configured.
+    public let configuration: ServerConfiguration
 
     /// Runs `body` against a fresh server and shuts it down afterwards, also when `body` throws.
     public static func with<T: Sendable>(
@@ -54,7 +56,9 @@ public struct TestServer: Sendable {
             throw TestServerError.stoppedBeforeListening
         }
         let baseURL = URL(string: "http://127.0.0.1:\(port)")!
-        let server = TestServer(baseURL: baseURL, api: SyncAPI(baseURL: baseURL), clock: clock, dataDirectory: dataDirectory, databaseURL: databaseURL)
+        let server = TestServer(
+            baseURL: baseURL, api: SyncAPI(baseURL: baseURL), clock: clock, dataDirectory: dataDirectory, databaseURL: databaseURL,
+            configuration: configuration)
         do {
             let result = try await body(server)
             await group.triggerGracefulShutdown()
@@ -74,6 +78,24 @@ public struct TestServer: Sendable {
             let configure = try await backend.configuration()
             try await with(configure: configure) { try await body($0, backend) }
         }
+    }
+
+    /// Runs the retention job once, as `vaultsync-server purge` does, at the server's (test) time.
+    public func purge() async throws -> PurgeReport {
+        let clock = clock
+        return try await VaultSyncServer.purge(configuration: configuration, logger: TestCluster.quietLogger, now: { clock.now })
+    }
+
+    /// The blob files of the built-in file store (not counting uploads in progress).
+    public func storedBlobFiles() -> Set<String> {
+        let root = dataDirectory.appendingPathComponent("blobs")
+        let names = FileManager.default.enumerator(atPath: root.path)?.compactMap { $0 as? String } ?? []
+        return Set(names.filter { !$0.hasPrefix("tmp") && !(Self.isDirectory(root.appendingPathComponent($0))) })
+    }
+
+    private static func isDirectory(_ url: URL) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue
     }
 
     /// Signs up a new user with a unique email.

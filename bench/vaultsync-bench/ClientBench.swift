@@ -71,6 +71,23 @@ struct ClientBench {
         precondition(receive.pulled.count == 10)
         print("  the other device receiving them: \(ms(ContinuousClock.now - t)) ms")
         print("  peak memory of the benchmark process (client and server together): \(peakRSSMegabytes()) MB")
+
+        // The client alone: the vaultsync CLI as its own process, linking a third folder (a full
+        // first download), then a no-op sync; peak RSS from the kernel's accounting of the child.
+        let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vaultsync").path
+        guard FileManager.default.isExecutableFile(atPath: cli) else {
+            print("  (client-only memory skipped: build the vaultsync product next to the benchmark first)")
+            return
+        }
+        let third = "/tmp/vaultsync-bench-cli-\(UUID().uuidString.prefix(6))"
+        defer { try? FileManager.default.removeItem(atPath: third) }
+        let environment = ["VAULTSYNC_PASSWORD=\(user.password)"]
+        let link = try Measured.run(cli, ["init", third, "--server", server.baseURL.absoluteString, "--email", user.email, "--device-name", "cli"], environment: environment)
+        precondition(link.status == 0, "vaultsync init exited \(link.status)")
+        print(String(format: "  vaultsync CLI, first download (init): %.1f s, peak RSS %d MB", link.seconds, link.maxRSSKilobytes / 1024))
+        let again = try Measured.run(cli, ["sync", third], environment: environment)
+        precondition(again.status == 0, "vaultsync sync exited \(again.status)")
+        print(String(format: "  vaultsync CLI, no-op sync: %.2f s, peak RSS %d MB", again.seconds, again.maxRSSKilobytes / 1024))
     }
 
     func ms(_ d: Duration) -> Int { Int(d.seconds * 1000) }

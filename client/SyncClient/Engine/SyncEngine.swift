@@ -123,13 +123,22 @@ public final class SyncEngine: Sendable {
 
         // Phase 2: remote. Paths absent from the pages did not change since the cursor.
         progress?(SyncProgress(phase: .checkingServer))
+        // Without a cursor (or when the server purged deletions after it) the full state is read
+        // instead, and a synced path it does not list was deleted long ago.
         let synced = try await store.syncedEntries()
-        var remote = synced.mapValues { RemoteEntry.live(version: $0.version, hash: $0.hash, sizeBytes: 0) }
-        var authors: [VaultPath: String] = [:]
         var cursor = try await store.meta(.cursor)
+        var remote = cursor == nil ? [:] : synced.mapValues { RemoteEntry.live(version: $0.version, hash: $0.hash, sizeBytes: 0) }
+        var authors: [VaultPath: String] = [:]
         while true {
             let from = cursor
-            let page = try await session.run { [api] in try await api.state($0, cursor: from) }
+            let page: VaultStateResponse
+            do {
+                page = try await session.run { [api] in try await api.state($0, cursor: from) }
+            } catch let error as SyncAPIError where error.code == .cursorExpired && from != nil {
+                (cursor, remote, authors) = (nil, [:], [:])
+                Self.addOnce(&report.notices, ["this device was away longer than the server keeps deletions; reconciled with the server's full state"])
+                continue
+            }
             for file in page.files {
                 remote[file.path] = .live(version: file.version, hash: file.contentHash, sizeBytes: file.sizeBytes)
                 authors[file.path] = file.updatedByDevice
@@ -144,7 +153,12 @@ public final class SyncEngine: Sendable {
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
         let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced))
         var run = Execution(scan: scan, synced: synced, authors: authors, remote: remote, onProgress: progress)
-        for action in plan.actions where !held.contains(action.path) { run.sort(action) }
+        for action in plan.actions where !held.contains(action.path) {
+            run.sort(action)
+            if case .push(let path, nil) = action, synced[path] != nil, remote[path] == nil {
+                report.notices.append("\(path): deleted on another device long ago (the server no longer keeps that deletion), edited here; the edited version was kept")
+            }
+        }
         run.startProgress()
         // A parked path's remote change is not applied, so the cursor must not move past it.
         if parked.contains(where: { path in remote[path].map { $0.version != synced[path]?.version } ?? false }) { run.remoteSideComplete = false }

@@ -326,6 +326,7 @@ public struct SyncLogEvent: RawRepresentable, Hashable, Sendable {
     public static let conflict = SyncLogEvent(rawValue: "conflict")
     public static let conflictResolved = SyncLogEvent(rawValue: "conflict_resolved")
     public static let error = SyncLogEvent(rawValue: "error")
+    public static let restore = SyncLogEvent(rawValue: "restore")
 }
 
 /// A log line to write together with a state change.

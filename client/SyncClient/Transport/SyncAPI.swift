@@ -82,6 +82,16 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/pull", body: request, headers: headers(session))
     }
 
+    /// `GET /vault/history?path=`: every retained version of `path`, newest first.
+    public func history(_ path: VaultPath, session: VaultSession) async throws -> HistoryResponse {
+        try await call("GET", "vault/history", query: [URLQueryItem(name: "path", value: path.rawValue)], body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
+    /// `POST /vault/restore`: the old version's content becomes the next version.
+    public func restore(_ request: RestoreRequest, session: VaultSession) async throws -> RestoreResponse {
+        try await call("POST", "vault/restore", body: request, headers: headers(session))
+    }
+
     public func delete(_ request: DeleteRequest, session: VaultSession) async throws -> DeleteResponse {
         try await call("POST", "vault/delete", body: request, headers: headers(session))
     }

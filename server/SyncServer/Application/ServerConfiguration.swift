@@ -40,6 +40,14 @@ public struct ServerConfiguration: Sendable {
     public var maxFileBytes: Int64 = 1 << 30
     /// Most rows in one `GET /vault/state` page (default 5,000; `?limit=` may ask for fewer).
     public var maxStatePage = 5000
+    /// How long tombstones (and the history of deleted files) are kept (default 90 days).
+    public var tombstoneRetention: Duration = .seconds(90 * 24 * 3600)
+    /// How long old versions of existing files are kept; nil keeps them as long as the file exists (default).
+    public var versionRetention: Duration?
+    /// How long bytes uploaded for a push that was never confirmed are kept after its reservation expired (default 1 day).
+    public var uploadGrace: Duration = .seconds(24 * 3600)
+    /// How often the server runs the purge job; nil never (then run `vaultsync-server purge`) (default 1 hour).
+    public var purgeInterval: Duration? = .seconds(3600)
     /// Database connections (default 8).
     public var databasePoolSize = 8
     /// scrypt cost N for password hashes (default 2^15).

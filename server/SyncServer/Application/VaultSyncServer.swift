@@ -74,12 +74,17 @@ public enum VaultSyncServer {
         ).add(to: api.group("auth"))
         let authenticated = api.group().add(middleware: AuthMiddleware(tokens: tokens))
         DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
-        VaultRoutes(vault: VaultService(db: pool, blobs: gateway, limits: limits, now: now)).add(to: authenticated.group("vault"))
+        VaultRoutes(vault: VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now))
+            .add(to: authenticated.group("vault"))
+        var services: [any Service] = [DatabaseLifecycle(pool: pool, embedded: embedded, fileIO: fileIO, logger: logger)]
+        if let interval = configuration.purgeInterval {
+            services.append(PurgeJob(purge: purgeService(configuration, pool: pool, store: store, now: now, logger: logger), interval: interval, logger: logger))
+        }
 
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "vaultsync/\(version)"),
-            services: [DatabaseLifecycle(pool: pool, embedded: embedded, fileIO: fileIO, logger: logger)],
+            services: services,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 if configuration.publicURL == nil {
@@ -97,6 +102,39 @@ public enum VaultSyncServer {
     public static func run(configuration: ServerConfiguration, logger: Logger) async throws {
         let app = try await makeApplication(configuration: configuration, logger: logger)
         try await app.runService()
+    }
+
+    /// Runs the retention job once (`vaultsync-server purge`): tombstones and old versions past
+    /// their retention, bytes of pushes never confirmed, unreferenced blobs.
+    public static func purge(configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) async throws -> PurgeReport {
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
+        let (pool, embedded) = try await openDatabase(configuration, logger: logger)
+        let fileIO = NIOThreadPool(numberOfThreads: 2)
+        fileIO.start()
+        do {
+            try await Migrator.migrate(pool, logger: logger)
+            let urls = ServerBlobURLs(publicURL: { configuration.effectivePublicURL }, signer: URLSigner(secret: secret))
+            let store = try await makeBlobStore(configuration, serverURLs: urls, fileIO: fileIO, now: now, logger: logger)
+            let report = try await purgeService(configuration, pool: pool, store: store, now: now, logger: logger).run()
+            try? await fileIO.shutdownGracefully()
+            await pool.close()
+            try embedded?.stop()
+            return report
+        } catch {
+            try? await fileIO.shutdownGracefully()
+            await pool.close()
+            try? embedded?.stop()
+            throw error
+        }
+    }
+
+    private static func purgeService(
+        _ configuration: ServerConfiguration, pool: PostgresPool, store: any BlobStore, now: @escaping @Sendable () -> Date, logger: Logger
+    ) -> PurgeService {
+        PurgeService(
+            db: pool, store: store, tombstoneRetention: configuration.tombstoneRetention, versionRetention: configuration.versionRetention,
+            uploadGrace: configuration.uploadGrace, now: now, logger: logger)
     }
 
     /// Applies pending migrations and returns (`vaultsync-server migrate`).

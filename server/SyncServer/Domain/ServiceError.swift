@@ -25,4 +25,6 @@ enum ServiceError: Error, Equatable {
     case fileTooLarge(path: VaultPath, size: Int64, limit: Int64)
     case contentMismatch(String)
     case payloadTooLarge(limit: Int)
+    case pathCaseConflict(path: VaultPath, existing: String)
+    case cursorExpired(String)
 }

@@ -56,6 +56,10 @@ extension ServiceError {
             (.badRequest, ErrorBody(code: .contentMismatch, message: m))
         case .payloadTooLarge(let limit):
             (.contentTooLarge, ErrorBody(code: .payloadTooLarge, message: "request body is over \(limit) bytes", limit: Int64(limit)))
+        case .cursorExpired(let m):
+            (.gone, ErrorBody(code: .cursorExpired, message: m))
+        case .pathCaseConflict(let path, let existing):
+            (.conflict, ErrorBody(code: .pathCaseConflict, message: "'\(existing)' exists already and differs from '\(path)' only by letter case", path: path.rawValue))
         }
     }
 

@@ -2,7 +2,8 @@ import HTTPTypes
 import Hummingbird
 import SyncProtocol
 
-/// `GET /vault/state`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`, `/vault/delete` (authenticated;
+/// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
+/// `/vault/delete`, `/vault/restore` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
@@ -25,6 +26,14 @@ struct VaultRoutes {
         group.post("pull") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.pull(scope, try await request.decode(as: PullRequest.self, context: context)))
+        }
+        group.get("history") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.history(scope, path: request.uri.queryParameters["path"].map(String.init)))
+        }
+        group.post("restore") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.restore(scope, try await request.decode(as: RestoreRequest.self, context: context)))
         }
         group.post("delete") { request, context in
             let scope = try await scope(request, context)

@@ -9,6 +9,8 @@ struct VaultService: Sendable {
     let db: PostgresPool
     let blobs: BlobGateway
     let limits: VaultLimits
+    /// How long tombstones are kept: a `since` older than this may have missed purged deletions.
+    let retention: Duration
     let now: @Sendable () -> Date
 
     /// Resolves and authorises the vault and device a request names.
@@ -34,7 +36,8 @@ struct VaultService: Sendable {
 
     /// Changes after `cursor` (or after `since`, or everything), oldest first, one page.
     func state(_ scope: VaultScope, cursor: String?, since: String?, limit: String?) async throws -> VaultStateResponse {
-        let after = try cursor.map { try Cursor(encoded: $0).sequence } ?? 0
+        let from = try cursor.map { try Cursor(encoded: $0) }
+        let after = from?.sequence ?? 0
         let sinceDate = try since.map { text in
             guard let date = WireDate.parse(text) else { throw ServiceError.invalidRequest("since '\(text.prefix(40))' is not an ISO-8601 timestamp") }
             return date
@@ -45,8 +48,16 @@ struct VaultService: Sendable {
             pageSize = min(requested, limits.maxStatePage)
         }
         let serverTime = now()
-        let rows = try await db.withConnection { [pageSize] db in
-            try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1)
+        if let sinceDate, sinceDate < serverTime.addingTimeInterval(-retention.seconds) {
+            throw ServiceError.cursorExpired("since is older than the \(Int(retention.seconds / 86400))-day tombstone retention: read the full state (no cursor) and reconcile")
+        }
+        let (purgedThrough, rows) = try await db.withConnection { [pageSize] db in
+            // Read before the rows: a purge in between only makes the next cursor expire early.
+            let purgedThrough = try PurgeQueries.purgedThrough(db, vaultID: scope.vaultID)
+            if let from, from.isExpired(purgedThrough: purgedThrough) {
+                throw ServiceError.cursorExpired("deletions after this cursor were purged (tombstones are kept for a limited time): read the full state (no cursor) and reconcile")
+            }
+            return (purgedThrough, try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1))
         }
         let page = rows.prefix(pageSize)
         var files: [RemoteFile] = []
@@ -61,7 +72,7 @@ struct VaultService: Sendable {
                     updatedAt: row.updatedAt, updatedByDevice: row.deviceName))
             }
         }
-        let next = Cursor(sequence: page.last?.sequence ?? after)
+        let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough)
         return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize)
     }
 

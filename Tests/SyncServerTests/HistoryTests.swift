@@ -1,0 +1,69 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import TestSupport
+import Testing
+
+@Suite struct HistoryTests {
+    @Test func historyListsEveryVersionAndRestoreMakesAnOldOneCurrent() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            let phone = try await user.newDevice("phone")
+            let path = try VaultPath("n.md")
+            try await laptop.write("n.md", "first")
+            try await phone.write("n.md", "second", base: 1)
+            _ = try await laptop.api.delete(DeleteRequest(files: [DeleteFile(path: path, baseVersion: 2)]), session: laptop.session)
+
+            let history = try await laptop.api.history(path, session: laptop.session)
+            #expect(history.versions.map(\.version) == [3, 2, 1])
+            #expect(history.versions.map(\.deleted) == [true, false, false])
+            #expect(history.versions.map(\.device) == ["laptop", "phone", "laptop"])
+            #expect(history.versions[0].downloadURL == nil && history.versions[0].contentHash == nil)
+            #expect(String(decoding: try await laptop.download(try #require(history.versions[2].downloadURL)), as: UTF8.self) == "first")
+
+            // Restoring version 1 of the deleted file makes it current as version 4.
+            let restored = try await phone.api.restore(RestoreRequest(path: path, version: 1), session: phone.session)
+            #expect(restored.restored.version == 4 && restored.restoredFrom == 1)
+            #expect(restored.restored.contentHash == ContentHasher.hash(Data("first".utf8)))
+            #expect(try await laptop.read("n.md") == "first")
+            let changes = try await laptop.allChanges()
+            #expect(changes.files.map(\.version) == [4])
+            #expect(changes.files.first?.updatedByDevice == "phone")
+            #expect(try await laptop.api.history(path, session: laptop.session).versions.map(\.version) == [4, 3, 2, 1])
+        }
+    }
+
+    @Test func badHistoryAndRestoreRequestsAreRefusedAndChangeNothing() async throws {
+        try await TestServer.with { server in
+            let owner = try await server.newUser().newDevice()
+            let stranger = try await server.newUser().newDevice()
+            let path = try VaultPath("n.md")
+            try await owner.write("n.md", "mine")
+            _ = try await owner.api.delete(DeleteRequest(files: [DeleteFile(path: path, baseVersion: 1)]), session: owner.session)
+            func status(_ body: () async throws -> Void) async -> (Int, ErrorCode?) {
+                do {
+                    try await body()
+                    return (200, nil)
+                } catch let error as SyncAPIError {
+                    return (error.status, error.code)
+                } catch {
+                    return (0, nil)
+                }
+            }
+            #expect(await status { _ = try await owner.api.restore(RestoreRequest(path: path, version: 2), session: owner.session) } == (400, .invalidRequest), "a deletion")
+            #expect(await status { _ = try await owner.api.restore(RestoreRequest(path: path, version: 9), session: owner.session) } == (404, .notFound))
+            #expect(await status { _ = try await owner.api.history(try VaultPath("never.md"), session: owner.session) } == (404, .notFound))
+            #expect(await status { _ = try await stranger.api.history(path, session: stranger.session) } == (404, .notFound), "another user's file")
+            #expect(await status { _ = try await stranger.api.restore(RestoreRequest(path: path, version: 1), session: stranger.session) } == (404, .notFound))
+            let headers = RawHTTP.vaultHeaders(owner.session.accessToken, device: owner.session.deviceID)
+            let missing = try await RawHTTP.send("GET", URL(string: server.baseURL.absoluteString + "/vault/history")!, headers: headers)
+            #expect(missing.status == 400 && missing.code == .invalidRequest)
+            let invalid = try await RawHTTP.send("GET", URL(string: server.baseURL.absoluteString + "/vault/history?path=..%2Fx")!, headers: headers)
+            #expect(invalid.status == 400 && invalid.code == .invalidPath)
+            // Nothing changed: still deleted at version 2, for both users.
+            #expect(try await owner.allChanges().deleted.map(\.version) == [2])
+            #expect(try await stranger.allChanges().files.isEmpty)
+        }
+    }
+}

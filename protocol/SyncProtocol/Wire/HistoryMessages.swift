@@ -1,0 +1,71 @@
+public import Foundation
+
+/// `GET /vault/history?path=`: every retained version of one path, newest first.
+public struct HistoryResponse: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var versions: [FileVersionInfo]
+
+    public init(path: VaultPath, versions: [FileVersionInfo]) {
+        self.path = path
+        self.versions = versions
+    }
+}
+
+/// One version in a file's history: a content version, or a deletion.
+public struct FileVersionInfo: Codable, Sendable, Equatable {
+    public var version: Int
+    /// Nil for a deletion.
+    public var contentHash: ContentHash?
+    public var sizeBytes: Int64
+    public var createdAt: Date
+    /// The name of the device that made this version (nil when the device was removed).
+    public var device: String?
+    public var deleted: Bool
+    /// Where to read this version's bytes (content versions only).
+    public var downloadURL: URL?
+
+    public init(version: Int, contentHash: ContentHash?, sizeBytes: Int64, createdAt: Date, device: String?, deleted: Bool, downloadURL: URL?) {
+        self.version = version
+        self.contentHash = contentHash
+        self.sizeBytes = sizeBytes
+        self.createdAt = createdAt
+        self.device = device
+        self.deleted = deleted
+        self.downloadURL = downloadURL
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, device, deleted
+        case contentHash = "content_hash"
+        case sizeBytes = "size_bytes"
+        case createdAt = "created_at"
+        case downloadURL = "download_url"
+    }
+}
+
+/// `POST /vault/restore`: make the content of an old version current again, as a new version.
+public struct RestoreRequest: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var version: Int
+
+    public init(path: VaultPath, version: Int) {
+        self.path = path
+        self.version = version
+    }
+}
+
+/// `POST /vault/restore` answer: the new current version.
+public struct RestoreResponse: Codable, Sendable, Equatable {
+    public var restored: ConfirmedFile
+    public var restoredFrom: Int
+
+    public init(restored: ConfirmedFile, restoredFrom: Int) {
+        self.restored = restored
+        self.restoredFrom = restoredFrom
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case restored
+        case restoredFrom = "restored_from"
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Postgres
+
+/// SQL of the purge job: expired tombstones, old versions, abandoned reservations and
+/// unreferenced blobs. A blob is referenced by a live file, any retained version, or any push
+/// reservation (an in-flight push), so none of those ever loses its bytes.
+enum PurgeQueries {
+    /// Vaults holding tombstones deleted before `cutoff`.
+    static func vaultsWithExpiredTombstones(_ db: PostgresConnection, before cutoff: Date) throws -> [UUID] {
+        try db.query("SELECT DISTINCT vault_id FROM file_state WHERE is_deleted AND deleted_at < $1", [cutoff]).map { try $0.uuid(0) }
+    }
+
+    /// Removes one vault's tombstones deleted before `cutoff` with their history, and moves the
+    /// vault's purge mark past them (cursors from before it get `cursor_expired`). Call with the
+    /// vault locked. Returns how many tombstones went.
+    static func purgeTombstones(_ db: PostgresConnection, vaultID: UUID, before cutoff: Date) throws -> Int {
+        let purged = try db.query(
+            "DELETE FROM file_state WHERE vault_id = $1 AND is_deleted AND deleted_at < $2 RETURNING path, change_seq", [vaultID, cutoff])
+        let paths = try purged.map { try $0.string(0) }
+        guard !paths.isEmpty else { return 0 }
+        let highest = try purged.map { try $0.int64(1) }.max() ?? 0
+        try db.query("DELETE FROM file_versions WHERE vault_id = $1 AND path = ANY($2::text[])", [vaultID, paths])
+        try db.query("UPDATE vaults SET purged_through_seq = GREATEST(purged_through_seq, $2) WHERE id = $1", [vaultID, highest])
+        return paths.count
+    }
+
+    /// Removes versions older than `cutoff` that are not the current version of their path.
+    static func purgeOldVersions(_ db: PostgresConnection, before cutoff: Date) throws -> Int {
+        try db.query(
+            """
+            DELETE FROM file_versions v USING file_state f
+            WHERE v.vault_id = f.vault_id AND v.path = f.path AND v.version < f.version AND v.created_at < $1
+            RETURNING 1
+            """, [cutoff]
+        ).count
+    }
+
+    /// Removes reservations that expired before `cutoff`; returns the blobs they named that nothing
+    /// else references (not confirmed, no other reservation): bytes of pushes never confirmed.
+    static func purgeAbandonedReservations(_ db: PostgresConnection, before cutoff: Date) throws -> [(vaultID: UUID, hash: String)] {
+        try db.query(
+            """
+            WITH gone AS (
+                DELETE FROM push_reservations WHERE expires_at < $1 RETURNING vault_id, content_hash
+            )
+            SELECT DISTINCT g.vault_id, g.content_hash FROM gone g
+            WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.vault_id = g.vault_id AND b.content_hash = g.content_hash)
+              AND NOT EXISTS (SELECT 1 FROM push_reservations r WHERE r.vault_id = g.vault_id AND r.content_hash = g.content_hash AND r.expires_at >= $1)
+            """, [cutoff]
+        ).map { (try $0.uuid(0), try $0.string(1)) }
+    }
+
+    /// Removes confirmed blobs that no live file, retained version or reservation references;
+    /// returns them so their bytes can be deleted from the store.
+    static func purgeUnreferencedBlobs(_ db: PostgresConnection) throws -> [(vaultID: UUID, hash: String)] {
+        try db.query(
+            """
+            DELETE FROM blobs b
+            WHERE NOT EXISTS (SELECT 1 FROM file_state f WHERE f.vault_id = b.vault_id AND f.content_hash = b.content_hash)
+              AND NOT EXISTS (SELECT 1 FROM file_versions v WHERE v.vault_id = b.vault_id AND v.content_hash = b.content_hash)
+              AND NOT EXISTS (SELECT 1 FROM push_reservations r WHERE r.vault_id = b.vault_id AND r.content_hash = b.content_hash)
+            RETURNING b.vault_id, b.content_hash
+            """
+        ).map { (try $0.uuid(0), try $0.string(1)) }
+    }
+
+    /// The sequence number up to which a vault's change log was purged (0: never).
+    static func purgedThrough(_ db: PostgresConnection, vaultID: UUID) throws -> Int64 {
+        try db.query("SELECT purged_through_seq FROM vaults WHERE id = $1", [vaultID]).first?.int64(0) ?? 0
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Logging
+import Postgres
+import ServiceLifecycle
+import SyncProtocol
+
+/// What one purge run removed.
+public struct PurgeReport: Sendable, Equatable, Encodable {
+    public var tombstones = 0
+    public var oldVersions = 0
+    public var abandonedUploads = 0
+    public var blobs = 0
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case tombstones, blobs
+        case oldVersions = "old_versions"
+        case abandonedUploads = "abandoned_uploads"
+    }
+}
+
+/// The retention job: purges tombstones (with the history of those files) after the retention
+/// period, old versions when a version retention is set, reservations of pushes never confirmed
+/// (and their bytes) after a grace period, and blobs nothing references any more. Run
+/// periodically by the server (``PurgeJob``) and on demand by `vaultsync-server purge`.
+struct PurgeService: Sendable {
+    let db: PostgresPool
+    let store: any BlobStore
+    let tombstoneRetention: Duration
+    let versionRetention: Duration?
+    let uploadGrace: Duration
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    func run() async throws -> PurgeReport {
+        let now = now()
+        var report = PurgeReport()
+        let tombstoneCutoff = now.addingTimeInterval(-tombstoneRetention.seconds)
+        let vaults = try await db.withConnection { try PurgeQueries.vaultsWithExpiredTombstones($0, before: tombstoneCutoff) }
+        for vaultID in vaults {
+            // Under the vault lock, like every writer of file_state.
+            report.tombstones += try await db.transaction { tx in
+                _ = try FileStateQueries.lockVault(tx, vaultID: vaultID)
+                return try PurgeQueries.purgeTombstones(tx, vaultID: vaultID, before: tombstoneCutoff)
+            }
+        }
+        if let versionRetention {
+            let cutoff = now.addingTimeInterval(-versionRetention.seconds)
+            report.oldVersions = try await db.withConnection { try PurgeQueries.purgeOldVersions($0, before: cutoff) }
+        }
+        let uploadCutoff = now.addingTimeInterval(-uploadGrace.seconds)
+        let abandoned = try await db.withConnection { try PurgeQueries.purgeAbandonedReservations($0, before: uploadCutoff) }
+        report.abandonedUploads = try await deleteBytes(abandoned)
+        let unreferenced = try await db.withConnection { try PurgeQueries.purgeUnreferencedBlobs($0) }
+        report.blobs = try await deleteBytes(unreferenced)
+        logger.info("purge finished", metadata: [
+            "tombstones": "\(report.tombstones)", "old_versions": "\(report.oldVersions)",
+            "abandoned_uploads": "\(report.abandonedUploads)", "blobs": "\(report.blobs)",
+        ])
+        return report
+    }
+
+    /// Deletes the bytes of blobs whose rows are already gone; returns how many. Rows go first:
+    /// bytes whose deletion fails are only wasted space (logged), never a row pointing at nothing.
+    private func deleteBytes(_ blobs: [(vaultID: UUID, hash: String)]) async throws -> Int {
+        var deleted = 0
+        for blob in blobs {
+            do {
+                try await store.delete(BlobKey(vaultID: blob.vaultID, contentHash: try ContentHash(blob.hash)))
+                deleted += 1
+            } catch {
+                logger.error("could not delete unreferenced blob bytes", metadata: ["vault": "\(blob.vaultID)", "hash": "\(blob.hash)", "error": "\(error)"])
+            }
+        }
+        return deleted
+    }
+}
+
+/// Runs the purge every `interval` while the server runs.
+struct PurgeJob: Service {
+    let purge: PurgeService
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return  // shutting down
+            }
+            do {
+                _ = try await purge.run()
+            } catch {
+                logger.error("purge failed; retrying at the next interval", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
