@@ -6,7 +6,8 @@ import SyncClient
 final class ProgressPrinter: @unchecked Sendable {
     private let lock = NSLock()
     private let isTerminal: Bool
-    private let started = Date()
+    /// When the transfers began: rates and ETAs leave the scan out.
+    private var started: Date?
     private var lastDraw = Date.distantPast
     private var lastPhase: SyncProgress.Phase?
     private var drewBar = false
@@ -30,11 +31,12 @@ final class ProgressPrinter: @unchecked Sendable {
         }
         // Only runs with real work get a bar; a no-op sync prints nothing.
         guard progress.phase == .transferring, progress.filesTotal > 0 else { return }
+        if phaseChanged || started == nil { started = now }
         let interval: TimeInterval = isTerminal ? 0.1 : 5
         let done = progress.filesDone == progress.filesTotal
         guard phaseChanged || done || now.timeIntervalSince(lastDraw) >= interval else { return }
         lastDraw = now
-        let line = Self.describe(progress, elapsed: now.timeIntervalSince(started))
+        let line = Self.describe(progress, elapsed: now.timeIntervalSince(started ?? now))
         if isTerminal {
             write("\r\u{1B}[2K" + Self.bar(progress) + " " + line)
             drewBar = true

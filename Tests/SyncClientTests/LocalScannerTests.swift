@@ -27,7 +27,7 @@ import Testing
         let scan = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: [:])
         #expect(Set(scan.files.keys.map(\.rawValue)) == ["a.md", "dir/sub/b.md", ".vaultsyncignore", "caf\u{E9}.md"])
         #expect(scan.files[try VaultPath("a.md")]?.hash == ContentHasher.hash(Array("alpha".utf8)))
-        #expect(scan.files[try VaultPath("caf\u{E9}.md")]?.diskPath == "cafe\u{301}.md")
+        #expect(scan.file(try VaultPath("caf\u{E9}.md"))?.diskPath == "cafe\u{301}.md")
         #expect(scan.invalid["what?.md"] == .invalid(.forbiddenCharacter("what?.md", character: "?")))
         #expect(scan.skippedLinks == ["link.md"])
     }

@@ -67,14 +67,14 @@ struct Execution {
         return 0
     }
 
-    func diskPath(_ path: VaultPath) -> String { scan.files[path]?.diskPath ?? path.rawValue }
+    func diskPath(_ path: VaultPath) -> String { scan.file(path)?.diskPath ?? path.rawValue }
 
     mutating func sort(_ action: SyncAction) {
         switch action {
         case .push(let path, let base):
-            if let file = scan.files[path] { pushes.append(PushCandidate(path: path, diskPath: file.diskPath, hash: file.hash, sizeBytes: file.sizeBytes, base: base)) }
+            if let file = scan.file(path) { pushes.append(PushCandidate(path: path, diskPath: file.diskPath, hash: file.hash, sizeBytes: file.sizeBytes, base: base)) }
         case .keepLocalEditOverRemoteDelete(let path, let tombstone, let by):
-            if let file = scan.files[path] {
+            if let file = scan.file(path) {
                 pushes.append(PushCandidate(path: path, diskPath: file.diskPath, hash: file.hash, sizeBytes: file.sizeBytes, base: tombstone))
                 keptOverDelete[path] = by
             }

@@ -50,7 +50,7 @@ extension SyncEngine {
         var removed: [VaultPath] = []
         var log: [LogLine] = []
         for path in run.localDeletes {
-            guard let file = run.scan.files[path], let stat = run.scan.stats[file.diskPath] else { continue }
+            guard let file = run.scan.file(path), let stat = run.scan.stats[file.diskPath] else { continue }
             do {
                 try writer.removeIfUnchanged(file.diskPath, expected: stat)
                 removed.append(path)
@@ -81,7 +81,7 @@ extension SyncEngine {
     /// the server's version; otherwise the server's version is kept beside the file as a conflict
     /// copy, the local file stays, and the path waits for the user.
     private func merge(_ path: VaultPath, base: SyncedEntry?, _ run: inout Execution, _ report: inout SyncReport) async throws {
-        guard let local = run.scan.files[path], let stat = run.scan.stats[local.diskPath] else { return }
+        guard let local = run.scan.file(path), let stat = run.scan.stats[local.diskPath] else { return }
         let answer = try await session.run { [api] in try await api.pull(PullRequest(files: [path]), session: $0) }
         guard let download = answer.downloads.first else {
             run.remoteSideComplete = false  // deleted meanwhile: the next run sees it

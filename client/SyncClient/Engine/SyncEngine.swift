@@ -113,10 +113,7 @@ public final class SyncEngine: Sendable {
     func syncRound(_ report: inout SyncReport, progress: SyncProgressHandler?) async throws -> Bool {
         // Phase 1: local.
         progress?(SyncProgress(phase: .scanning))
-        let cache = try await store.cachedStats()
-        let scan = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: cache)
-        let changed = Set(scan.stats.filter { cache[$0.key] != $0.value }.keys)
-        try await store.replaceStats(scan.stats, changed: changed, removed: scan.removedFromCache)
+        let scan = try await scanLocal()
         Self.addOnce(&report.notices, scan.invalid.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
         Self.addOnce(&report.notices, scan.skippedLinks.map { "\($0): symbolic links and special files are not synced" })
         Self.addOnce(&report.failures, scan.unreadable.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
@@ -127,7 +124,8 @@ public final class SyncEngine: Sendable {
         // instead, and a synced path it does not list was deleted long ago.
         let synced = try await store.syncedEntries()
         var cursor = try await store.meta(.cursor)
-        var remote = cursor == nil ? [:] : synced.mapValues { RemoteEntry.live(version: $0.version, hash: $0.hash, sizeBytes: 0) }
+        var remote: [VaultPath: RemoteEntry] = [:]
+        var incremental = cursor != nil
         var authors: [VaultPath: String] = [:]
         while true {
             let from = cursor
@@ -135,13 +133,14 @@ public final class SyncEngine: Sendable {
             do {
                 page = try await session.run { [api] in try await api.state($0, cursor: from) }
             } catch let error as SyncAPIError where error.code == .cursorExpired && from != nil {
-                (cursor, remote, authors) = (nil, [:], [:])
+                (cursor, remote, authors, incremental) = (nil, [:], [:], false)
                 Self.addOnce(&report.notices, ["this device was away longer than the server keeps deletions; reconciled with the server's full state"])
                 continue
             }
             for file in page.files {
                 remote[file.path] = .live(version: file.version, hash: file.contentHash, sizeBytes: file.sizeBytes)
-                authors[file.path] = file.updatedByDevice
+                // Only a file that exists here can become a merge needing its author's name.
+                if scan.files[file.path] != nil { authors[file.path] = file.updatedByDevice }
             }
             for gone in page.deletedSince { remote[gone.path] = .deleted(version: gone.version ?? 0, byDevice: gone.deletedByDevice) }
             cursor = page.cursor
@@ -151,11 +150,11 @@ public final class SyncEngine: Sendable {
         // Phase 3: plan. Paths waiting for the user are held back.
         let parked = Set(try await store.failures().filter(\.parked).map(\.path))
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
-        let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced))
+        let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental))
         var run = Execution(scan: scan, synced: synced, authors: authors, remote: remote, onProgress: progress)
         for action in plan.actions where !held.contains(action.path) {
             run.sort(action)
-            if case .push(let path, nil) = action, synced[path] != nil, remote[path] == nil {
+            if case .push(let path, nil) = action, !incremental, synced[path] != nil, remote[path] == nil {
                 report.notices.append("\(path): deleted on another device long ago (the server no longer keeps that deletion), edited here; the edited version was kept")
             }
         }
@@ -196,6 +195,16 @@ public final class SyncEngine: Sendable {
     @discardableResult
     public func retry(_ paths: [VaultPath]? = nil) async throws -> [VaultPath] {
         try await store.unpark(paths)
+    }
+
+    /// Scans with the stat cache and stores the new cache; the old one is released on return
+    /// (100,000 entries are worth not holding through the rest of the round).
+    private func scanLocal() async throws -> LocalScan {
+        let cache = try await store.cachedStats()
+        let scan = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: cache)
+        let changed = Set(scan.stats.filter { cache[$0.key] != $0.value }.keys)
+        try await store.replaceStats(scan.stats, changed: changed, removed: scan.removedFromCache)
+        return scan
     }
 
     static func addOnce(_ list: inout [String], _ items: [String]) {

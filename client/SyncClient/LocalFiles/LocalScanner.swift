@@ -23,67 +23,148 @@ public struct LocalScanner: Sendable {
         IgnoreRules(ignoreFile: try? String(contentsOf: root.appendingPathComponent(".vaultsyncignore"), encoding: .utf8))
     }
 
-    /// Scans the vault.
+    /// Scans the vault. Folders are read (and changed files hashed) on all cores, one folder per
+    /// task, level by level; results are then merged in name order, so the outcome does not depend
+    /// on timing.
     /// - Parameter cache: the stat cache from the last scan (by on-disk relative path).
     public func scan(cache: [String: CachedStat]) throws -> LocalScan {
+        var listings: [String: [ScannedEntry]] = [:]
+        var level = [""]
+        while !level.isEmpty {
+            let results = Locked<[(String, [ScannedEntry])]>([])
+            let folders = level
+            DispatchQueue.concurrentPerform(iterations: folders.count) { index in
+                let entries = list(folders[index], cache: cache)
+                results.withLock { $0.append((folders[index], entries)) }
+            }
+            level = []
+            for (folder, entries) in results.withLock({ $0 }) {
+                listings[folder] = entries
+                for entry in entries { if case .folder = entry.kind { level.append(entry.path) } }
+            }
+        }
         var scan = LocalScan()
-        try walk(relative: "", cache: cache, into: &scan)
+        merge("", listings, into: &scan)
         scan.removedFromCache = Set(cache.keys).subtracting(scan.stats.keys)
         return scan
     }
 
-    private func walk(relative: String, cache: [String: CachedStat], into scan: inout LocalScan) throws {
+    /// Depth first in name order: the order of the former sequential walk.
+    private func merge(_ folder: String, _ listings: [String: [ScannedEntry]], into scan: inout LocalScan) {
+        for entry in listings[folder] ?? [] {
+            switch entry.kind {
+            case .folder:
+                merge(entry.path, listings, into: &scan)
+            case .unreadable(let reason):
+                scan.unreadable[entry.path] = reason
+            case .special:
+                scan.skippedLinks.append(entry.path)  // symbolic links and special files are not synced
+            case .invalid(let error):
+                scan.invalid[entry.path] = .invalid(error)
+            case .file(let vaultPath, let stat, let rehashed):
+                if let other = scan.file(vaultPath) {
+                    // Two names on disk for one vault path (NFC and NFD spellings): keep the first, report.
+                    scan.invalid[entry.path] = .duplicate(entry.path, existing: other.diskPath)
+                    continue
+                }
+                if rehashed { scan.rehashed.insert(entry.path) }
+                scan.stats[entry.path] = stat
+                scan.files[vaultPath] = LocalFile(hash: stat.hash, sizeBytes: stat.sizeBytes)
+                // Bytes, not String equality: Swift calls NFC and NFD spellings equal, the file system does not.
+                if !entry.path.utf8.elementsEqual(vaultPath.rawValue.utf8) { scan.diskNames[vaultPath] = entry.path }
+            }
+        }
+    }
+
+    /// One folder's entries, sorted by name, with files checked and (when their stat changed) hashed.
+    private func list(_ relative: String, cache: [String: CachedStat]) -> [ScannedEntry] {
         let folder = relative.isEmpty ? root.path : root.path + "/" + relative
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-        for name in names {
+        var raw: UnsafeMutablePointer<vs_dir_entry>?
+        var count = 0
+        guard vs_list_dir(folder, &raw, &count) == 0, let raw else {
+            let reason = String(cString: strerror(errno))
+            return relative.isEmpty ? [] : [ScannedEntry(path: relative, kind: .unreadable(reason))]
+        }
+        defer { vs_free_entries(raw) }
+        var entries: [ScannedEntry] = []
+        entries.reserveCapacity(count)
+        for index in 0..<count {
+            let name = withUnsafePointer(to: &raw[index].name) { $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) } }
             let path = relative.isEmpty ? name : relative + "/" + name
-            var info = vs_file_stat()
-            guard vs_lstat(folder + "/" + name, &info) == 0 else {
-                scan.unreadable[path] = String(cString: strerror(errno))
+            let info = raw[index].stat
+            if raw[index].error != 0 {
+                entries.append(ScannedEntry(path: path, kind: .unreadable(String(cString: strerror(raw[index].error)))))
                 continue
             }
             switch info.kind {
             case 2:
-                if !ignore.isIgnoredEntry(path, isFolder: true) { try walk(relative: path, cache: cache, into: &scan) }
+                if !ignore.isIgnoredEntry(path, isFolder: true) { entries.append(ScannedEntry(path: path, kind: .folder)) }
             case 1:
                 if ignore.isIgnoredEntry(path, isFolder: false) { continue }
                 let vaultPath: VaultPath
                 do {
                     vaultPath = try VaultPath(path)
                 } catch {
-                    scan.invalid[path] = .invalid(error)
+                    entries.append(ScannedEntry(path: path, kind: .invalid(error)))
                     continue
                 }
-                if let other = scan.files[vaultPath] {
-                    // Two names on disk for one vault path (NFC and NFD spellings): keep the first, report.
-                    scan.invalid[path] = .duplicate(path, existing: other.diskPath)
-                    continue
-                }
-                let hash: ContentHash
+                var hash: ContentHash
+                var rehashed = false
                 if let cached = cache[path], cached.sizeBytes == info.size, cached.mtimeNanoseconds == info.mtime_ns, cached.inode == info.inode {
                     hash = cached.hash
                 } else {
                     do {
                         hash = try FileHashing.hash(fileAt: folder + "/" + name)
                     } catch {
-                        scan.unreadable[path] = "\(error)"
+                        entries.append(ScannedEntry(path: path, kind: .unreadable("\(error)")))
                         continue
                     }
-                    scan.rehashed.insert(path)
+                    rehashed = true
                 }
-                scan.stats[path] = CachedStat(sizeBytes: info.size, mtimeNanoseconds: info.mtime_ns, inode: info.inode, hash: hash)
-                scan.files[vaultPath] = ScannedFile(diskPath: path, hash: hash, sizeBytes: info.size)
+                let stat = CachedStat(sizeBytes: info.size, mtimeNanoseconds: info.mtime_ns, inode: info.inode, hash: hash)
+                entries.append(ScannedEntry(path: path, kind: .file(vaultPath, stat, rehashed: rehashed)))
             default:
-                scan.skippedLinks.append(path)  // symbolic links and special files are not synced
+                entries.append(ScannedEntry(path: path, kind: .special))
             }
         }
+        entries.sort { $0.path < $1.path }
+        return entries
+    }
+}
+
+/// One entry of a folder listing, decided.
+private struct ScannedEntry: Sendable {
+    enum Kind: Sendable {
+        case folder
+        case file(VaultPath, CachedStat, rehashed: Bool)
+        case invalid(VaultPathError)
+        case unreadable(String)
+        case special
+    }
+
+    var path: String
+    var kind: Kind
+}
+
+/// A value shared between the scanner's threads.
+private final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }
 
 /// The result of a scan.
 public struct LocalScan: Sendable {
-    /// Valid files by vault path (NFC).
-    public var files: [VaultPath: ScannedFile] = [:]
+    /// Valid files by vault path (NFC): what the planner needs.
+    public var files: [VaultPath: LocalFile] = [:]
+    /// The on-disk name of files whose name differs from their vault path (NFD spellings); kept
+    /// apart because it is rare, and a second name per file would cost memory in large vaults.
+    public var diskNames: [VaultPath: String] = [:]
     /// Names that are not valid vault paths, with why: never sent, reported.
     public var invalid: [String: LocalNameProblem] = [:]
     /// Files that could not be read, with the reason.
@@ -96,7 +177,12 @@ public struct LocalScan: Sendable {
     public var removedFromCache: Set<String> = []
 
     /// The planner's view of the local side.
-    public var localFiles: [VaultPath: LocalFile] { files.mapValues { LocalFile(hash: $0.hash, sizeBytes: $0.sizeBytes) } }
+    public var localFiles: [VaultPath: LocalFile] { files }
+
+    /// A file with where it is on disk.
+    public func file(_ path: VaultPath) -> ScannedFile? {
+        files[path].map { ScannedFile(diskPath: diskNames[path] ?? path.rawValue, hash: $0.hash, sizeBytes: $0.sizeBytes) }
+    }
 }
 
 /// A scanned file: where it is on disk (possibly NFD) and what it holds.

@@ -87,9 +87,10 @@ public final class StateStore: Sendable {
     public func syncedEntries() async throws -> [VaultPath: SyncedEntry] {
         try await db.read { db in
             var result: [VaultPath: SyncedEntry] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT relative_path, content_hash, server_version FROM sync_state") {
-                let path = try VaultPath(row[0] as String)
-                result[path] = SyncedEntry(hash: try ContentHash(row[1] as String), version: row[2])
+            // Stored only after validation; re-validating 100,000 rows would cost most of a no-op sync.
+            let rows = try Row.fetchCursor(db, sql: "SELECT relative_path, content_hash, server_version FROM sync_state")
+            while let row = try rows.next() {
+                result[VaultPath(alreadyValidated: row[0])] = SyncedEntry(hash: ContentHash(alreadyValidated: row[1]), version: row[2])
             }
             return result
         }
@@ -256,8 +257,9 @@ public final class StateStore: Sendable {
     public func cachedStats() async throws -> [String: CachedStat] {
         try await db.read { db in
             var result: [String: CachedStat] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT disk_path, size_bytes, mtime_ns, inode, content_hash FROM local_files") {
-                result[row[0]] = CachedStat(sizeBytes: row[1], mtimeNanoseconds: row[2], inode: UInt64(bitPattern: row[3]), hash: try ContentHash(row[4] as String))
+            let rows = try Row.fetchCursor(db, sql: "SELECT disk_path, size_bytes, mtime_ns, inode, content_hash FROM local_files")
+            while let row = try rows.next() {
+                result[row[0]] = CachedStat(sizeBytes: row[1], mtimeNanoseconds: row[2], inode: UInt64(bitPattern: row[3]), hash: ContentHash(alreadyValidated: row[4]))
             }
             return result
         }

@@ -45,11 +45,26 @@ public struct SyncPlanInput: Sendable {
     public var remote: [VaultPath: RemoteEntry]
     /// The last synced state.
     public var synced: [VaultPath: SyncedEntry]
+    /// True when `remote` holds only what changed since the last sync (an incremental state read):
+    /// a synced path missing from it is then unchanged on the server, not unknown to it. Saves
+    /// copying the whole synced state into `remote` for a large vault.
+    public var remoteIsIncremental: Bool
 
-    public init(local: [VaultPath: LocalFile], invalidLocal: [String: VaultPathError] = [:], remote: [VaultPath: RemoteEntry], synced: [VaultPath: SyncedEntry]) {
+    public init(
+        local: [VaultPath: LocalFile], invalidLocal: [String: VaultPathError] = [:], remote: [VaultPath: RemoteEntry],
+        synced: [VaultPath: SyncedEntry], remoteIsIncremental: Bool = false
+    ) {
         self.local = local
         self.invalidLocal = invalidLocal
         self.remote = remote
         self.synced = synced
+        self.remoteIsIncremental = remoteIsIncremental
+    }
+
+    /// The server's entry for `path`, with the incremental default applied.
+    func remoteEntry(_ path: VaultPath) -> RemoteEntry? {
+        if let entry = remote[path] { return entry }
+        if remoteIsIncremental, let synced = synced[path] { return .live(version: synced.version, hash: synced.hash, sizeBytes: 0) }
+        return nil
     }
 }

@@ -26,6 +26,12 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
         self.rawValue = normalised
     }
 
+    /// A path read back from this program's own storage, where it was stored only after
+    /// validation (the client's `sync.db`): skips the checks, which cost more than the read.
+    package init(alreadyValidated rawValue: String) {
+        self.rawValue = rawValue
+    }
+
     /// The key under which the server refuses two paths that differ only by case:
     /// case-insensitive file systems would merge them into one file.
     public var caseFoldedKey: String { rawValue.lowercased() }
@@ -40,7 +46,6 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
 
     public static func < (lhs: VaultPath, rhs: VaultPath) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    private static let forbiddenCharacters: Set<Character> = ["<", ">", ":", "\"", "|", "?", "*", "\\"]
     private static let reservedDeviceNames: Set<String> = {
         var names: Set<String> = ["CON", "PRN", "AUX", "NUL"]
         for index in 1...9 {
@@ -58,22 +63,31 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
         for segment in segments {
             try validate(segment: segment, in: original)
         }
-        if segments[0].lowercased() == stateFolderName { throw .stateFolder(original) }
+        // Cheap length test first: this runs for every file of every scan.
+        if segments[0].utf8.count == stateFolderName.utf8.count, segments[0].lowercased() == stateFolderName { throw .stateFolder(original) }
     }
+
+    /// The ASCII bytes no segment may hold: `< > : " | ? * \`. Every forbidden character and
+    /// every control character is ASCII, and UTF-8 never uses ASCII bytes inside a multi-byte
+    /// character, so one pass over the bytes decides both rules.
+    private static let forbiddenBytes: Set<UInt8> = Set("<>:\"|?*\\".utf8)
 
     private static func validate(segment: Substring, in path: String) throws(VaultPathError) {
         if segment.isEmpty { throw .emptySegment(path) }
         if segment == "." || segment == ".." { throw .relativeSegment(path) }
         if segment.utf8.count > maxSegmentUTF8Bytes { throw .segmentTooLong(path, segment: String(segment)) }
-        for scalar in segment.unicodeScalars where scalar.value < 0x20 || scalar.value == 0x7F {
-            throw .controlCharacter(path)
-        }
-        if let bad = segment.first(where: { forbiddenCharacters.contains($0) }) {
-            throw .forbiddenCharacter(path, character: bad)
+        for byte in segment.utf8 where byte < 0x20 || byte == 0x7F || forbiddenBytes.contains(byte) {
+            if byte < 0x20 || byte == 0x7F { throw .controlCharacter(path) }
+            throw .forbiddenCharacter(path, character: Character(Unicode.Scalar(byte)))
         }
         if segment.hasSuffix(".") || segment.hasSuffix(" ") { throw .trailingDotOrSpace(path) }
-        let stem = segment.split(separator: ".", maxSplits: 1).first.map(String.init) ?? ""
-        if reservedDeviceNames.contains(stem.uppercased().trimmingCharacters(in: .whitespaces)) {
+        // Reserved device names are 3 or 4 ASCII letters and digits (plus whitespace around them):
+        // a stem with more of those cannot be one, so most names skip the full comparison.
+        let stem = segment.split(separator: ".", maxSplits: 1).first ?? ""
+        let alphanumerics = stem.utf8.reduce(0) { count, byte in
+            count + ((0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) ? 1 : 0)
+        }
+        if alphanumerics <= 4, reservedDeviceNames.contains(String(stem).uppercased().trimmingCharacters(in: .whitespaces)) {
             throw .reservedName(path, name: String(segment))
         }
     }
