@@ -171,6 +171,21 @@ import Testing
         }
     }
 
+    @Test func pulledFilesAreNotHashedAgainAndLaterEditsAreStillSeen() async throws {
+        try await twoVaults { a, b in
+            for i in 0..<5 { try a.write("n\(i).md", "note \(i)") }
+            try await a.sync()
+            #expect(try await b.sync().pulled.count == 5)
+            let scan = try LocalScanner(root: b.root, ignore: LocalScanner.rules(for: b.root)).scan(cache: try await b.engine.state.cachedStats())
+            #expect(scan.files.count == 5)
+            #expect(scan.rehashed.isEmpty, "the pull recorded what it wrote")
+            try b.write("n3.md", "edited after the pull")
+            #expect(try await b.sync().pushed.map(\.rawValue) == ["n3.md"])
+            try await a.sync()
+            #expect(a.read("n3.md") == "edited after the pull")
+        }
+    }
+
     @Test func mergeBasesOfOldVersionsArePruned() async throws {
         try await twoVaults { a, b in
             for version in 1...3 {

@@ -1,3 +1,4 @@
+import CFileStat
 import Foundation
 import SyncCore
 import SyncProtocol
@@ -21,12 +22,20 @@ extension SyncEngine {
             try writer.flush()
             var applied: [VaultPath: SyncedEntry] = [:]
             var log: [LogLine] = []
+            var knownStats: [String: CachedStat] = [:]
             for download in answer.downloads {
                 do {
                     let file = try staged[download.path]!.get()
                     let diskPath = run.diskPath(download.path)
                     let expected: AtomicFileWriter.Expectation = run.scan.stats[diskPath].map { .unchanged($0) } ?? .absent
+                    let stagedStat = Self.stat(file.path)
                     try writer.commit(staged: file, to: diskPath, expected: expected)
+                    // Known content: put it in the stat cache so the next scan need not hash it. Only
+                    // if the file is still exactly what was renamed into place (an edit in between
+                    // changes its mtime or size and is then hashed as usual).
+                    if let stagedStat, Self.stat(root.appendingPathComponent(diskPath).path) == stagedStat {
+                        knownStats[diskPath] = CachedStat(sizeBytes: stagedStat.size, mtimeNanoseconds: stagedStat.mtime, inode: stagedStat.inode, hash: download.contentHash)
+                    }
                     applied[download.path] = SyncedEntry(hash: download.contentHash, version: download.version)
                     keepBase(download.path, diskPath: diskPath, hash: download.contentHash, data: download.content)
                     report.pulled.append(download.path)
@@ -41,6 +50,7 @@ extension SyncEngine {
             }
             if !applied.isEmpty { try writer.flush() }
             try await store.recordSynced(applied, at: now(), log: log)
+            try await store.replaceStats(knownStats, changed: Set(knownStats.keys), removed: [])
             run.advance(files: batch.count, bytes: answer.downloads.reduce(0) { $0 + $1.sizeBytes })
         }
     }
@@ -278,11 +288,25 @@ extension SyncEngine {
         throw AtomicWriteError.changedSinceScan(path.rawValue)
     }
 
+    /// Size, mtime and inode of a path (not following links), or nil.
+    static func stat(_ path: String) -> FileIdentity? {
+        var info = vs_file_stat()
+        guard vs_lstat(path, &info) == 0 else { return nil }
+        return FileIdentity(size: info.size, mtime: info.mtime_ns, inode: info.inode)
+    }
+
     /// Keeps the synced version of a note as the base of later merges.
     func keepBase(_ path: VaultPath, diskPath: String, hash: ContentHash, data known: Data? = nil) {
         guard ConflictResolver.isMergeable(path.rawValue), let data = known ?? (try? Data(contentsOf: root.appendingPathComponent(diskPath))) else { return }
         try? bases.keep(data, hash: hash)
     }
+}
+
+/// What identifies a file's content without reading it.
+struct FileIdentity: Equatable {
+    var size: Int64
+    var mtime: Int64
+    var inode: UInt64
 }
 
 /// A per-file transfer problem.

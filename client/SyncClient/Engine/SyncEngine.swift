@@ -131,7 +131,8 @@ public final class SyncEngine: Sendable {
             let from = cursor
             let page: VaultStateResponse
             do {
-                page = try await session.run { [api] in try await api.state($0, cursor: from) }
+                // Pages of 2,000: decoding a 5,000-file page at once costs more memory than the round trips save.
+                page = try await session.run { [api] in try await api.state($0, cursor: from, limit: 2000) }
             } catch let error as SyncAPIError where error.code == .cursorExpired && from != nil {
                 (cursor, remote, authors, incremental) = (nil, [:], [:], false)
                 Self.addOnce(&report.notices, ["this device was away longer than the server keeps deletions; reconciled with the server's full state"])

@@ -19,7 +19,8 @@ public enum SyncPlanner {
         for path in input.local.keys { consider(path) }
         for path in input.synced.keys where input.local[path] == nil { consider(path) }
         for path in input.remote.keys where input.local[path] == nil && input.synced[path] == nil { consider(path) }
-        var actions = decided.sorted { $0.0 < $1.0 }.map(\.1)
+        decided.sort { $0.0 < $1.0 }
+        var actions = decided.map(\.1)
         for name in input.invalidLocal.keys.sorted() {
             actions.append(.skipInvalid(name, reason: input.invalidLocal[name]!))
         }
