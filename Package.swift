@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "CFileStat", grdb, log], path: "client/SyncClient", swiftSettings: swiftSettings),
 
         // MARK: executables
-        .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", argumentParser, log], swiftSettings: swiftSettings),
+        .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),
         .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncProtocol", argumentParser], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vaultsync-bench",

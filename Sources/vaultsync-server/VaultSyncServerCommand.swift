@@ -8,7 +8,7 @@ struct VaultSyncServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vaultsync-server",
         abstract: "The VaultSync sync server.",
-        subcommands: [Serve.self, Migrate.self, Purge.self],
+        subcommands: [Serve.self, Migrate.self, Purge.self, User.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -91,6 +91,7 @@ struct Serve: AsyncParsableCommand {
     var databasePoolSize: Int?
 
     @OptionGroup var retention: RetentionOptions
+    @OptionGroup var quotas: QuotaDefaults
 
     @Option(help: ArgumentHelp("How often the purge job runs, in minutes; 0 never (then run 'vaultsync-server purge'). Default 60. Env: VAULTSYNC_PURGE_INTERVAL_MINUTES.", valueName: "minutes"))
     var purgeIntervalMinutes: Int?
@@ -119,6 +120,7 @@ struct Serve: AsyncParsableCommand {
         if let value = try blobURLTTL ?? int(env, "VAULTSYNC_BLOB_URL_TTL") { configuration.blobURLTTL = .seconds(value) }
         if let value = try databasePoolSize ?? int(env, "VAULTSYNC_DB_POOL_SIZE") { configuration.databasePoolSize = value }
         try retention.apply(to: &configuration, environment: env)
+        try quotas.apply(to: &configuration, environment: env)
         if let minutes = try purgeIntervalMinutes ?? envInt(env, "VAULTSYNC_PURGE_INTERVAL_MINUTES") {
             guard minutes >= 0 else { throw ValidationError("--purge-interval-minutes must not be negative") }
             configuration.purgeInterval = minutes == 0 ? nil : .seconds(minutes * 60)

@@ -65,6 +65,7 @@ func finish(_ report: SyncReport, json: Bool) throws {
     } else {
         print("pushed \(report.pushed.count), pulled \(report.pulled.count), merged \(report.merged.count), deleted here \(report.deletedLocally.count), deleted on the server \(report.deletedRemotely.count)")
         for notice in report.notices { print("note: \(notice)") }
+        if let full = report.storageFull { print("storage full: \(full)") }
         for failure in report.failures { print("failed: \(failure)") }
         if !report.parked.isEmpty {
             print("\(report.parked.count) file\(report.parked.count == 1 ? "" : "s") parked after repeated failures: \(report.parked.map(\.rawValue).joined(separator: ", ")) (see 'vaultsync status', then 'vaultsync retry')")
@@ -137,8 +138,10 @@ struct Status: AsyncParsableCommand {
         var lastSyncTime: String?
         var openConflicts: Int
         var failing: [Failing]
+        var storageFull: String?
         enum CodingKeys: String, CodingKey {
             case vault, server, failing
+            case storageFull = "storage_full"
             case deviceID = "device_id"
             case lastSyncTime = "last_sync_time"
             case openConflicts = "open_conflicts"
@@ -162,9 +165,11 @@ struct Status: AsyncParsableCommand {
         let output = Output(
             vault: engine.root.path, server: try await engine.state.meta(.server), deviceID: try await engine.state.meta(.deviceID),
             lastSyncTime: try await engine.state.meta(.lastSyncTime), openConflicts: try await engine.state.conflicts().count,
-            failing: try await engine.state.failures().map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) })
+            failing: try await engine.state.failures().map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
+            storageFull: try await engine.state.meta(.storageFull))
         if json { return try printJSON(output) }
         print("vault: \(output.vault)\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
+        if let full = output.storageFull { print("storage full: \(full) (files that did not fit stay pending)") }
         for file in output.failing {
             print("\(file.parked ? "parked" : "failing") (\(file.attempts) \(file.attempts == 1 ? "sync" : "syncs")): \(file.path): \(file.lastError)")
         }

@@ -142,14 +142,46 @@ extension SyncEngine {
         }
     }
 
-    /// push → parallel uploads → confirm, per batch.
-    func applyPushes(_ candidates: [PushCandidate], _ run: inout Execution, _ report: inout SyncReport) async throws {
-        for batch in candidates.chunked(batchSize) {
+    /// push → parallel uploads → confirm, per batch. Files over the account's size limit are not
+    /// sent (reported, and parked after repeated runs); a batch refused for lack of space stays
+    /// pending and the rest goes on.
+    /// - Parameter oneByOne: push single files, smallest first, until the space runs out (after a
+    ///   batch was refused as a whole for lack of space, so that what fits still goes).
+    func applyPushes(_ all: [PushCandidate], _ run: inout Execution, _ report: inout SyncReport, oneByOne: Bool = false) async throws {
+        var candidates = oneByOne ? all.sorted { $0.sizeBytes < $1.sizeBytes } : all
+        var full = false
+        if !oneByOne, !candidates.isEmpty, let limit = try? await session.run({ [api] in try await api.usage($0) }).maxFileBytes {
+            for candidate in candidates where candidate.sizeBytes > limit {
+                report.fail(candidate.path, "\(candidate.sizeBytes) bytes is more than this account's limit of \(limit) bytes per file; not sent")
+            }
+            candidates.removeAll { $0.sizeBytes > limit }
+        }
+        var storedAny = false
+        for batch in candidates.chunked(oneByOne ? 1 : batchSize) {
+            if full {
+                for candidate in batch { report.fail(candidate.path, report.storageFull ?? "storage full", counts: false) }
+                continue
+            }
             let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
             let files = inlinePushFiles(batch)
             let inlined = Dictionary(files.compactMap { file in file.content.map { (file.path, $0) } }, uniquingKeysWith: { a, _ in a })
             defer { run.advance(files: batch.count, bytes: batch.reduce(0) { $0 + $1.sizeBytes }) }
-            let answer = try await session.run { [api] in try await api.push(PushRequest(files: files), session: $0) }
+            let answer: PushResponse
+            do {
+                answer = try await session.run { [api] in try await api.push(PushRequest(files: files), session: $0) }
+            } catch let error as SyncAPIError where error.code == .quotaExceeded && batch.count > 1 {
+                try await applyPushes(Array(batch), &run, &report, oneByOne: true)
+                continue
+            } catch let error as SyncAPIError where error.code == .quotaExceeded || error.code == .fileTooLarge {
+                let message = error.serverMessage
+                full = error.code == .quotaExceeded
+                for candidate in batch { report.fail(candidate.path, message, counts: error.code == .fileTooLarge) }
+                if error.code == .quotaExceeded {
+                    report.storageFull = message
+                    try await store.setMeta(.storageFull, message)
+                }
+                continue
+            }
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }
             for rejected in answer.rejected { report.fail(rejected.path, rejected.message) }
             let uploadFailures = await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath)
@@ -158,7 +190,14 @@ extension SyncEngine {
             guard !items.isEmpty else { continue }
             let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: items), session: $0) }
             if !confirm.conflicts.isEmpty { run.serverMovedUnderUs = true }
-            for failed in confirm.failed { report.fail(failed.path, failed.message) }
+            for failed in confirm.failed {
+                report.fail(failed.path, failed.message, counts: failed.code != .quotaExceeded)
+                if failed.code == .quotaExceeded {
+                    report.storageFull = failed.message
+                    try await store.setMeta(.storageFull, failed.message)
+                }
+            }
+            storedAny = storedAny || !confirm.confirmed.isEmpty
             var applied: [VaultPath: SyncedEntry] = [:]
             var log: [LogLine] = []
             for done in confirm.confirmed {
@@ -172,6 +211,8 @@ extension SyncEngine {
             }
             try await store.recordSynced(applied, at: now(), log: log)
         }
+        // Space was found again: "storage full" no longer holds.
+        if storedAny, report.storageFull == nil { try await store.setMeta(.storageFull, nil) }
     }
 
     // MARK: transfers

@@ -22,6 +22,9 @@ public struct SyncReport: Sendable, Equatable {
     /// Paths parked after failing on 3 runs in a row (including earlier runs): not tried again
     /// until ``SyncEngine/retry(_:)``.
     public var parked: [VaultPath] = []
+    /// Set when the account's storage is full: the server's explanation. Files that did not fit
+    /// stay pending; everything else (pulls, deletes, smaller pushes) went on.
+    public var storageFull: String?
     /// This run's failures that count towards parking, by path.
     var failedPaths: [VaultPath: String] = [:]
 
@@ -49,6 +52,7 @@ extension SyncReport: Encodable {
         case status, pushed, pulled, merged, conflicts, notices, failures, parked
         case deletedLocally = "deleted_locally"
         case deletedRemotely = "deleted_remotely"
+        case storageFull = "storage_full"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -63,5 +67,6 @@ extension SyncReport: Encodable {
         try c.encode(notices, forKey: .notices)
         try c.encode(failures, forKey: .failures)
         try c.encode(parked, forKey: .parked)
+        try c.encodeIfPresent(storageFull, forKey: .storageFull)
     }
 }

@@ -316,6 +316,8 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     /// The state cursor up to which remote changes are applied.
     public static let cursor = MetaKey(rawValue: "cursor")
     public static let lastSyncTime = MetaKey(rawValue: "last_sync_time")
+    /// Set while the server refuses pushes for lack of space: why, as the server said.
+    public static let storageFull = MetaKey(rawValue: "storage_full")
 }
 
 /// What a log line records.

@@ -82,6 +82,11 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/pull", body: request, headers: headers(session))
     }
 
+    /// `GET /vault/usage`: the account's usage and limits.
+    public func usage(_ session: VaultSession) async throws -> UsageResponse {
+        try await call("GET", "vault/usage", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
     /// `GET /vault/history?path=`: every retained version of `path`, newest first.
     public func history(_ path: VaultPath, session: VaultSession) async throws -> HistoryResponse {
         try await call("GET", "vault/history", query: [URLQueryItem(name: "path", value: path.rawValue)], body: Optional<SignupRequest>.none, headers: headers(session))

@@ -13,6 +13,12 @@ public enum SyncAPIError: Error, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The server's message, or a description of the unexpected answer.
+    public var serverMessage: String {
+        if case .server(_, let error) = self { return error.message }
+        return description
+    }
+
     /// The HTTP status.
     public var status: Int {
         switch self {

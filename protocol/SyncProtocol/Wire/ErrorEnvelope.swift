@@ -19,18 +19,24 @@ public struct ErrorBody: Codable, Sendable, Equatable {
     public var limit: Int64?
     /// The request id, for matching a report with the server's logs.
     public var requestID: String?
+    /// For `quota_exceeded`: the account's usage and limits.
+    public var usage: UsageResponse?
 
-    public init(code: ErrorCode, message: String, path: String? = nil, supportedVersions: [Int]? = nil, limit: Int64? = nil, requestID: String? = nil) {
+    public init(
+        code: ErrorCode, message: String, path: String? = nil, supportedVersions: [Int]? = nil, limit: Int64? = nil, requestID: String? = nil,
+        usage: UsageResponse? = nil
+    ) {
         self.code = code
         self.message = message
         self.path = path
         self.supportedVersions = supportedVersions
         self.limit = limit
         self.requestID = requestID
+        self.usage = usage
     }
 
     enum CodingKeys: String, CodingKey {
-        case code, message, path, limit
+        case code, message, path, limit, usage
         case supportedVersions = "supported_versions"
         case requestID = "request_id"
     }

@@ -38,6 +38,10 @@ public struct ServerConfiguration: Sendable {
     public var maxBatchFiles = 1000
     /// Largest single file in bytes (default 1 GiB).
     public var maxFileBytes: Int64 = 1 << 30
+    /// Default per-user quota of bytes in current files; nil unlimited (default). Users may have overrides.
+    public var quotaBytes: Int64?
+    /// Default per-user quota of current files; nil unlimited (default).
+    public var quotaFiles: Int64?
     /// Most rows in one `GET /vault/state` page (default 5,000; `?limit=` may ask for fewer).
     public var maxStatePage = 5000
     /// How long tombstones (and the history of deleted files) are kept (default 90 days).

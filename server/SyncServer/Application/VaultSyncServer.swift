@@ -57,7 +57,8 @@ public enum VaultSyncServer {
         let gateway = BlobGateway(store: store, proxy: configuration.blobAccess == .proxied ? serverURLs : nil)
         let limits = VaultLimits(
             maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
-            maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL)
+            maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL,
+            defaultQuotaBytes: configuration.quotaBytes, defaultQuotaFiles: configuration.quotaFiles)
         let router = Router(context: ServerRequestContext.self)
         router.middlewares.add(RequestLogMiddleware())
         router.middlewares.add(ErrorEnvelopeMiddleware())
@@ -158,7 +159,7 @@ public enum VaultSyncServer {
         try await Migrator.migrate(pool, logger: logger)
     }
 
-    private static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> (PostgresPool, EmbeddedPostgres?) {
+    static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> (PostgresPool, EmbeddedPostgres?) {
         if let url = configuration.databaseURL {
             return (PostgresPool(connectionString: url, maxConnections: configuration.databasePoolSize, logger: logger), nil)
         }

@@ -27,4 +27,5 @@ enum ServiceError: Error, Equatable {
     case payloadTooLarge(limit: Int)
     case pathCaseConflict(path: VaultPath, existing: String)
     case cursorExpired(String)
+    case quotaExceeded(String, usage: UsageResponse)
 }

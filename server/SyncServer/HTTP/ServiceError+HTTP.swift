@@ -56,6 +56,8 @@ extension ServiceError {
             (.badRequest, ErrorBody(code: .contentMismatch, message: m))
         case .payloadTooLarge(let limit):
             (.contentTooLarge, ErrorBody(code: .payloadTooLarge, message: "request body is over \(limit) bytes", limit: Int64(limit)))
+        case .quotaExceeded(let m, let usage):
+            (.tooManyRequests, ErrorBody(code: .quotaExceeded, message: m, usage: usage))
         case .cursorExpired(let m):
             (.gone, ErrorBody(code: .cursorExpired, message: m))
         case .pathCaseConflict(let path, let existing):

@@ -27,6 +27,10 @@ struct VaultRoutes {
             let scope = try await scope(request, context)
             return try context.json(try await vault.pull(scope, try await request.decode(as: PullRequest.self, context: context)))
         }
+        group.get("usage") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.usage(scope))
+        }
         group.get("history") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.history(scope, path: request.uri.queryParameters["path"].map(String.init)))

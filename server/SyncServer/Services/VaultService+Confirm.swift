@@ -51,6 +51,12 @@ extension VaultService {
         let outcome: Outcome = try await db.transaction { tx in
             var o = Outcome()
             var sequence = try FileStateQueries.lockVault(tx, vaultID: scope.vaultID)
+            // The quota is enforced here again, under the user's row lock: of devices racing for
+            // the last megabyte, the files that no longer fit fail with quota_exceeded.
+            let account = try accountLimits(tx, userID: scope.userID)
+            let enforceQuota = account.quotaBytes != nil || account.quotaFiles != nil
+            if enforceQuota { try QuotaQueries.lockUser(tx, userID: scope.userID) }
+            var used = enforceQuota ? try QuotaQueries.usage(tx, userID: scope.userID) : QuotaQueries.Usage(bytes: 0, files: 0)
             let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: toWrite.map(\.0.path.rawValue))
             let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: toWrite.map(\.0.path.caseFoldedKey))
             var claimedKeys: [String: String] = live
@@ -65,6 +71,16 @@ extension VaultService {
                 if let other = claimedKeys[key], other != item.path.rawValue {
                     o.failed.append(FileError(path: item.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))
                     continue
+                }
+                if enforceQuota {
+                    let live = row.flatMap { $0.isDeleted ? nil : $0 }
+                    let growth = QuotaQueries.Usage(bytes: reservation.sizeBytes - (live?.sizeBytes ?? 0), files: live == nil ? 1 : 0)
+                    if let reason = account.overflow(used, adding: growth) {
+                        o.failed.append(FileError(path: item.path, code: .quotaExceeded, message: reason))
+                        continue
+                    }
+                    used.bytes += growth.bytes
+                    used.files += growth.files
                 }
                 claimedKeys[key] = item.path.rawValue
                 sequence += 1

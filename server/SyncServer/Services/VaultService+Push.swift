@@ -7,10 +7,11 @@ extension VaultService {
     /// Nothing becomes current until ``confirm(_:_:)``.
     func push(_ scope: VaultScope, _ request: PushRequest) async throws -> PushResponse {
         try checkBatch(request.files.map(\.path))
+        let account = try await db.withConnection { try accountLimits($0, userID: scope.userID) }
         for file in request.files {
             guard file.sizeBytes >= 0 else { throw ServiceError.invalidRequest("file '\(file.path)': size_bytes must not be negative") }
-            guard file.sizeBytes <= limits.maxFileBytes else {
-                throw ServiceError.fileTooLarge(path: file.path, size: file.sizeBytes, limit: limits.maxFileBytes)
+            guard file.sizeBytes <= account.maxFileBytes else {
+                throw ServiceError.fileTooLarge(path: file.path, size: file.sizeBytes, limit: account.maxFileBytes)
             }
         }
         try Self.checkInline(request.files)
@@ -44,6 +45,20 @@ extension VaultService {
                     path: file.path.rawValue, newVersion: newVersion, baseVersion: row?.version ?? 0,
                     contentHash: file.contentHash.rawValue, sizeBytes: file.sizeBytes, expiresAt: expires))
                 d.reserved.append((file, newVersion))
+            }
+            // The quota counts what is stored, what other open pushes reserved, and this push's growth.
+            if account.quotaBytes != nil || account.quotaFiles != nil {
+                let used = try QuotaQueries.usage(tx, userID: scope.userID)
+                let others = try QuotaQueries.reserved(tx, userID: scope.userID, now: now, excludingVault: scope.vaultID, paths: paths)
+                var growth = QuotaQueries.Usage(bytes: others.bytes, files: others.files)
+                for (file, _) in d.reserved {
+                    let row = current[file.path.rawValue].flatMap { $0.isDeleted ? nil : $0 }
+                    growth.bytes += file.sizeBytes - (row?.sizeBytes ?? 0)
+                    growth.files += row == nil ? 1 : 0
+                }
+                if let reason = account.overflow(used, adding: growth) {
+                    throw ServiceError.quotaExceeded(reason + " (nothing of this push was reserved)", usage: account.report(used))
+                }
             }
             try PushQueries.reserve(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, reservations: reservations, now: now)
             return d

@@ -1,0 +1,113 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+/// Per-user quotas and limits, enforced at push and again at confirm.
+@Suite struct QuotaTests {
+    func push(_ device: TestDevice, _ path: String, _ bytes: Data, base: Int? = nil) async throws -> PushResponse {
+        try await device.api.push(PushRequest(files: [PushFile(path: try VaultPath(path), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: base)]), session: device.session)
+    }
+
+    func error(_ body: () async throws -> Void) async -> SyncAPIError? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return error as? SyncAPIError
+        }
+    }
+
+    @Test func overQuotaIs429WithUsageAndNothingIsReserved() async throws {
+        try await TestServer.with(configure: { $0.quotaBytes = 100; $0.quotaFiles = 2 }) { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("a.md", String(repeating: "a", count: 60))
+            let refused = await error { _ = try await push(device, "b.md", Data(repeating: 1, count: 50)) }
+            #expect(refused?.status == 429 && refused?.code == .quotaExceeded)
+            if case .server(_, let body)? = refused {
+                #expect(body.usage == UsageResponse(bytesUsed: 60, quotaBytes: 100, fileCount: 1, quotaFiles: 2, maxFileBytes: 1 << 30))
+            }
+            let orphan = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: try VaultPath("b.md"), version: 1)]), session: device.session)
+            #expect(orphan.failed.map(\.code) == [.reservationNotFound], "nothing was reserved")
+            // Growth that fits is fine: replacing 60 bytes with 90, and a small second file.
+            #expect(try await device.write("a.md", String(repeating: "b", count: 90), base: 1).confirmed.count == 1)
+            #expect(try await device.write("c.md", "0123456789").confirmed.count == 1)
+            // The file quota: a third file is refused.
+            #expect(await error { _ = try await push(device, "d.md", Data("x".utf8)) }?.code == .quotaExceeded)
+            let usage = try await device.api.usage(device.session)
+            #expect(usage == UsageResponse(bytesUsed: 100, quotaBytes: 100, fileCount: 2, quotaFiles: 2, maxFileBytes: 1 << 30))
+            // Shrinking or deleting is always possible at the limit.
+            #expect(try await device.write("a.md", "small", base: 2).confirmed.count == 1)
+        }
+    }
+
+    @Test func devicesRacingForTheLastBytesCannotExceedTheQuota() async throws {
+        try await TestServer.with(configure: { $0.quotaBytes = 200 }) { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            let phone = try await user.newDevice("phone")
+            // At push each fits (60 + 60 of 200); a third push counting both reservations does not.
+            let a = Data(repeating: 1, count: 60), b = Data(repeating: 2, count: 60)
+            let pushA = try await push(laptop, "a.bin", a), pushB = try await push(phone, "b.bin", b)
+            #expect(await error { _ = try await push(phone, "c.bin", Data(repeating: 3, count: 81)) }?.code == .quotaExceeded, "open reservations count")
+            try await laptop.api.uploadBlob(a, to: try #require(pushA.uploads.first?.uploadURL))
+            try await phone.api.uploadBlob(b, to: try #require(pushB.uploads.first?.uploadURL))
+            // The quota drops before the confirms (an admin, or the race the push check cannot see).
+            #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email, UserLimitOverrides(quotaBytes: 100)))
+            async let confirmA = laptop.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: try VaultPath("a.bin"), version: 1)]), session: laptop.session)
+            async let confirmB = phone.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: try VaultPath("b.bin"), version: 1)]), session: phone.session)
+            let (ra, rb) = try await (confirmA, confirmB)
+            #expect(ra.confirmed.count + rb.confirmed.count == 1)
+            #expect((ra.failed + rb.failed).map(\.code) == [.quotaExceeded])
+            #expect(try await laptop.api.usage(laptop.session).bytesUsed == 60)
+        }
+    }
+
+    @Test func perUserOverridesAndTheLargestFile() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let device = try await user.newDevice()
+            #expect(try await device.api.usage(device.session).quotaBytes == nil, "unlimited by default")
+            #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email, UserLimitOverrides(quotaBytes: 1000, maxFileBytes: 10)))
+            let tooLarge = await error { _ = try await push(device, "big.bin", Data(repeating: 0, count: 11)) }
+            #expect(tooLarge?.status == 413 && tooLarge?.code == .fileTooLarge)
+            #expect(try await device.write("ok.md", "0123456789").confirmed.count == 1)
+            let report = try #require(try await VaultSyncServer.userUsage(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email))
+            #expect(report.0 == UserLimitOverrides(quotaBytes: 1000, maxFileBytes: 10))
+            #expect(report.1.bytesUsed == 10 && report.1.quotaBytes == 1000 && report.1.maxFileBytes == 10)
+            #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: "nobody@example.com", UserLimitOverrides()) == false)
+        }
+    }
+
+    @Test func aFullAccountKeepsFilesPendingAndEverythingElseSyncing() async throws {
+        try await TestServer.with(configure: { $0.quotaBytes = 1000 }) { server in
+            let user = try await server.newUser()
+            let laptop = try await TestVault.link(user, deviceName: "laptop")
+            let phone = try await TestVault.link(user, deviceName: "phone")
+            defer { laptop.remove(); phone.remove() }
+            try laptop.write("old.md", String(repeating: "o", count: 600))
+            try await laptop.sync()
+            try await phone.sync()
+            // The phone deletes a note while the laptop writes one that does not fit.
+            try laptop.write("big.md", String(repeating: "b", count: 700))
+            try laptop.write("huge.bin", String(repeating: "h", count: 2000))
+            let full = try await laptop.sync()
+            #expect(full.storageFull?.contains("storage full") == true)
+            #expect(full.status == .error)
+            #expect(Set(full.failures.map { String($0.prefix(while: { $0 != ":" })) }) == ["big.md", "huge.bin"])
+            #expect(try await laptop.engine.state.meta(.storageFull) != nil)
+            #expect(try await laptop.engine.state.failures().isEmpty, "a full account does not count towards parking")
+            try phone.delete("old.md")
+            try await phone.sync()
+            // Pulls and deletes still work; once the delete freed space, big.md fits.
+            let next = try await laptop.sync()
+            #expect(next.deletedLocally.map(\.rawValue) == ["old.md"])
+            #expect(next.pushed.map(\.rawValue) == ["big.md"], "\(next.failures)")
+            #expect(next.failures.count == 1 && next.failures[0].hasPrefix("huge.bin"))
+            try await phone.sync()
+            #expect(phone.read("big.md") != nil)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+public import Foundation
+public import Logging
+import Postgres
+public import SyncProtocol
+
+/// A user's own limits, as `vaultsync-server user set-quota` sets them: nil means the server default.
+public struct UserLimitOverrides: Sendable, Equatable {
+    public var quotaBytes: Int64?
+    public var quotaFiles: Int64?
+    public var maxFileBytes: Int64?
+
+    public init(quotaBytes: Int64? = nil, quotaFiles: Int64? = nil, maxFileBytes: Int64? = nil) {
+        self.quotaBytes = quotaBytes
+        self.quotaFiles = quotaFiles
+        self.maxFileBytes = maxFileBytes
+    }
+}
+
+extension VaultSyncServer {
+    /// Replaces a user's limit overrides (admin command). Returns false when no user has `email`.
+    public static func setUserLimits(configuration: ServerConfiguration, logger: Logger, email: String, _ overrides: UserLimitOverrides) async throws -> Bool {
+        try await withDatabase(configuration, logger: logger) { pool in
+            try await pool.withConnection { db in
+                try QuotaQueries.setOverrides(db, email: email, QuotaQueries.Overrides(
+                    quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes))
+            }
+        }
+    }
+
+    /// A user's overrides and effective usage report (admin command), or nil when no user has `email`.
+    public static func userUsage(configuration: ServerConfiguration, logger: Logger, email: String) async throws -> (UserLimitOverrides, UsageResponse)? {
+        try await withDatabase(configuration, logger: logger) { pool in
+            try await pool.withConnection { db in
+                guard let userID = try QuotaQueries.userID(db, email: email) else { return nil }
+                let overrides = try QuotaQueries.overrides(db, userID: userID)
+                let usage = try QuotaQueries.usage(db, userID: userID)
+                let effective = AccountLimits(
+                    quotaBytes: overrides.quotaBytes ?? configuration.quotaBytes, quotaFiles: overrides.quotaFiles ?? configuration.quotaFiles,
+                    maxFileBytes: overrides.maxFileBytes ?? configuration.maxFileBytes)
+                return (UserLimitOverrides(quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes), effective.report(usage))
+            }
+        }
+    }
+
+    /// Opens the configured database (starting the embedded cluster if that is the configuration),
+    /// applies pending migrations, runs `body`, and closes everything again.
+    static func withDatabase<T: Sendable>(_ configuration: ServerConfiguration, logger: Logger, _ body: (PostgresPool) async throws -> T) async throws -> T {
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        let (pool, embedded) = try await openDatabase(configuration, logger: logger)
+        do {
+            try await Migrator.migrate(pool, logger: logger)
+            let result = try await body(pool)
+            await pool.close()
+            try embedded?.stop()
+            return result
+        } catch {
+            await pool.close()
+            try? embedded?.stop()
+            throw error
+        }
+    }
+}
