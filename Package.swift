@@ -18,6 +18,7 @@ let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let zip: Target.Dependency = .product(name: "ZIPFoundation", package: "ZIPFoundation")
 
 let package = Package(
     name: "VaultSync",
@@ -41,6 +42,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
     ],
     targets: [
         // MARK: protocol
@@ -51,7 +53,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", log, nioCore, nioPosix], path: "server/Postgres", swiftSettings: swiftSettings),
         .target(
             name: "SyncServer",
-            dependencies: ["SyncProtocol", "Postgres", hummingbird, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient],
+            dependencies: ["SyncProtocol", "Postgres", hummingbird, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, zip],
             path: "server/SyncServer",
             swiftSettings: swiftSettings
         ),
@@ -59,7 +61,7 @@ let package = Package(
         // MARK: client
         .target(name: "SyncCore", dependencies: ["SyncProtocol"], path: "client/SyncCore", swiftSettings: swiftSettings),
         .target(name: "CFileStat", path: "client/CFileStat"),
-        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "CFileStat", grdb, log], path: "client/SyncClient", swiftSettings: swiftSettings),
+        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "CFileStat", grdb, log, zip], path: "client/SyncClient", swiftSettings: swiftSettings),
 
         // MARK: executables
         .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),

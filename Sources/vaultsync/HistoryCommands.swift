@@ -42,3 +42,33 @@ struct Restore: AsyncParsableCommand {
         try finish(report, json: json)
     }
 }
+
+struct Export: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Download the whole vault as a zip (every current file, plus vaultsync-export.json), verified against its manifest.")
+    @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+    @Option(help: "Where to write the zip.") var out: String
+
+    func run() async throws {
+        let destination = URL(fileURLWithPath: out).standardizedFileURL
+        let manifest = try await SyncEngine(root: vaultURL(directory)).export(to: destination, progress: ProgressPrinter().handler)
+        let bytes = manifest.files.reduce(Int64(0)) { $0 + $1.sizeBytes }
+        print("exported \(manifest.files.count) files (\(bytes) bytes) to \(destination.path); every entry matches the manifest")
+    }
+}
+
+struct Import: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Recreate an exported vault in an empty linked vault (this or another server), then sync.",
+        discussion: "Link an empty folder to an empty vault first ('vaultsync init DIR --server URL --email E').")
+    @Argument(help: "The zip written by 'vaultsync export'.") var archive: String
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Print the sync report as JSON.") var json = false
+
+    func run() async throws {
+        let zip = URL(fileURLWithPath: archive).standardizedFileURL
+        let (manifest, report) = try await SyncEngine(root: vaultURL(vault)).importArchive(zip, progress: ProgressPrinter().handler)
+        if !json { print("imported \(manifest.files.count) files from \(zip.path)") }
+        try finish(report, json: json)
+    }
+}

@@ -14,7 +14,7 @@ struct VaultSyncCommand: AsyncParsableCommand {
             pending), 4 the device must log in again. Passwords come from VAULTSYNC_PASSWORD,
             --password-stdin, or a prompt on a terminal.
             """,
-        subcommands: [Signup.self, Init.self, Sync.self, Status.self, Conflicts.self, Resolve.self, Retry.self, History.self, Restore.self, Log.self, Logout.self, ServerInfo.self])
+        subcommands: [Signup.self, Init.self, Sync.self, Status.self, Conflicts.self, Resolve.self, Retry.self, History.self, Restore.self, Export.self, Import.self, Log.self, Logout.self, ServerInfo.self])
 }
 
 enum ExitCodes {

@@ -82,6 +82,16 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/pull", body: request, headers: headers(session))
     }
 
+    /// `POST /vault/export`: starts an export job.
+    public func startExport(_ session: VaultSession) async throws -> ExportStatus {
+        try await call("POST", "vault/export", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
+    /// `GET /vault/export/{id}`: an export job's state, and its download URL once ready.
+    public func exportStatus(_ id: UUID, session: VaultSession) async throws -> ExportStatus {
+        try await call("GET", "vault/export/\(id.uuidString.lowercased())", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
     /// `GET /vault/usage`: the account's usage and limits.
     public func usage(_ session: VaultSession) async throws -> UsageResponse {
         try await call("GET", "vault/usage", body: Optional<SignupRequest>.none, headers: headers(session))

@@ -75,7 +75,13 @@ public enum VaultSyncServer {
         ).add(to: api.group("auth"))
         let authenticated = api.group().add(middleware: AuthMiddleware(tokens: tokens))
         DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
-        VaultRoutes(vault: VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now))
+        let exportsFolder = data.appendingPathComponent("exports")
+        try? FileManager.default.removeItem(at: exportsFolder)  // jobs do not survive a restart; neither do their files
+        let exports = ExportService(
+            db: pool, store: store, fileIO: fileIO, folder: exportsFolder, urls: serverURLs, jobs: ExportJobs(),
+            ttl: .seconds(24 * 3600), now: now, logger: logger)
+        ExportDownloadRoutes(exports: exports, urls: serverURLs, fileIO: fileIO, now: now).add(to: router.group("exports"))
+        VaultRoutes(vault: VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now), exports: exports)
             .add(to: authenticated.group("vault"))
         var services: [any Service] = [DatabaseLifecycle(pool: pool, embedded: embedded, fileIO: fileIO, logger: logger)]
         if let interval = configuration.purgeInterval {

@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import SyncProtocol
@@ -7,6 +8,7 @@ import SyncProtocol
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
+    let exports: ExportService
 
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.get("state") { request, context in
@@ -26,6 +28,15 @@ struct VaultRoutes {
         group.post("pull") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.pull(scope, try await request.decode(as: PullRequest.self, context: context)))
+        }
+        group.post("export") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await exports.start(scope), status: .accepted)
+        }
+        group.get("export/:id") { request, context in
+            let scope = try await scope(request, context)
+            guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else { throw ServiceError.notFound("no such export") }
+            return try context.json(try await exports.status(scope, id: id))
         }
         group.get("usage") { request, context in
             let scope = try await scope(request, context)

@@ -7,4 +7,5 @@ struct VaultScope: Sendable {
     let userID: UUID
     let vaultID: UUID
     let deviceID: UUID
+    var vaultName: String = "default"
 }

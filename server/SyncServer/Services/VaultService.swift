@@ -29,7 +29,7 @@ struct VaultService: Sendable {
         }
         guard found.1 else { throw ServiceError.deviceRequired("device \(deviceHeader) is not registered to this account") }
         guard let vaultID = found.0 else { throw ServiceError.notFound("no vault named '\(name.prefix(64))'") }
-        return VaultScope(userID: userID, vaultID: vaultID, deviceID: deviceID)
+        return VaultScope(userID: userID, vaultID: vaultID, deviceID: deviceID, vaultName: name)
     }
 
     // MARK: state

@@ -19,4 +19,18 @@ struct ServerBlobURLs: Sendable {
         guard let url = URL(string: text) else { throw ConfigurationError.invalid("public URL '\(base)' does not form valid blob URLs") }
         return url
     }
+
+    /// The download URL of a finished export archive (`/exports/{id}`), signed like blob URLs.
+    func exportURL(id: UUID, expiresAt: Date) throws -> URL {
+        let expires = Int64(expiresAt.timeIntervalSince1970)
+        var base = publicURL().absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        let key = Self.exportKey(id)
+        let text = base + "/" + key + "?expires=" + String(expires) + "&signature=" + signer.signature(method: "GET", key: key, expires: expires, size: nil)
+        guard let url = URL(string: text) else { throw ConfigurationError.invalid("public URL '\(base)' does not form valid export URLs") }
+        return url
+    }
+
+    /// What an export URL's signature covers.
+    static func exportKey(_ id: UUID) -> String { "exports/" + id.uuidString.lowercased() }
 }

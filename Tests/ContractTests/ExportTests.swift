@@ -1,0 +1,121 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import TestSupport
+import Testing
+
+/// Whole-vault export and import, across two servers.
+@Suite struct ExportTests {
+    /// Runs python3 with `arguments`; returns its exit status and output.
+    func python(_ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    func summary(_ manifest: ExportManifest) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: manifest.files.map { ($0.path.rawValue, "\($0.contentHash.rawValue) \($0.sizeBytes)") })
+    }
+
+    @Test func aVaultRoundTripsThroughExportAndImportOnAnotherServer() async throws {
+        let zipA = URL(fileURLWithPath: "/tmp/vaultsync-export-\(UUID().uuidString.prefix(8)).zip")
+        let zipB = URL(fileURLWithPath: "/tmp/vaultsync-export-\(UUID().uuidString.prefix(8)).zip")
+        defer { try? FileManager.default.removeItem(at: zipA); try? FileManager.default.removeItem(at: zipB) }
+        let manifestA = try await TestServer.with { serverA in
+            let laptop = try await TestVault.link(try await serverA.newUser(), deviceName: "laptop")
+            defer { laptop.remove() }
+            try laptop.write("inbox/idea.md", "---\ntags: [a]\n---\nfirst\n")
+            try laptop.write("caf\u{E9}/menu.md", "croissant")
+            try laptop.write("attachments/big.bin", String(repeating: "0123456789", count: 10_000))
+            try laptop.write("gone.md", "deleted before the export")
+            try await laptop.sync()
+            try laptop.write("inbox/idea.md", "---\ntags: [a, b]\n---\nsecond\n")
+            try laptop.delete("gone.md")
+            try await laptop.sync()
+            let manifest = try await laptop.engine.export(to: zipA)
+            #expect(Set(manifest.files.map(\.path.rawValue)) == ["inbox/idea.md", "caf\u{E9}/menu.md", "attachments/big.bin"])
+            #expect(manifest.files.first { $0.path.rawValue == "inbox/idea.md" }?.version == 2)
+            #expect(manifest.files.allSatisfy { $0.updatedByDevice == "laptop" })
+            return manifest
+        }
+        // Standard tools open it.
+        let (status, output) = try python(["-m", "zipfile", "-t", zipA.path])
+        #expect(status == 0, "\(output)")
+        let (_, listing) = try python(["-c", "import sys, zipfile; print('\\n'.join(sorted(zipfile.ZipFile(sys.argv[1]).namelist())))", zipA.path])
+        #expect(listing.split(separator: "\n").map(String.init) == ["attachments/big.bin", "caf\u{E9}/menu.md", "inbox/idea.md", "vaultsync-export.json"])
+
+        try await TestServer.with { serverB in
+            let desk = try await TestVault.link(try await serverB.newUser(), deviceName: "desk")
+            defer { desk.remove() }
+            let (imported, report) = try await desk.engine.importArchive(zipA)
+            #expect(imported == manifestA)
+            #expect(report.pushed.count == 3 && report.status == .idle)
+            #expect(desk.read("attachments/big.bin") == String(repeating: "0123456789", count: 10_000))
+            let modified = try FileManager.default.attributesOfItem(atPath: desk.root.appendingPathComponent("inbox/idea.md").path)[.modificationDate] as? Date
+            let expected = try #require(manifestA.files.first { $0.path.rawValue == "inbox/idea.md" }).updatedAt
+            #expect(abs((modified ?? .distantPast).timeIntervalSince(expected)) < 1, "modification times come from the manifest")
+            let manifestB = try await desk.engine.export(to: zipB)
+            #expect(summary(manifestB) == summary(manifestA), "identical paths, hashes and sizes")
+        }
+    }
+
+    @Test func importRefusesNonEmptyVaultsAndTamperedArchives() async throws {
+        let zip = URL(fileURLWithPath: "/tmp/vaultsync-export-\(UUID().uuidString.prefix(8)).zip")
+        let tampered = URL(fileURLWithPath: "/tmp/vaultsync-export-\(UUID().uuidString.prefix(8)).zip")
+        defer { try? FileManager.default.removeItem(at: zip); try? FileManager.default.removeItem(at: tampered) }
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await TestVault.link(user, deviceName: "laptop")
+            let other = try await TestVault.link(try await server.newUser(), deviceName: "other")
+            defer { laptop.remove(); other.remove() }
+            try laptop.write("a.md", "alpha")
+            try await laptop.sync()
+            _ = try await laptop.engine.export(to: zip)
+
+            // The same account's vault has files: refused, nothing written.
+            let phone = try await TestVault.link(user, deviceName: "phone")
+            defer { phone.remove() }
+            await #expect(throws: ExportError.self) { try await phone.engine.importArchive(zip) }
+            #expect(phone.read("a.md") == nil)
+            // A folder with files: refused.
+            try other.write("mine.md", "mine")
+            await #expect(throws: ExportError.self) { try await other.engine.importArchive(zip) }
+
+            // Changed bytes in an entry: the manifest no longer matches; refused before anything is written.
+            let script = "import sys, zipfile\nsrc = zipfile.ZipFile(sys.argv[1])\ndst = zipfile.ZipFile(sys.argv[2], 'w')\nfor n in src.namelist():\n    dst.writestr(n, b'evil!' if n == 'a.md' else src.read(n))\ndst.close()\n"
+            #expect(try python(["-c", script, zip.path, tampered.path]).0 == 0)
+            #expect(throws: ExportArchiveError.self) { try ExportArchive.verify(tampered) }
+            try other.delete("mine.md")
+            await #expect(throws: ExportArchiveError.self) { try await other.engine.importArchive(tampered) }
+            #expect(try other.files().isEmpty)
+        }
+    }
+
+    @Test func exportsBelongToTheirUserAndTheirURLsAreSigned() async throws {
+        try await TestServer.with { server in
+            let owner = try await server.newUser().newDevice()
+            let stranger = try await server.newUser().newDevice()
+            try await owner.write("a.md", "alpha")
+            var status = try await owner.api.startExport(owner.session)
+            while status.state == .running {
+                try await Task.sleep(for: .milliseconds(50))
+                status = try await owner.api.exportStatus(status.exportID, session: owner.session)
+            }
+            #expect(status.state == .ready && status.fileCount == 1)
+            let id = status.exportID
+            await #expect(throws: SyncAPIError.self) { try await stranger.api.exportStatus(id, session: stranger.session) }
+            let url = try #require(status.downloadURL)
+            #expect(try await owner.download(url).count == Int(status.sizeBytes ?? -1))
+            let forged = URL(string: url.absoluteString.replacingOccurrences(of: "signature=", with: "signature=0"))!
+            let answer = try await RawHTTP.send("GET", forged, protocolVersion: nil)
+            #expect(answer.status == 403 && answer.code == .invalidSignature)
+        }
+    }
+}

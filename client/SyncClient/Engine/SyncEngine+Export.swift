@@ -1,0 +1,72 @@
+public import Foundation
+public import SyncProtocol
+
+extension SyncEngine {
+    /// Exports the whole vault as the server has it: starts the server's export job, polls it
+    /// (reporting files written of total), downloads the zip, verifies every entry against the
+    /// manifest, and only then moves it to `destination`.
+    /// - Returns: the archive's manifest.
+    public func export(to destination: URL, progress: SyncProgressHandler? = nil) async throws -> ExportManifest {
+        var status = try await session.run { [api] in try await api.startExport($0) }
+        while status.state == .running {
+            progress?(SyncProgress(phase: .transferring, filesDone: status.filesDone, filesTotal: status.fileCount ?? 0))
+            try await Task.sleep(for: .milliseconds(200))
+            let id = status.exportID
+            status = try await session.run { [api] in try await api.exportStatus(id, session: $0) }
+        }
+        guard status.state == .ready, let url = status.downloadURL else {
+            throw ExportError.failed(status.error ?? "the server could not write the export")
+        }
+        progress?(SyncProgress(phase: .transferring, filesDone: status.fileCount ?? 0, filesTotal: status.fileCount ?? 0, bytesTotal: status.sizeBytes ?? 0))
+        let downloaded = try await api.downloadBlobToFile(from: url, session: await session.vaultSession)
+        defer { try? FileManager.default.removeItem(at: downloaded) }
+        let manifest = try ExportArchive.verify(downloaded)
+        let staged = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.moveItem(at: downloaded, to: staged)
+        guard rename(staged.path, destination.path) == 0 else {
+            try? FileManager.default.removeItem(at: staged)
+            throw ExportError.failed("could not write \(destination.path): \(String(cString: strerror(errno)))")
+        }
+        progress?(SyncProgress(phase: .finished))
+        return manifest
+    }
+
+    /// Imports an export archive into this vault, which must be empty here and on the server:
+    /// verifies the archive, writes every file (with its modification time), then syncs, so the
+    /// server gets exactly the manifest's files.
+    /// - Throws: ``ExportError/notEmpty(_:)`` when the folder or the server vault holds files.
+    public func importArchive(_ zip: URL, progress: SyncProgressHandler? = nil) async throws -> (ExportManifest, SyncReport) {
+        let manifest: ExportManifest
+        do {
+            let lock = try VaultLock(stateFolder: stateFolder)
+            defer { withExtendedLifetime(lock) {} }
+            let local = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: [:])
+            guard local.files.isEmpty else { throw ExportError.notEmpty("the folder \(root.path) already has files") }
+            var cursor: String?
+            while true {  // tombstones are fine; any live file is not
+                let from = cursor
+                let page = try await session.run { [api] in try await api.state($0, cursor: from, limit: 1000) }
+                guard page.files.isEmpty else { throw ExportError.notEmpty("the server's vault already has files") }
+                cursor = page.cursor
+                if page.hasMore != true { break }
+            }
+            manifest = try ExportArchive.verify(zip)
+            try ExportArchive.extract(zip, manifest: manifest, into: root, staging: stateFolder.appendingPathComponent("tmp"))
+        }
+        let report = try await sync(progress: progress)
+        return (manifest, report)
+    }
+}
+
+/// Why an export or import did not happen.
+public enum ExportError: Error, Equatable, CustomStringConvertible {
+    case failed(String)
+    case notEmpty(String)
+
+    public var description: String {
+        switch self {
+        case .failed(let reason): "export failed: \(reason)"
+        case .notEmpty(let what): "import needs an empty vault, but \(what): link a new folder to an empty vault"
+        }
+    }
+}

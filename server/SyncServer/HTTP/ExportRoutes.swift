@@ -1,0 +1,40 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOPosix
+import SyncProtocol
+
+/// `GET /exports/{id}?expires=&signature=`: a finished export archive, streamed from disk. The
+/// signed URL is the authorisation (as for blob URLs); it comes from `GET /vault/export/{id}`.
+struct ExportDownloadRoutes {
+    let exports: ExportService
+    let urls: ServerBlobURLs
+    let fileIO: NIOThreadPool
+    let now: @Sendable () -> Date
+
+    func add(to group: RouterGroup<ServerRequestContext>) {
+        group.get(":id") { request, context in
+            guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else { throw ServiceError.notFound("no such export") }
+            let query = request.uri.queryParameters
+            try urls.signer.verify(
+                method: "GET", key: ServerBlobURLs.exportKey(id), expires: query["expires"].flatMap { Int64(String($0)) }, size: nil,
+                signature: query["signature"].map(String.init), now: now())
+            guard let file = await exports.archive(id: id) else { throw ServiceError.notFound("export \(id) is not ready or no longer kept") }
+            let path = file.path
+            let opened = try await fileIO.runIfActive { () -> OpenFile? in
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { return nil }
+                let size = lseek(fd, 0, SEEK_END)
+                lseek(fd, 0, SEEK_SET)
+                return OpenFile(fd: fd, size: Int64(size))
+            }
+            guard let opened else { throw ServiceError.notFound("export \(id) is no longer kept") }
+            let chunks = FileChunks(file: opened, io: fileIO)
+            let body = ResponseBody(contentLength: Int(opened.size)) { writer in
+                for try await chunk in chunks { try await writer.write(chunk) }
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: "application/zip"], body: body)
+        }
+    }
+}

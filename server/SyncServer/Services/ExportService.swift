@@ -1,0 +1,175 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import Postgres
+import SyncProtocol
+import ZIPFoundation
+
+/// Whole-vault export as a job: `start` lists the vault's current files and returns at once; a
+/// task writes the zip to `<data-dir>/exports/<id>.zip`, one file at a time (each blob is streamed
+/// from the store to a temporary file, then copied into the archive in chunks), so memory does not
+/// grow with the vault. The client polls `status` and downloads the archive from a signed URL on
+/// this server. Jobs live in memory: after a restart a client starts the export again.
+struct ExportService: Sendable {
+    let db: PostgresPool
+    let store: any BlobStore
+    let fileIO: NIOThreadPool
+    let folder: URL
+    let urls: ServerBlobURLs
+    let jobs: ExportJobs
+    /// How long a finished archive (and its URL) is kept.
+    let ttl: Duration
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    func start(_ scope: VaultScope) async throws -> ExportStatus {
+        try await removeExpired()
+        let files = try await db.withConnection { try ExportQueries.currentFiles($0, vaultID: scope.vaultID) }
+        if files.contains(where: { $0.path == ExportManifest.entryName }) {
+            throw ServiceError.invalidRequest("the vault has a file named '\(ExportManifest.entryName)' at its root, which is the export's manifest: rename it, then export")
+        }
+        let id = UUID()
+        await jobs.add(ExportJob(id: id, userID: scope.userID, createdAt: now(), fileCount: files.count))
+        let service = self
+        Task { await service.build(id: id, scope: scope, files: files) }
+        return try await status(scope, id: id)
+    }
+
+    func status(_ scope: VaultScope, id: UUID) async throws -> ExportStatus {
+        guard let job = await jobs.get(id), job.userID == scope.userID else { throw ServiceError.notFound("no export \(id) (exports are kept \(Int(ttl.seconds / 3600)) hours, and not across a server restart)") }
+        var status = ExportStatus(exportID: id, state: job.state, fileCount: job.fileCount, filesDone: job.filesDone, sizeBytes: job.sizeBytes, error: job.error)
+        if job.state == .ready {
+            let expires = job.createdAt.addingTimeInterval(ttl.seconds)
+            status.downloadURL = try urls.exportURL(id: id, expiresAt: expires)
+            status.expiresAt = expires
+        }
+        return status
+    }
+
+    /// The archive of a ready export, for the download route.
+    func archive(id: UUID) async -> URL? {
+        guard let job = await jobs.get(id), job.state == .ready else { return nil }
+        return folder.appendingPathComponent("\(id).zip")
+    }
+
+    private func build(id: UUID, scope: VaultScope, files: [ExportQueries.File]) async {
+        let target = folder.appendingPathComponent("\(id).zip")
+        let scratch = folder.appendingPathComponent("\(id).tmp")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let archive = ArchiveBox(try Archive(url: target, accessMode: .create))
+            var manifest: [ExportedFile] = []
+            for (index, file) in files.enumerated() {
+                let hash = try ContentHash(file.contentHash)
+                try await copy(BlobKey(vaultID: scope.vaultID, contentHash: hash), to: scratch, expected: file.sizeBytes)
+                try await fileIO.runIfActive {
+                    try archive.add(path: file.path, from: scratch, size: file.sizeBytes, modified: file.updatedAt)
+                }
+                manifest.append(ExportedFile(
+                    path: try VaultPath(file.path), version: file.version, contentHash: hash, sizeBytes: file.sizeBytes,
+                    updatedAt: file.updatedAt, updatedByDevice: file.deviceName))
+                await jobs.update(id) { $0.filesDone = index + 1 }
+            }
+            let encoder = WireCoding.encoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let json = try encoder.encode(ExportManifest(exportedAt: now(), vault: scope.vaultName, files: manifest))
+            try json.write(to: scratch)
+            try await fileIO.runIfActive {
+                try archive.add(path: ExportManifest.entryName, from: scratch, size: Int64(json.count), modified: Date())
+            }
+            try? FileManager.default.removeItem(at: scratch)
+            let size = (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? NSNumber)?.int64Value
+            await jobs.update(id) {
+                $0.state = .ready
+                $0.sizeBytes = size
+            }
+            logger.info("export ready", metadata: ["export": "\(id)", "files": "\(files.count)"])
+        } catch {
+            try? FileManager.default.removeItem(at: scratch)
+            try? FileManager.default.removeItem(at: target)
+            logger.error("export failed", metadata: ["export": "\(id)", "error": "\(error)"])
+            await jobs.update(id) {
+                $0.state = .failed
+                $0.error = "the export could not be written: \(error)"
+            }
+        }
+    }
+
+    /// Streams a blob from the store into `file`, checking its size.
+    private func copy(_ key: BlobKey, to file: URL, expected: Int64) async throws {
+        let content = try await store.read(key)
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: file)
+        defer { try? handle.close() }
+        var written: Int64 = 0
+        for try await chunk in content.chunks {
+            let data = Data(chunk.readableBytesView)
+            try await fileIO.runIfActive { try handle.write(contentsOf: data) }
+            written += Int64(data.count)
+        }
+        guard written == expected else { throw ServiceError.contentMismatch("blob \(key) has \(written) bytes, \(expected) expected") }
+    }
+
+    private func removeExpired() async throws {
+        let cutoff = now().addingTimeInterval(-ttl.seconds)
+        for id in await jobs.removeOlder(than: cutoff) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent("\(id).zip"))
+        }
+    }
+}
+
+/// The archive being written; used from one task at a time (the export's).
+private final class ArchiveBox: @unchecked Sendable {
+    let archive: Archive
+    init(_ archive: Archive) { self.archive = archive }
+
+    func add(path: String, from file: URL, size: Int64, modified: Date) throws {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        try archive.addEntry(with: path, type: .file, uncompressedSize: size, modificationDate: modified, compressionMethod: .deflate) { position, length in
+            try handle.seek(toOffset: UInt64(position))
+            return try handle.read(upToCount: length) ?? Data()
+        }
+    }
+}
+
+/// One export job's state.
+struct ExportJob: Sendable {
+    let id: UUID
+    let userID: UUID
+    let createdAt: Date
+    var fileCount: Int
+    var filesDone = 0
+    var state: ExportStatus.State = .running
+    var sizeBytes: Int64?
+    var error: String?
+
+    init(id: UUID, userID: UUID, createdAt: Date, fileCount: Int) {
+        self.id = id
+        self.userID = userID
+        self.createdAt = createdAt
+        self.fileCount = fileCount
+    }
+}
+
+/// The export jobs of this server process.
+actor ExportJobs {
+    private var jobs: [UUID: ExportJob] = [:]
+
+    func add(_ job: ExportJob) { jobs[job.id] = job }
+    func get(_ id: UUID) -> ExportJob? { jobs[id] }
+    func update(_ id: UUID, _ change: (inout ExportJob) -> Void) {
+        if var job = jobs[id] {
+            change(&job)
+            jobs[id] = job
+        }
+    }
+
+    /// Forgets finished jobs created before `cutoff`; returns their ids.
+    func removeOlder(than cutoff: Date) -> [UUID] {
+        let old = jobs.values.filter { $0.createdAt < cutoff && $0.state != .running }.map(\.id)
+        for id in old { jobs[id] = nil }
+        return old
+    }
+}
