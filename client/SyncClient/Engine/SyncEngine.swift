@@ -156,7 +156,7 @@ public final class SyncEngine: Sendable {
         for action in plan.actions where !held.contains(action.path) {
             run.sort(action)
             if case .push(let path, nil) = action, !incremental, synced[path] != nil, remote[path] == nil {
-                report.notices.append("\(path): deleted on another device long ago (the server no longer keeps that deletion), edited here; the edited version was kept")
+                Self.addOnce(&report.notices, ["\(path): deleted on another device long ago (the server no longer keeps that deletion), edited here; the edited version was kept"])
             }
         }
         run.startProgress()
