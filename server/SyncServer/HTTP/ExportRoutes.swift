@@ -20,15 +20,7 @@ struct ExportDownloadRoutes {
                 method: "GET", key: ServerBlobURLs.exportKey(id), expires: query["expires"].flatMap { Int64(String($0)) }, size: nil,
                 signature: query["signature"].map(String.init), now: now())
             guard let file = await exports.archive(id: id) else { throw ServiceError.notFound("export \(id) is not ready or no longer kept") }
-            let path = file.path
-            let opened = try await fileIO.runIfActive { () -> OpenFile? in
-                let fd = open(path, O_RDONLY | O_CLOEXEC)
-                guard fd >= 0 else { return nil }
-                let size = lseek(fd, 0, SEEK_END)
-                lseek(fd, 0, SEEK_SET)
-                return OpenFile(fd: fd, size: Int64(size))
-            }
-            guard let opened else { throw ServiceError.notFound("export \(id) is no longer kept") }
+            guard let opened = try await OpenFile.open(file.path, io: fileIO) else { throw ServiceError.notFound("export \(id) is no longer kept") }
             let chunks = FileChunks(file: opened, io: fileIO)
             let body = ResponseBody(contentLength: Int(opened.size)) { writer in
                 for try await chunk in chunks { try await writer.write(chunk) }

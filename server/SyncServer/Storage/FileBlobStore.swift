@@ -127,16 +127,7 @@ package struct FileBlobStore: BlobStore {
     }
 
     package func read(_ key: BlobKey) async throws -> BlobContent {
-        let path = fileURL(for: key).path
-        let io = io
-        let file = try await io.runIfActive { () -> OpenFile? in
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return nil }
-            let size = lseek(fd, 0, SEEK_END)
-            lseek(fd, 0, SEEK_SET)
-            return OpenFile(fd: fd, size: Int64(size))
-        }
-        guard let file else { throw ServiceError.notFound("blob not found") }
+        guard let file = try await OpenFile.open(fileURL(for: key).path, io: io) else { throw ServiceError.notFound("blob not found") }
         return BlobContent(size: file.size, chunks: FileChunks(file: file, io: io))
     }
 
@@ -171,6 +162,17 @@ package struct FileBlobStore: BlobStore {
 final class OpenFile: Sendable {
     let fd: Int32
     let size: Int64
+    /// Opens `path` for reading on the I/O threads; nil when there is no such file.
+    static func open(_ path: String, io: NIOThreadPool) async throws -> OpenFile? {
+        try await io.runIfActive { () -> OpenFile? in
+            let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            let size = lseek(fd, 0, SEEK_END)
+            lseek(fd, 0, SEEK_SET)
+            return OpenFile(fd: fd, size: Int64(size))
+        }
+    }
+
     init(fd: Int32, size: Int64) {
         self.fd = fd
         self.size = size
