@@ -336,10 +336,11 @@ extension SyncEngine {
         return FileIdentity(size: info.size, mtime: info.mtime_ns, inode: info.inode)
     }
 
-    /// Keeps the synced version of a note as the base of later merges.
+    /// Keeps the synced version of a note as the base of later merges. `known` bytes must already
+    /// be checked against `hash` (downloads and inline pushes are); bytes read from disk are checked here.
     func keepBase(_ path: VaultPath, diskPath: String, hash: ContentHash, data known: Data? = nil) {
         guard ConflictResolver.isMergeable(path.rawValue), let data = known ?? (try? Data(contentsOf: root.appendingPathComponent(diskPath))) else { return }
-        try? bases.keep(data, hash: hash)
+        try? bases.keep(data, hash: hash, verified: known != nil)
     }
 }
 

@@ -53,21 +53,7 @@ public struct AtomicFileWriter: Sendable {
     public func stage(_ data: Data, durable: Bool = true) throws -> URL {
         try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
         let url = temporaryFolder.appendingPathComponent("vaultsync-tmp-\(UUID().uuidString)")
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(fd) }
-        try data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-                }
-                offset += n
-            }
-        }
-        if durable { guard fsync(fd) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) } }
+        try writeNewFile(data, at: url.path, mode: 0o644, durable: durable)
         return url
     }
 

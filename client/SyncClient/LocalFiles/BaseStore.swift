@@ -15,40 +15,29 @@ public struct BaseStore: Sendable {
 
     private func url(_ hash: ContentHash) -> URL { folder.appendingPathComponent(String(hash.hex)) }
 
-    /// Keeps `data` as the base for `hash` (verified; a mismatch keeps nothing).
+    /// Keeps `data` as the base for `hash`; a mismatch keeps nothing.
     ///
     /// Not fsynced: a base is a cache that ``content(_:)`` verifies by hash, and a lost one only
     /// means a later merge of that note has no ancestor (both versions are then kept). Foundation's
     /// atomic write syncs, which cost 0.7 ms per note.
-    public func keep(_ data: Data, hash: ContentHash) throws {
-        guard ContentHasher.hash(data) == hash else { return }
+    /// - Parameter verified: the caller has just checked `data` against `hash` (a download, or
+    ///   bytes read for an inline push), so it is not hashed a second time.
+    public func keep(_ data: Data, hash: ContentHash, verified: Bool = false) throws {
+        guard verified || ContentHasher.hash(data) == hash else { return }
         let target = url(hash)
         if access(target.path, F_OK) == 0 { return }
         let temporary = folder.appendingPathComponent(".tmp-\(UUID().uuidString)")
-        var created = Self.write(data, to: temporary.path)
-        if !created {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            created = Self.write(data, to: temporary.path)
-        }
-        guard created, rename(temporary.path, target.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CocoaError(.fileWriteUnknown)
-        }
-    }
-
-    private static func write(_ data: Data, to path: String) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        return data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return false }
-                offset += n
+        do {
+            do {
+                try writeNewFile(data, at: temporary.path, mode: 0o600, durable: false)
+            } catch POSIXError.ENOENT {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try writeNewFile(data, at: temporary.path, mode: 0o600, durable: false)
             }
-            return true
+            guard rename(temporary.path, target.path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
         }
     }
 

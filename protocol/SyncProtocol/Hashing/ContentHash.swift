@@ -62,18 +62,36 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The full wire form, `sha256:<64 hex>`.
-    public var rawValue: String { Self.prefix + String(hex) }
+    /// The full wire form, `sha256:<64 hex>`. Rendered on demand (SQL parameters, JSON), so it
+    /// writes straight into the string's storage.
+    public var rawValue: String {
+        String(unsafeUninitializedCapacity: 71) { buffer in
+            for (index, byte) in Self.prefix.utf8.enumerated() { buffer[index] = byte }
+            writeHex(into: UnsafeMutableBufferPointer(rebasing: buffer[7...]))
+            return 71
+        }
+    }
 
     /// The 64 hex digits without the prefix.
     public var hex: Substring {
-        let table = Array("0123456789abcdef".utf8)
-        var digits = [UInt8]()
-        digits.reserveCapacity(64)
-        for word in [words.0, words.1, words.2, words.3] {
-            for shift in stride(from: 60, through: 0, by: -4) { digits.append(table[Int((word >> UInt64(shift)) & 0xF)]) }
+        Substring(String(unsafeUninitializedCapacity: 64) { buffer in
+            writeHex(into: buffer)
+            return 64
+        })
+    }
+
+    private static let digits: (UInt8, UInt8) = (UInt8(ascii: "0"), UInt8(ascii: "a"))
+
+    private func writeHex(into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        var index = 0
+        for position in 0..<4 {
+            let word = position == 0 ? words.0 : position == 1 ? words.1 : position == 2 ? words.2 : words.3
+            for shift in stride(from: 60, through: 0, by: -4) {
+                let nibble = UInt8((word >> UInt64(shift)) & 0xF)
+                buffer[index] = nibble < 10 ? Self.digits.0 + nibble : Self.digits.1 + nibble - 10
+                index += 1
+            }
         }
-        return Substring(String(decoding: digits, as: UTF8.self))
     }
 
     public var description: String { rawValue }

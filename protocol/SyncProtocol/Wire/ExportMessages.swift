@@ -66,29 +66,6 @@ public struct ExportManifest: Codable, Sendable, Equatable {
     }
 }
 
-/// One file of an export: its entry is at `path` in the archive.
-public struct ExportedFile: Codable, Sendable, Equatable {
-    public var path: VaultPath
-    public var version: Int
-    public var contentHash: ContentHash
-    public var sizeBytes: Int64
-    public var updatedAt: Date
-    public var updatedByDevice: String?
-
-    public init(path: VaultPath, version: Int, contentHash: ContentHash, sizeBytes: Int64, updatedAt: Date, updatedByDevice: String?) {
-        self.path = path
-        self.version = version
-        self.contentHash = contentHash
-        self.sizeBytes = sizeBytes
-        self.updatedAt = updatedAt
-        self.updatedByDevice = updatedByDevice
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case path, version
-        case contentHash = "content_hash"
-        case sizeBytes = "size_bytes"
-        case updatedAt = "updated_at"
-        case updatedByDevice = "updated_by_device"
-    }
-}
+/// One file of an export, with the same fields as a file in `GET /vault/state`: its entry is at
+/// `path` in the archive.
+public typealias ExportedFile = RemoteFile
