@@ -4,27 +4,34 @@ import SyncServer
 
 /// How long deleted and old data is kept (shared by `serve` and `purge`).
 struct RetentionOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Days tombstones (and the history of deleted files) are kept; devices offline for longer reconcile from the full state. Default 90. Env: VAULTSYNC_TOMBSTONE_RETENTION_DAYS.", valueName: "days"))
-    var tombstoneRetentionDays: Int?
+    @Option(help: ArgumentHelp("How long tombstones (and the history of deleted files) are kept, as 90d, 12h, 15m or 30s; 0 purges them at the next purge. Devices offline for longer reconcile from the full state. Default 90d. Env: VAULTSYNC_TOMBSTONE_RETENTION.", valueName: "duration"))
+    var tombstoneRetention: String?
 
-    @Option(help: ArgumentHelp("Days old versions of existing files are kept. Default: as long as the file exists. Env: VAULTSYNC_VERSION_RETENTION_DAYS.", valueName: "days"))
-    var versionRetentionDays: Int?
+    @Option(help: ArgumentHelp("How long old versions of existing files are kept, as 90d, 12h, 15m or 30s; 0 keeps only the current version. Default: as long as the file exists. Env: VAULTSYNC_VERSION_RETENTION.", valueName: "duration"))
+    var versionRetention: String?
 
-    @Option(help: ArgumentHelp("Hours the bytes of a push that was never confirmed are kept after its reservation expired. Default 24. Env: VAULTSYNC_UPLOAD_GRACE_HOURS.", valueName: "hours"))
-    var uploadGraceHours: Int?
+    @Option(help: ArgumentHelp("How long the bytes of a push that was never confirmed are kept after its reservation expired, as 24h, 30m, 0, …. Default 24h. Env: VAULTSYNC_UPLOAD_GRACE.", valueName: "duration"))
+    var uploadGrace: String?
 
     func apply(to configuration: inout ServerConfiguration, environment env: [String: String]) throws {
-        if let days = try tombstoneRetentionDays ?? envInt(env, "VAULTSYNC_TOMBSTONE_RETENTION_DAYS") {
-            guard days >= 1 else { throw ValidationError("--tombstone-retention-days must be at least 1") }
-            configuration.tombstoneRetention = .seconds(days * 86400)
+        if let value = try duration(tombstoneRetention, flag: "tombstone-retention", env, "VAULTSYNC_TOMBSTONE_RETENTION") {
+            configuration.tombstoneRetention = value
         }
-        if let days = try versionRetentionDays ?? envInt(env, "VAULTSYNC_VERSION_RETENTION_DAYS") {
-            guard days >= 1 else { throw ValidationError("--version-retention-days must be at least 1") }
-            configuration.versionRetention = .seconds(days * 86400)
+        if let value = try duration(versionRetention, flag: "version-retention", env, "VAULTSYNC_VERSION_RETENTION") {
+            configuration.versionRetention = value
         }
-        if let hours = try uploadGraceHours ?? envInt(env, "VAULTSYNC_UPLOAD_GRACE_HOURS") {
-            guard hours >= 0 else { throw ValidationError("--upload-grace-hours must not be negative") }
-            configuration.uploadGrace = .seconds(hours * 3600)
+        if let value = try duration(uploadGrace, flag: "upload-grace", env, "VAULTSYNC_UPLOAD_GRACE") {
+            configuration.uploadGrace = value
+        }
+    }
+
+    /// The flag's value, else the environment's, parsed; the error names where the bad text came from.
+    private func duration(_ flagValue: String?, flag: String, _ env: [String: String], _ key: String) throws -> Duration? {
+        guard let text = flagValue ?? env[key] else { return nil }
+        do {
+            return try DurationText.parse(text)
+        } catch {
+            throw ValidationError("\(flagValue != nil ? "--\(flag)" : key): \(error)")
         }
     }
 }
@@ -33,8 +40,8 @@ struct Purge: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the retention job once and exit.",
         discussion: """
-            Removes tombstones past their retention (with the history of those files), old versions past
-            --version-retention-days, the bytes of pushes never confirmed, and blobs nothing references.
+            Removes tombstones past their retention (with the history of those files), old versions past \
+            --version-retention, the bytes of pushes never confirmed, and blobs nothing references. \
             The server also runs this every --purge-interval-minutes.
             """)
 

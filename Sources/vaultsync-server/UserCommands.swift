@@ -14,10 +14,11 @@ struct User: AsyncParsableCommand {
             commandName: "set-quota",
             abstract: "Set a user's quotas and largest file, overriding the server defaults.",
             discussion: """
-                Each limit not given returns to the server default (--quota-bytes, --quota-files and
-                --max-file-bytes of 'serve'). Over the byte or file quota, pushes are answered
-                429 quota_exceeded; a file over the size limit 413 file_too_large. Existing files are
+                Each limit not given returns to the server default (--quota-bytes, --quota-files and \
+                --max-file-bytes of 'serve'). Over the byte or file quota, pushes are answered \
+                429 quota_exceeded; a file over the size limit 413 file_too_large. Existing files are \
                 never removed by a lower quota; only growth is refused.
+
                 Example: vaultsync-server user set-quota ada@example.com --bytes 10000000000 --files 100000
                 """)
 

@@ -8,6 +8,7 @@ struct VaultSyncServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "vaultsync-server",
         abstract: "The VaultSync sync server.",
+        version: VaultSyncServer.version,
         subcommands: [Serve.self, Migrate.self, Purge.self, User.self],
         defaultSubcommand: Serve.self)
 }

@@ -118,4 +118,48 @@ import Testing
             #expect(answer.status == 403 && answer.code == .invalidSignature)
         }
     }
+
+    /// `GET /vault/export`, the seed's form, called as a seed client would: poll until a download URL.
+    @Test func getVaultExportStartsReusesAndRenewsTheExport() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("a.md", "alpha")
+            let url = server.baseURL.appendingPathComponent("vault/export")
+            let headers = RawHTTP.vaultHeaders(device.session.accessToken, device: device.session.deviceID)
+            func get() async throws -> (Int, ExportStatus) {
+                let answer = try await RawHTTP.send("GET", url, headers: headers)
+                return (answer.status, try WireCoding.decoder().decode(ExportStatus.self, from: answer.body))
+            }
+            var (code, status) = try await get()
+            let first = status.exportID
+            while status.state == .running {
+                #expect(code == 202)
+                try await Task.sleep(for: .milliseconds(50))
+                (code, status) = try await get()
+                #expect(status.exportID == first, "polling returns the running export, not a new one")
+            }
+            #expect(code == 200 && status.state == .ready && status.fileCount == 1)
+            let download = try #require(status.downloadURL)
+            #expect(try await device.download(download).count == Int(status.sizeBytes ?? -1))
+            #expect(try await get().1.exportID == first, "an unchanged vault gets the same archive again")
+            try await device.write("b.md", "beta")
+            let renewed = try await get().1
+            #expect(renewed.exportID != first && renewed.fileCount == 2, "after a change, a new export that includes it")
+        }
+    }
+
+    /// Export jobs run under the service lifecycle: a graceful shutdown ends a running job (finished
+    /// or cancelled) before the database pool and I/O threads close, never after.
+    @Test func shutdownDuringAnExportEndsTheJobFirst() async throws {
+        let capture = LogCapture()
+        try await TestServer.with(logger: capture.logger()) { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write((0..<300).map { (path: "notes/n\($0).md", content: "note \($0)", base: nil) })
+            _ = try await device.api.startExport(device.session)
+            // Returning shuts the server down at once, while the archive is being written.
+        }
+        let log = capture.text
+        #expect(log.contains("export ready") || log.contains("export cancelled by shutdown"), "the job ended before shutdown finished:\n\(log.split(separator: "\n").filter { $0.contains("export") }.joined(separator: "\n"))")
+        #expect(!log.contains("export failed") && !log.contains("ThreadPoolInactive") && !log.contains("pool is closed"))
+    }
 }

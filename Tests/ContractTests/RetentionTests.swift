@@ -138,4 +138,20 @@ import Testing
             #expect(server.storedBlobFiles().count == 1)
         }
     }
+
+    /// Retention 0 (`--tombstone-retention 0`): a deletion is purged at the next purge, so an
+    /// operator can watch retention work on a staging server without waiting a day.
+    @Test func zeroRetentionPurgesAtTheNextPurge() async throws {
+        try await TestServer.with(configure: { $0.tombstoneRetention = try! DurationText.parse("0"); $0.versionRetention = .zero }) { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("a.md", "one")
+            try await device.write("a.md", "two", base: 1)
+            try await device.write("gone.md", "g")
+            _ = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("gone.md"), baseVersion: 1)]), session: device.session)
+            server.clock.advance(by: 1)
+            let report = try await server.purge()
+            #expect(report.tombstones == 1 && report.oldVersions == 1)
+            #expect(try await device.api.history(try VaultPath("a.md"), session: device.session).versions.map(\.version) == [2])
+        }
+    }
 }

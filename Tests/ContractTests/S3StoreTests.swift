@@ -66,3 +66,30 @@ import Testing
         }
     }
 }
+
+/// Confirm never trusts the store to have enforced the checksum a presigned URL carries.
+@Suite struct S3ConfirmVerificationTests {
+    /// moto, like some S3-compatible services, stores whatever bytes arrive at a presigned URL and
+    /// keeps no checksum for them: confirm must read them back and refuse them, leaving the
+    /// reservation open so that the right bytes can still be uploaded and confirmed.
+    @Test func wrongBytesAtAPresignedURLNeverBecomeAVersion() async throws {
+        try await TestServer.with(configure: try await BlobBackend.s3Presigned.configuration()) { server in
+            let device = try await server.newUser().newDevice()
+            let declared = Data("the declared content".utf8)
+            let push = try await device.api.push(PushRequest(files: [PushFile(path: try VaultPath("n.md"), contentHash: ContentHasher.hash(declared), sizeBytes: Int64(declared.count), baseVersion: nil)]), session: device.session)
+            let upload = try #require(push.uploads.first)
+            let url = try #require(upload.uploadURL)
+            // Same length, other bytes: only the hash can tell.
+            try await device.api.uploadBlob(Data("THE DECLARED CONTENT".utf8), to: url, headers: upload.uploadHeaders ?? [:])
+            let refused = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: 1)]), session: device.session)
+            #expect(refused.confirmed.isEmpty)
+            #expect(refused.failed.map(\.code) == [.contentMismatch])
+            #expect(try await device.allChanges().files.isEmpty, "no version names the wrong bytes")
+            // The reservation is still open: the right bytes go through the same URL.
+            try await device.api.uploadBlob(declared, to: url, headers: upload.uploadHeaders ?? [:])
+            let done = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: 1)]), session: device.session)
+            #expect(done.confirmed.map(\.version) == [1])
+            #expect(try await device.read("n.md") == "the declared content")
+        }
+    }
+}

@@ -73,12 +73,16 @@ import Testing
             #expect(try await RawHTTP.send("GET", url, headers: ["Authorization": "Bearer \(String(tampered))"]).status == 401)
             #expect(try await RawHTTP.send("GET", url, headers: ["Authorization": "Bearer \(user.tokens.accessToken)"]).status == 200)
         }
-        // A token issued an access-TTL ago no longer works.
-        try await TestServer.with(configure: { $0.accessTokenTTL = .seconds(1) }) { server in
+        // Expiry follows the server's clock: valid up to the access TTL, refused one second past it.
+        try await TestServer.with(configure: { $0.accessTokenTTL = .seconds(900) }) { server in
             let user = try await server.newUser()
-            try await Task.sleep(for: .seconds(2.1))
-            let answer = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("devices"), headers: ["Authorization": "Bearer \(user.tokens.accessToken)"])
-            #expect(answer.code == .unauthorized)
+            let url = server.baseURL.appendingPathComponent("devices")
+            let bearer = ["Authorization": "Bearer \(user.tokens.accessToken)"]
+            server.clock.advance(by: 899)
+            #expect(try await RawHTTP.send("GET", url, headers: bearer).status == 200)
+            server.clock.advance(by: 2)
+            let answer = try await RawHTTP.send("GET", url, headers: bearer)
+            #expect(answer.status == 401 && answer.code == .unauthorized)
         }
     }
 

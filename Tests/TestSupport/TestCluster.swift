@@ -27,6 +27,10 @@ public enum TestCluster {
             try? TestCluster.clusterToStop?.stop()
             if let dir = TestCluster.clusterToStop?.clusterDirectory.deletingLastPathComponent() { try? FileManager.default.removeItem(at: dir) }
         }
+        // If the test process dies without running atexit: immediate shutdown, then the files.
+        if let pid = cluster.postmasterPID {
+            ExitWatchdog.run("kill -QUIT \(pid) 2>/dev/null; sleep 1; rm -rf '\(root.path)'", alsoEndsWith: pid)
+        }
         try cluster.createDatabase(templateName)
         let pool = PostgresPool(connectionString: cluster.connectionString(database: templateName), maxConnections: 1, logger: quietLogger)
         try await VaultSyncServer.migrateDatabase(pool, logger: quietLogger)

@@ -27,9 +27,12 @@ public enum TestMoto {
         process.standardError = handle
         try process.run()
         motoPID = process.processIdentifier
+        // SIGKILL: moto's SIGTERM handler only raises SystemExit in its main thread, and the
+        // threads serving kept-alive connections keep the process running. It holds nothing to flush.
         atexit {
-            if TestMoto.motoPID > 0 { kill(TestMoto.motoPID, SIGTERM) }
+            if TestMoto.motoPID > 0 { kill(TestMoto.motoPID, SIGKILL) }
         }
+        ExitWatchdog.run("kill -9 \(process.processIdentifier) 2>/dev/null", alsoEndsWith: process.processIdentifier)
         let endpoint = URL(string: "http://127.0.0.1:\(port)")!
         for _ in 0..<200 {
             if let (_, response) = try? await URLSession.shared.data(from: endpoint), (response as? HTTPURLResponse) != nil { return endpoint }

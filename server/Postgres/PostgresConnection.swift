@@ -10,6 +10,8 @@ public final class PostgresConnection: @unchecked Sendable {
     private let connectionString: String
 
     /// Connects (blocking). Sessions use UTC so timestamps read back unambiguously.
+    /// - Parameter connectionString: anything libpq accepts: the keyword form (`host=… dbname=…`)
+    ///   or a URL (`postgresql://user@host:5432/db?sslmode=require`).
     /// - Throws: ``PostgresError`` of kind `.connection`.
     public init(connectionString: String) throws {
         self.connectionString = connectionString
@@ -21,13 +23,21 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     private static func connect(_ connectionString: String) throws -> OpaquePointer {
-        guard let conn = PQconnectdb(connectionString + " options='-c TimeZone=UTC'") else {
+        // The string is passed as given: appending keywords would break the URL form. The time zone
+        // is set on the session instead, which also leaves any `options` of the operator's intact.
+        guard let conn = PQconnectdb(connectionString) else {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
         }
         guard PQstatus(conn) == CONNECTION_OK else {
             let message = String(cString: PQerrorMessage(conn)).trimmingTrailingNewlines()
             PQfinish(conn)
             throw PostgresError(kind: .connection, message: message)
+        }
+        do {
+            _ = try consume(PQexec(conn, "SET TIME ZONE 'UTC'"), handle: conn)
+        } catch {
+            PQfinish(conn)
+            throw error
         }
         return conn
     }

@@ -79,4 +79,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     // MARK: server (5xx)
     /// An unexpected server failure (logged with the request id).
     public static let internalError: ErrorCode = "internal_error"
+    /// The server cannot serve the request right now (shutting down, or its database is down):
+    /// `503` with a `Retry-After` header. Nothing was changed; send the same request again later.
+    public static let unavailable: ErrorCode = "unavailable"
 }

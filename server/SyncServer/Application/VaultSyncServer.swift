@@ -7,12 +7,13 @@ import NIOCore
 import NIOPosix
 public import Postgres
 import ServiceLifecycle
+import SyncProtocol
 
 /// The composition root: builds the production object graph from a configuration. The
 /// executable and the contract tests both call it, so tests run exactly what ships.
 public enum VaultSyncServer {
-    /// This build's version.
-    public static let version = "0.1.0"
+    /// This build's version (the release both executables report).
+    public static let version = ReleaseVersion.current
 
     /// Builds the application: starts the embedded Postgres cluster when no database URL is
     /// configured, applies migrations, and wires services and routes.
@@ -63,7 +64,7 @@ public enum VaultSyncServer {
         router.middlewares.add(RequestLogMiddleware())
         router.middlewares.add(ErrorEnvelopeMiddleware())
         HealthRoutes(limits: limits).add(to: router)
-        let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL)
+        let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL, now: now)
         if store is FileBlobStore || configuration.blobAccess == .proxied {
             let owners = configuration.blobAccess == .proxied ? BlobOwnerCheck(tokens: tokens, db: pool) : nil
             BlobRoutes(store: store, urls: serverURLs, now: now, owners: owners).add(to: router.group("blobs"))
@@ -77,13 +78,15 @@ public enum VaultSyncServer {
         DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
         let exportsFolder = data.appendingPathComponent("exports")
         try? FileManager.default.removeItem(at: exportsFolder)  // jobs do not survive a restart; neither do their files
+        let background = BackgroundJobs()
         let exports = ExportService(
-            db: pool, store: store, fileIO: fileIO, folder: exportsFolder, urls: serverURLs, jobs: ExportJobs(),
+            db: pool, store: store, fileIO: fileIO, folder: exportsFolder, urls: serverURLs, jobs: ExportJobs(), runner: background,
             ttl: .seconds(24 * 3600), now: now, logger: logger)
         ExportDownloadRoutes(exports: exports, urls: serverURLs, fileIO: fileIO, now: now).add(to: router.group("exports"))
         VaultRoutes(vault: VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now), exports: exports)
             .add(to: authenticated.group("vault"))
-        var services: [any Service] = [DatabaseLifecycle(pool: pool, embedded: embedded, fileIO: fileIO, logger: logger)]
+        // Shut down in reverse order: background jobs end before the pool they use closes.
+        var services: [any Service] = [DatabaseLifecycle(pool: pool, embedded: embedded, fileIO: fileIO, logger: logger), background]
         if let interval = configuration.purgeInterval {
             services.append(PurgeJob(purge: purgeService(configuration, pool: pool, store: store, now: now, logger: logger), interval: interval, logger: logger))
         }

@@ -12,6 +12,12 @@ enum ExportQueries {
         let deviceName: String?
     }
 
+    /// The vault's change sequence (it moves with every confirmed change).
+    static func changeSequence(_ db: PostgresConnection, vaultID: UUID) throws -> Int64 {
+        guard let row = try db.query("SELECT change_seq FROM vaults WHERE id = $1", [vaultID]).first else { throw ServiceError.notFound("vault not found") }
+        return try row.int64(0)
+    }
+
     static func currentFiles(_ db: PostgresConnection, vaultID: UUID) throws -> [File] {
         try db.query(
             """

@@ -28,4 +28,6 @@ enum ServiceError: Error, Equatable {
     case pathCaseConflict(path: VaultPath, existing: String)
     case cursorExpired(String)
     case quotaExceeded(String, usage: UsageResponse)
+    /// The server cannot serve this now but will soon (shutting down, database down): retry after the given seconds.
+    case unavailable(String, retryAfterSeconds: Int)
 }

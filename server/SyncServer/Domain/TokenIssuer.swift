@@ -8,22 +8,24 @@ struct AccessTokenPayload: JWTPayload {
     var iat: IssuedAtClaim
     var exp: ExpirationClaim
 
-    func verify(using algorithm: some JWTAlgorithm) async throws {
-        try exp.verifyNotExpired()
-    }
+    /// jwt-kit calls this with no clock, so expiry is checked by ``TokenIssuer/verify(_:)`` against
+    /// the server's injected clock instead (tests move time rather than sleep).
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// Signs and verifies short-lived access tokens (HS256) and mints opaque refresh tokens.
 struct TokenIssuer: Sendable {
     private let keys: JWTKeyCollection
     let accessTTL: Duration
+    let now: @Sendable () -> Date
 
-    init(secret: SymmetricKey, accessTTL: Duration) async {
+    init(secret: SymmetricKey, accessTTL: Duration, now: @escaping @Sendable () -> Date) async {
         let keys = JWTKeyCollection()
         let material = HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, info: Data("vaultsync-jwt".utf8), outputByteCount: 32)
         await keys.add(hmac: HMACKey(key: material), digestAlgorithm: .sha256)
         self.keys = keys
         self.accessTTL = accessTTL
+        self.now = now
     }
 
     func accessToken(for userID: UUID, now: Date) async throws -> String {
@@ -38,6 +40,7 @@ struct TokenIssuer: Sendable {
     /// - Throws: ``ServiceError/unauthorized(_:)``.
     func verify(_ token: String) async throws -> UUID {
         guard let payload = try? await keys.verify(token, as: AccessTokenPayload.self),
+            (try? payload.exp.verifyNotExpired(currentDate: now())) != nil,
             let id = UUID(uuidString: payload.sub.value)
         else { throw ServiceError.unauthorized("the access token is invalid or expired: refresh it or log in") }
         return id

@@ -91,6 +91,14 @@ public struct EmbeddedPostgres: Sendable {
         try run(binaries.createdb, args + [name], asPostgres: false)
     }
 
+    /// The running postmaster's process id, from its `postmaster.pid` (nil when none is recorded).
+    public var postmasterPID: Int32? {
+        guard let text = try? String(contentsOf: clusterDirectory.appendingPathComponent("postmaster.pid"), encoding: .utf8),
+            let first = text.split(separator: "\n").first
+        else { return nil }
+        return Int32(first.trimmingCharacters(in: .whitespaces))
+    }
+
     func isRunning() -> Bool {
         (try? run(binaries.pgCtl, ["-D", clusterDirectory.path, "status"], asPostgres: geteuid() == 0, quiet: true)) != nil
     }

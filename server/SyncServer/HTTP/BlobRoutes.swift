@@ -16,12 +16,8 @@ struct BlobRoutes {
 
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.put(":vault/:prefix/:hash") { request, context in
-            let key = try key(context)
-            let query = request.uri.queryParameters
-            let size = query["size"].flatMap { Int64(String($0)) }
-            try urls.signer.verify(
-                method: "PUT", key: key.rawValue, expires: query["expires"].flatMap { Int64(String($0)) }, size: size,
-                signature: query["signature"].map(String.init), now: now())
+            let size = request.uri.queryParameters["size"].flatMap { Int64(String($0)) }
+            let key = try verifiedKey("PUT", request, context, size: size)
             try await owners?.check(request, key: key)
             guard let size else { throw ServiceError.invalidSignature }
             if let declared = request.headers[.contentLength].flatMap(Int64.init), declared != size {
@@ -31,11 +27,7 @@ struct BlobRoutes {
             return Response(status: .ok)
         }
         group.get(":vault/:prefix/:hash") { request, context in
-            let key = try key(context)
-            let query = request.uri.queryParameters
-            try urls.signer.verify(
-                method: "GET", key: key.rawValue, expires: query["expires"].flatMap { Int64(String($0)) }, size: nil,
-                signature: query["signature"].map(String.init), now: now())
+            let key = try verifiedKey("GET", request, context, size: nil)
             try await owners?.check(request, key: key)
             let content = try await store.read(key)
             let body = ResponseBody(contentLength: content.size >= 0 ? Int(content.size) : nil) { writer in
@@ -46,10 +38,19 @@ struct BlobRoutes {
         }
     }
 
-    private func key(_ context: ServerRequestContext) throws -> BlobKey {
-        guard let vault = context.parameters.get("vault"), let prefix = context.parameters.get("prefix"), let hash = context.parameters.get("hash"),
-            let key = BlobKey(vault: vault, prefix: prefix, hex: hash)
-        else { throw ServiceError.notFound("no such blob") }
+    /// Checks the URL's signature over the exact path it was presented with, and only then parses
+    /// the key: a tampered path is `403 invalid_signature` like any other tampering, and nothing is
+    /// looked up for it, so a caller learns nothing about which blobs exist.
+    private func verifiedKey(_ method: String, _ request: Request, _ context: ServerRequestContext, size: Int64?) throws -> BlobKey {
+        let vault = context.parameters.get("vault") ?? ""
+        let prefix = context.parameters.get("prefix") ?? ""
+        let hash = context.parameters.get("hash") ?? ""
+        let query = request.uri.queryParameters
+        try urls.signer.verify(
+            method: method, key: "vaults/\(vault)/\(prefix)/\(hash)", expires: query["expires"].flatMap { Int64(String($0)) }, size: size,
+            signature: query["signature"].map(String.init), now: now())
+        // Signed keys are always well formed; a malformed one cannot carry a valid signature.
+        guard let key = BlobKey(vault: vault, prefix: prefix, hex: hash) else { throw ServiceError.invalidSignature }
         return key
     }
 }

@@ -14,11 +14,13 @@ struct ExportDownloadRoutes {
 
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.get(":id") { request, context in
-            guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else { throw ServiceError.notFound("no such export") }
+            // The signature is checked over the path as presented, before anything is parsed or looked up.
+            let text = context.parameters.get("id") ?? ""
             let query = request.uri.queryParameters
             try urls.signer.verify(
-                method: "GET", key: ServerBlobURLs.exportKey(id), expires: query["expires"].flatMap { Int64(String($0)) }, size: nil,
+                method: "GET", key: "exports/" + text, expires: query["expires"].flatMap { Int64(String($0)) }, size: nil,
                 signature: query["signature"].map(String.init), now: now())
+            guard let id = UUID(uuidString: text) else { throw ServiceError.invalidSignature }
             guard let file = await exports.archive(id: id) else { throw ServiceError.notFound("export \(id) is not ready or no longer kept") }
             guard let opened = try await OpenFile.open(file.path, io: fileIO) else { throw ServiceError.notFound("export \(id) is no longer kept") }
             let chunks = FileChunks(file: opened, io: fileIO)

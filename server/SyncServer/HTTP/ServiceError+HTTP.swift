@@ -62,7 +62,15 @@ extension ServiceError {
             (.gone, ErrorBody(code: .cursorExpired, message: m))
         case .pathCaseConflict(let path, let existing):
             (.conflict, ErrorBody(code: .pathCaseConflict, message: "'\(existing)' exists already and differs from '\(path)' only by letter case", path: path.rawValue))
+        case .unavailable(let m, _):
+            (.serviceUnavailable, ErrorBody(code: .unavailable, message: m))
         }
+    }
+
+    /// Seconds for the `Retry-After` header, for errors a client should simply retry later.
+    var retryAfterSeconds: Int? {
+        if case .unavailable(_, let seconds) = self { return seconds }
+        return nil
     }
 
     /// Turns any error a handler threw into a domain error, or nil for a server fault.
@@ -111,8 +119,10 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             let body: ErrorBody
             let status: HTTPResponse.Status
+            var retryAfter: Int?
             if let mapped = ServiceError.from(error) {
                 (status, body) = mapped.wire
+                retryAfter = mapped.retryAfterSeconds
             } else {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
                 (status, body) = (.internalServerError, ErrorBody(code: .internalError, message: "internal server error; report the request id"))
@@ -124,6 +134,7 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
                 status: status,
                 headers: [.contentType: "application/json; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: data)))
+            if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         }
         response.headers[HTTPField.Name(SyncHeader.requestID)!] = context.id
         return response

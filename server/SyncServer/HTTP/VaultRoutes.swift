@@ -33,6 +33,12 @@ struct VaultRoutes {
             let scope = try await scope(request, context)
             return try context.json(try await exports.start(scope), status: .accepted)
         }
+        // The seed's form: the current export (running or fresh), else a new one; 200 once ready.
+        group.get("export") { request, context in
+            let scope = try await scope(request, context)
+            let status = try await exports.current(scope)
+            return try context.json(status, status: status.state == .running ? .accepted : .ok)
+        }
         group.get("export/:id") { request, context in
             let scope = try await scope(request, context)
             guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else { throw ServiceError.notFound("no such export") }

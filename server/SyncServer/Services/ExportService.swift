@@ -7,10 +7,11 @@ import SyncProtocol
 import ZIPFoundation
 
 /// Whole-vault export as a job: `start` lists the vault's current files and returns at once; a
-/// task writes the zip to `<data-dir>/exports/<id>.zip`, one file at a time (each blob is streamed
-/// from the store to a temporary file, then copied into the archive in chunks), so memory does not
-/// grow with the vault. The client polls `status` and downloads the archive from a signed URL on
-/// this server. Jobs live in memory: after a restart a client starts the export again.
+/// background job (``BackgroundJobs``, under the service lifecycle) writes the zip to
+/// `<data-dir>/exports/<id>.zip`, one file at a time (each blob is streamed from the store to a
+/// temporary file, then copied into the archive in chunks), so memory does not grow with the vault.
+/// The client polls `status` and downloads the archive from a signed URL on this server. Jobs live
+/// in memory: after a restart a client starts the export again.
 struct ExportService: Sendable {
     let db: PostgresPool
     let store: any BlobStore
@@ -18,22 +19,48 @@ struct ExportService: Sendable {
     let folder: URL
     let urls: ServerBlobURLs
     let jobs: ExportJobs
+    let runner: BackgroundJobs
     /// How long a finished archive (and its URL) is kept.
     let ttl: Duration
     let now: @Sendable () -> Date
     let logger: Logger
 
+    /// Starts a new export of the vault as it is now.
     func start(_ scope: VaultScope) async throws -> ExportStatus {
         try await removeExpired()
-        let files = try await db.withConnection { try ExportQueries.currentFiles($0, vaultID: scope.vaultID) }
+        // The sequence is read before the listing: a change landing in between makes the recorded
+        // sequence older than the archive, so the job is merely not reused, never reused stale.
+        let (sequence, files) = try await db.withConnection { db in
+            (try ExportQueries.changeSequence(db, vaultID: scope.vaultID), try ExportQueries.currentFiles(db, vaultID: scope.vaultID))
+        }
         if files.contains(where: { $0.path == ExportManifest.entryName }) {
             throw ServiceError.invalidRequest("the vault has a file named '\(ExportManifest.entryName)' at its root, which is the export's manifest: rename it, then export")
         }
         let id = UUID()
-        await jobs.add(ExportJob(id: id, userID: scope.userID, createdAt: now(), fileCount: files.count))
+        await jobs.add(ExportJob(id: id, userID: scope.userID, vaultID: scope.vaultID, changeSequence: sequence, createdAt: now(), fileCount: files.count))
         let service = self
-        Task { await service.build(id: id, scope: scope, files: files) }
+        guard runner.submit({ await service.build(id: id, scope: scope, files: files) }) else {
+            await jobs.update(id) {
+                $0.state = .failed
+                $0.error = "the server is shutting down"
+            }
+            throw ServiceError.unavailable("the server is shutting down: start the export again in a moment", retryAfterSeconds: 5)
+        }
         return try await status(scope, id: id)
+    }
+
+    /// `GET /vault/export`, the seed's form: the vault's newest export while it still stands for
+    /// the vault (running, or ready with no change to the vault since it started), else a new one.
+    /// Polling it therefore ends with a ready export and its download URL.
+    func current(_ scope: VaultScope) async throws -> ExportStatus {
+        try await removeExpired()
+        let sequence = try await db.withConnection { try ExportQueries.changeSequence($0, vaultID: scope.vaultID) }
+        if let job = await jobs.newest(vaultID: scope.vaultID, userID: scope.userID),
+            job.state == .running || (job.state == .ready && job.changeSequence == sequence)
+        {
+            return try await status(scope, id: job.id)
+        }
+        return try await start(scope)
     }
 
     func status(_ scope: VaultScope, id: UUID) async throws -> ExportStatus {
@@ -61,6 +88,7 @@ struct ExportService: Sendable {
             let archive = ArchiveBox(try Archive(url: target, accessMode: .create))
             var manifest: [ExportedFile] = []
             for (index, file) in files.enumerated() {
+                try Task.checkCancellation()  // the server is shutting down
                 let hash = try ContentHash(file.contentHash)
                 try await copy(BlobKey(vaultID: scope.vaultID, contentHash: hash), to: scratch, expected: file.sizeBytes)
                 try await fileIO.runIfActive {
@@ -88,10 +116,17 @@ struct ExportService: Sendable {
         } catch {
             try? FileManager.default.removeItem(at: scratch)
             try? FileManager.default.removeItem(at: target)
-            logger.error("export failed", metadata: ["export": "\(id)", "error": "\(error)"])
+            // Cancelled at shutdown, whatever the interrupted call threw.
+            let cancelled = Task.isCancelled
+            let reason = cancelled ? "the server shut down while writing the export: start it again" : "the export could not be written: \(error)"
+            if cancelled {
+                logger.notice("export cancelled by shutdown", metadata: ["export": "\(id)"])
+            } else {
+                logger.error("export failed", metadata: ["export": "\(id)", "error": "\(error)"])
+            }
             await jobs.update(id) {
                 $0.state = .failed
-                $0.error = "the export could not be written: \(error)"
+                $0.error = reason
             }
         }
     }
@@ -138,6 +173,9 @@ private final class ArchiveBox: @unchecked Sendable {
 struct ExportJob: Sendable {
     let id: UUID
     let userID: UUID
+    let vaultID: UUID
+    /// The vault's change sequence when the job listed its files.
+    let changeSequence: Int64
     let createdAt: Date
     var fileCount: Int
     var filesDone = 0
@@ -145,9 +183,11 @@ struct ExportJob: Sendable {
     var sizeBytes: Int64?
     var error: String?
 
-    init(id: UUID, userID: UUID, createdAt: Date, fileCount: Int) {
+    init(id: UUID, userID: UUID, vaultID: UUID, changeSequence: Int64, createdAt: Date, fileCount: Int) {
         self.id = id
         self.userID = userID
+        self.vaultID = vaultID
+        self.changeSequence = changeSequence
         self.createdAt = createdAt
         self.fileCount = fileCount
     }
@@ -159,6 +199,10 @@ actor ExportJobs {
 
     func add(_ job: ExportJob) { jobs[job.id] = job }
     func get(_ id: UUID) -> ExportJob? { jobs[id] }
+    /// The vault's most recently created job.
+    func newest(vaultID: UUID, userID: UUID) -> ExportJob? {
+        jobs.values.filter { $0.vaultID == vaultID && $0.userID == userID }.max { $0.createdAt < $1.createdAt }
+    }
     func update(_ id: UUID, _ change: (inout ExportJob) -> Void) {
         if var job = jobs[id] {
             change(&job)

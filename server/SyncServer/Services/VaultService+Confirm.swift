@@ -6,7 +6,9 @@ extension VaultService {
     /// Makes reserved versions current. Re-checks atomically under the vault lock that the server
     /// still holds the version the reservation was made against, so of two devices pushing from
     /// one base exactly one wins and the other gets a conflict. Bytes must be in the blob store
-    /// with the declared size (the store verified the hash on upload).
+    /// with the declared size and verified against the declared hash (``BlobStore/verify(_:)``):
+    /// a version never names bytes the server has not seen checked. A failed check leaves the
+    /// reservation open for a correct upload.
     func confirm(_ scope: VaultScope, _ request: ConfirmRequest) async throws -> ConfirmResponse {
         try checkBatch(request.confirmed.map(\.path))
         let now = now()
@@ -27,11 +29,17 @@ extension VaultService {
             }
             candidates.append((item, reservation))
         }
-        let storedSizes = try await blobSizes(scope, hashes: Set(candidates.map(\.1.contentHash)).subtracting(known.keys))
+        let checks = try await blobChecks(scope, hashes: Set(candidates.map(\.1.contentHash)).subtracting(known.keys))
         var verified: [(ConfirmItem, PushQueries.Reservation)] = []
         for (item, reservation) in candidates {
-            let size = known[reservation.contentHash] ?? storedSizes[reservation.contentHash] ?? nil
-            guard let size else {
+            let size: Int64
+            switch known[reservation.contentHash].map({ BlobCheck.verified(sizeBytes: $0) }) ?? checks[reservation.contentHash] {
+            case .verified(let stored):
+                size = stored
+            case .mismatch(let why):
+                failed.append(FileError(path: item.path, code: .contentMismatch, message: "'\(item.path)': \(why)"))
+                continue
+            case nil:
                 failed.append(FileError(path: item.path, code: .uploadMissing, message: "the bytes of '\(item.path)' were never uploaded: PUT them to the upload URL first"))
                 continue
             }
@@ -102,12 +110,12 @@ extension VaultService {
         return ConfirmResponse(confirmed: outcome.confirmed, conflicts: conflicts, failed: failed + outcome.failed)
     }
 
-    /// Sizes of blobs not yet recorded, asked of the store in one call; missing blobs map to nil.
-    private func blobSizes(_ scope: VaultScope, hashes: Set<String>) async throws -> [String: Int64?] {
+    /// What the store holds for blobs not yet recorded, checked in one call; missing blobs are absent.
+    private func blobChecks(_ scope: VaultScope, hashes: Set<String>) async throws -> [String: BlobCheck] {
         let keys = try hashes.map { BlobKey(vaultID: scope.vaultID, contentHash: try ContentHash($0)) }
-        let sizes = try await blobs.sizes(of: keys)
-        var result: [String: Int64?] = [:]
-        for key in keys { result[key.contentHash.rawValue] = sizes[key] }
+        let checks = try await blobs.verify(keys)
+        var result: [String: BlobCheck] = [:]
+        for (key, check) in checks { result[key.contentHash.rawValue] = check }
         return result
     }
 }

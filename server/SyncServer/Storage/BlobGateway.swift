@@ -17,7 +17,7 @@ struct BlobGateway: Sendable {
         return try store.downloadURL(for: key, expiresAt: expiresAt)
     }
 
-    func sizes(of keys: [BlobKey]) async throws -> [BlobKey: Int64] { try await store.sizes(of: keys) }
+    func verify(_ keys: [BlobKey]) async throws -> [BlobKey: BlobCheck] { try await store.verify(keys) }
 }
 
 /// Whether clients move bytes straight to the store or through this server.

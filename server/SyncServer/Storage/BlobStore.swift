@@ -15,8 +15,13 @@ package protocol BlobStore: Sendable {
     func downloadURL(for key: BlobKey, expiresAt: Date) throws -> URL
     /// The stored size, or nil when nothing is stored under `key`.
     func size(of key: BlobKey) async throws -> Int64?
-    /// Stored sizes of many blobs at once (confirm checks a whole batch); missing keys are absent.
+    /// Stored sizes of many blobs at once; missing keys are absent.
     func sizes(of keys: [BlobKey]) async throws -> [BlobKey: Int64]
+    /// What confirm may rely on: for each stored blob, whether its bytes are known to hash to its
+    /// key (and their size), or were found to hash to something else (then they are removed, so
+    /// that a correct upload can take their place). Missing keys are absent. A presigned upload
+    /// binds the hash into its URL, but not every store enforces that, so this never trusts it.
+    func verify(_ keys: [BlobKey]) async throws -> [BlobKey: BlobCheck]
     /// Removes the blob (garbage collection); a missing blob is not an error.
     func delete(_ key: BlobKey) async throws
     /// Stores `body`, which must be exactly `sizeBytes` bytes hashing to the key's hash; nothing is
@@ -26,6 +31,14 @@ package protocol BlobStore: Sendable {
     /// The stored bytes as a stream read at the consumer's pace (memory does not grow with size).
     /// - Throws: ``ServiceError/notFound(_:)`` when nothing is stored under `key`.
     func read(_ key: BlobKey) async throws -> BlobContent
+}
+
+/// What the store holds under a key, as far as confirm is concerned.
+package enum BlobCheck: Sendable, Equatable {
+    /// The stored bytes hash to the key and are this many.
+    case verified(sizeBytes: Int64)
+    /// The stored bytes hash to something else (and were removed): why, for the client.
+    case mismatch(String)
 }
 
 /// A presigned upload: the URL, and headers the client must send with exactly these values
