@@ -24,6 +24,10 @@ final class ProgressPrinter: @unchecked Sendable {
         let now = Date()
         let phaseChanged = progress.phase != lastPhase
         lastPhase = progress.phase
+        if progress.phase == .waitingForOtherSync {
+            write("waiting for another vaultsync process to finish syncing this vault...\n")
+            return
+        }
         if progress.phase == .finished {
             if drewBar { write("\n") }
             drewBar = false

@@ -72,13 +72,41 @@ import Testing
 @Suite struct VaultLockAndCredentialTests {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-lock-\(UUID().uuidString)")
 
-    @Test func oneSyncAtATimeAndTheLockIsReleased() throws {
+    /// A value shared with the lock's wait callback.
+    final class Shared<Value: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: Value
+        init(_ value: Value) { self.value = value }
+        func update(_ change: (inout Value) -> Void) { lock.withLock { change(&value) } }
+        var current: Value { lock.withLock { value } }
+    }
+
+    @Test func oneSyncAtATimeAndTheLockIsReleased() async throws {
         defer { try? FileManager.default.removeItem(at: state) }
-        var first: VaultLock? = try VaultLock(stateFolder: state)
-        #expect(throws: VaultLockError.busy) { try VaultLock(stateFolder: state) }
+        var first: VaultLock? = try await VaultLock(stateFolder: state)
+        #expect(VaultLock.isHeld(stateFolder: state))
+        let waits = Shared(0)
+        await #expect(throws: VaultLockError.busy(waited: .milliseconds(300))) {
+            try await VaultLock(stateFolder: state, timeout: .milliseconds(300)) { waits.update { $0 += 1 } }
+        }
+        #expect(waits.current == 1)  // announced once, not once per poll
         _ = first
         first = nil
-        #expect(throws: Never.self) { _ = try VaultLock(stateFolder: state) }
+        #expect(!VaultLock.isHeld(stateFolder: state))
+        await #expect(throws: Never.self) { _ = try await VaultLock(stateFolder: state) }
+    }
+
+    @Test func aSecondLockWaitsForTheFirstToBeReleased() async throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        let holder = Shared<VaultLock?>(try await VaultLock(stateFolder: state))
+        let waited = Shared(false)
+        let second = try await VaultLock(stateFolder: state, timeout: .seconds(30)) {
+            waited.update { $0 = true }
+            holder.update { $0 = nil }  // the first sync ends while the second waits
+        }
+        #expect(waited.current)
+        #expect(VaultLock.isHeld(stateFolder: state))
+        withExtendedLifetime(second) {}
     }
 
     @Test func credentialsAreOwnerOnlyAndRoundTrip() throws {

@@ -1,7 +1,7 @@
 /// One sync at a time per vault within a process, with requests coalesced: a request while a sync
 /// runs joins the single follow-up sync that starts when it ends (so changes made during the running
 /// sync are still picked up), and every request arriving meanwhile shares that follow-up.
-/// Across processes ``VaultLock`` refuses instead.
+/// Across processes ``VaultLock`` makes the later sync wait for the earlier one.
 actor SyncCoordinator {
     static let shared = SyncCoordinator()
 

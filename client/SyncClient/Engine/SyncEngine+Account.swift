@@ -1,14 +1,89 @@
-import Foundation
+public import Foundation
 import SyncProtocol
 
 extension SyncEngine {
+    /// Links `root` to an account on `server`: logs in (or signs up), registers this device and keeps
+    /// its tokens in `.vaultsync/credentials.json` (mode 0600; the password is not stored).
+    ///
+    /// A folder linked before (signed out, or linked again) signs back in as the same device of the
+    /// same account: its sync state stays valid, so nothing is downloaded again.
+    /// - Throws: ``SyncEngineError/linkedElsewhere(_:server:)`` or ``SyncEngineError/otherAccount(_:)``
+    ///   when the folder syncs with another server or account.
+    public static func link(
+        root: URL, server: URL, email: String, password: String, deviceName: String, createAccount: Bool = false,
+        transport: any HTTPTransport = URLSessionTransport()
+    ) async throws -> SyncEngine {
+        let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
+        let previous = try LinkRecord.read(stateFolder: stateFolder)
+        if let previous, previous.server != server.absoluteString { throw SyncEngineError.linkedElsewhere(root.path, server: previous.server) }
+        let api = SyncAPI(baseURL: server, transport: transport)
+        let tokens = createAccount ? try await api.signup(email: email, password: password) : try await api.login(email: email, password: password)
+        if let previous, let user = previous.userID, user != tokens.userID {
+            try? await api.logout(refreshToken: tokens.refreshToken)
+            throw SyncEngineError.otherAccount(root.path)
+        }
+        let name = previous?.deviceName ?? deviceName
+        let deviceID: UUID
+        if let known = previous?.deviceID, try await api.devices(accessToken: tokens.accessToken).devices.contains(where: { $0.deviceID == known }) {
+            deviceID = known
+        } else {
+            deviceID = try await api.registerDevice(RegisterDeviceRequest(deviceName: name, platform: Self.platform), accessToken: tokens.accessToken).deviceID
+        }
+        try CredentialStore(stateFolder: stateFolder).save(Credentials(
+            server: server, userID: tokens.userID, deviceID: deviceID, deviceName: name,
+            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken))
+        let engine = try SyncEngine(root: root, transport: transport)
+        try await engine.store.setMeta(.server, server.absoluteString)
+        try await engine.store.setMeta(.userID, tokens.userID.uuidString)
+        try await engine.store.setMeta(.deviceID, deviceID.uuidString)
+        try await engine.store.setMeta(.deviceName, name)
+        try await engine.store.setMeta(.email, email)
+        // Signed in again: a session refused earlier no longer describes the vault.
+        if try await engine.store.meta(.lastStatus) == SyncStatus.unauthenticated.rawValue { try await engine.store.setMeta(.lastStatus, nil) }
+        return engine
+    }
+
+    /// Signs a linked, signed-out vault back in (after `logout`, or when the server ended the
+    /// session) with the server, account and device it was linked with.
+    /// - Parameter email: the account's email; nil uses the one recorded at link time.
+    /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
+    public static func login(root: URL, email: String?, password: String, transport: any HTTPTransport = URLSessionTransport()) async throws -> SyncEngine {
+        let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
+        guard let record = try LinkRecord.read(stateFolder: stateFolder), let server = URL(string: record.server) else {
+            throw SyncEngineError.notLinked(root.path)
+        }
+        guard let email = email ?? record.email else { throw SyncEngineError.emailNeeded(root.path) }
+        return try await link(root: root, server: server, email: email, password: password, deviceName: record.deviceName ?? ProcessInfo.processInfo.hostName, transport: transport)
+    }
+
     /// Ends this device's session: the server revokes its refresh tokens and the local copy is removed.
-    /// The vault's files and sync state stay; linking again resumes syncing.
+    /// The vault's files and sync state stay; ``login(root:email:password:transport:)`` resumes syncing.
     public func logout() async throws {
         let store = CredentialStore(stateFolder: stateFolder)
         if let credentials = try store.load() {
             try? await api.logout(refreshToken: credentials.refreshToken)
         }
         try store.remove()
+    }
+}
+
+/// What `sync.db` remembers of a folder's link, readable without credentials.
+struct LinkRecord: Equatable {
+    var server: String
+    var userID: UUID?
+    var deviceID: UUID?
+    var deviceName: String?
+    var email: String?
+
+    /// The record, or nil when the folder was never linked (no `sync.db`, or no server in it).
+    static func read(stateFolder: URL) throws -> LinkRecord? {
+        guard FileManager.default.fileExists(atPath: stateFolder.appendingPathComponent("sync.db").path) else { return nil }
+        let store = try StateStore(stateFolder: stateFolder)
+        return try store.readMetaSync { meta in
+            guard let server = meta[.server] else { return nil }
+            return LinkRecord(
+                server: server, userID: meta[.userID].flatMap(UUID.init(uuidString:)), deviceID: meta[.deviceID].flatMap(UUID.init(uuidString:)),
+                deviceName: meta[.deviceName], email: meta[.email])
+        }
     }
 }

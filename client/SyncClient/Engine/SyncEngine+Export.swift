@@ -38,7 +38,7 @@ extension SyncEngine {
     public func importArchive(_ zip: URL, progress: SyncProgressHandler? = nil) async throws -> (ExportManifest, SyncReport) {
         let manifest: ExportManifest
         do {
-            let lock = try VaultLock(stateFolder: stateFolder)
+            let lock = try await lockVault()
             defer { withExtendedLifetime(lock) {} }
             let local = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: [:])
             guard local.files.isEmpty else { throw ExportError.notEmpty("the folder \(root.path) already has files") }

@@ -21,7 +21,7 @@ extension SyncEngine {
     /// - Throws: ``SyncEngineError/noConflict(_:)`` when `path` has no open conflict;
     ///   ``SyncEngineError/serverMovedOn(_:)`` when another device changed the file again meanwhile (sync, then resolve again).
     public func resolve(_ path: VaultPath, _ resolution: ConflictResolution) async throws {
-        let lock = try VaultLock(stateFolder: stateFolder)
+        let lock = try await lockVault()
         defer { withExtendedLifetime(lock) {} }
         guard let record = try await store.conflicts().first(where: { $0.path == path }) else { throw SyncEngineError.noConflict(path) }
         let diskPath = Self.diskPath(of: path, in: root)

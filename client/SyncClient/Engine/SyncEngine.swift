@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import SyncCore
 public import SyncProtocol
 #if canImport(FoundationNetworking)
@@ -18,44 +19,36 @@ public final class SyncEngine: Sendable {
     let bases: BaseStore
     let writer: AtomicFileWriter
     let now: @Sendable () -> Date
-    let batchSize: Int
+    /// Most files per request this client wants to send; the server's advertised limit may lower it.
+    let preferredBatchSize: Int
+    /// The server's `max_batch_files`, once learnt (from `/health`, or a `batch_too_large` answer).
+    let serverBatchLimit = Mutex<Int?>(nil)
     let parallelTransfers: Int
+    /// How long a sync waits for another process's sync of this vault before giving up.
+    let lockTimeout: Duration
 
     /// Opens a vault folder linked with ``link(root:server:email:password:deviceName:createAccount:transport:)``.
-    /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
-    public init(root: URL, transport: any HTTPTransport = URLSessionTransport(), batchSize: Int = 500, parallelTransfers: Int = 8, now: @escaping @Sendable () -> Date = { Date() }) throws {
+    /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked;
+    ///   ``SyncEngineError/signedOut(_:)`` when it is linked but signed out (`logout`).
+    public init(
+        root: URL, transport: any HTTPTransport = URLSessionTransport(), batchSize: Int = 500, parallelTransfers: Int = 8,
+        lockTimeout: Duration = .seconds(600), now: @escaping @Sendable () -> Date = { Date() }
+    ) throws {
         self.root = root.standardizedFileURL
         self.stateFolder = self.root.appendingPathComponent(VaultPath.stateFolderName)
         let credentialStore = CredentialStore(stateFolder: stateFolder)
-        guard let credentials = try credentialStore.load() else { throw SyncEngineError.notLinked(root.path) }
+        guard let credentials = try credentialStore.load() else {
+            throw try LinkRecord.read(stateFolder: stateFolder) == nil ? SyncEngineError.notLinked(root.path) : SyncEngineError.signedOut(root.path)
+        }
         self.api = SyncAPI(baseURL: credentials.server, transport: transport)
         self.session = AuthorizedSession(credentials: credentials, store: credentialStore, api: api)
         self.store = try StateStore(stateFolder: stateFolder)
         self.bases = BaseStore(stateFolder: stateFolder)
         self.writer = AtomicFileWriter(root: self.root)
-        self.batchSize = batchSize
+        self.preferredBatchSize = max(1, batchSize)
         self.parallelTransfers = parallelTransfers
+        self.lockTimeout = lockTimeout
         self.now = now
-    }
-
-    /// Links `root` to an account on `server`: logs in (or signs up), registers this device and keeps
-    /// its tokens in `.vaultsync/credentials.json` (mode 0600; the password is not stored).
-    public static func link(
-        root: URL, server: URL, email: String, password: String, deviceName: String, createAccount: Bool = false,
-        transport: any HTTPTransport = URLSessionTransport()
-    ) async throws -> SyncEngine {
-        let api = SyncAPI(baseURL: server, transport: transport)
-        let tokens = createAccount ? try await api.signup(email: email, password: password) : try await api.login(email: email, password: password)
-        let device = try await api.registerDevice(RegisterDeviceRequest(deviceName: deviceName, platform: Self.platform), accessToken: tokens.accessToken)
-        let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
-        try CredentialStore(stateFolder: stateFolder).save(Credentials(
-            server: server, userID: tokens.userID, deviceID: device.deviceID, deviceName: deviceName,
-            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken))
-        let engine = try SyncEngine(root: root, transport: transport)
-        try await engine.store.setMeta(.server, server.absoluteString)
-        try await engine.store.setMeta(.userID, tokens.userID.uuidString)
-        try await engine.store.setMeta(.deviceID, device.deviceID.uuidString)
-        return engine
     }
 
     static var platform: String {
@@ -74,20 +67,35 @@ public final class SyncEngine: Sendable {
     /// Runs a sync: up to three rounds, so that a conflict found while pushing is merged in the same run.
     /// A request while this process already syncs the vault joins the next sync instead of starting
     /// its own (``SyncCoordinator``); `progress` is then not called for it.
-    /// - Throws: ``VaultLockError/busy`` when another process syncs this vault; failures of single
+    /// - Throws: ``VaultLockError/busy(waited:)`` when another process still syncs this vault after
+    ///   the lock timeout (until then this sync waits); failures of single
     ///   files are reported in the result, never thrown.
     public func sync(progress: SyncProgressHandler? = nil) async throws -> SyncReport {
         try await SyncCoordinator.shared.run(root.path) { [self] in try await syncOnce(progress: progress) }
     }
 
     private func syncOnce(progress: SyncProgressHandler?) async throws -> SyncReport {
-        let lock = try VaultLock(stateFolder: stateFolder)
+        let lock = try await lockVault(progress)
         defer { withExtendedLifetime(lock) {} }
-        var report = SyncReport()
         defer { progress?(SyncProgress(phase: .finished)) }
+        let report = try await runRounds(progress: progress)
+        // `status` shows this until the next sync (OFFLINE stays OFFLINE until a sync gets through).
+        try await store.setMeta(.lastStatus, report.status.rawValue)
+        return report
+    }
+
+    private func runRounds(progress: SyncProgressHandler?) async throws -> SyncReport {
+        var report = SyncReport()
         do {
-            for _ in 0..<3 {
-                guard try await syncRound(&report, progress: progress) else { break }
+            try await learnServerLimits()
+            var rounds = 0
+            while rounds < 3 {
+                rounds += 1
+                do {
+                    guard try await syncRound(&report, progress: progress) else { break }
+                } catch let error as SyncAPIError where error.code == .batchTooLarge && adoptBatchLimit(error.limit) {
+                    rounds -= 1  // the server's limit went down since /health: the same round again, in smaller batches
+                }
             }
         } catch let error where Self.isOffline(error) {
             report.status = .offline
@@ -176,6 +184,35 @@ public final class SyncEngine: Sendable {
         return run.serverMovedUnderUs
     }
 
+    /// Takes the vault's lock, waiting (and saying so through `progress`) while another process syncs.
+    func lockVault(_ progress: SyncProgressHandler? = nil) async throws -> VaultLock {
+        try await VaultLock(stateFolder: stateFolder, timeout: lockTimeout) { progress?(SyncProgress(phase: .waitingForOtherSync)) }
+    }
+
+    /// Files per request: this client's preference, lowered to the server's limit.
+    var batchSize: Int {
+        serverBatchLimit.withLock { limit in min(preferredBatchSize, limit ?? preferredBatchSize) }
+    }
+
+    /// Reads the server's request limits from `GET /health` once per engine.
+    private func learnServerLimits() async throws {
+        guard serverBatchLimit.withLock({ $0 }) == nil else { return }
+        let health = try await api.health()
+        if let limit = health.limits?.maxBatchFiles { _ = adoptBatchLimit(Int64(limit)) }
+    }
+
+    /// Lowers the batch size to `limit`; false when that changes nothing (so a retry would not help).
+    func adoptBatchLimit(_ limit: Int64?) -> Bool {
+        guard let limit, limit >= 1 else { return false }
+        let value = Int(clamping: limit)
+        return serverBatchLimit.withLock { known in
+            guard known.map({ value < $0 }) ?? true else { return false }
+            let lowered = value < min(preferredBatchSize, known ?? preferredBatchSize)
+            known = value
+            return lowered
+        }
+    }
+
     /// A file is parked after failing on this many runs in a row (seed 002's queue).
     public static let parkAfterFailures = 3
 
@@ -223,11 +260,23 @@ public final class SyncEngine: Sendable {
 /// Why a vault cannot be synced at all.
 public enum SyncEngineError: Error, CustomStringConvertible {
     case notLinked(String)
+    /// Linked, but signed out: `vaultsync login` signs it back in.
+    case signedOut(String)
+    /// `init` or `login` on a folder linked to another server.
+    case linkedElsewhere(String, server: String)
+    /// `init` or `login` as another account than the one the folder syncs with.
+    case otherAccount(String)
+    /// `login` on a folder linked before this client recorded the account's email.
+    case emailNeeded(String)
     case noConflict(VaultPath)
     case serverMovedOn(VaultPath)
     public var description: String {
         switch self {
         case .notLinked(let path): "'\(path)' is not linked to a server: run 'vaultsync init' there first"
+        case .signedOut(let path): "'\(path)' is signed out: run 'vaultsync login \(path)' to sign it back in"
+        case .linkedElsewhere(let path, let server): "'\(path)' is linked to \(server); use that server, or link an empty folder"
+        case .otherAccount(let path): "'\(path)' syncs another account's vault; sign in as that account, or link an empty folder"
+        case .emailNeeded(let path): "'\(path)' does not record its account's email: pass --email"
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }

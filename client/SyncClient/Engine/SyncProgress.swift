@@ -2,6 +2,8 @@
 /// Delivered to the handler passed to ``SyncEngine/sync(progress:)``, from the engine's task.
 public struct SyncProgress: Sendable, Equatable {
     public enum Phase: String, Sendable {
+        /// Another process is syncing this vault; this sync starts when it ends.
+        case waitingForOtherSync
         /// Looking for local changes (totals are not known yet).
         case scanning
         /// Reading the server's changes.

@@ -17,7 +17,12 @@ public final class StateStore: Sendable {
     public init(stateFolder: URL) throws {
         try FileManager.default.createDirectory(at: stateFolder, withIntermediateDirectories: true)
         let path = stateFolder.appendingPathComponent("sync.db").path
-        db = try DatabasePool(path: path)
+        // Several processes share sync.db (a sync, `status`, `conflicts`, `watch`). WAL lets readers
+        // run beside a writer; a writer meeting another writer waits for it (SQLite's busy timeout)
+        // rather than failing with "database is locked". Syncs themselves are serialised by VaultLock.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        db = try DatabasePool(path: path, configuration: configuration)
         let migrator = Self.migrator
         let known = Set(migrator.migrations)
         let applied = try db.read { try migrator.appliedIdentifiers($0) }
@@ -131,6 +136,14 @@ public final class StateStore: Sendable {
     /// Reads a metadata value.
     public func meta(_ key: MetaKey) async throws -> String? {
         try await db.read { try String.fetchOne($0, sql: "SELECT value FROM sync_meta WHERE key = ?", arguments: [key.rawValue]) }
+    }
+
+    /// Reads all metadata at once, synchronously (for checks made before anything async runs).
+    func readMetaSync<T>(_ body: ([MetaKey: String]) throws -> T) throws -> T {
+        let rows = try db.read { try Row.fetchAll($0, sql: "SELECT key, value FROM sync_meta") }
+        var meta: [MetaKey: String] = [:]
+        for row in rows { meta[MetaKey(rawValue: row[0])] = row[1] }
+        return try body(meta)
     }
 
     /// Writes (or with nil, removes) a metadata value.
@@ -318,6 +331,11 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     public static let lastSyncTime = MetaKey(rawValue: "last_sync_time")
     /// Set while the server refuses pushes for lack of space: why, as the server said.
     public static let storageFull = MetaKey(rawValue: "storage_full")
+    /// The ``SyncStatus`` the last sync ended with.
+    public static let lastStatus = MetaKey(rawValue: "last_status")
+    /// The account's email and this device's name, so that `login` can sign the vault back in.
+    public static let email = MetaKey(rawValue: "email")
+    public static let deviceName = MetaKey(rawValue: "device_name")
 }
 
 /// What a log line records.

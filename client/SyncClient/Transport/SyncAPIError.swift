@@ -13,6 +13,12 @@ public enum SyncAPIError: Error, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// The limit the server named (`batch_too_large`, `file_too_large`), when it sent one.
+    public var limit: Int64? {
+        if case .server(_, let error) = self { return error.limit }
+        return nil
+    }
+
     /// The server's message, or a description of the unexpected answer.
     public var serverMessage: String {
         if case .server(_, let error) = self { return error.message }

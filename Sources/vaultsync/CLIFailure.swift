@@ -1,0 +1,55 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A failure of a whole command, as the user meets it: one line and a documented exit code
+/// (1 a failure, 3 the server is unreachable, 4 sign in again). The one place errors become exit codes.
+struct CLIFailure {
+    let message: String
+    let exitCode: Int32
+
+    /// Nil for errors ArgumentParser reports itself (usage and validation errors).
+    init?(_ error: any Error) {
+        switch error {
+        case let error as SyncEngineError:
+            if case .signedOut = error {
+                self.init(message: error.description, exitCode: 4)
+            } else {
+                self.init(message: error.description, exitCode: 1)
+            }
+        case let error as SyncAPIError where [.unauthorized, .invalidRefreshToken, .refreshTokenReused].contains(error.code):
+            self.init(message: "the server no longer accepts this device's session (\(error.serverMessage)): run 'vaultsync login'", exitCode: 4)
+        case let error as SyncAPIError where error.status == 503 || error.status == 502 || error.status == 504:
+            self.init(message: "the server is unavailable right now (\(error.serverMessage)); try again shortly", exitCode: 3)
+        case let error as URLError:
+            self.init(message: "cannot reach the server: \(Self.describe(error))", exitCode: 3)
+        default:
+            guard Self.isOurs(error) else { return nil }
+            self.init(message: "\(error)", exitCode: 1)
+        }
+    }
+
+    private init(message: String, exitCode: Int32) {
+        self.message = message
+        self.exitCode = exitCode
+    }
+
+    /// Errors of VaultSync's own modules describe themselves for people.
+    private static func isOurs(_ error: any Error) -> Bool {
+        error is SyncAPIError || error is VaultLockError || error is StateStoreError || error is ExportError || error is ExportArchiveError
+    }
+
+    private static func describe(_ error: URLError) -> String {
+        switch error.code {
+        case .cannotConnectToHost: "connection refused"
+        case .timedOut: "timed out"
+        case .cannotFindHost, .dnsLookupFailed: "unknown host"
+        case .networkConnectionLost, .badServerResponse: "the connection was cut off"
+        case .notConnectedToInternet: "no network"
+        default: "network error \(error.code.rawValue)"
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import ArgumentParser
+import Foundation
+import SyncClient
+import SyncProtocol
+
+/// Where the password comes from.
+struct PasswordOptions: ParsableArguments {
+    @Flag(help: "Read the password from the first line of standard input.")
+    var passwordStdin = false
+
+    func password() throws -> String {
+        if passwordStdin {
+            guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no password on standard input") }
+            return line
+        }
+        if let env = ProcessInfo.processInfo.environment["VAULTSYNC_PASSWORD"], !env.isEmpty { return env }
+        guard isatty(STDIN_FILENO) == 1, let typed = getpass("Password: ") else {
+            throw ValidationError("no password: set VAULTSYNC_PASSWORD or use --password-stdin")
+        }
+        return String(cString: typed)
+    }
+}
+
+func serverURL(_ text: String) throws -> URL {
+    guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+        throw ValidationError("--server '\(text)' is not an http(s) URL")
+    }
+    return url
+}
+
+func vaultURL(_ path: String?) -> URL {
+    URL(fileURLWithPath: path ?? FileManager.default.currentDirectoryPath).standardizedFileURL
+}
+
+func printJSON(_ value: some Encodable) throws {
+    let encoder = WireCoding.encoder()
+    encoder.outputFormatting.insert(.prettyPrinted)
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+/// Prints a sync report and turns its status into the exit code.
+func finish(_ report: SyncReport, json: Bool) throws {
+    if json {
+        try printJSON(report)
+    } else {
+        print("pushed \(report.pushed.count), pulled \(report.pulled.count), merged \(report.merged.count), deleted here \(report.deletedLocally.count), deleted on the server \(report.deletedRemotely.count)")
+        for notice in report.notices { print("note: \(notice)") }
+        if let full = report.storageFull { print("storage full: \(full)") }
+        for failure in report.failures { print("failed: \(failure)") }
+        if !report.parked.isEmpty {
+            print("\(report.parked.count) file\(report.parked.count == 1 ? "" : "s") parked after repeated failures: \(report.parked.map(\.rawValue).joined(separator: ", ")) (see 'vaultsync status', then 'vaultsync retry')")
+        }
+        if !report.conflicts.isEmpty {
+            print("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s") need you: \(report.conflicts.map(\.rawValue).joined(separator: ", ")) (see 'vaultsync conflicts')")
+        }
+        print("status: \(report.status.rawValue)")
+    }
+    switch report.status {
+    case .idle, .conflict, .syncing: return
+    case .offline: throw ExitCodes.offline
+    case .unauthenticated: throw ExitCodes.unauthenticated
+    case .error: throw ExitCodes.failure
+    }
+}
+
+/// The documented exit codes.
+enum ExitCodes {
+    static let failure = ExitCode(1)
+    static let offline = ExitCode(3)
+    static let unauthenticated = ExitCode(4)
+}

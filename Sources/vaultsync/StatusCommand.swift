@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import SyncClient
+import SyncProtocol
+
+/// `vaultsync status`: the vault's status word and what it rests on, read locally (no server call).
+/// Always exits 0 for a linked folder: the status is the answer, not a failure.
+struct Status: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the vault's status (IDLE, SYNCING, OFFLINE, ERROR, UNAUTHENTICATED, CONFLICT), link, last sync and open conflicts.")
+    @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+    @Flag(help: "Print JSON (fields in docs/cli.md).") var json = false
+
+    /// The `--json` document; docs/cli.md lists its fields.
+    struct Output: Encodable {
+        var status: String
+        var vault: String
+        var server: String?
+        var email: String?
+        var deviceID: String?
+        var signedIn: Bool
+        var lastSyncTime: String?
+        var openConflicts: Int
+        var failing: [Failing]
+        var storageFull: String?
+        enum CodingKeys: String, CodingKey {
+            case status, vault, server, email, failing
+            case deviceID = "device_id"
+            case signedIn = "signed_in"
+            case lastSyncTime = "last_sync_time"
+            case openConflicts = "open_conflicts"
+            case storageFull = "storage_full"
+        }
+    }
+
+    /// A file that failed on recent syncs; `parked` ones wait for `vaultsync retry`.
+    struct Failing: Encodable {
+        var path: String
+        var attempts: Int
+        var parked: Bool
+        var lastError: String
+        enum CodingKeys: String, CodingKey {
+            case path, attempts, parked
+            case lastError = "last_error"
+        }
+    }
+
+    func run() async throws {
+        let state = try await VaultStatus.read(root: vaultURL(directory))
+        let output = Output(
+            status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID,
+            signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
+            failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
+            storageFull: state.storageFull)
+        if json { return try printJSON(output) }
+        print("status: \(output.status)\(Self.explain(state.status, vault: state.vault))")
+        print("vault: \(output.vault)\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
+        if let full = output.storageFull { print("storage full: \(full) (files that did not fit stay pending)") }
+        for file in output.failing {
+            print("\(file.parked ? "parked" : "failing") (\(file.attempts) \(file.attempts == 1 ? "sync" : "syncs")): \(file.path): \(file.lastError)")
+        }
+    }
+
+    static func explain(_ status: SyncStatus, vault: String) -> String {
+        switch status {
+        case .idle: ""
+        case .syncing: " (another vaultsync process is syncing this vault now)"
+        case .offline: " (the last sync could not reach the server; changes stay pending)"
+        case .error: " (some files failed; see below)"
+        case .unauthenticated: " (signed out: run 'vaultsync login \(vault)')"
+        case .conflict: " (see 'vaultsync conflicts')"
+        }
+    }
+}

@@ -1,0 +1,51 @@
+public import Foundation
+public import SyncProtocol
+
+/// A vault's state as `vaultsync status` shows it, read from `.vaultsync/` without contacting the
+/// server and without credentials (a signed-out vault has a status too).
+public struct VaultStatus: Sendable, Equatable {
+    /// The status word (the seed's `SyncStatus`).
+    public var status: SyncStatus
+    public var vault: String
+    public var server: String?
+    public var email: String?
+    public var deviceID: String?
+    /// Whether this device holds a session (false after `logout`).
+    public var signedIn: Bool
+    public var lastSyncTime: String?
+    public var openConflicts: Int
+    public var failing: [FailureRecord]
+    public var storageFull: String?
+
+    /// Reads the status of the vault at `root`.
+    /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
+    public static func read(root: URL) async throws -> VaultStatus {
+        let root = root.standardizedFileURL
+        let stateFolder = root.appendingPathComponent(VaultPath.stateFolderName)
+        guard let link = try LinkRecord.read(stateFolder: stateFolder) else { throw SyncEngineError.notLinked(root.path) }
+        let signedIn = try CredentialStore(stateFolder: stateFolder).load() != nil
+        let store = try StateStore(stateFolder: stateFolder)
+        let failing = try await store.failures()
+        let conflicts = try await store.conflicts().count
+        let last = try await store.meta(.lastStatus).flatMap(SyncStatus.init(rawValue:))
+        let status = decide(
+            syncing: VaultLock.isHeld(stateFolder: stateFolder), signedIn: signedIn, lastSync: last,
+            parked: failing.contains(where: \.parked), openConflicts: conflicts)
+        return VaultStatus(
+            status: status, vault: root.path, server: link.server, email: link.email, deviceID: link.deviceID?.uuidString.lowercased(),
+            signedIn: signedIn, lastSyncTime: try await store.meta(.lastSyncTime), openConflicts: conflicts, failing: failing,
+            storageFull: try await store.meta(.storageFull))
+    }
+
+    /// The status word from what is recorded, most pressing first: a sync running now; no session
+    /// (the user must sign in); the server unreachable at the last sync (stays until a sync gets
+    /// through); files failing; conflicts waiting for the user; otherwise idle.
+    static func decide(syncing: Bool, signedIn: Bool, lastSync: SyncStatus?, parked: Bool, openConflicts: Int) -> SyncStatus {
+        if syncing { return .syncing }
+        if !signedIn || lastSync == .unauthenticated { return .unauthenticated }
+        if lastSync == .offline { return .offline }
+        if parked || lastSync == .error { return .error }
+        if openConflicts > 0 { return .conflict }
+        return .idle
+    }
+}
