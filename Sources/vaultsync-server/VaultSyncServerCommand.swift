@@ -91,6 +91,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Database connections. Default 8. Env: VAULTSYNC_DB_POOL_SIZE.", valueName: "n"))
     var databasePoolSize: Int?
 
+    @Option(help: ArgumentHelp("Seconds a request waits for a free database connection before answering 503 unavailable. Default 10. Env: VAULTSYNC_DB_WAIT_SECONDS.", valueName: "seconds"))
+    var databaseWaitSeconds: Int?
+
     @OptionGroup var retention: RetentionOptions
     @OptionGroup var quotas: QuotaDefaults
 
@@ -120,6 +123,10 @@ struct Serve: AsyncParsableCommand {
         if let value = try accessTokenTTL ?? int(env, "VAULTSYNC_ACCESS_TOKEN_TTL") { configuration.accessTokenTTL = .seconds(value) }
         if let value = try blobURLTTL ?? int(env, "VAULTSYNC_BLOB_URL_TTL") { configuration.blobURLTTL = .seconds(value) }
         if let value = try databasePoolSize ?? int(env, "VAULTSYNC_DB_POOL_SIZE") { configuration.databasePoolSize = value }
+        if let value = try databaseWaitSeconds ?? int(env, "VAULTSYNC_DB_WAIT_SECONDS") {
+            guard value >= 1 else { throw ValidationError("--database-wait-seconds must be at least 1") }
+            configuration.databaseWaitTimeout = .seconds(value)
+        }
         try retention.apply(to: &configuration, environment: env)
         try quotas.apply(to: &configuration, environment: env)
         if let minutes = try purgeIntervalMinutes ?? envInt(env, "VAULTSYNC_PURGE_INTERVAL_MINUTES") {

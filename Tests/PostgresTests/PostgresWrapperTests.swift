@@ -7,7 +7,8 @@ import Testing
     let pool: PostgresPool
 
     init() async throws {
-        pool = PostgresPool(connectionString: try await TestCluster.newDatabase(), maxConnections: 3, logger: TestCluster.quietLogger)
+        // A generous wait bound: under the whole suite's load the shared cluster can be slow to connect.
+        pool = PostgresPool(connectionString: try await TestCluster.newDatabase(), maxConnections: 3, acquireTimeout: .seconds(120), logger: TestCluster.quietLogger)
     }
 
     @Test func parametersRoundTripAsText() async throws {

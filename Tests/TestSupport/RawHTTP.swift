@@ -11,6 +11,8 @@ public enum RawHTTP {
     public struct Answer: Sendable {
         public let status: Int
         public let body: Data
+        /// The `Retry-After` header, when sent.
+        public var retryAfter: String? = nil
         public var envelope: ErrorEnvelope? { try? WireCoding.decoder().decode(ErrorEnvelope.self, from: body) }
         public var code: ErrorCode? { envelope?.error.code }
     }
@@ -26,7 +28,8 @@ public enum RawHTTP {
         if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
-        return Answer(status: (response as! HTTPURLResponse).statusCode, body: data)
+        let http = response as! HTTPURLResponse
+        return Answer(status: http.statusCode, body: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
     }
 
     /// The headers of an authenticated vault call for `session`.

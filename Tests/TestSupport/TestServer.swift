@@ -37,6 +37,8 @@ public struct TestServer: Sendable {
         configuration.dataDirectory = dataDirectory
         configuration.passwordHashCost = 1 << 10  // production strength is slow in debug builds
         configuration.databasePoolSize = 4
+        // The whole suite shares one cluster on 2 cores: waits can be long without anything being wrong.
+        configuration.databaseWaitTimeout = .seconds(120)
         configure(&configuration)
         let clock = TestClock()
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)

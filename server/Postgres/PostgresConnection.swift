@@ -73,7 +73,8 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private static func consume(_ result: OpaquePointer?, handle: OpaquePointer) throws -> PostgresRows {
         guard let result else {
-            throw PostgresError(kind: .query, message: String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines())
+            let kind: PostgresError.Kind = PQstatus(handle) == CONNECTION_OK ? .query : .connection
+            throw PostgresError(kind: kind, message: String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines())
         }
         defer { PQclear(result) }
         switch PQresultStatus(result) {
@@ -82,6 +83,11 @@ public final class PostgresConnection: @unchecked Sendable {
         default:
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             let message = String(cString: PQresultErrorMessage(result)).trimmingTrailingNewlines()
+            // A statement that failed because the server went away is a lost connection, not a
+            // bad statement: libpq's status says which.
+            guard PQstatus(handle) == CONNECTION_OK else {
+                throw PostgresError(kind: .connection, message: "the connection to the database was lost: \(message)")
+            }
             throw PostgresError(kind: .query, sqlState: state, message: message)
         }
         let rowCount = Int(PQntuples(result))

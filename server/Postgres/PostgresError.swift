@@ -10,6 +10,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case decoding
         /// The pool was shut down.
         case poolClosed
+        /// No connection became free within the pool's acquire timeout (the database is down or
+        /// every connection is busy).
+        case acquireTimeout
     }
 
     public let kind: Kind
@@ -25,6 +28,9 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
     /// `23505`: a unique constraint was violated.
     public var isUniqueViolation: Bool { sqlState == "23505" }
+    /// Whether the database could not be reached (down, restarting, or every connection busy for
+    /// too long): worth retrying later, not a fault of the request.
+    public var isUnavailable: Bool { kind == .connection || kind == .acquireTimeout }
     /// `40001` or `40P01`: the transaction may succeed if retried.
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 

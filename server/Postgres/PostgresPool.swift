@@ -1,4 +1,5 @@
 public import Logging
+import Dispatch
 import NIOPosix
 import NIOConcurrencyHelpers
 
@@ -6,15 +7,24 @@ import NIOConcurrencyHelpers
 /// libpq calls never touch Swift's cooperative pool or an event loop; each connection serves one
 /// task at a time.
 public final class PostgresPool: Sendable {
+    /// A task waiting for a connection. It is resumed with a connection, with nil (a slot was
+    /// freed: open a new connection in it), or with an error (timeout, pool closed).
+    private struct Waiter {
+        let id: Int
+        let continuation: CheckedContinuation<PostgresConnection?, any Error>
+    }
+
     private struct State {
         var idle: [PostgresConnection] = []
         var open = 0
-        var waiters: [CheckedContinuation<PostgresConnection?, any Error>] = []
+        var waiters: [Waiter] = []
+        var nextWaiterID = 0
         var closed = false
     }
 
     private let connectionString: String
     private let maxConnections: Int
+    private let acquireTimeout: Duration
     private let threads: NIOThreadPool
     private let state = NIOLockedValueBox(State())
     private let logger: Logger
@@ -23,9 +33,12 @@ public final class PostgresPool: Sendable {
     /// - Parameters:
     ///   - connectionString: a libpq connection string (`host=... dbname=...`) or URL.
     ///   - maxConnections: connections (and threads) at most.
-    public init(connectionString: String, maxConnections: Int = 8, logger: Logger) {
+    ///   - acquireTimeout: how long a caller waits for a free connection before
+    ///     ``PostgresError/Kind/acquireTimeout``.
+    public init(connectionString: String, maxConnections: Int = 8, acquireTimeout: Duration = .seconds(10), logger: Logger) {
         self.connectionString = connectionString
         self.maxConnections = maxConnections
+        self.acquireTimeout = acquireTimeout
         self.threads = NIOThreadPool(numberOfThreads: maxConnections)
         self.threads.start()
         self.logger = logger
@@ -59,7 +72,7 @@ public final class PostgresPool: Sendable {
 
     /// Closes every connection and stops the threads; later calls fail with `.poolClosed`.
     public func close() async {
-        let (idle, waiters) = state.withLockedValue { state -> ([PostgresConnection], [CheckedContinuation<PostgresConnection?, any Error>]) in
+        let (idle, waiters) = state.withLockedValue { state -> ([PostgresConnection], [Waiter]) in
             state.closed = true
             defer {
                 state.idle = []
@@ -67,7 +80,7 @@ public final class PostgresPool: Sendable {
             }
             return (state.idle, state.waiters)
         }
-        waiters.forEach { $0.resume(throwing: PostgresError(kind: .poolClosed, message: "pool is closed")) }
+        waiters.forEach { $0.continuation.resume(throwing: PostgresError(kind: .poolClosed, message: "pool is closed")) }
         idle.forEach { $0.close() }
         try? await threads.shutdownGracefully()
     }
@@ -93,13 +106,46 @@ public final class PostgresPool: Sendable {
         case .open:
             return try await openConnection()
         case nil:
-            let handedOver = try await withCheckedThrowingContinuation { continuation in
-                state.withLockedValue { $0.waiters.append(continuation) }
+            let handedOver: PostgresConnection? = try await withCheckedThrowingContinuation { continuation in
+                // Decided again under the lock that queues the waiter: a connection released since
+                // the first look would otherwise find no waiter, and this one would sleep.
+                let queued: Int? = state.withLockedValue { state in
+                    if state.closed {
+                        continuation.resume(throwing: PostgresError(kind: .poolClosed, message: "pool is closed"))
+                        return nil
+                    }
+                    if let connection = state.idle.popLast() {
+                        continuation.resume(returning: connection)
+                        return nil
+                    }
+                    if state.open < maxConnections {
+                        state.open += 1
+                        continuation.resume(returning: nil)
+                        return nil
+                    }
+                    state.nextWaiterID += 1
+                    state.waiters.append(Waiter(id: state.nextWaiterID, continuation: continuation))
+                    return state.nextWaiterID
+                }
+                guard let id = queued else { return }
+                // A timer, not a task: it only fails the wait if nothing was handed over by then.
+                let timeout = acquireTimeout
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout.timeInterval) { [weak self] in self?.expire(waiter: id) }
             }
-            // nil: a slot was freed by a broken connection; open a new one in it.
+            // nil: a slot was freed (a broken connection, or a failed open); open a new one in it.
             if let handedOver { return handedOver }
             return try await openConnection()
         }
+    }
+
+    /// Fails a wait that is still pending when its time is up.
+    private func expire(waiter id: Int) {
+        let expired = state.withLockedValue { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        expired?.continuation.resume(throwing: PostgresError(
+            kind: .acquireTimeout, message: "no database connection became free within \(acquireTimeout.timeInterval) s"))
     }
 
     private func openConnection() async throws -> PostgresConnection {
@@ -107,14 +153,23 @@ public final class PostgresPool: Sendable {
         do {
             return try await threads.runIfActive { try PostgresConnection(connectionString: connectionString) }
         } catch {
-            state.withLockedValue { $0.open -= 1 }
+            // The slot goes to the next waiter, who tries to open a connection itself: while the
+            // database is down each waiter fails on its own attempt (or times out), and once it is
+            // back the next attempt succeeds, instead of waiters sleeping until some unrelated
+            // request happens to release a connection.
+            let waiter = state.withLockedValue { state -> Waiter? in
+                if !state.waiters.isEmpty && !state.closed { return state.waiters.removeFirst() }
+                state.open -= 1
+                return nil
+            }
+            waiter?.continuation.resume(returning: nil)
             throw error
         }
     }
 
     private func release(_ connection: PostgresConnection) {
         let healthy = connection.isHealthy
-        let waiter: CheckedContinuation<PostgresConnection?, any Error>? = state.withLockedValue { state in
+        let waiter: Waiter? = state.withLockedValue { state in
             if !state.waiters.isEmpty {
                 let waiter = state.waiters.removeFirst()
                 if !healthy { connection.close() }
@@ -128,6 +183,14 @@ public final class PostgresPool: Sendable {
             }
             return nil
         }
-        waiter?.resume(returning: healthy ? connection : nil)
+        waiter?.continuation.resume(returning: healthy ? connection : nil)
+    }
+}
+
+extension Duration {
+    /// The duration in (fractional) seconds, for Dispatch.
+    var timeInterval: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

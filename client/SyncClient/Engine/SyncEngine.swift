@@ -249,10 +249,13 @@ public final class SyncEngine: Sendable {
         for item in items where !list.contains(item) { list.append(item) }
     }
 
+    /// Whether `error` means the server cannot be reached or cannot serve now (a proxy's 502/504,
+    /// the server's 503 during a database outage): the sync ends OFFLINE with changes pending.
     static func isOffline(_ error: any Error) -> Bool {
         if let error = error as? URLError {
             return [.cannotConnectToHost, .cannotFindHost, .networkConnectionLost, .notConnectedToInternet, .timedOut, .dnsLookupFailed].contains(error.code)
         }
+        if let error = error as? SyncAPIError { return [502, 503, 504].contains(error.status) }
         return false
     }
 }

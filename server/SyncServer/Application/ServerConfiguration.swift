@@ -54,6 +54,8 @@ public struct ServerConfiguration: Sendable {
     public var purgeInterval: Duration? = .seconds(3600)
     /// Database connections (default 8).
     public var databasePoolSize = 8
+    /// How long a request waits for a free database connection before `503 unavailable` (default 10 s).
+    public var databaseWaitTimeout: Duration = .seconds(10)
     /// scrypt cost N for password hashes (default 2^15).
     public var passwordHashCost = 1 << 15
 

@@ -170,12 +170,14 @@ public enum VaultSyncServer {
 
     static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> (PostgresPool, EmbeddedPostgres?) {
         if let url = configuration.databaseURL {
-            return (PostgresPool(connectionString: url, maxConnections: configuration.databasePoolSize, logger: logger), nil)
+            return (PostgresPool(connectionString: url, maxConnections: configuration.databasePoolSize, acquireTimeout: configuration.databaseWaitTimeout, logger: logger), nil)
         }
         let embedded = try EmbeddedPostgres(clusterDirectory: configuration.dataDirectory.appendingPathComponent("postgres"), logger: logger)
         try embedded.start()
         try embedded.createDatabase("vaultsync")
-        let pool = PostgresPool(connectionString: embedded.connectionString(database: "vaultsync"), maxConnections: configuration.databasePoolSize, logger: logger)
+        let pool = PostgresPool(
+            connectionString: embedded.connectionString(database: "vaultsync"), maxConnections: configuration.databasePoolSize,
+            acquireTimeout: configuration.databaseWaitTimeout, logger: logger)
         return (pool, embedded)
     }
 

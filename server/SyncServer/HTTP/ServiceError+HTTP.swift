@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import Postgres
 import SyncProtocol
 
 extension ServiceError {
@@ -81,6 +82,8 @@ extension ServiceError {
         case let e as ContentHashError: return .invalidHash(e)
         case let e as DecodingError: return .invalidRequest(describe(e))
         case is NIOTooManyBytesError: return .payloadTooLarge(limit: ServerRequestContext.maxBodyBytes)
+        case let e as PostgresError where e.isUnavailable:
+            return .unavailable("the database is unavailable; nothing was changed: try again shortly", retryAfterSeconds: 5)
         case let e as HTTPError:
             switch e.status {
             case .notFound: return .notFound("no such endpoint")
