@@ -57,8 +57,12 @@ struct Logout: AsyncParsableCommand {
 
     func run() async throws {
         let root = vaultURL(directory)
-        try await SyncEngine(root: root).logout()
-        print("signed out; 'vaultsync login \(root.path)' signs back in")
+        do {
+            try await SyncEngine(root: root).logout()
+            print("signed out; 'vaultsync login \(root.path)' signs back in")
+        } catch SyncEngineError.signedOut {
+            print("already signed out; 'vaultsync login \(root.path)' signs back in")
+        }
     }
 }
 

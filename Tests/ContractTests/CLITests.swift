@@ -5,6 +5,10 @@ import SyncServer
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The command-line tools as a user meets them: real child processes of the built executables,
 /// their exit codes, `--json` output and messages, against a real server.
 @Suite struct CLITests {
@@ -113,6 +117,8 @@ import Testing
             #expect(plain.exitCode == 0 && plain.stdout.contains("status: UNAUTHENTICATED") && plain.stdout.contains("vaultsync login"), "\(plain)")
             let refused = try await vaultsync(["sync", phone.path])
             #expect(refused.exitCode == 4 && refused.stderr.contains("vaultsync login"), "\(refused)")
+            let again = try await vaultsync(["logout", phone.path])
+            #expect(again.exitCode == 0 && again.stdout.contains("already signed out"), "signing out twice is not a failure: \(again)")
 
             // Signed back in: the same device, and nothing is downloaded again.
             let login = try await vaultsync(["login", phone.path])
@@ -122,6 +128,10 @@ import Testing
             let resumed = try await vaultsync(["sync", phone.path, "--json"])
             #expect(resumed.exitCode == 0, "\(resumed)")
             #expect(try resumed.json()["pulled"] as? [String] == [], "signing back in downloads nothing again")
+            // `init` again with the same server written with a trailing slash is the same server.
+            let relinked = try await vaultsync(["init", phone.path, "--server", url + "/", "--email", email])
+            #expect(relinked.exitCode == 0, "\(relinked)")
+            #expect(try await status(phone)["device_id"] as? String == signedOut["device_id"] as? String)
             return try #require(server.baseURL.port)
         }
 
@@ -130,6 +140,28 @@ import Testing
         #expect(offline.exitCode == 3, "\(offline)")
         #expect(try await status(phone)["status"] as? String == "OFFLINE")
         #expect(try await status(phone)["status"] as? String == "OFFLINE", "OFFLINE stays until a sync gets through")
+        // Something that is not a VaultSync server at that address: the sync fails (exit 1) with
+        // one line, and status no longer says what the sync before it said.
+        let impostor = Process()
+        impostor.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        impostor.arguments = ["python3", "-m", "http.server", String(port), "--bind", "127.0.0.1", "--directory", data.path]
+        impostor.standardOutput = FileHandle.nullDevice
+        impostor.standardError = FileHandle.nullDevice
+        try impostor.run()
+        do {
+            var failed = try await vaultsync(["sync", phone.path])
+            for _ in 0..<50 where failed.exitCode == 3 {  // until the stand-in listens
+                try await Task.sleep(for: .milliseconds(100))
+                failed = try await vaultsync(["sync", phone.path])
+            }
+            #expect(failed.exitCode == 1, "\(failed)")
+            let lines = failed.stderr.split(separator: "\n").filter { !$0.contains("files,") }  // progress lines
+            #expect(lines.count == 1 && lines[0].hasPrefix("error: unexpected HTTP 404"), "\(failed)")
+            #expect(try await status(phone)["status"] as? String == "ERROR")
+        }
+        kill(impostor.processIdentifier, SIGKILL)
+        impostor.waitUntilExit()
+
         // Back at the same address: the next sync gets through.
         try await TestServer.with(configure: { configure(&$0); $0.port = port }) { _ in
             let synced = try await vaultsync(["sync", phone.path])

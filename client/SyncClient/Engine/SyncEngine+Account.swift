@@ -15,7 +15,9 @@ extension SyncEngine {
     ) async throws -> SyncEngine {
         let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
         let previous = try LinkRecord.read(stateFolder: stateFolder)
-        if let previous, previous.server != server.absoluteString { throw SyncEngineError.linkedElsewhere(root.path, server: previous.server) }
+        if let previous, !LinkRecord.sameServer(previous.server, server.absoluteString) {
+            throw SyncEngineError.linkedElsewhere(root.path, server: previous.server)
+        }
         let api = SyncAPI(baseURL: server, transport: transport)
         let tokens = createAccount ? try await api.signup(email: email, password: password) : try await api.login(email: email, password: password)
         if let previous, let user = previous.userID, user != tokens.userID {
@@ -77,9 +79,29 @@ struct LinkRecord: Equatable {
 
     /// The record, or nil when the folder was never linked (no `sync.db`, or no server in it).
     static func read(stateFolder: URL) throws -> LinkRecord? {
+        guard let store = try existingStore(stateFolder) else { return nil }
+        return try read(store)
+    }
+
+    /// The folder's `sync.db`, or nil when there is none (it is not created just to look).
+    static func existingStore(_ stateFolder: URL) throws -> StateStore? {
         guard FileManager.default.fileExists(atPath: stateFolder.appendingPathComponent("sync.db").path) else { return nil }
-        let store = try StateStore(stateFolder: stateFolder)
-        return try store.readMetaSync { meta in
+        return try StateStore(stateFolder: stateFolder)
+    }
+
+    /// Whether two server URLs name the same server (`http://host:8080` and `http://host:8080/` do).
+    static func sameServer(_ a: String, _ b: String) -> Bool {
+        func trimmed(_ text: String) -> Substring {
+            var text = Substring(text)
+            while text.hasSuffix("/") { text = text.dropLast() }
+            return text
+        }
+        return trimmed(a).lowercased() == trimmed(b).lowercased()
+    }
+
+    /// The record in `store`, or nil when no server is recorded there.
+    static func read(_ store: StateStore) throws -> LinkRecord? {
+        try store.readMetaSync { meta in
             guard let server = meta[.server] else { return nil }
             return LinkRecord(
                 server: server, userID: meta[.userID].flatMap(UUID.init(uuidString:)), deviceID: meta[.deviceID].flatMap(UUID.init(uuidString:)),

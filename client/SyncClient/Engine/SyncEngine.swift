@@ -78,7 +78,15 @@ public final class SyncEngine: Sendable {
         let lock = try await lockVault(progress)
         defer { withExtendedLifetime(lock) {} }
         defer { progress?(SyncProgress(phase: .finished)) }
-        let report = try await runRounds(progress: progress)
+        let report: SyncReport
+        do {
+            report = try await runRounds(progress: progress)
+        } catch {
+            // A sync that failed as a whole (the server answered something that is not the
+            // protocol, say) must not leave `status` saying what the sync before it said.
+            try? await store.setMeta(.lastStatus, SyncStatus.error.rawValue)
+            throw error
+        }
         // `status` shows this until the next sync (OFFLINE stays OFFLINE until a sync gets through).
         try await store.setMeta(.lastStatus, report.status.rawValue)
         return report

@@ -22,9 +22,10 @@ public struct VaultStatus: Sendable, Equatable {
     public static func read(root: URL) async throws -> VaultStatus {
         let root = root.standardizedFileURL
         let stateFolder = root.appendingPathComponent(VaultPath.stateFolderName)
-        guard let link = try LinkRecord.read(stateFolder: stateFolder) else { throw SyncEngineError.notLinked(root.path) }
+        guard let store = try LinkRecord.existingStore(stateFolder), let link = try LinkRecord.read(store) else {
+            throw SyncEngineError.notLinked(root.path)
+        }
         let signedIn = try CredentialStore(stateFolder: stateFolder).load() != nil
-        let store = try StateStore(stateFolder: stateFolder)
         let failing = try await store.failures()
         let conflicts = try await store.conflicts().count
         let last = try await store.meta(.lastStatus).flatMap(SyncStatus.init(rawValue:))

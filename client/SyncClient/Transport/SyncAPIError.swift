@@ -35,7 +35,9 @@ public enum SyncAPIError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .server(let status, let error): "server answered \(status) \(error.code): \(error.message)"
-        case .unexpectedResponse(let status, let body): "unexpected HTTP \(status) response: \(body.prefix(200))"
+        case .unexpectedResponse(let status, let body):
+            // One line: the body may be a proxy's HTML page.
+            "unexpected HTTP \(status) response (is this a VaultSync server?): \(body.split(whereSeparator: \.isWhitespace).joined(separator: " ").prefix(200))"
         }
     }
 }

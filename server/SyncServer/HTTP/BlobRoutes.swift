@@ -47,7 +47,7 @@ struct BlobRoutes {
         let hash = context.parameters.get("hash") ?? ""
         let query = request.uri.queryParameters
         try urls.signer.verify(
-            method: method, key: "vaults/\(vault)/\(prefix)/\(hash)", expires: query["expires"].flatMap { Int64(String($0)) }, size: size,
+            method: method, key: BlobKey.rawValue(vault: vault, prefix: prefix, hex: hash), expires: query["expires"].flatMap { Int64(String($0)) }, size: size,
             signature: query["signature"].map(String.init), now: now())
         // Signed keys are always well formed; a malformed one cannot carry a valid signature.
         guard let key = BlobKey(vault: vault, prefix: prefix, hex: hash) else { throw ServiceError.invalidSignature }

@@ -18,7 +18,7 @@ struct ExportDownloadRoutes {
             let text = context.parameters.get("id") ?? ""
             let query = request.uri.queryParameters
             try urls.signer.verify(
-                method: "GET", key: "exports/" + text, expires: query["expires"].flatMap { Int64(String($0)) }, size: nil,
+                method: "GET", key: ServerBlobURLs.exportKey(text), expires: query["expires"].flatMap { Int64(String($0)) }, size: nil,
                 signature: query["signature"].map(String.init), now: now())
             guard let id = UUID(uuidString: text) else { throw ServiceError.invalidSignature }
             guard let file = await exports.archive(id: id) else { throw ServiceError.notFound("export \(id) is not ready or no longer kept") }

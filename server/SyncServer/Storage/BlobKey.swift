@@ -22,6 +22,10 @@ package struct BlobKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The key as a relative path.
-    package var rawValue: String { "vaults/\(vaultID.uuidString.lowercased())/\(contentHash.hex.prefix(2))/\(contentHash.hex)" }
+    package var rawValue: String { Self.rawValue(vault: vaultID.uuidString.lowercased(), prefix: contentHash.hex.prefix(2), hex: contentHash.hex) }
+
+    /// The key text for the three path components a blob URL carries, as given (what its
+    /// signature covers, checked before the components are parsed).
+    package static func rawValue(vault: some StringProtocol, prefix: some StringProtocol, hex: some StringProtocol) -> String { "vaults/\(vault)/\(prefix)/\(hex)" }
     package var description: String { rawValue }
 }
