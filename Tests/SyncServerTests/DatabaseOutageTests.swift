@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Postgres
 import SyncProtocol
 import SyncServer
@@ -73,6 +74,85 @@ import Testing
         await pool.close()
     }
 
+    /// Idle connections lost to a database restart are noticed and replaced: every call after the
+    /// restart succeeds, none fails on a connection that died while it sat in the pool.
+    @Test func aRestartUnderAnIdlePoolCostsNoCall() async throws {
+        try await withPrivateCluster { cluster in
+            let pool = PostgresPool(connectionString: cluster.connectionString(database: "outage"), maxConnections: 3, logger: TestCluster.quietLogger)
+            // Open all three connections at once, so three idle ones are in the pool.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<3 { group.addTask { _ = try await pool.withConnection { try $0.query("SELECT pg_sleep(0.2)") } } }
+                try await group.waitForAll()
+            }
+            try cluster.stop()
+            try cluster.start()
+            for _ in 0..<6 {
+                #expect(try await pool.withConnection { try $0.query("SELECT 1").first!.int(0) } == 1)
+                #expect(try await pool.transaction { try $0.query("SELECT 2").first!.int(0) } == 2)
+            }
+            await pool.close()
+        }
+    }
+
+    /// A transaction whose connection is lost before `COMMIT` committed nothing, so it runs again
+    /// on a fresh connection; a read that already got answers is not repeated behind its back.
+    @Test func aTransactionLostBeforeCommitRunsOnceMore() async throws {
+        try await withPrivateCluster { cluster in
+            let url = cluster.connectionString(database: "outage")
+            let pool = PostgresPool(connectionString: url, maxConnections: 2, logger: TestCluster.quietLogger)
+            let killer = try PostgresConnection(connectionString: url)
+            defer { killer.close() }
+            try await pool.withConnection { try $0.execute("CREATE TABLE t (n INT)") }
+            let attempts = Counter()
+
+            let inserted = try await pool.transaction { tx in
+                let attempt = attempts.next()
+                try tx.query("INSERT INTO t VALUES ($1)", [attempt])
+                if attempt == 1 { try Self.terminate(tx, from: killer) }
+                return try tx.query("SELECT count(*) FROM t").first!.int(0)
+            }
+            #expect(attempts.value == 2 && inserted == 1)
+            #expect(try await pool.withConnection { try $0.query("SELECT n FROM t").map { try $0.int(0) } } == [2], "only the second attempt committed")
+
+            let reads = Counter()
+            await #expect {
+                try await pool.withConnection { db in
+                    _ = reads.next()
+                    try Self.terminate(db, from: killer)
+                    return try db.query("SELECT 1").first!.int(0)
+                }
+            } throws: { ($0 as? PostgresError)?.kind == .connection }
+            #expect(reads.value == 1)
+            await pool.close()
+        }
+    }
+
+    /// Ends `victim`'s server process from another connection and waits until it is gone.
+    static func terminate(_ victim: PostgresConnection, from killer: PostgresConnection) throws {
+        let pid = try victim.query("SELECT pg_backend_pid()").first!.int(0)
+        try killer.query("SELECT pg_terminate_backend($1, 5000)", [pid])
+    }
+
+    /// After a restart under an idle server, requests succeed: none is a 500 on a dead connection.
+    @Test func aRestartUnderAnIdleServerIsAbsorbed() async throws {
+        try await withPrivateCluster { cluster in
+            try await TestServer.with(configure: {
+                $0.databaseURL = cluster.connectionString(database: "outage")
+                $0.databasePoolSize = 2
+            }) { server in
+                let user = try await server.newUser()
+                let device = try await user.newDevice()
+                _ = try await device.write("a.md", "one")
+                try cluster.stop()
+                try cluster.start()
+                for n in 0..<4 {
+                    _ = try await device.write("b\(n).md", "two")
+                }
+                #expect(try await device.read("b3.md") == "two")
+            }
+        }
+    }
+
     /// During an outage the API answers `503 unavailable` with `Retry-After`, never a bare 500.
     @Test func requestsDuringAnOutageAre503WithRetryAfter() async throws {
         try await withPrivateCluster { cluster in
@@ -88,4 +168,12 @@ import Testing
             }
         }
     }
+}
+
+/// Counts calls from any thread.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    /// Adds one and returns the new count.
+    func next() -> Int { count.withLock { $0 += 1; return $0 } }
+    var value: Int { count.withLock { $0 } }
 }

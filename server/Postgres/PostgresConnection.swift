@@ -8,6 +8,12 @@ import Foundation
 public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
     private let connectionString: String
+    /// Statements the server answered since ``beginUse()``: with none, a lost connection cannot
+    /// have committed anything of this use.
+    public private(set) var statementsAnswered = 0
+    /// Whether a `COMMIT` was sent since ``beginUse()``: after that a lost connection leaves the
+    /// outcome unknown.
+    public private(set) var commitSent = false
 
     /// Connects (blocking). Sessions use UTC so timestamps read back unambiguously.
     /// - Parameter connectionString: anything libpq accepts: the keyword form (`host=… dbname=…`)
@@ -48,6 +54,22 @@ public final class PostgresConnection: @unchecked Sendable {
         return PQstatus(handle) == CONNECTION_OK
     }
 
+    /// Reads what the server sent while the connection sat idle, without blocking: a server that
+    /// shut down or restarted has sent its goodbye and closed the socket, which turns the
+    /// connection bad here instead of on the next request's first statement.
+    public func checkAlive() -> Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK else { return false }
+        // Twice: one read returns the server's goodbye message, the next finds the closed socket.
+        for _ in 0..<2 where PQconsumeInput(handle) == 0 { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// Starts a new use by one caller: resets ``statementsAnswered`` and ``commitSent``.
+    public func beginUse() {
+        statementsAnswered = 0
+        commitSent = false
+    }
+
     /// Runs one statement with text parameters (`$1`, `$2`, ...). Parameters are never
     /// interpolated into SQL.
     /// - Throws: ``PostgresError`` with the server's SQLSTATE.
@@ -62,13 +84,16 @@ public final class PostgresConnection: @unchecked Sendable {
                 PQexecParams(handle, sql, Int32(texts.count), nil, texts.isEmpty ? nil : values, nil, nil, 0)
             }
         }
-        return try Self.consume(result, handle: handle)
+        let rows = try Self.consume(result, handle: handle)
+        statementsAnswered += 1
+        return rows
     }
 
     /// Runs one or more statements without parameters (migrations, `BEGIN`/`COMMIT`).
     public func execute(_ sql: String) throws {
         guard let handle else { throw PostgresError(kind: .connection, message: "connection is closed") }
         _ = try Self.consume(PQexec(handle, sql), handle: handle)
+        statementsAnswered += 1
     }
 
     private static func consume(_ result: OpaquePointer?, handle: OpaquePointer) throws -> PostgresRows {
@@ -116,6 +141,7 @@ public final class PostgresConnection: @unchecked Sendable {
         try execute("BEGIN")
         do {
             let value = try body(self)
+            commitSent = true
             try execute("COMMIT")
             return value
         } catch {

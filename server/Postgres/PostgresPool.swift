@@ -44,28 +44,48 @@ public final class PostgresPool: Sendable {
         self.logger = logger
     }
 
-    /// Runs `body` with a connection of its own, on a pool thread.
+    /// Runs `body` with a connection of its own, on a pool thread. For reads and statements that
+    /// change nothing: a connection found lost before the server answered anything is replaced
+    /// and `body` runs once more. Writes go through ``transaction(_:)``.
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        let connection = try await acquire()
-        do {
-            let value = try await threads.runIfActive { try body(connection) }
-            release(connection)
-            return value
-        } catch {
-            release(connection)
-            throw error
-        }
+        try await run(body, repeatable: { $0.statementsAnswered == 0 })
     }
 
-    /// Runs `body` in a transaction, retrying up to 3 times on serialization failures and deadlocks.
+    /// Runs `body` in a transaction, retrying up to 3 times on serialization failures and
+    /// deadlocks, and once on a fresh connection when the connection was lost before `COMMIT`
+    /// was sent (so nothing was committed): a database restart costs the request nothing.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
         var attempt = 0
         while true {
             do {
-                return try await withConnection { try $0.transaction(body) }
+                return try await run({ try $0.transaction(body) }, repeatable: { !$0.commitSent })
             } catch let error as PostgresError where error.isRetryable && attempt < 3 {
                 attempt += 1
                 logger.debug("retrying transaction", metadata: ["sqlstate": "\(error.sqlState ?? "")"])
+            }
+        }
+    }
+
+    /// Runs `body` on a connection; when the connection turns out lost and `repeatable` says the
+    /// use committed nothing, once more on another connection.
+    private func run<T: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) throws -> T, repeatable: @escaping @Sendable (PostgresConnection) -> Bool
+    ) async throws -> T {
+        var retried = false
+        while true {
+            let connection = try await acquire()
+            connection.beginUse()
+            do {
+                let value = try await threads.runIfActive { try body(connection) }
+                release(connection)
+                return value
+            } catch let error as PostgresError where error.kind == .connection && !retried && repeatable(connection) {
+                release(connection)
+                retried = true
+                logger.warning("database connection lost; running the request again on a new connection", metadata: ["error": "\(error.message)"])
+            } catch {
+                release(connection)
+                throw error
             }
         }
     }
@@ -91,6 +111,16 @@ public final class PostgresPool: Sendable {
     }
 
     private func acquire() async throws -> PostgresConnection {
+        while true {
+            let connection = try await acquireAny()
+            if connection.checkAlive() { return connection }
+            // Lost while idle (the database restarted): free its slot and take another.
+            logger.info("dropping a database connection lost while idle")
+            release(connection)
+        }
+    }
+
+    private func acquireAny() async throws -> PostgresConnection {
         let decision: Acquire? = try state.withLockedValue { state in
             if state.closed { throw PostgresError(kind: .poolClosed, message: "pool is closed") }
             if let connection = state.idle.popLast() { return .reuse(connection) }

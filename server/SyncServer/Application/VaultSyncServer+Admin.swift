@@ -20,7 +20,7 @@ extension VaultSyncServer {
     /// Replaces a user's limit overrides (admin command). Returns false when no user has `email`.
     public static func setUserLimits(configuration: ServerConfiguration, logger: Logger, email: String, _ overrides: UserLimitOverrides) async throws -> Bool {
         try await withDatabase(configuration, logger: logger) { pool in
-            try await pool.withConnection { db in
+            try await pool.transaction { db in
                 try QuotaQueries.setOverrides(db, email: email, QuotaQueries.Overrides(
                     quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes))
             }

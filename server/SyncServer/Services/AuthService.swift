@@ -88,7 +88,7 @@ struct AuthService: Sendable {
         let now = now()
         let refresh = TokenIssuer.newRefreshToken()
         let expires = now.addingTimeInterval(refreshTTL.seconds)
-        try await db.withConnection { try RefreshTokenQueries.insert($0, familyID: UUID(), userID: userID, hash: refresh.hash, now: now, expiresAt: expires) }
+        try await db.transaction { try RefreshTokenQueries.insert($0, familyID: UUID(), userID: userID, hash: refresh.hash, now: now, expiresAt: expires) }
         return try await issue(userID: userID, refreshToken: refresh.token, now: now)
     }
 

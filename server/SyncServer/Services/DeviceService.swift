@@ -16,7 +16,7 @@ struct DeviceService: Sendable {
         cleaned.deviceName = name
         let now = now()
         let toInsert = cleaned
-        return try await db.withConnection { try DeviceQueries.insert($0, userID: userID, request: toInsert, now: now) }
+        return try await db.transaction { try DeviceQueries.insert($0, userID: userID, request: toInsert, now: now) }
     }
 
     func list(userID: UUID) async throws -> DeviceList {

@@ -47,12 +47,12 @@ struct PurgeService: Sendable {
         }
         if let versionRetention {
             let cutoff = now.addingTimeInterval(-versionRetention.seconds)
-            report.oldVersions = try await db.withConnection { try PurgeQueries.purgeOldVersions($0, before: cutoff) }
+            report.oldVersions = try await db.transaction { try PurgeQueries.purgeOldVersions($0, before: cutoff) }
         }
         let uploadCutoff = now.addingTimeInterval(-uploadGrace.seconds)
-        let abandoned = try await db.withConnection { try PurgeQueries.purgeAbandonedReservations($0, before: uploadCutoff) }
+        let abandoned = try await db.transaction { try PurgeQueries.purgeAbandonedReservations($0, before: uploadCutoff) }
         report.abandonedUploads = try await deleteBytes(abandoned)
-        let unreferenced = try await db.withConnection { try PurgeQueries.purgeUnreferencedBlobs($0) }
+        let unreferenced = try await db.transaction { try PurgeQueries.purgeUnreferencedBlobs($0) }
         report.blobs = try await deleteBytes(unreferenced)
         logger.info("purge finished", metadata: [
             "tombstones": "\(report.tombstones)", "old_versions": "\(report.oldVersions)",
