@@ -59,7 +59,14 @@ import Testing
             try cluster.start()
             let back = clock.now
             #expect(try await pool.withConnection { try $0.query("SELECT 1").first!.int(0) } == 1)
-            #expect(clock.now - back < .seconds(1), "served within a second of the database being ready")
+            let served = clock.now - back
+            // What a task that opens a connection itself costs on this machine right now: a loaded
+            // runner (every suite runs in parallel) is slow to schedule and to connect.
+            let url = cluster.connectionString(database: "outage")
+            let start = clock.now
+            _ = try await Task.detached { try PostgresConnection(connectionString: url).query("SELECT 1") }.value
+            let direct = clock.now - start
+            #expect(served < direct + .seconds(1), "served within a second of the database being ready (took \(served), a connection costs \(direct))")
             await pool.close()
         }
     }

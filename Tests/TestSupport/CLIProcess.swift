@@ -71,6 +71,17 @@ public struct CLIProcess: Sendable {
         try await start(name, arguments, environment: environment, stdin: stdin).finish(timeout: timeout)
     }
 
+    /// The child's process id.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Whether the child still runs.
+    public var isRunning: Bool { process.isRunning }
+
+    /// Sends `signal` to the child.
+    public func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
     /// What the process has written to standard error so far (it may still be running).
     public var stderrSoFar: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }
 

@@ -24,6 +24,12 @@ public final class PostgresConnection: @unchecked Sendable {
         self.handle = try Self.connect(connectionString)
     }
 
+    /// Whether a server at `connectionString` accepts connections now (libpq's `PQping`: no
+    /// login, so it works before the database exists and says nothing about credentials).
+    public static func accepts(_ connectionString: String) -> Bool {
+        PQping(connectionString) == PQPING_OK
+    }
+
     deinit {
         if let handle { PQfinish(handle) }
     }

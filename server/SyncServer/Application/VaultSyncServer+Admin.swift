@@ -19,7 +19,7 @@ public struct UserLimitOverrides: Sendable, Equatable {
 extension VaultSyncServer {
     /// Replaces a user's limit overrides (admin command). Returns false when no user has `email`.
     public static func setUserLimits(configuration: ServerConfiguration, logger: Logger, email: String, _ overrides: UserLimitOverrides) async throws -> Bool {
-        try await withDatabase(configuration, logger: logger) { pool in
+        try await withDatabase(configuration, logger: logger) { pool, _ in
             try await pool.transaction { db in
                 try QuotaQueries.setOverrides(db, email: email, QuotaQueries.Overrides(
                     quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes))
@@ -29,7 +29,7 @@ extension VaultSyncServer {
 
     /// A user's overrides and effective usage report (admin command), or nil when no user has `email`.
     public static func userUsage(configuration: ServerConfiguration, logger: Logger, email: String) async throws -> (UserLimitOverrides, UsageResponse)? {
-        try await withDatabase(configuration, logger: logger) { pool in
+        try await withDatabase(configuration, logger: logger) { pool, _ in
             try await pool.withConnection { db in
                 guard let userID = try QuotaQueries.userID(db, email: email) else { return nil }
                 let overrides = try QuotaQueries.overrides(db, userID: userID)
@@ -42,20 +42,21 @@ extension VaultSyncServer {
         }
     }
 
-    /// Opens the configured database (starting the embedded cluster if that is the configuration),
-    /// applies pending migrations, runs `body`, and closes everything again.
-    static func withDatabase<T: Sendable>(_ configuration: ServerConfiguration, logger: Logger, _ body: (PostgresPool) async throws -> T) async throws -> T {
+    /// Opens the configured database, applies pending migrations, runs `body` with the pool and
+    /// the migrations applied now, and closes the database again. An embedded cluster this call
+    /// started is stopped afterwards; one a running server serves is used and left running.
+    static func withDatabase<T: Sendable>(
+        _ configuration: ServerConfiguration, logger: Logger, _ body: (PostgresPool, [Int]) async throws -> T
+    ) async throws -> T {
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-        let (pool, embedded) = try await openDatabase(configuration, logger: logger)
+        let database = try await openDatabase(configuration, logger: logger)
         do {
-            try await Migrator.migrate(pool, logger: logger)
-            let result = try await body(pool)
-            await pool.close()
-            try embedded?.stop()
+            let applied = try await Migrator.migrate(database.pool, logger: logger)
+            let result = try await body(database.pool, applied)
+            await database.close(stoppingCluster: false)
             return result
         } catch {
-            await pool.close()
-            try? embedded?.stop()
+            await database.close(stoppingCluster: false)
             throw error
         }
     }

@@ -33,12 +33,12 @@ public enum VaultSyncServer {
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: data)
 
-        let (pool, embedded) = try await openDatabase(configuration, logger: logger)
+        let database = try await openDatabase(configuration, logger: logger)
+        let pool = database.pool
         do {
             try await Migrator.migrate(pool, logger: logger)
         } catch {
-            await pool.close()
-            try? embedded?.stop()
+            await database.close(stoppingCluster: true)
             throw error
         }
 
@@ -51,8 +51,7 @@ public enum VaultSyncServer {
             store = try await makeBlobStore(configuration, serverURLs: serverURLs, fileIO: fileIO, now: now, logger: logger)
         } catch {
             try? await fileIO.shutdownGracefully()
-            await pool.close()
-            try? embedded?.stop()
+            await database.close(stoppingCluster: true)
             throw error
         }
         let gateway = BlobGateway(store: store, proxy: configuration.blobAccess == .proxied ? serverURLs : nil)
@@ -86,7 +85,7 @@ public enum VaultSyncServer {
         VaultRoutes(vault: VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now), exports: exports)
             .add(to: authenticated.group("vault"))
         // Shut down in reverse order: background jobs end before the pool they use closes.
-        var services: [any Service] = [DatabaseLifecycle(pool: pool, embedded: embedded, fileIO: fileIO, logger: logger), background]
+        var services: [any Service] = [DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background]
         if let interval = configuration.purgeInterval {
             services.append(PurgeJob(purge: purgeService(configuration, pool: pool, store: store, now: now, logger: logger), interval: interval, logger: logger))
         }
@@ -117,25 +116,20 @@ public enum VaultSyncServer {
     /// Runs the retention job once (`vaultsync-server purge`): tombstones and old versions past
     /// their retention, bytes of pushes never confirmed, unreferenced blobs.
     public static func purge(configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) async throws -> PurgeReport {
-        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
         let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
-        let (pool, embedded) = try await openDatabase(configuration, logger: logger)
-        let fileIO = NIOThreadPool(numberOfThreads: 2)
-        fileIO.start()
-        do {
-            try await Migrator.migrate(pool, logger: logger)
-            let urls = ServerBlobURLs(publicURL: { configuration.effectivePublicURL }, signer: URLSigner(secret: secret))
-            let store = try await makeBlobStore(configuration, serverURLs: urls, fileIO: fileIO, now: now, logger: logger)
-            let report = try await purgeService(configuration, pool: pool, store: store, now: now, logger: logger).run()
-            try? await fileIO.shutdownGracefully()
-            await pool.close()
-            try embedded?.stop()
-            return report
-        } catch {
-            try? await fileIO.shutdownGracefully()
-            await pool.close()
-            try? embedded?.stop()
-            throw error
+        return try await withDatabase(configuration, logger: logger) { pool, _ in
+            let fileIO = NIOThreadPool(numberOfThreads: 2)
+            fileIO.start()
+            do {
+                let urls = ServerBlobURLs(publicURL: { configuration.effectivePublicURL }, signer: URLSigner(secret: secret))
+                let store = try await makeBlobStore(configuration, serverURLs: urls, fileIO: fileIO, now: now, logger: logger)
+                let report = try await purgeService(configuration, pool: pool, store: store, now: now, logger: logger).run()
+                try? await fileIO.shutdownGracefully()
+                return report
+            } catch {
+                try? await fileIO.shutdownGracefully()
+                throw error
+            }
         }
     }
 
@@ -147,19 +141,9 @@ public enum VaultSyncServer {
             uploadGrace: configuration.uploadGrace, now: now, logger: logger)
     }
 
-    /// Applies pending migrations and returns (`vaultsync-server migrate`).
+    /// Applies pending migrations and returns them (`vaultsync-server migrate`).
     public static func migrate(configuration: ServerConfiguration, logger: Logger) async throws -> [Int] {
-        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-        let (pool, embedded) = try await openDatabase(configuration, logger: logger)
-        defer { try? embedded?.stop() }
-        do {
-            let applied = try await Migrator.migrate(pool, logger: logger)
-            await pool.close()
-            return applied
-        } catch {
-            await pool.close()
-            throw error
-        }
+        try await withDatabase(configuration, logger: logger) { _, applied in applied }
     }
 
     /// Applies pending migrations through an open pool (the test harness migrates its template this way).
@@ -168,17 +152,22 @@ public enum VaultSyncServer {
         try await Migrator.migrate(pool, logger: logger)
     }
 
-    static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> (PostgresPool, EmbeddedPostgres?) {
-        if let url = configuration.databaseURL {
-            return (PostgresPool(connectionString: url, maxConnections: configuration.databasePoolSize, acquireTimeout: configuration.databaseWaitTimeout, logger: logger), nil)
+    /// Opens the configured database: a pool, and the embedded cluster started (or adopted) when
+    /// no database URL is configured.
+    static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> OpenedDatabase {
+        func pool(_ connectionString: String) -> PostgresPool {
+            PostgresPool(connectionString: connectionString, maxConnections: configuration.databasePoolSize, acquireTimeout: configuration.databaseWaitTimeout, logger: logger)
         }
-        let embedded = try EmbeddedPostgres(clusterDirectory: configuration.dataDirectory.appendingPathComponent("postgres"), logger: logger)
-        try embedded.start()
-        try embedded.createDatabase("vaultsync")
-        let pool = PostgresPool(
-            connectionString: embedded.connectionString(database: "vaultsync"), maxConnections: configuration.databasePoolSize,
-            acquireTimeout: configuration.databaseWaitTimeout, logger: logger)
-        return (pool, embedded)
+        guard configuration.databaseURL == nil else { return OpenedDatabase(pool: pool(configuration.databaseURL!), cluster: nil, startedCluster: false) }
+        let cluster = try EmbeddedPostgres(clusterDirectory: configuration.dataDirectory.appendingPathComponent("postgres"), logger: logger)
+        let outcome = try cluster.start()
+        do {
+            try cluster.createDatabase("vaultsync")
+        } catch {
+            if outcome == .started { try? cluster.stop() }
+            throw error
+        }
+        return OpenedDatabase(pool: pool(cluster.connectionString(database: "vaultsync")), cluster: cluster, startedCluster: outcome == .started)
     }
 
     private static func makeBlobStore(
@@ -206,22 +195,70 @@ public enum VaultSyncServer {
     }
 }
 
-/// Stops the blob I/O threads, closes the database pool and stops the embedded cluster when the server shuts down
-/// (it is started before the HTTP server, so it stops after it).
+/// Keeps the embedded cluster running while the server runs, and at shutdown stops the blob I/O
+/// threads, closes the pool and stops the cluster (it starts before the HTTP server, so it stops
+/// after it). The server owns the cluster in its data folder, also one it adopted from a server
+/// that crashed.
 struct DatabaseLifecycle: Service {
-    let pool: PostgresPool
-    let embedded: EmbeddedPostgres?
+    let database: OpenedDatabase
     let fileIO: NIOThreadPool
     let logger: Logger
+    /// How often the cluster's postmaster is looked at.
+    var checkInterval: Duration = .seconds(1)
 
     func run() async throws {
-        try? await gracefulShutdown()
+        if let cluster = database.cluster {
+            try await keepRunning(cluster)
+        } else {
+            try? await gracefulShutdown()
+        }
         try? await fileIO.shutdownGracefully()
+        await database.close(stoppingCluster: true)
+    }
+
+    /// Until shutdown: when the postmaster has gone (killed, stopped by someone else), starts the
+    /// cluster again; requests meanwhile answer 503 and succeed again once it is back. A cluster
+    /// whose folder is gone is not recreated empty: the server stops with the reason.
+    private func keepRunning(_ cluster: EmbeddedPostgres) async throws {
+        while true {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: checkInterval) }
+            } catch {
+                return
+            }
+            guard cluster.livePostmasterPID() == nil else { continue }
+            guard cluster.isInitialised else {
+                logger.critical("the embedded postgres cluster's folder is gone; stopping the server", metadata: ["cluster": "\(cluster.clusterDirectory.path)"])
+                throw EmbeddedPostgresError.clusterGone(cluster.clusterDirectory.path)
+            }
+            logger.error("the embedded postgres cluster stopped; starting it again", metadata: ["cluster": "\(cluster.clusterDirectory.path)"])
+            do {
+                _ = try await fileIO.runIfActive { try cluster.start() }
+                logger.notice("the embedded postgres cluster runs again")
+            } catch {
+                logger.error("starting the embedded postgres cluster failed; trying again", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}
+
+/// A database opened for the server or an admin command.
+struct OpenedDatabase: Sendable {
+    let pool: PostgresPool
+    /// The embedded cluster, when no database URL is configured.
+    let cluster: EmbeddedPostgres?
+    /// Whether opening started the cluster (rather than adopting a running one).
+    let startedCluster: Bool
+
+    /// Closes the pool, and stops the cluster if `stoppingCluster` (the server's) or if opening
+    /// started it (an admin command's; one a running server serves is left running).
+    func close(stoppingCluster: Bool) async {
         await pool.close()
+        guard let cluster, stoppingCluster || startedCluster else { return }
         do {
-            try embedded?.stop()
+            try cluster.stop()
         } catch {
-            logger.error("stopping the embedded postgres cluster failed", metadata: ["error": "\(error)"])
+            // Logged by the cluster; shutting down goes on.
         }
     }
 }

@@ -1,5 +1,10 @@
 public import Foundation
 public import Logging
+import Postgres
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A private PostgreSQL cluster owned by this process: `initdb` on first use, `pg_ctl start` on a
 /// Unix socket only (no TCP port to collide with), `pg_ctl stop` on shutdown.
@@ -49,8 +54,19 @@ public struct EmbeddedPostgres: Sendable {
         "host=\(socketDirectory.path) port=5432 user=postgres dbname=\(database)"
     }
 
-    /// Creates the cluster if needed and starts it (or adopts one already running there).
-    public func start() throws {
+    /// How ``start()`` found the cluster.
+    public enum StartOutcome: Sendable {
+        /// This call started it (so it is this caller's to stop).
+        case started
+        /// A postmaster already ran there and accepts connections: someone else's cluster.
+        case adopted
+    }
+
+    /// Creates the cluster if needed and starts it, or adopts a postmaster already serving it.
+    /// A postmaster that was killed is not adopted: once it is gone the cluster starts again and
+    /// Postgres runs its crash recovery.
+    @discardableResult
+    public func start() throws -> StartOutcome {
         let fm = FileManager.default
         try fm.createDirectory(at: clusterDirectory, withIntermediateDirectories: true)
         try fm.createDirectory(at: socketDirectory, withIntermediateDirectories: true)
@@ -60,26 +76,52 @@ public struct EmbeddedPostgres: Sendable {
             try run("/bin/chown", ["-R", "postgres:postgres", clusterDirectory.path, socketDirectory.path], asPostgres: false)
         }
         try? fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: clusterDirectory.path)
-        if !fm.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path) {
+        if !isInitialised {
             logger.info("initialising private postgres cluster", metadata: ["cluster": "\(clusterDirectory.path)"])
             try run(binaries.initdb, ["-D", clusterDirectory.path, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-locale"], asPostgres: asRoot)
         }
-        if isRunning() {
-            logger.info("adopting running postgres cluster", metadata: ["cluster": "\(clusterDirectory.path)"])
-            return
+        if let pid = livePostmasterPID() {
+            if try waitUntilServing(pid) {
+                logger.info("adopting running postgres cluster", metadata: ["cluster": "\(clusterDirectory.path)", "pid": "\(pid)"])
+                return .adopted
+            }
+            logger.warning("the cluster's postmaster has exited; starting the cluster again", metadata: ["pid": "\(pid)"])
         }
         var settings = "-c listen_addresses='' -k \(socketDirectory.path) -c max_connections=\(options.maxConnections)"
         if options.unsafeNoFsync { settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
         let logFile = clusterDirectory.appendingPathComponent("postgres.log").path
-        try run(binaries.pgCtl, ["-D", clusterDirectory.path, "-o", settings, "-l", logFile, "-w", "-t", "60", "start"], asPostgres: asRoot)
+        // Server processes of a killed postmaster hold its shared memory for a moment after it is
+        // gone, and a new postmaster refuses to start until they have exited: try for a while.
+        var attempt = 1
+        while true {
+            do {
+                try run(binaries.pgCtl, ["-D", clusterDirectory.path, "-o", settings, "-l", logFile, "-w", "-t", "60", "start"], asPostgres: asRoot, quiet: attempt < 10)
+                break
+            } catch let error as EmbeddedPostgresError where attempt < 10 {
+                logger.info("postgres did not start yet; trying again", metadata: ["attempt": "\(attempt)", "error": "\(error)"])
+                attempt += 1
+                usleep(1_000_000)
+            }
+        }
         logger.info("private postgres cluster started", metadata: ["socket": "\(socketDirectory.path)"])
+        return .started
     }
 
     /// Stops the cluster (fast mode: open transactions roll back, data is kept).
     public func stop() throws {
-        guard isRunning() else { return }
+        guard livePostmasterPID() != nil else { return }
         try run(binaries.pgCtl, ["-D", clusterDirectory.path, "-m", "fast", "-w", "stop"], asPostgres: geteuid() == 0)
         logger.info("private postgres cluster stopped")
+    }
+
+    /// Whether `initdb` has made the cluster folder.
+    public var isInitialised: Bool {
+        FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path)
+    }
+
+    /// Whether the cluster's postmaster is alive and accepts connections.
+    public var isServing: Bool {
+        livePostmasterPID() != nil && PostgresConnection.accepts(connectionString(database: "postgres"))
     }
 
     /// Creates `name` if it does not exist yet.
@@ -99,8 +141,32 @@ public struct EmbeddedPostgres: Sendable {
         return Int32(first.trimmingCharacters(in: .whitespaces))
     }
 
-    func isRunning() -> Bool {
-        (try? run(binaries.pgCtl, ["-D", clusterDirectory.path, "status"], asPostgres: geteuid() == 0, quiet: true)) != nil
+    /// The postmaster recorded in `postmaster.pid` when that process still runs. A pid file
+    /// outlives a killed postmaster; its pid may be a zombie not yet reaped or, later, belong to
+    /// another program: neither counts.
+    func livePostmasterPID() -> Int32? {
+        guard let pid = postmasterPID, pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return nil }
+        #if os(Linux)
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
+        let name = stat[stat.index(after: stat.firstIndex(of: "(")!)..<close]
+        let state = stat[stat.index(close, offsetBy: 2)...].prefix(1)
+        guard name.hasPrefix("postgres") || name.hasPrefix("postmaster"), state != "Z", state != "X" else { return nil }
+        #endif
+        return pid
+    }
+
+    /// Waits while `pid` runs until the cluster accepts connections (true), or until the process
+    /// has gone (false). One that runs for a minute without serving is an error.
+    private func waitUntilServing(_ pid: Int32) throws -> Bool {
+        let connection = connectionString(database: "postgres")
+        for _ in 0..<600 {
+            if PostgresConnection.accepts(connection) { return true }
+            if livePostmasterPID() != pid { return false }
+            usleep(100_000)
+        }
+        throw EmbeddedPostgresError.notServing(pid: pid, cluster: clusterDirectory.path)
     }
 
     private func checkPostgresCanReach(_ directory: URL) throws {
@@ -136,6 +202,8 @@ public enum EmbeddedPostgresError: Error, CustomStringConvertible {
     case binariesNotFound(searched: [String])
     case commandFailed(command: String, output: String)
     case unreachableDirectory(String)
+    case notServing(pid: Int32, cluster: String)
+    case clusterGone(String)
 
     public var description: String {
         switch self {
@@ -145,6 +213,10 @@ public enum EmbeddedPostgresError: Error, CustomStringConvertible {
             "'\(command)' failed: \(output.trimmingCharacters(in: .whitespacesAndNewlines))"
         case .unreachableDirectory(let path):
             "running as root, the cluster is run by the 'postgres' user, who cannot enter '\(path)'; choose a --data-dir outside it or allow traversal (chmod o+x)"
+        case .clusterGone(let path):
+            "the embedded postgres cluster in '\(path)' is gone (no PG_VERSION); restore the data folder from a backup"
+        case .notServing(let pid, let cluster):
+            "a postgres process (pid \(pid)) holds the cluster in '\(cluster)' but has not accepted connections for a minute; see postgres.log there, stop that process, and start again"
         }
     }
 }
