@@ -169,9 +169,15 @@ import Testing
                 let body = Data(#"{"email":"\#(user.email)","password":"\#(user.password)"}"#.utf8)
                 let answer = try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: body)
                 #expect(answer.status == 503 && answer.code == .unavailable && answer.retryAfter == "5", "answered \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+                let health = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health"))
+                #expect(health.status == 503)
+                #expect(try WireCoding.decoder().decode(HealthResponse.self, from: health.body).database == "unavailable")
                 try cluster.start()
                 let retried = try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: body)
                 #expect(retried.status == 200)
+                let healthy = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health"))
+                #expect(healthy.status == 200)
+                #expect(try WireCoding.decoder().decode(HealthResponse.self, from: healthy.body).database == "ok")
             }
         }
     }

@@ -172,30 +172,29 @@ extension SyncEngine {
             } catch let error as SyncAPIError where error.code == .quotaExceeded && batch.count > 1 {
                 try await applyPushes(Array(batch), &run, &report, oneByOne: true)
                 continue
-            } catch let error as SyncAPIError where error.code == .quotaExceeded || error.code == .fileTooLarge {
+            } catch let error as SyncAPIError where [.quotaExceeded, .storageUnavailable, .fileTooLarge].contains(error.code) {
                 let message = error.serverMessage
-                full = error.code == .quotaExceeded
+                full = error.code != .fileTooLarge
                 for candidate in batch { report.fail(candidate.path, message, counts: error.code == .fileTooLarge) }
-                if error.code == .quotaExceeded {
-                    report.storageFull = message
-                    try await store.setMeta(.storageFull, message)
-                }
+                if full { try await noteStorageFull(message, &report) }
                 continue
             }
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }
-            for rejected in answer.rejected { report.fail(rejected.path, rejected.message) }
+            for rejected in answer.rejected { report.fail(rejected.path, rejected.message, counts: SyncReport.belongsToFile(rejected.code)) }
             let uploadFailures = await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath)
             for (path, error) in uploadFailures.sorted(by: { $0.key < $1.key }) { report.fail(path, error) }
+            // The server's storage is full: the rest would fail the same way, and stays pending.
+            if let noSpace = uploadFailures.values.lazy.compactMap({ $0 as? SyncAPIError }).first(where: { $0.code == .storageUnavailable }) {
+                full = true
+                try await noteStorageFull(noSpace.serverMessage, &report)
+            }
             let items = answer.uploads.filter { uploadFailures[$0.path] == nil }.map { ConfirmItem(path: $0.path, version: $0.newVersion) }
             guard !items.isEmpty else { continue }
             let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: items), session: $0) }
             if !confirm.conflicts.isEmpty { run.serverMovedUnderUs = true }
             for failed in confirm.failed {
-                report.fail(failed.path, failed.message, counts: failed.code != .quotaExceeded)
-                if failed.code == .quotaExceeded {
-                    report.storageFull = failed.message
-                    try await store.setMeta(.storageFull, failed.message)
-                }
+                report.fail(failed.path, failed.message, counts: SyncReport.belongsToFile(failed.code))
+                if failed.code == .quotaExceeded { try await noteStorageFull(failed.message, &report) }
             }
             storedAny = storedAny || !confirm.confirmed.isEmpty
             var applied: [VaultPath: SyncedEntry] = [:]
@@ -213,6 +212,13 @@ extension SyncEngine {
         }
         // Space was found again: "storage full" no longer holds.
         if storedAny, report.storageFull == nil { try await store.setMeta(.storageFull, nil) }
+    }
+
+    /// Records that the account's quota or the server's storage is full: the sync reports it and
+    /// `status` shows it until a later sync stores something again.
+    private func noteStorageFull(_ message: String, _ report: inout SyncReport) async throws {
+        report.storageFull = message
+        try await store.setMeta(.storageFull, message)
     }
 
     // MARK: transfers

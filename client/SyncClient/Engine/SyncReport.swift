@@ -1,4 +1,5 @@
 public import SyncProtocol
+import Foundation
 
 /// The seed's sync status.
 public enum SyncStatus: String, Sendable, Equatable {
@@ -22,8 +23,9 @@ public struct SyncReport: Sendable, Equatable {
     /// Paths parked after failing on 3 runs in a row (including earlier runs): not tried again
     /// until ``SyncEngine/retry(_:)``.
     public var parked: [VaultPath] = []
-    /// Set when the account's storage is full: the server's explanation. Files that did not fit
-    /// stay pending; everything else (pulls, deletes, smaller pushes) went on.
+    /// Set when the account's quota or the server's storage is full: the server's explanation.
+    /// Files that did not fit stay pending (they are not parked); everything else (pulls, deletes,
+    /// smaller pushes) went on.
     public var storageFull: String?
     /// This run's failures that count towards parking, by path.
     var failedPaths: [VaultPath: String] = [:]
@@ -35,10 +37,27 @@ public struct SyncReport: Sendable, Equatable {
         !(pushed.isEmpty && pulled.isEmpty && merged.isEmpty && deletedLocally.isEmpty && deletedRemotely.isEmpty)
     }
 
-    /// Records a per-file failure. A file edited during the sync is not a failure of the file,
-    /// so it does not count towards parking.
+    /// Records a per-file failure; only one that belongs to the file counts towards parking.
     mutating func fail(_ path: VaultPath, _ error: any Error) {
-        fail(path, "\(error)", counts: !(error is AtomicWriteError))
+        fail(path, "\(error)", counts: Self.belongsToFile(error))
+    }
+
+    /// Whether a failure is the file's own (a name or content the server refuses), as opposed to a
+    /// condition of the network or of the server as a whole (unreachable, 5xx, full storage, rate
+    /// limits, a session to renew) or a file edited during the sync. Only the file's own failures
+    /// park it: the others go away without the user, and the file is simply sent by a later sync.
+    static func belongsToFile(_ error: any Error) -> Bool {
+        switch error {
+        case is AtomicWriteError, is URLError: false
+        case let error as SyncAPIError: error.status < 500 && ![401, 408, 429].contains(error.status)
+        default: true
+        }
+    }
+
+    /// Whether a refusal the server gave for one file of a batch belongs to the file (see
+    /// ``belongsToFile(_:)``): full storage and quotas do not.
+    static func belongsToFile(_ code: ErrorCode) -> Bool {
+        ![.quotaExceeded, .storageUnavailable, .unavailable].contains(code)
     }
 
     mutating func fail(_ path: VaultPath, _ message: String, counts: Bool = true) {

@@ -57,18 +57,25 @@ public struct HealthResponse: Codable, Sendable, Equatable {
     public var protocolVersions: [Int]
     /// The request limits clients should split batches by.
     public var limits: ServerLimits?
+    /// `ok`, or `unavailable` when the server cannot reach its database (then the status is 503).
+    public var database: String?
+    /// `ok`, or `full` when the last write to the blob store found no space (until one succeeds).
+    public var blobStorage: String?
 
-    public init(status: String, serverVersion: String, protocolVersions: [Int], limits: ServerLimits? = nil) {
+    public init(status: String, serverVersion: String, protocolVersions: [Int], limits: ServerLimits? = nil, database: String? = nil, blobStorage: String? = nil) {
         self.status = status
         self.serverVersion = serverVersion
         self.protocolVersions = protocolVersions
         self.limits = limits
+        self.database = database
+        self.blobStorage = blobStorage
     }
 
     enum CodingKeys: String, CodingKey {
-        case status, limits
+        case status, limits, database
         case serverVersion = "server_version"
         case protocolVersions = "protocol_versions"
+        case blobStorage = "blob_storage"
     }
 }
 

@@ -82,4 +82,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     /// The server cannot serve the request right now (shutting down, or its database is down):
     /// `503` with a `Retry-After` header. Nothing was changed; send the same request again later.
     public static let unavailable: ErrorCode = "unavailable"
+    /// The server's storage is full (`507`, with `Retry-After`): nothing was stored. The request
+    /// itself was fine; send it again once the operator has freed space.
+    public static let storageUnavailable: ErrorCode = "storage_unavailable"
 }

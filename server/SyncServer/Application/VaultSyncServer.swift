@@ -54,6 +54,10 @@ public enum VaultSyncServer {
             await database.close(stoppingCluster: true)
             throw error
         }
+        // One server per file store: whatever its temporary folder holds was cut off by a crash.
+        if let removed = try? await store.removeStaleUploads(before: .distantFuture), removed > 0 {
+            logger.notice("removed temporary files of interrupted uploads", metadata: ["count": "\(removed)"])
+        }
         let gateway = BlobGateway(store: store, proxy: configuration.blobAccess == .proxied ? serverURLs : nil)
         let limits = VaultLimits(
             maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
@@ -62,7 +66,7 @@ public enum VaultSyncServer {
         let router = Router(context: ServerRequestContext.self)
         router.middlewares.add(RequestLogMiddleware())
         router.middlewares.add(ErrorEnvelopeMiddleware())
-        HealthRoutes(limits: limits).add(to: router)
+        HealthRoutes(limits: limits, db: pool, store: store).add(to: router)
         let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL, now: now)
         if store is FileBlobStore || configuration.blobAccess == .proxied {
             let owners = configuration.blobAccess == .proxied ? BlobOwnerCheck(tokens: tokens, db: pool) : nil

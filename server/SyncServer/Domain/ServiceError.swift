@@ -30,4 +30,6 @@ enum ServiceError: Error, Equatable {
     case quotaExceeded(String, usage: UsageResponse)
     /// The server cannot serve this now but will soon (shutting down, database down): retry after the given seconds.
     case unavailable(String, retryAfterSeconds: Int)
+    /// The blob store is out of space (full disk, filesystem quota): nothing was stored.
+    case storageUnavailable(String)
 }

@@ -65,13 +65,19 @@ extension ServiceError {
             (.conflict, ErrorBody(code: .pathCaseConflict, message: "'\(existing)' exists already and differs from '\(path)' only by letter case", path: path.rawValue))
         case .unavailable(let m, _):
             (.serviceUnavailable, ErrorBody(code: .unavailable, message: m))
+        case .storageUnavailable(let m):
+            (.init(code: 507, reasonPhrase: "Insufficient Storage"), ErrorBody(code: .storageUnavailable, message: m))
         }
     }
 
     /// Seconds for the `Retry-After` header, for errors a client should simply retry later.
     var retryAfterSeconds: Int? {
-        if case .unavailable(_, let seconds) = self { return seconds }
-        return nil
+        switch self {
+        case .unavailable(_, let seconds): seconds
+        // Space comes back when an operator frees it: a minute is soon enough to look again.
+        case .storageUnavailable: 60
+        default: nil
+        }
     }
 
     /// Turns any error a handler threw into a domain error, or nil for a server fault.
@@ -82,8 +88,10 @@ extension ServiceError {
         case let e as ContentHashError: return .invalidHash(e)
         case let e as DecodingError: return .invalidRequest(describe(e))
         case is NIOTooManyBytesError: return .payloadTooLarge(limit: ServerRequestContext.maxBodyBytes)
-        case let e as PostgresError where e.isUnavailable:
+        case let e as PostgresError where e.isUnavailable || e.sqlState == "53300":  // 53300: too many connections
             return .unavailable("the database is unavailable; nothing was changed: try again shortly", retryAfterSeconds: 5)
+        case let e as PostgresError where e.sqlState == "53100":  // disk_full
+            return .storageUnavailable("the server's database is out of disk space; nothing was changed: try again once space is free")
         case let e as HTTPError:
             switch e.status {
             case .notFound: return .notFound("no such endpoint")

@@ -10,6 +10,7 @@ public struct PurgeReport: Sendable, Equatable, Encodable {
     public var oldVersions = 0
     public var abandonedUploads = 0
     public var blobs = 0
+    public var staleUploads = 0
 
     public init() {}
 
@@ -17,6 +18,7 @@ public struct PurgeReport: Sendable, Equatable, Encodable {
         case tombstones, blobs
         case oldVersions = "old_versions"
         case abandonedUploads = "abandoned_uploads"
+        case staleUploads = "stale_uploads"
     }
 }
 
@@ -32,6 +34,9 @@ struct PurgeService: Sendable {
     let uploadGrace: Duration
     let now: @Sendable () -> Date
     let logger: Logger
+
+    /// How long an interrupted upload's temporary file is kept.
+    static let staleUploadAge: Duration = .seconds(3600)
 
     func run() async throws -> PurgeReport {
         let now = now()
@@ -54,9 +59,12 @@ struct PurgeService: Sendable {
         report.abandonedUploads = try await deleteBytes(abandoned)
         let unreferenced = try await db.transaction { try PurgeQueries.purgeUnreferencedBlobs($0) }
         report.blobs = try await deleteBytes(unreferenced)
+        // An upload in progress writes its temporary file all the time; one untouched for an hour
+        // was cut off (its client long gone).
+        report.staleUploads = try await store.removeStaleUploads(before: now.addingTimeInterval(-Self.staleUploadAge.seconds))
         logger.info("purge finished", metadata: [
             "tombstones": "\(report.tombstones)", "old_versions": "\(report.oldVersions)",
-            "abandoned_uploads": "\(report.abandonedUploads)", "blobs": "\(report.blobs)",
+            "abandoned_uploads": "\(report.abandonedUploads)", "blobs": "\(report.blobs)", "stale_uploads": "\(report.staleUploads)",
         ])
         return report
     }

@@ -28,6 +28,11 @@ package protocol BlobStore: Sendable {
     /// stored otherwise. Streams: memory does not grow with the size.
     /// - Throws: ``ServiceError/contentMismatch(_:)`` when size or hash differ.
     func write<Body: AsyncSequence & Sendable>(_ body: Body, key: BlobKey, sizeBytes: Int64) async throws where Body.Element == ByteBuffer
+    /// Whether the last write found no space (and none has succeeded since): for `/health`.
+    var isOutOfSpace: Bool { get }
+    /// Removes what interrupted uploads left behind that was last written before `cutoff`;
+    /// returns how many. Run at start-up and by the purge job.
+    func removeStaleUploads(before cutoff: Date) async throws -> Int
     /// The stored bytes as a stream read at the consumer's pace (memory does not grow with size).
     /// - Throws: ``ServiceError/notFound(_:)`` when nothing is stored under `key`.
     func read(_ key: BlobKey) async throws -> BlobContent

@@ -1,6 +1,7 @@
 package import Foundation
 package import NIOCore
 import NIOPosix
+import NIOConcurrencyHelpers
 import SyncProtocol
 
 #if canImport(Glibc)
@@ -16,6 +17,7 @@ package struct FileBlobStore: BlobStore {
     let root: URL
     let urls: ServerBlobURLs
     let io: NIOThreadPool
+    private let outOfSpace = NIOLockedValueBox(false)
 
     init(root: URL, urls: ServerBlobURLs, io: NIOThreadPool) throws {
         self.root = root
@@ -25,6 +27,8 @@ package struct FileBlobStore: BlobStore {
     }
 
     func fileURL(for key: BlobKey) -> URL { root.appendingPathComponent(key.rawValue) }
+
+    package var isOutOfSpace: Bool { outOfSpace.withLockedValue { $0 } }
 
     package func upload(for key: BlobKey, sizeBytes: Int64, expiresAt: Date) throws -> BlobUpload {
         BlobUpload(url: try urls.url(method: "PUT", key: key, sizeBytes: sizeBytes, expiresAt: expiresAt))
@@ -72,6 +76,7 @@ package struct FileBlobStore: BlobStore {
     /// - Throws: ``ServiceError/contentMismatch(_:)`` (nothing is stored).
     package func write<Body: AsyncSequence & Sendable>(_ body: Body, key: BlobKey, sizeBytes expectedSize: Int64) async throws where Body.Element == ByteBuffer {
         let temporary = root.path + "/tmp/" + UUID().uuidString
+        let injected = FileStoreFaults.failure(under: root.path)
         // Blocking file calls (open, write, fsync, rename) run on the store's I/O threads, never on
         // the cooperative pool: an fsync there would stall every other request on that core.
         // The file is opened with the first chunk, so a small upload costs two hops.
@@ -87,9 +92,10 @@ package struct FileBlobStore: BlobStore {
                 fd = try await io.runIfActive {
                     let fd = open >= 0 ? open : try Self.create(temporary)
                     do {
+                        if let injected { throw POSIXError(injected) }
                         try chunk.withUnsafeReadableBytes { try Self.writeAll(fd, $0) }
                     } catch {
-                        if open < 0 { close(fd) }
+                        if open < 0 { close(fd) }  // the catch below removes the file
                         throw error
                     }
                     return fd
@@ -104,14 +110,13 @@ package struct FileBlobStore: BlobStore {
             }
             if fd < 0 { fd = try await io.runIfActive { try Self.create(temporary) } }  // an empty file
         } catch {
+            // Whatever failed (a short disk, a cut connection, wrong bytes), no temporary file stays.
             let open = fd
             _ = try? await io.runIfActive {
-                if open >= 0 {
-                    close(open)
-                    unlink(temporary)
-                }
+                if open >= 0 { close(open) }
+                unlink(temporary)
             }
-            throw error
+            throw storageError(error)
         }
         let written = fd
         let destination = fileURL(for: key).path
@@ -127,8 +132,34 @@ package struct FileBlobStore: BlobStore {
                 guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             } catch {
                 unlink(temporary)
-                throw error
+                throw storageError(error)
             }
+        }
+        outOfSpace.withLockedValue { $0 = false }  // space was found again
+    }
+
+    /// A full disk (or a filesystem quota) is the store's condition, not a fault of the upload:
+    /// the client keeps the file and sends it again once space is free.
+    private func storageError(_ error: any Error) -> any Error {
+        guard let posix = error as? POSIXError, posix.code == .ENOSPC || posix.code == .EDQUOT else { return error }
+        outOfSpace.withLockedValue { $0 = true }
+        return ServiceError.storageUnavailable("the server's storage is full; the upload was not stored: try again once space is free")
+    }
+
+    /// Removes temporary upload files last written before `cutoff` (a crash mid-upload leaves
+    /// them); returns how many. At start-up every one is stale: the store has one server.
+    package func removeStaleUploads(before cutoff: Date) async throws -> Int {
+        let folder = root.appendingPathComponent("tmp")
+        return try await io.runIfActive {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            var removed = 0
+            for name in names {
+                let path = folder.appendingPathComponent(name).path
+                var info = stat()
+                guard lstat(path, &info) == 0, Double(info.st_mtim.tv_sec) < cutoff.timeIntervalSince1970 else { continue }
+                if unlink(path) == 0 { removed += 1 }
+            }
+            return removed
         }
     }
 
@@ -161,6 +192,22 @@ package struct FileBlobStore: BlobStore {
         guard errno == ENOENT, path.count > root.count else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         try makeDirectories((path as NSString).deletingLastPathComponent, below: root)
         guard mkdir(path, 0o700) == 0 || errno == EEXIST else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+    }
+}
+
+/// Write failures injected by tests that cannot make a disk full for real (no permission to mount
+/// a small tmpfs): writes of stores under a root fail with the given error, after the temporary
+/// file was created, as on a full disk. Empty, and never consulted beyond one lookup, otherwise.
+package enum FileStoreFaults {
+    private static let failures = NIOLockedValueBox<[String: POSIXErrorCode]>([:])
+
+    /// Makes writes under `root` fail with `code`, or succeed again when nil.
+    package static func failWrites(under root: String, with code: POSIXErrorCode?) {
+        failures.withLockedValue { $0[root] = code }
+    }
+
+    static func failure(under root: String) -> POSIXErrorCode? {
+        failures.withLockedValue { $0.isEmpty ? nil : $0[root] }
     }
 }
 

@@ -128,6 +128,12 @@ package struct S3BlobStore: BlobStore {
         }
     }
 
+    /// S3 reports no such condition to a writer that could be told apart from other failures.
+    package var isOutOfSpace: Bool { false }
+
+    /// A single PUT that fails stores nothing in S3: nothing is left behind to remove.
+    package func removeStaleUploads(before cutoff: Date) async throws -> Int { 0 }
+
     package func delete(_ key: BlobKey) async throws {
         let response = try await send(.DELETE, url: location.url(forKey: key.rawValue))
         guard [200, 204, 404].contains(response.status.code) else { throw try await S3Error(response, action: "DELETE \(key)") }
