@@ -1,7 +1,7 @@
 public import Foundation
 public import SyncProtocol
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+public import FoundationNetworking
 #endif
 
 /// Raw HTTP for tests that send what a well-behaved client never would (malformed JSON, wrong
@@ -17,9 +17,18 @@ public enum RawHTTP {
         public var code: ErrorCode? { envelope?.error.code }
     }
 
+    /// A session that opens as many connections at once as it is asked for (the shared one keeps
+    /// a few per host and queues the rest), for tests that need requests to arrive together.
+    public static let parallel: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 256
+        return URLSession(configuration: configuration)
+    }()
+
     /// Sends a request; `protocolVersion: nil` leaves the protocol header out.
     public static func send(
-        _ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:], protocolVersion: String? = "1"
+        _ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:], protocolVersion: String? = "1",
+        session: URLSession = .shared
     ) async throws -> Answer {
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -27,7 +36,7 @@ public enum RawHTTP {
         if let protocolVersion { request.setValue(protocolVersion, forHTTPHeaderField: SyncHeader.protocolVersion) }
         if body != nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
         return Answer(status: http.statusCode, body: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
     }

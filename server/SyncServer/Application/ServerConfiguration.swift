@@ -58,6 +58,10 @@ public struct ServerConfiguration: Sendable {
     public var databaseWaitTimeout: Duration = .seconds(10)
     /// scrypt cost N for password hashes (default 2^15).
     public var passwordHashCost = 1 << 15
+    /// Threads that hash passwords, apart from those serving requests (default half the cores, at least 1).
+    public var passwordHashThreads = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
+    /// Sign-ins that may wait for a hashing thread; more at once are refused with `503` (default 32).
+    public var passwordHashQueue = 32
 
     public init() {}
 

@@ -73,8 +73,11 @@ public enum VaultSyncServer {
             BlobRoutes(store: store, urls: serverURLs, now: now, owners: owners).add(to: router.group("blobs"))
         }
         let api = router.group().add(middleware: ProtocolVersionMiddleware())
+        let hashing = BoundedExecutor(
+            threads: configuration.passwordHashThreads, queueLimit: configuration.passwordHashQueue,
+            refusal: "too many sign-ins at once; try again in a few seconds")
         AuthRoutes(auth: AuthService(
-            db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost),
+            db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost), hashing: hashing,
             refreshTTL: configuration.refreshTokenTTL, now: now)
         ).add(to: api.group("auth"))
         let authenticated = api.group().add(middleware: AuthMiddleware(tokens: tokens))
@@ -89,7 +92,7 @@ public enum VaultSyncServer {
         VaultRoutes(vault: VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now), exports: exports)
             .add(to: authenticated.group("vault"))
         // Shut down in reverse order: background jobs end before the pool they use closes.
-        var services: [any Service] = [DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background]
+        var services: [any Service] = [DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background, hashing]
         if let interval = configuration.purgeInterval {
             services.append(PurgeJob(purge: purgeService(configuration, pool: pool, store: store, now: now, logger: logger), interval: interval, logger: logger))
         }

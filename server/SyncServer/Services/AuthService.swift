@@ -8,6 +8,8 @@ struct AuthService: Sendable {
     let db: PostgresPool
     let tokens: TokenIssuer
     let passwords: PasswordHasher
+    /// Where hashing runs: never on the threads that serve requests.
+    let hashing: BoundedExecutor
     let refreshTTL: Duration
     let now: @Sendable () -> Date
 
@@ -18,7 +20,7 @@ struct AuthService: Sendable {
         guard request.password.count >= Self.minimumPasswordLength else {
             throw ServiceError.invalidCredentialsFormat("password must be at least \(Self.minimumPasswordLength) characters")
         }
-        let hash = try passwords.hash(request.password)
+        let hash = try await hashing.run { [passwords] in try passwords.hash(request.password) }
         let userID = UUID()
         let now = now()
         let refresh = TokenIssuer.newRefreshToken()
@@ -38,11 +40,15 @@ struct AuthService: Sendable {
                 throw ServiceError.invalidCredentialsFormat("the password provider needs 'email' and 'password'")
             }
             let credential = try await db.withConnection { try AccountQueries.credential($0, provider: LoginRequest.passwordProvider, subject: email) }
-            guard let credential, let stored = credential.secretHash else {
-                passwords.dummyVerify(password)
-                throw ServiceError.invalidCredentials
+            let stored = credential?.secretHash
+            let matches = try await hashing.run { [passwords] in
+                guard let stored else {
+                    passwords.dummyVerify(password)
+                    return false
+                }
+                return passwords.verify(password, against: stored)
             }
-            guard passwords.verify(password, against: stored) else { throw ServiceError.invalidCredentials }
+            guard let credential, matches else { throw ServiceError.invalidCredentials }
             return try await startSession(userID: credential.userID)
         default:
             throw ServiceError.unsupportedProvider(request.provider)
