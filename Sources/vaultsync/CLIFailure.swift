@@ -22,10 +22,10 @@ struct CLIFailure {
             }
         case let error as SyncAPIError where [.unauthorized, .invalidRefreshToken, .refreshTokenReused].contains(error.code):
             self.init(message: "the server no longer accepts this device's session (\(error.serverMessage)): run 'vaultsync login'", exitCode: 4)
-        case let error as SyncAPIError where error.status == 503 || error.status == 502 || error.status == 504:
-            self.init(message: "the server is unavailable right now (\(error.serverMessage)); try again shortly", exitCode: 3)
+        case let error where Unreachable.matches(error):
+            self.init(message: "\(Unreachable.describe(error)); try again later", exitCode: 3)
         case let error as URLError:
-            self.init(message: "cannot reach the server: \(Self.describe(error))", exitCode: 3)
+            self.init(message: "the server's address or identity is not usable: \(error.localizedDescription)", exitCode: 1)
         default:
             guard Self.isOurs(error) else { return nil }
             self.init(message: "\(error)", exitCode: 1)
@@ -40,16 +40,5 @@ struct CLIFailure {
     /// Errors of VaultSync's own modules describe themselves for people.
     private static func isOurs(_ error: any Error) -> Bool {
         error is SyncAPIError || error is VaultLockError || error is StateStoreError || error is ExportError || error is ExportArchiveError
-    }
-
-    private static func describe(_ error: URLError) -> String {
-        switch error.code {
-        case .cannotConnectToHost: "connection refused"
-        case .timedOut: "timed out"
-        case .cannotFindHost, .dnsLookupFailed: "unknown host"
-        case .networkConnectionLost, .badServerResponse: "the connection was cut off"
-        case .notConnectedToInternet: "no network"
-        default: "network error \(error.code.rawValue)"
-        }
     }
 }

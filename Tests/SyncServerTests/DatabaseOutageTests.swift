@@ -8,23 +8,11 @@ import Testing
 
 /// The pool through a database outage: against a private cluster this test stops and starts.
 @Suite struct DatabaseOutageTests {
-    /// Runs `body` with a private cluster (database `outage`) it may stop and start; the cluster
-    /// is stopped and removed afterwards, also when `body` throws.
-    func withPrivateCluster(_ body: (EmbeddedPostgres) async throws -> Void) async throws {
-        let root = URL(fileURLWithPath: "/tmp/vaultsync-outage-\(UUID().uuidString.prefix(8))")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let cluster = try EmbeddedPostgres(clusterDirectory: root.appendingPathComponent("pg"), logger: TestCluster.quietLogger)
-        try cluster.start()
-        defer { try? cluster.stop() }
-        try cluster.createDatabase("outage")
-        try await body(cluster)
-    }
-
     /// With Postgres down, callers beyond the pool's size must not wait for an unrelated release:
     /// each failed open hands its slot to the next waiter, so every caller gets an answer (an
     /// "unavailable" error) promptly; once Postgres is back the next call succeeds at once.
     @Test func waitersAreWokenWhenOpeningFailsAndServedWhenTheDatabaseReturns() async throws {
-        try await withPrivateCluster { cluster in
+        try await PrivateCluster.with { cluster in
             // A long acquire timeout: a waiter left asleep would show as a hang, not as a timeout.
             let pool = PostgresPool(
                 connectionString: cluster.connectionString(database: "outage"), maxConnections: 2, acquireTimeout: .seconds(60), logger: TestCluster.quietLogger)
@@ -84,7 +72,7 @@ import Testing
     /// Idle connections lost to a database restart are noticed and replaced: every call after the
     /// restart succeeds, none fails on a connection that died while it sat in the pool.
     @Test func aRestartUnderAnIdlePoolCostsNoCall() async throws {
-        try await withPrivateCluster { cluster in
+        try await PrivateCluster.with { cluster in
             let pool = PostgresPool(connectionString: cluster.connectionString(database: "outage"), maxConnections: 3, logger: TestCluster.quietLogger)
             // Open all three connections at once, so three idle ones are in the pool.
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -104,7 +92,7 @@ import Testing
     /// A transaction whose connection is lost before `COMMIT` committed nothing, so it runs again
     /// on a fresh connection; a read that already got answers is not repeated behind its back.
     @Test func aTransactionLostBeforeCommitRunsOnceMore() async throws {
-        try await withPrivateCluster { cluster in
+        try await PrivateCluster.with { cluster in
             let url = cluster.connectionString(database: "outage")
             let pool = PostgresPool(connectionString: url, maxConnections: 2, logger: TestCluster.quietLogger)
             let killer = try PostgresConnection(connectionString: url)
@@ -142,7 +130,7 @@ import Testing
 
     /// After a restart under an idle server, requests succeed: none is a 500 on a dead connection.
     @Test func aRestartUnderAnIdleServerIsAbsorbed() async throws {
-        try await withPrivateCluster { cluster in
+        try await PrivateCluster.with { cluster in
             try await TestServer.with(configure: {
                 $0.databaseURL = cluster.connectionString(database: "outage")
                 $0.databasePoolSize = 2
@@ -162,7 +150,7 @@ import Testing
 
     /// During an outage the API answers `503 unavailable` with `Retry-After`, never a bare 500.
     @Test func requestsDuringAnOutageAre503WithRetryAfter() async throws {
-        try await withPrivateCluster { cluster in
+        try await PrivateCluster.with { cluster in
             try await TestServer.with(configure: { $0.databaseURL = cluster.connectionString(database: "outage") }) { server in
                 let user = try await server.newUser()
                 try cluster.stop()

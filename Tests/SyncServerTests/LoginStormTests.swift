@@ -12,7 +12,7 @@ import Testing
         try await TestServer.with(configure: {
             $0.passwordHashCost = 1 << 14  // half production strength: the storm lasts seconds either way
             $0.passwordHashThreads = 1
-            $0.passwordHashQueue = 8
+            $0.passwordHashQueue = 16
         }) { server in
             let user = try await server.newUser()
             let device = try await user.newDevice()
@@ -21,7 +21,8 @@ import Testing
 
             let clock = ContinuousClock()
             let wrong = Data(#"{"email":"\#(user.email)","password":"not the password"}"#.utf8)
-            let storm = Task {
+            let stormStarted = clock.now
+            let stormTask = Task {
                 try await withThrowingTaskGroup(of: RawHTTP.Answer.self) { group in
                     for _ in 0..<40 { group.addTask { try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: wrong, session: RawHTTP.parallel) } }
                     var answers: [RawHTTP.Answer] = []
@@ -33,12 +34,16 @@ import Testing
             var slowest = Duration.zero
             for _ in 0..<5 { slowest = max(slowest, try await Self.timed { _ = try await device.api.state(device.session) }) }
             let stateDone = clock.now
-            let (answers, stormEnded) = try await storm.value
+            let (answers, stormEnded) = try await stormTask.value
 
+            // Relative to the storm, which a loaded machine (the whole suite runs at once) stretches
+            // as much: with hashing on the request threads a state call waited about as long as the
+            // storm lasted (9 s of 9 s alone); on threads of its own, a small part of it.
+            let storm = stormEnded - stormStarted
             #expect(stateDone < stormEnded, "the state calls were answered while sign-ins were still being hashed")
-            #expect(slowest < .seconds(1), "slowest state call \(slowest) during the storm (\(quiet) without it)")
+            #expect(slowest * 3 < storm, "slowest state call \(slowest) during a storm of \(storm) (\(quiet) without it)")
             let refused = answers.filter { $0.status == 503 }
-            #expect(answers.filter { $0.status == 401 && $0.code == .invalidCredentials }.count >= 9, "one running and eight waiting were checked")
+            #expect(answers.filter { $0.status == 401 && $0.code == .invalidCredentials }.count >= 17, "one running and sixteen waiting were checked")
             #expect(!refused.isEmpty && refused.allSatisfy { $0.code == .unavailable && $0.retryAfter == "2" })
             #expect(answers.count == 40 && answers.allSatisfy { [401, 503].contains($0.status) })
             // Once the storm is over, signing in works as ever.

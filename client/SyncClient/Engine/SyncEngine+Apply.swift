@@ -79,7 +79,7 @@ extension SyncEngine {
         for (path, base) in run.merges {
             do {
                 try await merge(path, base: base, &run, &report)
-            } catch let error where !Self.isOffline(error) && !(error is SyncAPIError) {
+            } catch let error where !Unreachable.matches(error) && !(error is SyncAPIError) {
                 run.remoteSideComplete = false
                 report.fail(path, error)
             }

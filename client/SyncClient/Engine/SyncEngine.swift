@@ -105,9 +105,9 @@ public final class SyncEngine: Sendable {
                     rounds -= 1  // the server's limit went down since /health: the same round again, in smaller batches
                 }
             }
-        } catch let error where Self.isOffline(error) {
+        } catch let error where Unreachable.matches(error) {
             report.status = .offline
-            report.notices.append("server unreachable (\(error.localizedDescription)); local changes stay pending")
+            report.notices.append("\(Unreachable.describe(error)); local changes stay pending")
             return report
         } catch let error as SyncAPIError where [.invalidRefreshToken, .refreshTokenReused, .unauthorized].contains(error.code) {
             report.status = .unauthenticated
@@ -255,16 +255,6 @@ public final class SyncEngine: Sendable {
 
     static func addOnce(_ list: inout [String], _ items: [String]) {
         for item in items where !list.contains(item) { list.append(item) }
-    }
-
-    /// Whether `error` means the server cannot be reached or cannot serve now (a proxy's 502/504,
-    /// the server's 503 during a database outage): the sync ends OFFLINE with changes pending.
-    static func isOffline(_ error: any Error) -> Bool {
-        if let error = error as? URLError {
-            return [.cannotConnectToHost, .cannotFindHost, .networkConnectionLost, .notConnectedToInternet, .timedOut, .dnsLookupFailed].contains(error.code)
-        }
-        if let error = error as? SyncAPIError { return [502, 503, 504].contains(error.status) }
-        return false
     }
 }
 

@@ -31,8 +31,17 @@ public struct SyncAPI: Sendable {
 
     // MARK: account
 
+    /// `GET /health`. A server up without its database answers 503 with the health body, which is
+    /// turned into the `unavailable` error it stands for.
     public func health() async throws -> HealthResponse {
-        try await call("GET", "health", body: Optional<SignupRequest>.none, versioned: false)
+        do {
+            return try await call("GET", "health", body: Optional<SignupRequest>.none, versioned: false)
+        } catch SyncAPIError.unexpectedResponse(let status, let body) where status == 503 {
+            guard let health = try? WireCoding.decoder().decode(HealthResponse.self, from: Data(body.utf8)), health.database == "unavailable" else {
+                throw SyncAPIError.unexpectedResponse(status: status, body: body)
+            }
+            throw SyncAPIError.server(status: status, error: ErrorBody(code: .unavailable, message: "the server's database is unavailable"))
+        }
     }
 
     public func signup(email: String, password: String) async throws -> AuthTokens {

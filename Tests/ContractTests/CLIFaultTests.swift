@@ -1,0 +1,120 @@
+import Foundation
+import SyncServer
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `vaultsync sync` when the server fails as a whole: cut off mid-answer by a crash, or up but
+/// without its database. Either way exit 3 with one line, changes pending, nothing parked, and
+/// the next sync that gets through sends them.
+@Suite struct CLIFaultTests {
+    let environment = ["VAULTSYNC_PASSWORD": "correct horse battery"]
+
+    func vaultsync(_ arguments: [String]) async throws -> CLIResult {
+        try await CLIProcess.run("vaultsync", arguments, environment: environment)
+    }
+
+    func newFolder() -> URL { URL(fileURLWithPath: "/tmp/vaultsync-cli-\(UUID().uuidString.prefix(8))") }
+
+    /// Signs up and links `vault` to `server`, then writes a note there that no sync has sent yet.
+    func linkWithPendingNote(_ vault: URL, _ server: TestServer) async throws {
+        let email = "fault-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let url = server.baseURL.absoluteString
+        #expect(try await vaultsync(["signup", "--server", url, "--email", email]).exitCode == 0)
+        let linked = try await vaultsync(["init", vault.path, "--server", url, "--email", email])
+        #expect(linked.exitCode == 0, "\(linked)")
+        try Data("# written offline\n".utf8).write(to: vault.appendingPathComponent("pending.md"))
+    }
+
+    /// Checks a sync that met a server-wide failure: exit 3, one line saying so (no error dump),
+    /// OFFLINE, and no failing or parked file.
+    func expectUnreachable(_ result: CLIResult, saying phrase: String, _ vault: URL) async throws {
+        #expect(result.exitCode == 3, "\(result)")
+        let said = (result.stdout + result.stderr).split(separator: "\n").filter { $0.contains(phrase) }
+        #expect(said.count == 1 && said[0].hasSuffix("local changes stay pending"), "\(result)")
+        for dump in ["Error Domain", "NSURLErrorDomain", "SyncAPIError", "error 1."] { #expect(!result.description.contains(dump), "\(result)") }
+        let status = try await vaultsync(["status", vault.path, "--json"]).json()
+        #expect(status["status"] as? String == "OFFLINE")
+        #expect((status["failing"] as? [Any])?.isEmpty == true, "nothing counts towards parking: \(status)")
+    }
+
+    /// A stand-in for a server that crashes mid-request on `port`: it reads each request and then
+    /// either closes the connection without a word (`silent`) or after half an answer (`truncated`).
+    func crashingServer(port: Int, mode: String) async throws -> Process {
+        let script = """
+            import socket, sys
+            s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(("127.0.0.1", \(port))); s.listen(16); print("ready", flush=True)
+            while True:
+                c, _ = s.accept(); c.recv(65536)
+                if sys.argv[1] == "truncated":
+                    c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: 5000\\r\\n\\r\\n{"files": [')
+                c.close()
+            """
+        let ready = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString).out")
+        FileManager.default.createFile(atPath: ready.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: ready) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, mode]
+        process.standardOutput = try FileHandle(forWritingTo: ready)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        ExitWatchdog.run("kill -KILL \(process.processIdentifier) 2>/dev/null", alsoEndsWith: process.processIdentifier)
+        for _ in 0..<100 {
+            if (try? String(contentsOf: ready, encoding: .utf8))?.contains("ready") == true { return process }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw CLIProcessError.notBuilt("python3 stand-in server did not start")
+    }
+
+    @Test func aServerCutOffMidAnswerIsUnreachableNotACrash() async throws {
+        let database = try await TestCluster.newDatabase()
+        let data = newFolder(), vault = newFolder()
+        defer { for folder in [data, vault] { try? FileManager.default.removeItem(at: folder) } }
+        let configure: @Sendable (inout ServerConfiguration) -> Void = {
+            $0.databaseURL = database
+            $0.dataDirectory = data
+            $0.jwtSecret = "cli-fault-secret-0123456789-0123456789"
+        }
+        let port = try await TestServer.with(configure: configure) { server in
+            try await linkWithPendingNote(vault, server)
+            return try #require(server.baseURL.port)
+        }
+        for mode in ["silent", "truncated"] {
+            let stand_in = try await crashingServer(port: port, mode: mode)
+            defer {
+                kill(stand_in.processIdentifier, SIGKILL)
+                stand_in.waitUntilExit()
+            }
+            try await expectUnreachable(try await vaultsync(["sync", vault.path]), saying: "cannot reach the server: the connection", vault)
+        }
+        try await TestServer.with(configure: { configure(&$0); $0.port = port }) { _ in
+            let synced = try await vaultsync(["sync", vault.path, "--json"])
+            #expect(synced.exitCode == 0, "\(synced)")
+            #expect(try synced.json()["pushed"] as? [String] == ["pending.md"])
+        }
+    }
+
+    @Test func aDatabaseOutageLeavesChangesPendingAndParksNothing() async throws {
+        let vault = newFolder()
+        defer { try? FileManager.default.removeItem(at: vault) }
+        try await PrivateCluster.with { cluster in
+            try await TestServer.with(configure: { $0.databaseURL = cluster.connectionString(database: "outage") }) { server in
+                try await linkWithPendingNote(vault, server)
+                try cluster.stop()
+                for _ in 0..<4 {  // more syncs than it takes to park a file
+                    try await expectUnreachable(try await vaultsync(["sync", vault.path]), saying: "the server cannot serve now (the server's database is unavailable", vault)
+                }
+                try cluster.start()
+                let synced = try await vaultsync(["sync", vault.path, "--json"])
+                #expect(synced.exitCode == 0, "\(synced)")
+                #expect(try synced.json()["pushed"] as? [String] == ["pending.md"])
+            }
+        }
+    }
+}
