@@ -10,7 +10,7 @@ public import FoundationNetworking
 public final class CrashingTransport: HTTPTransport, @unchecked Sendable {
     public struct Crash: Error {}
 
-    private let base = URLSessionTransport()
+    private let base = AsyncHTTPTransport()
     private let lock = NSLock()
     private var armed = true
     private let crashAfter: @Sendable (URLRequest) -> Bool

@@ -7,7 +7,7 @@ public import FoundationNetworking
 /// The real transport with a hook run before each request: it can count, hold back (await) or fail
 /// requests, which then never reach the server.
 public struct HookedTransport: HTTPTransport {
-    private let base = URLSessionTransport()
+    private let base = AsyncHTTPTransport()
     private let before: @Sendable (URLRequest) async throws -> Void
 
     public init(before: @escaping @Sendable (URLRequest) async throws -> Void) { self.before = before }

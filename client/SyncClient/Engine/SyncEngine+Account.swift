@@ -11,7 +11,7 @@ extension SyncEngine {
     ///   when the folder syncs with another server or account.
     public static func link(
         root: URL, server: URL, email: String, password: String, deviceName: String, createAccount: Bool = false,
-        transport: any HTTPTransport = URLSessionTransport()
+        transport: any HTTPTransport = AsyncHTTPTransport()
     ) async throws -> SyncEngine {
         let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
         let previous = try LinkRecord.read(stateFolder: stateFolder)
@@ -49,7 +49,7 @@ extension SyncEngine {
     /// session) with the server, account and device it was linked with.
     /// - Parameter email: the account's email; nil uses the one recorded at link time.
     /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
-    public static func login(root: URL, email: String?, password: String, transport: any HTTPTransport = URLSessionTransport()) async throws -> SyncEngine {
+    public static func login(root: URL, email: String?, password: String, transport: any HTTPTransport = AsyncHTTPTransport()) async throws -> SyncEngine {
         let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
         guard let record = try LinkRecord.read(stateFolder: stateFolder), let server = URL(string: record.server) else {
             throw SyncEngineError.notLinked(root.path)

@@ -31,7 +31,7 @@ public final class SyncEngine: Sendable {
     /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked;
     ///   ``SyncEngineError/signedOut(_:)`` when it is linked but signed out (`logout`).
     public init(
-        root: URL, transport: any HTTPTransport = URLSessionTransport(), batchSize: Int = 500, parallelTransfers: Int = 8,
+        root: URL, transport: any HTTPTransport = AsyncHTTPTransport(), batchSize: Int = 500, parallelTransfers: Int = 8,
         lockTimeout: Duration = .seconds(600), now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         self.root = root.standardizedFileURL

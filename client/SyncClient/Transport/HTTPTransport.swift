@@ -3,7 +3,7 @@ public import Foundation
 public import FoundationNetworking
 #endif
 
-/// Moves HTTP requests. ``URLSessionTransport`` is the real one; tests and the engine can wrap it
+/// Moves HTTP requests. ``AsyncHTTPTransport`` is the default; tests and the engine can wrap it
 /// (to inject faults at a phase boundary, say) while still reaching a real server.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the whole response body.
@@ -14,7 +14,9 @@ public protocol HTTPTransport: Sendable {
     func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse)
 }
 
-/// The URLSession transport: keep-alive connections, bodies streamed from and to files.
+/// The URLSession transport: keep-alive connections, bodies streamed from and to files. Not the
+/// default: on Linux it spins while waiting for an answer (see docs/performance.md); kept for
+/// `vaultsync-bench --urlsession` and for platforms where URLSession is the native stack.
 ///
 /// On Linux one `URLSession` runs all its transfers on a single libcurl thread, which caps it at a
 /// few hundred small requests per second; requests are therefore spread over several sessions,

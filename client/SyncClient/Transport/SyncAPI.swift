@@ -24,7 +24,7 @@ public struct SyncAPI: Sendable {
     public let baseURL: URL
     let transport: any HTTPTransport
 
-    public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport()) {
+    public init(baseURL: URL, transport: any HTTPTransport = AsyncHTTPTransport()) {
         self.baseURL = baseURL
         self.transport = transport
     }

@@ -1,0 +1,145 @@
+import AsyncHTTPClient
+public import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+#if canImport(FoundationNetworking)
+public import FoundationNetworking
+#endif
+
+/// The default transport: AsyncHTTPClient on SwiftNIO's event loops. A client waiting on the
+/// network sleeps in epoll. URLSession on Linux (libcurl driven from Dispatch) spun while it
+/// waited: 7 CPU-seconds for one request the server took 8 s to answer.
+///
+/// Failures arrive as `URLError`s with the codes URLSession uses (refused, timed out, cut off,
+/// unknown host), so callers tell "the server is unreachable" apart the same way whatever the
+/// transport.
+public struct AsyncHTTPTransport: HTTPTransport {
+    private let client: HTTPClient
+
+    /// The process's client: connections are kept alive across engines and syncs. Refused
+    /// connections fail at once (no retrying until the connect timeout): offline is offline.
+    private static let shared: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
+        return HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: configuration)
+    }()
+
+    /// No whole-request deadline: large transfers take what they take; the read timeout (60 s
+    /// without a byte) ends a stalled one.
+    private static let deadline: TimeAmount = .hours(24)
+    private static let chunkSize = 256 * 1024
+
+    public init() {
+        client = Self.shared
+    }
+
+    public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        var outgoing = try Self.outgoing(request)
+        if let body = request.httpBody { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        return try await Self.mappingFailures {
+            let response = try await client.execute(outgoing, timeout: Self.deadline)
+            let body = try await response.body.collect(upTo: Int.max)
+            return (Data(body.readableBytesView), try Self.incoming(response, request))
+        }
+    }
+
+    public func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse) {
+        var outgoing = try Self.outgoing(request)
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        let size = try handle.seekToEnd()
+        try handle.seek(toOffset: 0)
+        outgoing.body = .stream(FileBytes(handle: handle, chunkSize: Self.chunkSize), length: .known(Int64(size)))
+        return try await Self.mappingFailures {
+            let response = try await client.execute(outgoing, timeout: Self.deadline)
+            let body = try await response.body.collect(upTo: Int.max)
+            return (Data(body.readableBytesView), try Self.incoming(response, request))
+        }
+    }
+
+    public func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse) {
+        let outgoing = try Self.outgoing(request)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-download-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        do {
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            return try await Self.mappingFailures {
+                let response = try await client.execute(outgoing, timeout: Self.deadline)
+                for try await chunk in response.body { try handle.write(contentsOf: Data(chunk.readableBytesView)) }
+                return (file, try Self.incoming(response, request))
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+    }
+
+    // MARK: translation
+
+    private static func outgoing(_ request: URLRequest) throws -> HTTPClientRequest {
+        guard let url = request.url else { throw URLError(.badURL) }
+        var outgoing = HTTPClientRequest(url: url.absoluteString)
+        outgoing.method = HTTPMethod(rawValue: request.httpMethod ?? "GET")
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { outgoing.headers.add(name: name, value: value) }
+        return outgoing
+    }
+
+    private static func incoming(_ response: HTTPClientResponse, _ request: URLRequest) throws -> HTTPURLResponse {
+        var fields: [String: String] = [:]
+        for (name, value) in response.headers { fields[name] = fields[name].map { "\($0), \(value)" } ?? value }
+        guard let url = request.url, let http = HTTPURLResponse(url: url, statusCode: Int(response.status.code), httpVersion: "HTTP/1.1", headerFields: fields) else {
+            throw URLError(.badServerResponse)
+        }
+        return http
+    }
+
+    /// Runs `body`, turning NIO's and AsyncHTTPClient's failures into the `URLError` codes
+    /// URLSession would have used.
+    private static func mappingFailures<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as HTTPClientError {
+            switch error {
+            case .connectTimeout, .readTimeout, .writeTimeout, .deadlineExceeded: throw URLError(.timedOut)
+            case .remoteConnectionClosed, .requestStreamCancelled: throw URLError(.networkConnectionLost)
+            case .cancelled: throw CancellationError()
+            case .invalidURL, .emptyHost, .emptyScheme: throw URLError(.badURL)
+            default: throw URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+            }
+        } catch is NIOConnectionError {
+            throw URLError(.cannotConnectToHost)
+        } catch let error as IOError where [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode) {
+            throw URLError(.cannotConnectToHost)
+        } catch let error as IOError where [ECONNRESET, EPIPE].contains(error.errnoCode) {
+            throw URLError(.networkConnectionLost)
+        } catch is ChannelError {
+            throw URLError(.networkConnectionLost)
+        } catch is HTTPParserError {
+            throw URLError(.badServerResponse)
+        } catch is SocketAddressError {
+            throw URLError(.cannotFindHost)
+        }
+    }
+}
+
+/// A file's bytes in chunks, read as the request body is sent.
+private struct FileBytes: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+    let handle: FileHandle
+    let chunkSize: Int
+
+    struct Iterator: AsyncIteratorProtocol {
+        let handle: FileHandle
+        let chunkSize: Int
+        mutating func next() async throws -> ByteBuffer? {
+            guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
+            return ByteBuffer(bytes: data)
+        }
+    }
+
+    func makeAsyncIterator() -> Iterator { Iterator(handle: handle, chunkSize: chunkSize) }
+}
