@@ -41,15 +41,20 @@ import Glibc
         #expect((status["failing"] as? [Any])?.isEmpty == true, "nothing counts towards parking: \(status)")
     }
 
-    /// A stand-in for a server that crashes mid-request on `port`: it reads each request and then
-    /// either closes the connection without a word (`silent`) or after half an answer (`truncated`).
-    func crashingServer(port: Int, mode: String) async throws -> Process {
+    /// A stand-in for a broken server on `port`: it reads each request and then closes the
+    /// connection without a word (`silent`), after half an answer (`truncated`), or answers 503
+    /// after 4 seconds (`slow`).
+    /// Port 0 picks a free one; the port is returned with the process.
+    func crashingServer(port: Int, mode: String) async throws -> (process: Process, port: Int) {
         let script = """
-            import socket, sys
+            import socket, sys, time
             s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind(("127.0.0.1", \(port))); s.listen(16); print("ready", flush=True)
+            s.bind(("127.0.0.1", \(port))); s.listen(16); print("ready", s.getsockname()[1], flush=True)
             while True:
                 c, _ = s.accept(); c.recv(65536)
+                if sys.argv[1] == "slow":
+                    time.sleep(4)
+                    c.sendall(b'HTTP/1.1 503 Service Unavailable\\r\\nContent-Length: 2\\r\\n\\r\\n{}')
                 if sys.argv[1] == "truncated":
                     c.sendall(b'HTTP/1.1 200 OK\\r\\nContent-Type: application/json\\r\\nContent-Length: 5000\\r\\n\\r\\n{"files": [')
                 c.close()
@@ -65,7 +70,11 @@ import Glibc
         try process.run()
         ExitWatchdog.run("kill -KILL \(process.processIdentifier) 2>/dev/null", alsoEndsWith: process.processIdentifier)
         for _ in 0..<100 {
-            if (try? String(contentsOf: ready, encoding: .utf8))?.contains("ready") == true { return process }
+            if let line = try? String(contentsOf: ready, encoding: .utf8), line.hasPrefix("ready "),
+                let bound = Int(line.dropFirst(6).trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                return (process, bound)
+            }
             try await Task.sleep(for: .milliseconds(50))
         }
         kill(process.processIdentifier, SIGKILL)
@@ -86,7 +95,7 @@ import Glibc
             return try #require(server.baseURL.port)
         }
         for mode in ["silent", "truncated"] {
-            let stand_in = try await crashingServer(port: port, mode: mode)
+            let stand_in = try await crashingServer(port: port, mode: mode).process
             defer {
                 kill(stand_in.processIdentifier, SIGKILL)
                 stand_in.waitUntilExit()
@@ -98,6 +107,31 @@ import Glibc
             #expect(synced.exitCode == 0, "\(synced)")
             #expect(try synced.json()["pushed"] as? [String] == ["pending.md"])
         }
+    }
+
+    /// A client waiting for an answer sleeps: it spends next to no CPU while a server takes 4 s.
+    /// (URLSession on Linux spun: about 0.9 CPU-seconds per second waited.)
+    @Test func aClientWaitingOnASlowServerUsesNoCPU() async throws {
+        let (stand_in, port) = try await crashingServer(port: 0, mode: "slow")
+        defer {
+            kill(stand_in.processIdentifier, SIGKILL)
+            stand_in.waitUntilExit()
+        }
+        let client = try CLIProcess.executable("vaultsync").path
+        let timed = Process()
+        timed.executableURL = URL(fileURLWithPath: "/bin/bash")
+        timed.arguments = ["-c", #"TIMEFORMAT="cpu %U %S"; time "$0" signup --server "$1" --email slow@example.com"#, client, "http://127.0.0.1:\(port)"]
+        timed.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let errors = Pipe()
+        timed.standardError = errors
+        timed.standardOutput = FileHandle.nullDevice
+        try timed.run()
+        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        timed.waitUntilExit()
+        #expect(timed.terminationStatus == 3, "\(output)")
+        let line = try #require(output.split(separator: "\n").last(where: { $0.hasPrefix("cpu ") }), "\(output)")
+        let cpu = line.split(separator: " ").dropFirst().compactMap { Double($0) }.reduce(0, +)
+        #expect(cpu < 1.0, "\(cpu) CPU-seconds spent waiting 4 s for an answer")
     }
 
     @Test func aDatabaseOutageLeavesChangesPendingAndParksNothing() async throws {
