@@ -6,7 +6,7 @@ import Foundation
 /// one task at a time: ``PostgresPool`` hands it out exclusively. That invariant is what makes the
 /// `@unchecked Sendable` sound.
 public final class PostgresConnection: @unchecked Sendable {
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     private let connectionString: String
     /// Statements the server answered since ``beginUse()``: with none, a lost connection cannot
     /// have committed anything of this use.
