@@ -119,11 +119,6 @@ public struct EmbeddedPostgres: Sendable {
         FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path)
     }
 
-    /// Whether the cluster's postmaster is alive and accepts connections.
-    public var isServing: Bool {
-        livePostmasterPID() != nil && PostgresConnection.accepts(connectionString(database: "postgres"))
-    }
-
     /// Creates `name` if it does not exist yet.
     public func createDatabase(_ name: String, template: String? = nil) throws {
         let exists = try output(binaries.psql, ["-h", socketDirectory.path, "-U", "postgres", "-d", "postgres", "-tAc", "SELECT 1 FROM pg_database WHERE datname = '\(name)'"])
