@@ -155,8 +155,7 @@ package struct FileBlobStore: BlobStore {
             var removed = 0
             for name in names {
                 let path = folder.appendingPathComponent(name).path
-                var info = Glibc.stat()
-                guard lstat(path, &info) == 0, Double(info.st_mtim.tv_sec) < cutoff.timeIntervalSince1970 else { continue }
+                guard let written = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date, written < cutoff else { continue }
                 if unlink(path) == 0 { removed += 1 }
             }
             return removed
