@@ -45,8 +45,7 @@ import Glibc
     /// it running: the server goes on serving without a pause.
     @Test func adminCommandsLeaveTheRunningServersClusterAlone() async throws {
         let data = try ServerProcess.newDataDirectory()
-        let server = try await ServerProcess.start(dataDirectory: data)
-        do {
+        try await ServerProcess.serving(dataDirectory: data) { server in
             let email = try await signUp(server)
             let postmaster = try server.cluster.postmasterPID
             for command in [["user", "show", email], ["user", "set-quota", email, "--bytes", "1000000"], ["purge"], ["migrate"]] {
@@ -56,10 +55,6 @@ import Glibc
                 #expect(login.status == 200, "after '\(command.joined(separator: " "))' the server answered \(login.status)")
             }
             #expect(try server.cluster.postmasterPID == postmaster, "the same postmaster serves throughout")
-            try await server.stop()
-        } catch {
-            try? await server.stop()
-            throw error
         }
     }
 
@@ -67,20 +62,15 @@ import Glibc
     /// meanwhile requests answer 503, and afterwards they succeed with everything still there.
     @Test func theServerStartsItsClusterAgainWhenPostgresDies() async throws {
         let data = try ServerProcess.newDataDirectory()
-        let server = try await ServerProcess.start(dataDirectory: data)
-        do {
+        let (_, ended) = try await ServerProcess.serving(dataDirectory: data) { server in
             let email = try await signUp(server)
             let postmaster = try #require(try server.cluster.postmasterPID)
             kill(postmaster, SIGKILL)
             #expect(try await logInOnceBack(server, email), "the server came back to serving")
             #expect(try server.cluster.postmasterPID != postmaster)
             #expect(server.process.stderrSoFar.contains("the embedded postgres cluster stopped; starting it again"))
-            let result = try await server.stop()
-            #expect(result.exitCode == 0, "\(result)")
-        } catch {
-            try? await server.stop()
-            throw error
         }
+        #expect(ended.exitCode == 0, "\(ended)")
     }
 
     /// After a crash of both the server and its postmaster, the next `serve` does not adopt the
@@ -94,16 +84,11 @@ import Glibc
             try await first.kill()
             kill(try #require(try first.cluster.postmasterPID), SIGKILL)
         } catch {
-            try? await first.stop()
+            _ = try? await first.stop()
             throw error
         }
-        let second = try await ServerProcess.start(dataDirectory: data)
-        do {
+        try await ServerProcess.serving(dataDirectory: data) { second async throws in
             #expect(try await logIn(second, email).status == 200)
-            try await second.stop()
-        } catch {
-            try? await second.stop()
-            throw error
         }
     }
 }

@@ -5,17 +5,29 @@ import Testing
 
 /// LISTEN/NOTIFY: what the change feed across server instances stands on.
 @Suite struct PostgresListenerTests {
-    @Test func notificationsArriveOnlyWhenTheirTransactionCommits() async throws {
+    /// Runs `body` with a pool on a new database and what a listener on `channel` there receives;
+    /// the listener stops and the pool closes afterwards.
+    private func withListener(on channel: String, _ body: (PostgresPool, Received) async throws -> Void) async throws {
         let url = try await TestCluster.newDatabase()
         let pool = PostgresPool(connectionString: url, maxConnections: 2, acquireTimeout: .seconds(120), logger: TestCluster.quietLogger)
-        let listener = try PostgresListener(connectionString: url, channels: ["vault_changes"], logger: TestCluster.quietLogger)
+        let listener = try PostgresListener(connectionString: url, channels: [channel], logger: TestCluster.quietLogger)
         defer { listener.stop() }
-        let events = Received(listener)
-        // The listener is ready once a notification sent after it started arrives.
-        var ready = false
-        for attempt in 0..<50 where !ready {
-            try await pool.withConnection { try $0.query("SELECT pg_notify('vault_changes', $1)", ["ping \(attempt)"]) }
-            if case .notification(_, let payload)? = await events.next(within: 0.2) { ready = payload.hasPrefix("ping") }
+        do {
+            try await body(pool, Received(listener))
+        } catch {
+            await pool.close()
+            throw error
+        }
+        await pool.close()
+    }
+
+    @Test func notificationsArriveOnlyWhenTheirTransactionCommits() async throws {
+        try await withListener(on: "vault_changes") { pool, events in
+            // The listener is ready once a notification sent after it started arrives.
+            var ready = false
+            for attempt in 0..<50 where !ready {
+                _ = try await pool.withConnection { try $0.query("SELECT pg_notify('vault_changes', $1)", ["ping \(attempt)"]) }
+                if case .notification(_, let payload)? = await events.next(within: 0.2) { ready = payload.hasPrefix("ping") }
         }
         #expect(ready)
         while case .notification? = await events.next(within: 0.3) {}  // drain the other pings
@@ -32,28 +44,24 @@ import Testing
         }
         #expect(await events.next() == .notification(channel: "vault_changes", payload: "committed"))
         #expect(await events.next(within: 0.5) == nil, "nothing of the rolled-back transaction or other channels")
-        await pool.close()
+        }
     }
 
     @Test func aLostConnectionComesBackAndSaysSo() async throws {
-        let url = try await TestCluster.newDatabase()
-        let pool = PostgresPool(connectionString: url, maxConnections: 2, acquireTimeout: .seconds(120), logger: TestCluster.quietLogger)
-        let listener = try PostgresListener(connectionString: url, channels: ["feed"], logger: TestCluster.quietLogger)
-        defer { listener.stop() }
-        let events = Received(listener)
-        var listening: [Int] = []
-        for _ in 0..<100 where listening.isEmpty {
-            listening = try await pool.withConnection { db in
-                try db.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'").map { try $0.int(0) }
-            }
-            if listening.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+        try await withListener(on: "feed") { pool, events in
+            var listening: [Int] = []
+            for _ in 0..<100 where listening.isEmpty {
+                listening = try await pool.withConnection { db in
+                    try db.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'").map { try $0.int(0) }
+                }
+                if listening.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
         }
         let pid = try #require(listening.first)
-        try await pool.withConnection { try $0.query("SELECT pg_terminate_backend($1)", [pid]) }
+        _ = try await pool.withConnection { try $0.query("SELECT pg_terminate_backend($1)", [pid]) }
         #expect(await events.next() == .reconnected)
-        try await pool.transaction { try $0.query("SELECT pg_notify('feed', 'after')") }
+        _ = try await pool.transaction { try $0.query("SELECT pg_notify('feed', 'after')") }
         #expect(await events.next() == .notification(channel: "feed", payload: "after"))
-        await pool.close()
+        }
     }
 
     @Test func channelNamesAreCheckedBeforeUse() {

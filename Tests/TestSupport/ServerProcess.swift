@@ -46,6 +46,21 @@ public struct ServerProcess: Sendable {
         throw ServerProcessError.exited(try await process.finish())
     }
 
+    /// Starts `serve`, runs `body`, and stops the server (also when `body` throws). Returns what
+    /// `body` returned and how the server ended.
+    @discardableResult
+    public static func serving<T>(dataDirectory: URL, _ body: (ServerProcess) async throws -> T) async throws -> (value: T, ended: CLIResult) {
+        let server = try await start(dataDirectory: dataDirectory)
+        let value: T
+        do {
+            value = try await body(server)
+        } catch {
+            _ = try? await server.stop()
+            throw error
+        }
+        return (value, try await server.stop())
+    }
+
     /// The port of the "vaultsync server listening" log line.
     private static func listeningPort(in log: String) -> Int? {
         for line in log.split(separator: "\n") where line.contains("vaultsync server listening") {
