@@ -140,11 +140,11 @@ import Glibc
         try await PrivateCluster.with { cluster in
             try await TestServer.with(configure: { $0.databaseURL = cluster.connectionString(database: "outage") }) { server in
                 try await linkWithPendingNote(vault, server)
-                try cluster.stop()
+                try await cluster.stop()
                 for _ in 0..<4 {  // more syncs than it takes to park a file
                     try await expectUnreachable(try await vaultsync(["sync", vault.path]), saying: "the server cannot serve now (the server's database is unavailable", vault)
                 }
-                try cluster.start()
+                try await cluster.start()
                 let synced = try await vaultsync(["sync", vault.path, "--json"])
                 #expect(synced.exitCode == 0, "\(synced)")
                 #expect(try synced.json()["pushed"] as? [String] == ["pending.md"])

@@ -18,7 +18,7 @@ import Testing
                 connectionString: cluster.connectionString(database: "outage"), maxConnections: 2, acquireTimeout: .seconds(60), logger: TestCluster.quietLogger)
             #expect(try await pool.withConnection { try $0.query("SELECT 1").first!.int(0) } == 1)
 
-            try cluster.stop()
+            try await cluster.stop()
             let clock = ContinuousClock()
             let started = clock.now
             let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
@@ -46,7 +46,7 @@ import Testing
             // whole suite at once on 2 cores) takes some seconds to answer ten failed connects.
             #expect(clock.now - started < .seconds(30))
 
-            try cluster.start()
+            try await cluster.start()
             // Ready is when a task of its own gets a connection and an answer: on a loaded runner
             // (every suite runs at once on 2 cores) that alone can take seconds after pg_ctl returns.
             let url = cluster.connectionString(database: "outage")
@@ -82,8 +82,8 @@ import Testing
                 for _ in 0..<3 { group.addTask { _ = try await pool.withConnection { try $0.query("SELECT pg_sleep(0.2)") } } }
                 try await group.waitForAll()
             }
-            try cluster.stop()
-            try cluster.start()
+            try await cluster.stop()
+            try await cluster.start()
             for _ in 0..<6 {
                 #expect(try await pool.withConnection { try $0.query("SELECT 1").first!.int(0) } == 1)
                 #expect(try await pool.transaction { try $0.query("SELECT 2").first!.int(0) } == 2)
@@ -141,8 +141,8 @@ import Testing
                 let user = try await server.newUser()
                 let device = try await user.newDevice()
                 _ = try await device.write("a.md", "one")
-                try cluster.stop()
-                try cluster.start()
+                try await cluster.stop()
+                try await cluster.start()
                 for n in 0..<4 {
                     _ = try await device.write("b\(n).md", "two")
                 }
@@ -156,14 +156,14 @@ import Testing
         try await PrivateCluster.with { cluster in
             try await TestServer.with(configure: { $0.databaseURL = cluster.connectionString(database: "outage") }) { server in
                 let user = try await server.newUser()
-                try cluster.stop()
+                try await cluster.stop()
                 let body = Data(#"{"email":"\#(user.email)","password":"\#(user.password)"}"#.utf8)
                 let answer = try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: body)
                 #expect(answer.status == 503 && answer.code == .unavailable && answer.retryAfter == "5", "answered \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
                 let health = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health"))
                 #expect(health.status == 503)
                 #expect(try WireCoding.decoder().decode(HealthResponse.self, from: health.body).database == "unavailable")
-                try cluster.start()
+                try await cluster.start()
                 let retried = try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: body)
                 #expect(retried.status == 200)
                 let healthy = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health"))

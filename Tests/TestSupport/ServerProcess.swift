@@ -79,7 +79,8 @@ public struct ServerProcess: Sendable {
         } catch let CLIProcessError.timedOut(_, partial) {
             result = partial
         }
-        try cluster.stop()
+        let cluster = try self.cluster
+        try await offThePool { try cluster.stop() }
         return result
     }
 

@@ -21,7 +21,7 @@ public enum TestCluster {
         options.maxConnections = 400
         options.unsafeNoFsync = true
         let cluster = try EmbeddedPostgres(clusterDirectory: root.appendingPathComponent("pg"), options: options, logger: quietLogger)
-        try cluster.start()
+        _ = try await offThePool { try cluster.start() }
         clusterToStop = cluster
         atexit {
             try? TestCluster.clusterToStop?.stop()
@@ -31,7 +31,7 @@ public enum TestCluster {
         if let pid = cluster.postmasterPID {
             ExitWatchdog.run("kill -QUIT \(pid) 2>/dev/null; sleep 1; rm -rf '\(root.path)'", alsoEndsWith: pid)
         }
-        try cluster.createDatabase(templateName)
+        try await offThePool { try cluster.createDatabase(templateName) }
         let pool = PostgresPool(connectionString: cluster.connectionString(database: templateName), maxConnections: 1, logger: quietLogger)
         try await VaultSyncServer.migrateDatabase(pool, logger: quietLogger)
         await pool.close()
@@ -45,7 +45,7 @@ public enum TestCluster {
     public static func newDatabase() async throws -> String {
         let cluster = try await ready.value
         let name = "test_\(getpid())_\(counter.next())"
-        try cluster.createDatabase(name, template: templateName)
+        try await offThePool { try cluster.createDatabase(name, template: templateName) }
         return cluster.connectionString(database: name)
     }
 
