@@ -12,6 +12,7 @@ let cryptoExtras: Target.Dependency = .product(name: "CryptoExtras", package: "s
 let log: Target.Dependency = .product(name: "Logging", package: "swift-log")
 let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
 let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let nioWebSocket: Target.Dependency = .product(name: "NIOWebSocket", package: "swift-nio")
 let nioHTTP1: Target.Dependency = .product(name: "NIOHTTP1", package: "swift-nio")
 let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
 let jwtKit: Target.Dependency = .product(name: "JWTKit", package: "jwt-kit")
@@ -19,6 +20,9 @@ let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package
 let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", package: "async-http-client")
+let hummingbirdWebSocket: Target.Dependency = .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
+let webSocketClient: Target.Dependency = .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
 let zip: Target.Dependency = .product(name: "ZIPFoundation", package: "ZIPFoundation")
 
 let package = Package(
@@ -35,6 +39,8 @@ let package = Package(
     dependencies: [
         // Only the FullFoundation trait: with both defaults SwiftPM 6.3.1 recompiles Hummingbird on every build.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"5.0.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -54,7 +60,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", log, nioCore, nioPosix], path: "server/Postgres", swiftSettings: swiftSettings),
         .target(
             name: "SyncServer",
-            dependencies: ["SyncProtocol", "Postgres", hummingbird, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, zip],
+            dependencies: ["SyncProtocol", "Postgres", hummingbird, hummingbirdWebSocket, nioWebSocket, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, zip],
             path: "server/SyncServer",
             swiftSettings: swiftSettings
         ),
@@ -62,7 +68,7 @@ let package = Package(
         // MARK: client
         .target(name: "SyncCore", dependencies: ["SyncProtocol"], path: "client/SyncCore", swiftSettings: swiftSettings),
         .target(name: "CFileStat", path: "client/CFileStat"),
-        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "CFileStat", grdb, log, zip, asyncHTTPClient, nioCore, nioPosix, nioHTTP1], path: "client/SyncClient", swiftSettings: swiftSettings),
+        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "CFileStat", grdb, log, zip, asyncHTTPClient, nioCore, nioPosix, nioHTTP1, nioWebSocket, webSocketClient, httpTypes], path: "client/SyncClient", swiftSettings: swiftSettings),
 
         // MARK: executables
         .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),

@@ -133,6 +133,11 @@ public struct TestDevice: Sendable {
     public let session: VaultSession
     public let info: DeviceInfo
 
+    /// This device talking to another server instance (one on the same database).
+    public func through(_ server: TestServer) -> TestDevice {
+        TestDevice(api: server.api, session: session, info: info)
+    }
+
     /// Pushes, uploads and confirms files in one batch, each with its base version; returns the confirm answer.
     @discardableResult
     public func write(_ files: [(path: String, content: String, base: Int?)]) async throws -> ConfirmResponse {

@@ -159,6 +159,18 @@ public struct SyncAPI: Sendable {
         return file
     }
 
+    /// `GET /vault/events` as a long poll: other devices' changes after `cursor`, waiting up to
+    /// `wait` seconds for one (then an `idle` event).
+    public func events(_ session: VaultSession, cursor: String, wait: Int) async throws -> VaultEvent {
+        try await call("GET", "vault/events", query: [URLQueryItem(name: "cursor", value: cursor), URLQueryItem(name: "wait", value: String(wait))], body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
+    /// The headers of a vault request (for the change feed's WebSocket, which does not go
+    /// through ``call``).
+    func vaultHeaders(_ session: VaultSession) -> [String: String] {
+        headers(session).merging([SyncHeader.protocolVersion: String(ProtocolVersion.current)]) { $1 }
+    }
+
     // MARK: plumbing
 
     private struct Empty: Decodable {}

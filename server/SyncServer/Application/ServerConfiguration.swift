@@ -62,6 +62,9 @@ public struct ServerConfiguration: Sendable {
     public var passwordHashThreads = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)
     /// Sign-ins that may wait for a hashing thread; more at once are refused with `503` (default 32).
     public var passwordHashQueue = 32
+    /// How often the change feed pings an idle WebSocket; a peer that has not answered the
+    /// previous ping by the next is dropped (default 30 s).
+    public var eventPingInterval: Duration = .seconds(30)
 
     public init() {}
 

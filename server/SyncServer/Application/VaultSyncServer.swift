@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 public import Foundation
 public import Hummingbird
+import HummingbirdWebSocket
 public import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -89,16 +90,30 @@ public enum VaultSyncServer {
             db: pool, store: store, fileIO: fileIO, folder: exportsFolder, urls: serverURLs, jobs: ExportJobs(), runner: background,
             ttl: .seconds(24 * 3600), now: now, logger: logger)
         ExportDownloadRoutes(exports: exports, urls: serverURLs, fileIO: fileIO, now: now).add(to: router.group("exports"))
-        VaultRoutes(vault: VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now), exports: exports)
-            .add(to: authenticated.group("vault"))
+        let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now)
+        VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))
+        let feed = ChangeFeed()
+        let events = EventRoutes(vault: vault, feed: feed)
+        events.addLongPoll(to: authenticated.group("vault"))
+        // Upgrades go through a router of their own with the same checks: a refused upgrade falls
+        // through to the HTTP router, whose long poll answers with the error envelope.
+        let upgrades = Router(context: ServerRequestContext.self)
+        upgrades.middlewares.add(RequestLogMiddleware())
+        upgrades.middlewares.add(ErrorEnvelopeMiddleware())
+        events.addWebSocket(to: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(tokens: tokens)))
         // Shut down in reverse order: background jobs end before the pool they use closes.
-        var services: [any Service] = [DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background, hashing]
+        var services: [any Service] = [
+            DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background, hashing,
+            ChangeFeedListener(feed: feed, connectionString: database.connectionString, now: now, logger: logger),
+        ]
         if let interval = configuration.purgeInterval {
             services.append(PurgeJob(purge: purgeService(configuration, pool: pool, store: store, now: now, logger: logger), interval: interval, logger: logger))
         }
 
         return Application(
             router: router,
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: upgrades, configuration: .init(ws: .init(autoPing: .enabled(timePeriod: configuration.eventPingInterval)))),
             configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "vaultsync/\(version)"),
             services: services,
             onServerRunning: { channel in
@@ -165,7 +180,7 @@ public enum VaultSyncServer {
         func pool(_ connectionString: String) -> PostgresPool {
             PostgresPool(connectionString: connectionString, maxConnections: configuration.databasePoolSize, acquireTimeout: configuration.databaseWaitTimeout, logger: logger)
         }
-        guard configuration.databaseURL == nil else { return OpenedDatabase(pool: pool(configuration.databaseURL!), cluster: nil, startedCluster: false) }
+        if let url = configuration.databaseURL { return OpenedDatabase(pool: pool(url), connectionString: url, cluster: nil, startedCluster: false) }
         let cluster = try EmbeddedPostgres(clusterDirectory: configuration.dataDirectory.appendingPathComponent("postgres"), logger: logger)
         let outcome = try cluster.start()
         do {
@@ -174,7 +189,8 @@ public enum VaultSyncServer {
             if outcome == .started { try? cluster.stop() }
             throw error
         }
-        return OpenedDatabase(pool: pool(cluster.connectionString(database: "vaultsync")), cluster: cluster, startedCluster: outcome == .started)
+        let url = cluster.connectionString(database: "vaultsync")
+        return OpenedDatabase(pool: pool(url), connectionString: url, cluster: cluster, startedCluster: outcome == .started)
     }
 
     private static func makeBlobStore(
@@ -252,6 +268,8 @@ struct DatabaseLifecycle: Service {
 /// A database opened for the server or an admin command.
 struct OpenedDatabase: Sendable {
     let pool: PostgresPool
+    /// How to reach the database (the change feed listens on a connection of its own).
+    let connectionString: String
     /// The embedded cluster, when no database URL is configured.
     let cluster: EmbeddedPostgres?
     /// Whether opening started the cluster (rather than adopting a running one).

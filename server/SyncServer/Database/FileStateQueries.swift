@@ -87,8 +87,12 @@ enum FileStateQueries {
         return try row.int64(0)
     }
 
-    static func setSequence(_ db: PostgresConnection, vaultID: UUID, to sequence: Int64) throws {
+    /// Records the vault's new change sequence after `writes` by `deviceID`, and announces them
+    /// on the change feed in the same transaction.
+    static func finish(_ db: PostgresConnection, vaultID: UUID, writes: [Write], sequence: Int64, deviceID: UUID) throws {
+        guard !writes.isEmpty else { return }
         try db.query("UPDATE vaults SET change_seq = $2 WHERE id = $1", [vaultID, sequence])
+        try ChangeFeedQueries.announce(db, vaultID: vaultID, sequence: sequence, deviceID: deviceID, paths: writes.map(\.path))
     }
 
     /// Writes live versions (`deleted == false`) or tombstones (`deleted == true`) and records each in history.

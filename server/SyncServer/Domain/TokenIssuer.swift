@@ -39,11 +39,17 @@ struct TokenIssuer: Sendable {
     /// The user id in a valid, unexpired token.
     /// - Throws: ``ServiceError/unauthorized(_:)``.
     func verify(_ token: String) async throws -> UUID {
+        try await verifyClaims(token).userID
+    }
+
+    /// The user id and expiry of a valid, unexpired token.
+    /// - Throws: ``ServiceError/unauthorized(_:)``.
+    func verifyClaims(_ token: String) async throws -> (userID: UUID, expiresAt: Date) {
         guard let payload = try? await keys.verify(token, as: AccessTokenPayload.self),
             (try? payload.exp.verifyNotExpired(currentDate: now())) != nil,
             let id = UUID(uuidString: payload.sub.value)
         else { throw ServiceError.unauthorized("the access token is invalid or expired: refresh it or log in") }
-        return id
+        return (id, payload.exp.value)
     }
 
     /// A new random refresh token and the hash under which it is stored.

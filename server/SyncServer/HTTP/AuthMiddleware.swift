@@ -11,7 +11,7 @@ struct AuthMiddleware: RouterMiddleware {
             throw ServiceError.unauthorized("an 'Authorization: Bearer <access token>' header is required")
         }
         var context = context
-        context.userID = try await tokens.verify(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
+        (context.userID, context.tokenExpiresAt) = try await tokens.verifyClaims(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
         context.logger[metadataKey: "user.id"] = "\(context.userID!)"
         return try await next(request, context)
     }

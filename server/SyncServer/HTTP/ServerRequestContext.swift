@@ -1,17 +1,22 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import SyncProtocol
 
-/// The request context: the core storage plus the authenticated user, and the protocol's JSON coding.
-struct ServerRequestContext: RequestContext {
+/// The request context: the core storage plus the authenticated user, and the protocol's JSON
+/// coding. It can carry a WebSocket upgrade (the change feed).
+struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     /// Largest JSON request body accepted (a full batch fits well within it).
     static let maxBodyBytes = 4 * 1024 * 1024
 
     var coreContext: CoreRequestContextStorage
     /// Set by ``AuthMiddleware`` once the bearer token checks out.
     var userID: UUID?
+    /// When the access token expires (set with ``userID``).
+    var tokenExpiresAt: Date?
+    let webSocket = WebSocketHandlerReference<ServerRequestContext>()
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

@@ -63,10 +63,16 @@ struct VaultRoutes {
     }
 
     private func scope(_ request: Request, _ context: ServerRequestContext) async throws -> VaultScope {
-        let scope = try await vault.scope(
+        try await vault.scope(request, context)
+    }
+}
+
+extension VaultService {
+    /// The scope an authenticated vault request names in its headers.
+    func scope(_ request: Request, _ context: ServerRequestContext) async throws -> VaultScope {
+        try await scope(
             userID: try context.requireUser(),
             vaultName: request.headers[HTTPField.Name(SyncHeader.vault)!],
             deviceHeader: request.headers[HTTPField.Name(SyncHeader.device)!])
-        return scope
     }
 }

@@ -100,7 +100,7 @@ extension VaultService {
                     sizeBytes: reservation.sizeBytes, updatedAt: now))
             }
             try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes, deleted: false, deviceID: scope.deviceID, now: now)
-            try FileStateQueries.setSequence(tx, vaultID: scope.vaultID, to: sequence)
+            try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
             try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: writes.compactMap(\.contentHash), sizes: writes.map(\.sizeBytes), now: now)
             try PushQueries.consume(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: writes.map(\.path), versions: writes.map(\.version))
             return o

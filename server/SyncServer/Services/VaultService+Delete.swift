@@ -38,7 +38,7 @@ extension VaultService {
                 o.deleted.append(DeletedFile(path: file.path, deletedAt: now, deletedByDevice: nil, version: version))
             }
             try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes, deleted: true, deviceID: scope.deviceID, now: now)
-            try FileStateQueries.setSequence(tx, vaultID: scope.vaultID, to: sequence)
+            try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
             return o
         }
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)

@@ -45,11 +45,9 @@ extension VaultService {
             }
             let version = FileVersionRule.next(after: current?.version)
             sequence += 1
-            try FileStateQueries.write(
-                tx, vaultID: scope.vaultID,
-                writes: [FileStateQueries.Write(path: path.rawValue, pathKey: path.caseFoldedKey, version: version, contentHash: hash, sizeBytes: old.sizeBytes, sequence: sequence)],
-                deleted: false, deviceID: scope.deviceID, now: now)
-            try FileStateQueries.setSequence(tx, vaultID: scope.vaultID, to: sequence)
+            let writes = [FileStateQueries.Write(path: path.rawValue, pathKey: path.caseFoldedKey, version: version, contentHash: hash, sizeBytes: old.sizeBytes, sequence: sequence)]
+            try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes, deleted: false, deviceID: scope.deviceID, now: now)
+            try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
             let restored = ConfirmedFile(path: path, version: version, contentHash: try ContentHash(hash), sizeBytes: old.sizeBytes, updatedAt: now)
             return RestoreResponse(restored: restored, restoredFrom: request.version)
         }

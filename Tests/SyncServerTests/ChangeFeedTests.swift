@@ -1,0 +1,281 @@
+import Foundation
+import Postgres
+import SyncClient
+import SyncProtocol
+@testable import SyncServer
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The change feed (`GET /vault/events`) against a real server: WebSockets through the client's
+/// own ``EventSocket``, the long poll over HTTP, notifications through Postgres.
+@Suite struct ChangeFeedTests {
+    /// A change reaches the vault's other connected devices with its paths and author; the author
+    /// hears nothing of its own change (the first thing it hears is the other device's change).
+    @Test func changesReachTheOtherDevicesButNotTheirAuthor() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, phone) = (try await user.newDevice("laptop"), try await user.newDevice("phone"))
+            let laptopFeed = try await FeedRecorder.connect(laptop.session, to: server.baseURL)
+            let phoneFeed = try await FeedRecorder.connect(phone.session, to: server.baseURL)
+
+            let written = try await laptop.write("notes/a.md", "one")
+            let heard = try await phoneFeed.next()
+            #expect(heard.type == .changed && heard.names == ["notes/a.md"] && heard.authorDevice == laptop.info.deviceID)
+            #expect(heard.sequence != nil)
+
+            // A delete and a restore are changes too.
+            _ = try await laptop.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("notes/a.md"), baseVersion: written.confirmed[0].version)]), session: laptop.session)
+            #expect(try await phoneFeed.next().names == ["notes/a.md"])
+            _ = try await laptop.api.restore(RestoreRequest(path: try VaultPath("notes/a.md"), version: written.confirmed[0].version), session: laptop.session)
+            let restored = try await phoneFeed.next()
+            #expect(restored.names == ["notes/a.md"] && restored.sequence! > heard.sequence!)
+
+            _ = try await phone.write("b.md", "from the phone")
+            let laptopHeard = try await laptopFeed.next()
+            #expect(laptopHeard.names == ["b.md"] && laptopHeard.authorDevice == phone.info.deviceID, "the laptop heard none of its own three changes first")
+            #expect(phoneFeed.pending.isEmpty)
+            await laptopFeed.stop()
+            await phoneFeed.stop()
+        }
+    }
+
+    /// Another user's changes are never announced to this user's devices.
+    @Test func aUserHearsOnlyTheirOwnVault() async throws {
+        try await TestServer.with { server in
+            let (alice, bob) = (try await server.newUser(), try await server.newUser())
+            let (aliceLaptop, alicePhone, bobPhone) = (try await alice.newDevice(), try await alice.newDevice(), try await bob.newDevice())
+            let bobFeed = try await FeedRecorder.connect(bobPhone.session, to: server.baseURL)
+            let aliceFeed = try await FeedRecorder.connect(alicePhone.session, to: server.baseURL)
+            _ = try await aliceLaptop.write("secret.md", "alice's")
+            #expect(try await aliceFeed.next().names == ["secret.md"])
+            _ = try await bob.newDevice().write("bob.md", "bob's")
+            #expect(try await bobFeed.next().names == ["bob.md"], "bob's first event is his own vault's change")
+            await bobFeed.stop()
+            await aliceFeed.stop()
+        }
+    }
+
+    /// The long poll answers at once when other devices changed the vault after the cursor, waits
+    /// for the next change otherwise, and says `idle` after the wait; a device's own changes do not
+    /// end its wait.
+    @Test func theLongPollAnswersWhenAnotherDeviceChangesTheVault() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, phone) = (try await user.newDevice("laptop"), try await user.newDevice("phone"))
+            let start = try await phone.allChanges().cursor!
+
+            _ = try await phone.write("own.md", "mine")
+            #expect(try await phone.api.events(phone.session, cursor: start, wait: 1).type == .idle, "its own change does not wake it")
+
+            _ = try await laptop.write("a.md", "one")
+            let immediate = try await phone.api.events(phone.session, cursor: start, wait: 30)
+            #expect(immediate.type == .changed && immediate.names == ["a.md"] && immediate.authorDevice == laptop.info.deviceID)
+
+            let caughtUp = try await phone.allChanges(after: start).cursor!
+            async let waited = phone.api.events(phone.session, cursor: caughtUp, wait: 30)
+            try await Task.sleep(for: .milliseconds(300))  // let the poll start waiting; a change before that is found by its first look
+            let clock = ContinuousClock()
+            let changed = clock.now
+            _ = try await laptop.write("b.md", "two")
+            let event = try await waited
+            #expect(event.type == .changed && event.names == ["b.md"])
+            #expect(clock.now - changed < .seconds(10), "answered when the change came, not after the 30 s wait")
+        }
+    }
+
+    /// Bad requests to the feed are refused with a reason and change nothing.
+    @Test func refusedRequestsSayWhy() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let device = try await user.newDevice()
+            let url = server.baseURL.appendingPathComponent("vault/events")
+            let headers = RawHTTP.vaultHeaders(user.tokens.accessToken, device: device.info.deviceID)
+            let noCursor = try await RawHTTP.send("GET", url, headers: headers)
+            #expect(noCursor.status == 400 && noCursor.code == .invalidRequest)
+            let cursor = try await device.allChanges().cursor!
+            var tooLong = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+            tooLong.queryItems = [URLQueryItem(name: "cursor", value: cursor), URLQueryItem(name: "wait", value: "3600")]
+            #expect(try await RawHTTP.send("GET", tooLong.url!, headers: headers).status == 400)
+            tooLong.queryItems = [URLQueryItem(name: "cursor", value: "forged"), URLQueryItem(name: "wait", value: "1")]
+            #expect(try await RawHTTP.send("GET", tooLong.url!, headers: headers).code == .invalidCursor)
+            let unsigned = try await RawHTTP.send("GET", url, headers: RawHTTP.vaultHeaders("not-a-token", device: device.info.deviceID))
+            #expect(unsigned.status == 401 && unsigned.code == .unauthorized)
+
+            // The WebSocket upgrade is refused for a bad token or a device of someone else.
+            let socket = EventSocket(api: SyncAPI(baseURL: server.baseURL), logger: TestCluster.quietLogger)
+            await #expect(throws: (any Error).self) { try await socket.run(VaultSession(accessToken: "not-a-token", deviceID: device.info.deviceID)) { _ in } }
+            let stranger = try await server.newUser().newDevice()
+            await #expect(throws: (any Error).self) { try await socket.run(VaultSession(accessToken: user.tokens.accessToken, deviceID: stranger.info.deviceID)) { _ in } }
+        }
+    }
+
+    /// When the access token expires, the server closes the feed with the code that tells the
+    /// client to refresh it (the test moves the server's clock past the expiry).
+    @Test func anExpiredTokenEndsTheFeedWithItsCloseCode() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let device = try await user.newDevice()
+            let feed = try await FeedRecorder.connect(device.session, to: server.baseURL)
+            server.clock.advance(by: server.configuration.accessTokenTTL.timeIntervalSeconds + 1)
+            #expect(try await feed.end() == .tokenExpired)
+        }
+    }
+
+    /// A device connected to one server instance hears a change confirmed through another: the
+    /// instances share only the database.
+    @Test func aDeviceOnOneInstanceHearsAChangeMadeThroughAnother() async throws {
+        let secret = "one secret for every instance of this test"
+        try await TestServer.with(configure: { $0.jwtSecret = secret }) { first in
+            try await TestServer.with(configure: {
+                $0.jwtSecret = secret
+                $0.databaseURL = first.databaseURL
+                $0.blobStore = first.dataDirectory.appendingPathComponent("blobs").absoluteString
+            }) { second in
+                let user = try await first.newUser()
+                let (laptop, phone) = (try await user.newDevice("laptop"), try await user.newDevice("phone"))
+                let phoneFeed = try await FeedRecorder.connect(phone.session, to: first.baseURL)
+                let throughSecond = laptop.through(second)
+                _ = try await throughSecond.write("elsewhere.md", "made on instance 2")
+                let heard = try await phoneFeed.next()
+                #expect(heard.names == ["elsewhere.md"] && heard.authorDevice == laptop.info.deviceID)
+                await phoneFeed.stop()
+            }
+        }
+    }
+
+    /// When the server's LISTEN connection is lost, it connects again and tells every connected
+    /// device to catch up (changes made meanwhile were not announced).
+    @Test func aLostListenerTellsEveryoneToCatchUp() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            let feed = try await FeedRecorder.connect(device.session, to: server.baseURL)
+            let admin = try PostgresConnection(connectionString: server.databaseURL)
+            defer { admin.close() }
+            let ended = try admin.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'")
+            #expect(ended.count == 1, "the server listens on one connection")
+            #expect(try await feed.next().type == .catchUp)
+            await feed.stop()
+        }
+    }
+
+    /// The server pings idle connections and drops a peer that stops answering, while a live
+    /// client's connection stays open over the same time.
+    @Test func aPeerThatStopsAnsweringPingsIsDropped() async throws {
+        try await TestServer.with(configure: { $0.eventPingInterval = .seconds(1) }) { server in
+            let user = try await server.newUser()
+            let device = try await user.newDevice()
+            let live = try await FeedRecorder.connect(device.session, to: server.baseURL)
+            let silent = try SilentWebSocket(port: server.baseURL.port!, headers: RawHTTP.vaultHeaders(user.tokens.accessToken, device: device.info.deviceID))
+            defer { silent.close() }
+            let clock = ContinuousClock()
+            let opened = clock.now
+            try silent.waitForServerToClose(within: .seconds(30))
+            #expect(clock.now - opened >= .seconds(1), "closed by the ping timeout, not at once")
+            let _: Void = try await Task.sleep(for: .seconds(1))
+            #expect(live.pending.isEmpty)
+            _ = try await user.newDevice().write("still.md", "connected")
+            #expect(try await live.next().names == ["still.md"], "the answering client is still connected")
+            await live.stop()
+        }
+    }
+}
+
+/// A WebSocket client that upgrades, then never reads or answers anything (a peer gone dead).
+private struct SilentWebSocket {
+    let descriptor: Int32
+
+    init(port: Int, headers: [String: String]) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var request = "GET /vault/events HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        request += "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\(SyncHeader.protocolVersion): 1\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        _ = request.withCString { send(descriptor, $0, strlen($0), 0) }
+        var answer = [UInt8](repeating: 0, count: 1024)
+        let count = recv(descriptor, &answer, answer.count, 0)
+        guard count > 0, String(decoding: answer[..<count], as: UTF8.self).hasPrefix("HTTP/1.1 101") else {
+            throw POSIXError(.EPROTO)
+        }
+    }
+
+    /// Waits until the server closes the connection (reading what it sends but answering nothing).
+    func waitForServerToClose(within limit: Duration) throws {
+        let deadline = ContinuousClock.now + limit
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while ContinuousClock.now < deadline {
+            var descriptor = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 100) > 0 else { continue }
+            if recv(self.descriptor, &buffer, buffer.count, 0) <= 0 { return }
+        }
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    func close() { Glibc.close(descriptor) }
+}
+
+/// The feed's in-process parts.
+@Suite struct ChangeFeedHubTests {
+    /// A burst of changes to a connection that is not reading folds into one message: the newest
+    /// sequence and author, the paths up to the cap, and `more`.
+    @Test func aBurstFoldsIntoOneMessagePerConnection() async throws {
+        let feed = ChangeFeed()
+        let vault = UUID()
+        let (author, listener) = (UUID(), UUID())
+        let subscription = feed.subscribe(vaultID: vault, deviceID: listener)
+        let own = feed.subscribe(vaultID: vault, deviceID: author)
+        for n in 1...1000 {
+            feed.publish(VaultEvent(type: .changed, sequence: Int64(n), paths: [try VaultPath("n\(n).md")], authorDevice: author), to: vault)
+        }
+        guard case .event(let event) = await subscription.next() else { Issue.record("no event"); return }
+        #expect(event.sequence == 1000 && event.more && event.paths.count == VaultEvent.pathCap && event.authorDevice == author)
+        #expect(event.names.first == "n1.md")
+        feed.publish(VaultEvent(type: .changed, sequence: 1001, paths: [try VaultPath("late.md")], authorDevice: author), to: vault)
+        guard case .event(let next) = await subscription.next() else { Issue.record("no event"); return }
+        #expect(next.names == ["late.md"] && !next.more, "what was sent is not sent again")
+
+        feed.publish(VaultEvent(type: .changed, sequence: 1002, paths: [try VaultPath("x.md")], authorDevice: listener), to: vault)
+        guard case .event(let echo) = await own.next() else { Issue.record("no event"); return }
+        #expect(echo.authorDevice == listener, "the author's own subscription heard only the other device")
+
+        feed.expire(before: Date())  // subscriptions without expiry stay
+        feed.catchUpEverywhere()
+        #expect(await subscription.next() == .event(VaultEvent(type: .catchUp)))
+        subscription.cancel()
+        own.cancel()
+        #expect(feed.connectionCount == 0)
+        #expect(await subscription.next() == nil)
+    }
+
+    /// A subscription past its token's expiry is told so at the next sweep.
+    @Test func expiredSubscriptionsAreToldAtTheSweep() async throws {
+        let feed = ChangeFeed()
+        let now = Date()
+        let expiring = feed.subscribe(vaultID: UUID(), deviceID: UUID(), expiresAt: now.addingTimeInterval(60))
+        feed.expire(before: now)
+        feed.expire(before: now.addingTimeInterval(61))
+        #expect(await expiring.next() == .expired)
+        expiring.cancel()
+    }
+}
+
+extension Duration {
+    fileprivate var timeIntervalSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+extension VaultEvent {
+    /// The paths as plain strings.
+    fileprivate var names: [String] { paths.map(\.rawValue) }
+}

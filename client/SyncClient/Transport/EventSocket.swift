@@ -1,0 +1,63 @@
+public import Foundation
+import HTTPTypes
+import HummingbirdWSClient
+public import Logging
+import NIOWebSocket
+public import SyncProtocol
+
+/// How a change-feed connection ended.
+public enum EventSocketEnd: Sendable, Equatable {
+    /// The server closed it because the access token expired: refresh it, then connect again.
+    case tokenExpired
+    /// It closed for another reason (the server shut down, the network went): connect again after a pause.
+    case closed(String)
+}
+
+/// The change feed's WebSocket (`GET /vault/events` upgraded): connects with the session's
+/// headers and hands over each ``VaultEvent``. Pings both ways find a dead connection.
+public struct EventSocket: Sendable {
+    let api: SyncAPI
+    let pingInterval: Duration
+    let logger: Logger
+
+    public init(api: SyncAPI, pingInterval: Duration = .seconds(30), logger: Logger) {
+        self.api = api
+        self.pingInterval = pingInterval
+        self.logger = logger
+    }
+
+    /// The feed's `ws://` or `wss://` URL.
+    var url: URL {
+        var components = URLComponents(url: api.baseURL.appendingPathComponent("vault/events"), resolvingAgainstBaseURL: false)!
+        components.scheme = components.scheme == "https" ? "wss" : "ws"
+        return components.url!
+    }
+
+    /// Connects and calls `onEvent` with each event until the connection ends; says how it ended.
+    /// `onEvent` should return quickly (signal, not sync): the connection is read between calls.
+    /// - Throws: when no connection could be made (server unreachable, or the upgrade refused:
+    ///   the token or device was not accepted).
+    public func run(_ session: VaultSession, onEvent: @escaping @Sendable (VaultEvent) async -> Void) async throws -> EventSocketEnd {
+        var headers = HTTPFields()
+        for (name, value) in api.vaultHeaders(session) {
+            if let field = HTTPField.Name(name) { headers[field] = value }
+        }
+        let decoder = WireCoding.decoder()
+        let logger = logger
+        let close = try await WebSocketClient.connect(
+            url: url.absoluteString, configuration: .init(additionalHeaders: headers, autoPing: .enabled(timePeriod: pingInterval)), logger: logger
+        ) { inbound, _, _ in
+            for try await message in inbound.messages(maxSize: 1 << 20) {
+                guard case .text(let text) = message else { continue }
+                guard let event = try? decoder.decode(VaultEvent.self, from: Data(text.utf8)) else {
+                    logger.debug("ignoring a change-feed message this client does not understand", metadata: ["message": "\(text.prefix(200))"])
+                    continue
+                }
+                await onEvent(event)
+            }
+        }
+        guard let close else { return .closed("the connection ended") }
+        if close.closeCode == .unknown(VaultEventClose.tokenExpired) { return .tokenExpired }
+        return .closed(close.reason ?? "closed (\(close.closeCode))")
+    }
+}

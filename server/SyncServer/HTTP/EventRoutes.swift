@@ -1,0 +1,112 @@
+import Foundation
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOWebSocket
+import ServiceLifecycle
+import SyncProtocol
+
+/// `GET /vault/events`, the change feed: a WebSocket (upgrade) on which the server sends a
+/// ``VaultEvent`` whenever another device changes the vault, or a long poll
+/// (`?cursor=…&wait=…`) that answers as soon as another device changed the vault after the cursor.
+struct EventRoutes {
+    let vault: VaultService
+    let feed: ChangeFeed
+
+    /// The longest long-poll wait, in seconds.
+    static let maxWait = 45  // under the clients' 60 s read timeout
+
+    /// The long poll, on the HTTP router.
+    func addLongPoll(to group: RouterGroup<ServerRequestContext>) {
+        group.get("events") { request, context in
+            let scope = try await vault.scope(request, context)
+            let query = request.uri.queryParameters
+            guard let cursor = query["cursor"].map(String.init) else {
+                throw ServiceError.invalidRequest("the long poll needs ?cursor= (from GET /vault/state); for the live feed open a WebSocket on this URL")
+            }
+            return try context.json(try await longPoll(scope, cursor: cursor, wait: try Self.wait(query["wait"].map(String.init))))
+        }
+    }
+
+    /// The WebSocket, on the upgrade router.
+    func addWebSocket(to group: RouterGroup<ServerRequestContext>) {
+        group.ws(
+            "events",
+            shouldUpgrade: { request, context in
+                _ = try await vault.scope(request, context)
+                return .upgrade([:])
+            },
+            onUpgrade: { inbound, outbound, context in
+                let scope = try await vault.scope(context.request, context.requestContext)
+                try await stream(scope, tokenExpiresAt: context.requestContext.tokenExpiresAt, inbound: inbound, outbound: outbound)
+            })
+    }
+
+    private static func wait(_ text: String?) throws -> Int {
+        guard let text else { return 0 }
+        guard let seconds = Int(text), (0...maxWait).contains(seconds) else {
+            throw ServiceError.invalidRequest("wait '\(text.prefix(32))' must be whole seconds from 0 to \(maxWait)")
+        }
+        return seconds
+    }
+
+    /// Other devices' changes after `cursor`; else waits up to `wait` seconds for one (or for the
+    /// server to shut down).
+    private func longPoll(_ scope: VaultScope, cursor: String, wait: Int) async throws -> VaultEvent {
+        // Subscribed before looking: a change committed after the look is announced to us.
+        let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID)
+        defer { subscription.cancel() }
+        if let event = try await vault.changesByOthers(scope, after: cursor) { return event }
+        let event = await withGracefulShutdownHandler {
+            await withTaskGroup(of: VaultEvent?.self) { group in
+                group.addTask {
+                    if case .event(let event) = await subscription.next() { return event }
+                    return nil
+                }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(wait))
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+        } onGracefulShutdown: {
+            subscription.cancel()
+        }
+        return event ?? VaultEvent(type: .idle)
+    }
+
+    /// Sends `ready`, then each (coalesced) event, until the peer leaves (reading also answers its
+    /// pings and lets the automatic pings find a dead peer) or the access token expires (closed
+    /// with ``VaultEventClose/tokenExpired``).
+    private func stream(_ scope: VaultScope, tokenExpiresAt: Date?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID, expiresAt: tokenExpiresAt)
+        defer { subscription.cancel() }
+        let encoder = WireCoding.encoder()
+        func send(_ event: VaultEvent) async throws {
+            try await outbound.write(.text(String(decoding: try encoder.encode(event), as: UTF8.self)))
+        }
+        try await send(VaultEvent(type: .ready))
+        enum End { case peerLeft, feedEnded, tokenExpired }
+        let end = try await withThrowingTaskGroup(of: End.self) { group in
+            group.addTask {
+                for try await _ in inbound.messages(maxSize: 4096) {}  // clients send nothing the server needs
+                return .peerLeft
+            }
+            group.addTask {
+                while let delivery = await subscription.next() {
+                    guard case .event(let event) = delivery else { return .tokenExpired }
+                    try await send(event)
+                }
+                return .feedEnded
+            }
+            let first = try await group.next() ?? .feedEnded
+            group.cancelAll()
+            return first
+        }
+        if end == .tokenExpired {
+            try await outbound.close(.unknown(VaultEventClose.tokenExpired), reason: "the access token expired: refresh it and connect again")
+        }
+    }
+}

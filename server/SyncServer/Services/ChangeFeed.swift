@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+import SyncProtocol
+
+/// This instance's side of the change feed: the open event connections of each vault, and the
+/// fan-out of changes to them. Changes arrive from the database listener (``ChangeFeedListener``),
+/// so a change confirmed on any instance reaches the connections of every instance.
+final class ChangeFeed: Sendable {
+    private struct Registry {
+        var byVault: [UUID: [Int: Subscription]] = [:]
+        var nextID = 0
+        var count = 0
+    }
+
+    private let registry = Mutex(Registry())
+
+    /// Open subscriptions (event connections and long polls) on this instance.
+    var connectionCount: Int { registry.withLock { $0.count } }
+
+    /// Subscribes `deviceID` to the changes of `vaultID` that other devices make, until
+    /// `expiresAt` (when its access token expires; see ``expire(before:)``). End it with
+    /// ``Subscription/cancel()``.
+    func subscribe(vaultID: UUID, deviceID: UUID, expiresAt: Date? = nil) -> Subscription {
+        registry.withLock { registry in
+            registry.nextID += 1
+            let id = registry.nextID
+            let subscription = Subscription(deviceID: deviceID, expiresAt: expiresAt) { [weak self] in self?.remove(vaultID: vaultID, id: id) }
+            registry.byVault[vaultID, default: [:]][id] = subscription
+            registry.count += 1
+            return subscription
+        }
+    }
+
+    /// Hands `event` to every subscriber of `vaultID` but its author.
+    func publish(_ event: VaultEvent, to vaultID: UUID) {
+        let subscribers = registry.withLock { Array(($0.byVault[vaultID] ?? [:]).values) }
+        for subscriber in subscribers where subscriber.deviceID != event.authorDevice {
+            subscriber.offer(event)
+        }
+    }
+
+    /// Tells every subscriber to catch up: changes may have been missed.
+    func catchUpEverywhere() {
+        let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
+        for subscriber in subscribers { subscriber.offer(VaultEvent(type: .catchUp)) }
+    }
+
+    /// Tells subscriptions whose token expired before `now` so: one sweep for all of them, instead
+    /// of a timer per connection.
+    func expire(before now: Date) {
+        let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
+        for subscriber in subscribers {
+            if let expiry = subscriber.expiresAt, expiry <= now { subscriber.markExpired() }
+        }
+    }
+
+    /// Ends every subscription (server shutdown).
+    func finishAll() {
+        let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
+        for subscriber in subscribers { subscriber.cancel() }
+    }
+
+    private func remove(vaultID: UUID, id: Int) {
+        registry.withLock { registry in
+            guard registry.byVault[vaultID]?.removeValue(forKey: id) != nil else { return }
+            registry.count -= 1
+            if registry.byVault[vaultID]?.isEmpty == true { registry.byVault[vaultID] = nil }
+        }
+    }
+}
+
+/// One device's view of the feed. Events that arrive faster than the connection sends them fold
+/// into one pending message (``VaultEvent/absorb(_:)``): a burst of a thousand confirms queues one
+/// message, not a thousand.
+final class Subscription: Sendable {
+    /// What ``next()`` hands over.
+    enum Delivery: Equatable {
+        case event(VaultEvent)
+        /// The subscriber's access token expired.
+        case expired
+    }
+
+    let deviceID: UUID
+    let expiresAt: Date?
+    private let pending = Mutex<(event: VaultEvent?, expired: Bool)>((nil, false))
+    private let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
+    private let onCancel: @Sendable () -> Void
+
+    fileprivate init(deviceID: UUID, expiresAt: Date?, onCancel: @escaping @Sendable () -> Void) {
+        self.deviceID = deviceID
+        self.expiresAt = expiresAt
+        self.onCancel = onCancel
+        // One buffered signal at most: the pending event holds what the signals stand for.
+        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    fileprivate func offer(_ event: VaultEvent) {
+        pending.withLock { pending in
+            if pending.event == nil { pending.event = event } else { pending.event!.absorb(event) }
+        }
+        signal.yield()
+    }
+
+    fileprivate func markExpired() {
+        pending.withLock { $0.expired = true }
+        signal.yield()
+    }
+
+    /// The next (coalesced) event, or the expiry; nil once cancelled.
+    func next() async -> Delivery? {
+        for await _ in signals {
+            let delivery: Delivery? = pending.withLock { pending in
+                if pending.expired { return .expired }
+                defer { pending.event = nil }
+                return pending.event.map { .event($0) }
+            }
+            if let delivery { return delivery }
+        }
+        return nil
+    }
+
+    /// Leaves the feed; a waiting ``next()`` returns nil.
+    func cancel() {
+        signal.finish()
+        onCancel()
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+import Postgres
+import ServiceLifecycle
+
+/// Feeds this instance's ``ChangeFeed`` from Postgres: `LISTEN` on the change channel, each
+/// notification handed to the vault's subscribers; when the listening connection was lost and is
+/// back, every subscriber is told to catch up (changes may have been missed meanwhile). On
+/// graceful shutdown it stops listening and ends the subscriptions. It also sweeps the
+/// subscriptions for expired access tokens.
+struct ChangeFeedListener: Service {
+    let feed: ChangeFeed
+    let connectionString: String
+    let now: @Sendable () -> Date
+    let logger: Logger
+    /// How often subscriptions are checked for expired access tokens.
+    var expirySweep: Duration = .seconds(1)
+
+    func run() async throws {
+        let listener = try PostgresListener(connectionString: connectionString, channels: [ChangeFeedQueries.channel], logger: logger)
+        let decoder = JSONDecoder()
+        let sweeper = Task { [feed, now, expirySweep] in
+            while (try? await Task.sleep(for: expirySweep)) != nil { feed.expire(before: now()) }
+        }
+        defer { sweeper.cancel() }
+        await withGracefulShutdownHandler {
+            for await event in listener.events {
+                switch event {
+                case .notification(_, let payload):
+                    guard let notice = try? decoder.decode(ChangeFeedQueries.Notice.self, from: Data(payload.utf8)) else {
+                        logger.warning("ignoring a change notification that does not decode", metadata: ["payload": "\(payload.prefix(200))"])
+                        continue
+                    }
+                    feed.publish(notice.event, to: notice.v)
+                case .reconnected:
+                    feed.catchUpEverywhere()
+                }
+            }
+        } onGracefulShutdown: {
+            listener.stop()
+        }
+        feed.finishAll()
+    }
+}
