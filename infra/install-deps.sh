@@ -3,7 +3,8 @@
 # does nothing when everything is present. The Swift 6 toolchain itself must already be on PATH.
 # Also installs moto's S3 server from PyPI for the tests of the S3 blob store.
 set -euo pipefail
-packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql)
+# systemd: the tests check the user unit in infra/systemd with systemd-analyze verify.
+packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql systemd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

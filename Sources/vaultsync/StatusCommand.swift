@@ -23,8 +23,10 @@ struct Status: AsyncParsableCommand {
         var openConflicts: Int
         var failing: [Failing]
         var storageFull: String?
+        /// The running `vaultsync watch`, if any.
+        var watcher: WatcherRecord?
         enum CodingKeys: String, CodingKey {
-            case status, vault, server, email, failing
+            case status, vault, server, email, failing, watcher
             case deviceID = "device_id"
             case signedIn = "signed_in"
             case lastSyncTime = "last_sync_time"
@@ -51,10 +53,17 @@ struct Status: AsyncParsableCommand {
             status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID,
             signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
             failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
-            storageFull: state.storageFull)
+            storageFull: state.storageFull, watcher: state.watcher)
         if json { return try printJSON(output) }
         print("status: \(output.status)\(Self.explain(state.status, vault: state.vault))")
         print("vault: \(output.vault)\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
+        if let watcher = state.watcher {
+            let connection = watcher.connected ? "connected" : "OFFLINE (local changes queue until the server is back)"
+            let last = watcher.lastSyncAt.map { "last sync \(WireDate.format($0)) \(watcher.lastSyncStatus ?? "")" } ?? "no sync yet"
+            print("watcher: running (pid \(watcher.pid) since \(WireDate.format(watcher.startedAt))), \(connection), \(last), \(watcher.pendingChanges) pending")
+        } else {
+            print("watcher: not running")
+        }
         if let full = output.storageFull { print("storage full: \(full) (files that did not fit stay pending)") }
         for file in output.failing {
             print("\(file.parked ? "parked" : "failing") (\(file.attempts) \(file.attempts == 1 ? "sync" : "syncs")): \(file.path): \(file.lastError)")

@@ -18,7 +18,7 @@ struct VaultSyncCommand: AsyncParsableCommand {
             """,
         version: ReleaseVersion.current,
         subcommands: [
-            Signup.self, Init.self, Login.self, Logout.self, Sync.self, Status.self, Conflicts.self, Resolve.self, Retry.self,
+            Signup.self, Init.self, Login.self, Logout.self, Sync.self, Watch.self, Status.self, Conflicts.self, Resolve.self, Retry.self,
             History.self, Restore.self, Export.self, Import.self, Log.self, ServerInfo.self,
         ])
 

@@ -28,8 +28,9 @@ public struct CLIProcess: Sendable {
     private let output: URL
     private let errors: URL
 
-    /// The executable's path.
+    /// The executable's path: a built product beside the tests, or an absolute path.
     public static func executable(_ name: String) throws -> URL {
+        if name.hasPrefix("/") { return URL(fileURLWithPath: name) }
         let bundle = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
         var folder = bundle.deletingLastPathComponent()
         // The test binary may sit inside `VaultSyncPackageTests.xctest/`.
@@ -81,6 +82,9 @@ public struct CLIProcess: Sendable {
     public func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
     }
+
+    /// What the process has written to standard output so far (it may still be running).
+    public var stdoutSoFar: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
     /// What the process has written to standard error so far (it may still be running).
     public var stderrSoFar: String { (try? String(contentsOf: errors, encoding: .utf8)) ?? "" }

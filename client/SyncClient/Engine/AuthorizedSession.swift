@@ -22,11 +22,16 @@ actor AuthorizedSession {
         do {
             return try await call(vaultSession)
         } catch let error as SyncAPIError where error.code == .unauthorized {
-            let tokens = try await api.refresh(refreshToken: credentials.refreshToken)
-            credentials.accessToken = tokens.accessToken
-            credentials.refreshToken = tokens.refreshToken
-            try store.save(credentials)
+            try await refresh()
             return try await call(vaultSession)
         }
+    }
+
+    /// Exchanges the refresh token for a new pair and saves it (the access token expired).
+    func refresh() async throws {
+        let tokens = try await api.refresh(refreshToken: credentials.refreshToken)
+        credentials.accessToken = tokens.accessToken
+        credentials.refreshToken = tokens.refreshToken
+        try store.save(credentials)
     }
 }

@@ -16,6 +16,8 @@ public struct VaultStatus: Sendable, Equatable {
     public var openConflicts: Int
     public var failing: [FailureRecord]
     public var storageFull: String?
+    /// The running `vaultsync watch`, if any.
+    public var watcher: WatcherRecord?
 
     /// Reads the status of the vault at `root`.
     /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
@@ -35,7 +37,7 @@ public struct VaultStatus: Sendable, Equatable {
         return VaultStatus(
             status: status, vault: root.path, server: link.server, email: link.email, deviceID: link.deviceID?.uuidString.lowercased(),
             signedIn: signedIn, lastSyncTime: try await store.meta(.lastSyncTime), openConflicts: conflicts, failing: failing,
-            storageFull: try await store.meta(.storageFull))
+            storageFull: try await store.meta(.storageFull), watcher: WatcherRecord.running(stateFolder: stateFolder))
     }
 
     /// The status word from what is recorded, most pressing first: a sync running now; no session

@@ -1,0 +1,226 @@
+import Foundation
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `vaultsync watch` as a user runs it: child processes keeping folders in sync against a real
+/// server, read through `--json` (one event per line) and `status`.
+@Suite struct WatchTests {
+    let environment = ["VAULTSYNC_PASSWORD": "correct horse battery"]
+
+    func vaultsync(_ arguments: [String]) async throws -> CLIResult {
+        try await CLIProcess.run("vaultsync", arguments, environment: environment)
+    }
+
+    /// New folders linked to one new account on `server`, one device each.
+    func linkedFolders(_ names: [String], to server: URL) async throws -> [URL] {
+        let email = "watch-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        #expect(try await vaultsync(["signup", "--server", server.absoluteString, "--email", email]).exitCode == 0)
+        return try await names.asyncMap { name in
+            let folder = URL(fileURLWithPath: "/tmp/vaultsync-watch-\(name)-\(UUID().uuidString.prefix(8))")
+            let linked = try await vaultsync(["init", folder.path, "--server", server.absoluteString, "--email", email, "--device-name", name])
+            #expect(linked.exitCode == 0, "\(linked)")
+            return folder
+        }
+    }
+
+    /// Starts a watcher with a short debounce (tests should not wait a second per edit).
+    func watch(_ folder: URL, _ extra: [String] = []) throws -> CLIProcess {
+        try CLIProcess.start("vaultsync", ["watch", folder.path, "--json", "--debounce", "0.2"] + extra, environment: environment)
+    }
+
+    /// Reads a file, nil when absent.
+    func content(_ folder: URL, _ path: String) -> String? {
+        try? String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    func write(_ folder: URL, _ path: String, _ text: String) throws {
+        let url = folder.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    @Test func twoWatchersKeepTheirFoldersInSyncWithoutAManualSync() async throws {
+        try await TestServer.with { server in
+            let folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
+            let (laptop, phone) = (folders[0], folders[1])
+            defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
+            let laptopWatch = try watch(laptop)
+            let phoneWatch = try watch(phone)
+            defer { [laptopWatch, phoneWatch].forEach { $0.send(SIGKILL) } }
+            for process in [laptopWatch, phoneWatch] { try await eventually("connected") { WatchLog(process).connected } }
+
+            try write(laptop, "notes/a.md", "one")
+            try await eventually("a.md reaches the phone") { content(phone, "notes/a.md") == "one" }
+            try write(laptop, "notes/a.md", "two")
+            try await eventually("the edit reaches the phone") { content(phone, "notes/a.md") == "two" }
+            try write(phone, "b.md", "from the phone")
+            try await eventually("b.md reaches the laptop") { content(laptop, "b.md") == "from the phone" }
+            try FileManager.default.moveItem(at: laptop.appendingPathComponent("notes/a.md"), to: laptop.appendingPathComponent("notes/c.md"))
+            try await eventually("the rename reaches the phone") { content(phone, "notes/c.md") == "two" && content(phone, "notes/a.md") == nil }
+            try FileManager.default.removeItem(at: laptop.appendingPathComponent("notes/c.md"))
+            try await eventually("the delete reaches the phone") { content(phone, "notes/c.md") == nil }
+
+            let laptopLog = WatchLog(laptopWatch)
+            #expect(!laptopLog.pulled.contains("notes/a.md") && !laptopLog.pulled.contains("notes/c.md"), "the laptop never got its own changes back")
+            #expect(laptopLog.pulled.contains("b.md"))
+
+            // status shows the watcher; SIGINT ends it with exit 0 and frees the vault.
+            let status = try await vaultsync(["status", laptop.path, "--json"]).json()
+            let watcher = try #require(status["watcher"] as? [String: Any], "\(status)")
+            #expect(watcher["pid"] as? Int == Int(laptopWatch.pid) && watcher["connected"] as? Bool == true && watcher["last_sync_at"] is String)
+            let text = try await vaultsync(["status", laptop.path])
+            #expect(text.stdout.contains("watcher: running (pid \(laptopWatch.pid)"), "\(text)")
+            laptopWatch.send(SIGINT)
+            let ended = try await laptopWatch.finish(timeout: .seconds(30))
+            #expect(ended.exitCode == 0, "\(ended)")
+            #expect(WatchLog(ended.stdout).events.last?["event"] as? String == "stopped")
+            #expect(try await vaultsync(["status", laptop.path, "--json"]).json()["watcher"] == nil)
+            let manual = try await vaultsync(["sync", laptop.path])
+            #expect(manual.exitCode == 0, "\(manual)")
+        }
+    }
+
+    /// A second watcher on the same vault is refused with the first one's pid; a manual sync
+    /// beside a watcher works (they take turns on the vault lock).
+    @Test func oneWatcherPerVaultAndManualSyncsBesideIt() async throws {
+        try await TestServer.with { server in
+            let folders = try await linkedFolders(["laptop"], to: server.baseURL)
+            defer { try? FileManager.default.removeItem(at: folders[0]) }
+            let first = try watch(folders[0])
+            defer { first.send(SIGKILL) }
+            try await eventually("connected") { WatchLog(first).connected }
+            let second = try await vaultsync(["watch", folders[0].path])
+            #expect(second.exitCode == 1 && second.stderr.contains("another 'vaultsync watch' already watches this vault (pid \(first.pid))"), "\(second)")
+            try write(folders[0], "manual.md", "synced by hand")
+            let manual = try await vaultsync(["sync", folders[0].path, "--json"])
+            #expect(manual.exitCode == 0, "\(manual)")
+            first.send(SIGTERM)
+            #expect(try await first.finish(timeout: .seconds(30)).exitCode == 0)
+        }
+    }
+
+    /// 500 files written at once on one device reach the other in a bounded number of syncs.
+    @Test func aBurstOfWritesSyncsInAFewRounds() async throws {
+        try await TestServer.with { server in
+            let folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
+            let (laptop, phone) = (folders[0], folders[1])
+            defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
+            let laptopWatch = try watch(laptop)
+            let phoneWatch = try watch(phone)
+            defer { [laptopWatch, phoneWatch].forEach { $0.send(SIGKILL) } }
+            for process in [laptopWatch, phoneWatch] { try await eventually("connected") { WatchLog(process).connected } }
+            for n in 0..<500 { try write(laptop, "burst/n\(n).md", "note \(n)") }
+            try await eventually("all 500 reach the phone", within: .seconds(120)) {
+                (try? FileManager.default.contentsOfDirectory(atPath: phone.appendingPathComponent("burst").path).count) == 500
+            }
+            #expect(content(phone, "burst/n499.md") == "note 499")
+            let rounds = WatchLog(laptopWatch).events.filter { $0["event"] as? String == "sync_started" && $0["reason"] as? String != "start" }.count
+            #expect(rounds <= 10, "500 writes took \(rounds) syncs")
+        }
+    }
+
+    /// The server goes away and comes back on the same address: the watcher says OFFLINE, keeps
+    /// the edits made meanwhile, and pushes them once it is back; the other device gets them.
+    @Test func aWatcherRidesOutTheServerGoingAway() async throws {
+        let shared = URL(fileURLWithPath: "/tmp/vaultsync-watch-blobs-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: shared) }
+        let secret = "one secret for both lives of this server"
+        let blobs = "file://\(shared.path)"
+        var folders: [URL] = []
+        defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
+        var watchers: [CLIProcess] = []
+        defer { watchers.forEach { $0.send(SIGKILL) } }
+        let (port, database) = try await TestServer.with(configure: { $0.jwtSecret = secret; $0.blobStore = blobs }) { server in
+            folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
+            watchers = try folders.map { try watch($0) }
+            for process in watchers { try await eventually("connected") { WatchLog(process).connected } }
+            return (server.baseURL.port!, server.databaseURL)
+        }
+        try await eventually("the laptop notices") { WatchLog(watchers[0]).events.contains { $0["event"] as? String == "connection" && $0["connected"] as? Bool == false } }
+        try write(folders[0], "offline.md", "written while the server was away")
+        try await eventually("the laptop tried and stayed offline") {
+            WatchLog(watchers[0]).reports.contains { ($0["status"] as? String) == "OFFLINE" }
+        }
+        let status = try await vaultsync(["status", folders[0].path])
+        #expect(status.stdout.contains("OFFLINE"), "\(status)")
+
+        try await TestServer.with(configure: { $0.jwtSecret = secret; $0.blobStore = blobs; $0.port = port; $0.databaseURL = database }) { _ in
+            try await eventually("the edit reaches the phone", within: .seconds(90)) { content(folders[1], "offline.md") == "written while the server was away" }
+        }
+    }
+
+    /// kill -9 of a watcher in the middle of a sync, then a new watcher: nothing is lost.
+    @Test func aWatcherKilledMidSyncLosesNothing() async throws {
+        try await TestServer.with { server in
+            let folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
+            let (laptop, phone) = (folders[0], folders[1])
+            defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
+            let first = try watch(laptop)
+            defer { first.send(SIGKILL) }
+            try await eventually("connected") { WatchLog(first).connected }
+            for n in 0..<300 { try write(laptop, "many/n\(n).md", "note \(n)") }
+            try await eventually("a sync of the new files started") {
+                WatchLog(first).events.contains { $0["event"] as? String == "sync_started" && $0["reason"] as? String == "local" }
+            }
+            first.send(SIGKILL)
+            _ = try await first.finish(timeout: .seconds(10))
+            let second = try watch(laptop)
+            defer { second.send(SIGKILL) }
+            let phoneWatch = try watch(phone)
+            defer { phoneWatch.send(SIGKILL) }
+            try await eventually("all 300 reach the phone", within: .seconds(120)) {
+                (0..<300).allSatisfy { content(phone, "many/n\($0).md") == "note \($0)" }
+            }
+        }
+    }
+
+    /// Polls `condition` until it holds (every 50 ms, up to `limit`).
+    func eventually(_ what: String, within limit: Duration = .seconds(60), _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while try !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting: \(what)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+/// A watcher's `--json` output read so far.
+struct WatchLog {
+    let events: [[String: Any]]
+
+    init(_ process: CLIProcess) { self.init(process.stdoutSoFar) }
+
+    init(_ output: String) {
+        events = output.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+    }
+
+    /// Whether the change feed is connected now (the last connection event said so).
+    var connected: Bool {
+        events.last { $0["event"] as? String == "connection" }?["connected"] as? Bool == true
+    }
+
+    /// The reports of finished syncs.
+    var reports: [[String: Any]] { events.compactMap { $0["report"] as? [String: Any] } }
+
+    /// Every path pulled by any sync.
+    var pulled: Set<String> { Set(reports.flatMap { $0["pulled"] as? [String] ?? [] }) }
+}
+
+extension Array {
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var result: [T] = []
+        for element in self { result.append(try await transform(element)) }
+        return result
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import SyncClient
+import Testing
+
+/// The watcher's timing rules, on instants the test chooses (nothing sleeps).
+@Suite struct WatchScheduleTests {
+    let start = ContinuousClock.now
+    func at(_ seconds: Double) -> ContinuousClock.Instant { start + .seconds(seconds) }
+
+    func schedule() -> WatchSchedule {
+        var settings = WatchSchedule.Settings()
+        (settings.debounce, settings.maxDelay, settings.safetyInterval) = (.seconds(1), .seconds(120), .seconds(600))
+        return WatchSchedule(settings: settings, start: start)
+    }
+
+    @Test func aLocalChangeWaitsUntilItsFileIsQuiet() {
+        var schedule = schedule()
+        #expect(schedule.nextSync == at(600) && schedule.dueReason == "safety-net", "nothing pending: the safety net")
+        schedule.localChange("a.md", at: at(10))
+        #expect(schedule.nextSync == at(11) && schedule.dueReason == "local")
+        schedule.localChange("a.md", at: at(10.5))
+        #expect(schedule.nextSync == at(11.5), "another write to the file restarts its quiet time")
+        schedule.localChange("b.md", at: at(11))
+        #expect(schedule.nextSync == at(11.5), "the first file to be quiet decides")
+        #expect(schedule.pendingChanges == 2)
+    }
+
+    @Test func aFileThatKeepsChangingIsSyncedAtTheHardCap() {
+        var schedule = schedule()
+        for tenth in 0...2000 { schedule.localChange("log.md", at: at(5 + Double(tenth) / 10)) }
+        #expect(schedule.nextSync == at(125), "two minutes after the first unsynced write, not after the writing stops")
+    }
+
+    @Test func theServerIsDueAtOnceAndASyncTakesEverythingPending() {
+        var schedule = schedule()
+        schedule.localChange("a.md", at: at(1))
+        schedule.remoteChange()
+        #expect(schedule.nextSync <= at(1) && schedule.dueReason == "server")
+        schedule.syncStarted(at: at(2))
+        #expect(schedule.pendingChanges == 0 && schedule.nextSync == at(602))
+        schedule.localChange(nil, at: at(3))  // an overflow: something changed
+        #expect(schedule.nextSync == at(4) && schedule.pendingChanges == 1, "a change during or after a sync waits for the next one")
+    }
+}

@@ -1,0 +1,237 @@
+public import Foundation
+public import Logging
+import Synchronization
+import SyncCore
+public import SyncProtocol
+
+/// What a watcher reports as it goes (`vaultsync watch --json` prints one per line).
+public enum WatchEvent: Sendable, Equatable {
+    /// A sync starts; `reason` is `start`, `local`, `server` or `safety-net`.
+    case syncStarted(reason: String)
+    case syncFinished(SyncReport)
+    /// A sync failed as a whole (it is tried again at the next signal).
+    case syncFailed(String)
+    /// The change feed connected, or went away (`detail` says why).
+    case connection(connected: Bool, detail: String?)
+}
+
+/// Settings of a watcher.
+public struct WatchSettings: Sendable {
+    public var schedule = WatchSchedule.Settings()
+    /// The polling fallback's interval (file systems without inotify).
+    public var pollInterval: Duration = .seconds(5)
+    /// Reconnect backoff: from this, doubling, with jitter...
+    public var reconnectMin: Duration = .seconds(1)
+    /// ...up to this.
+    public var reconnectMax: Duration = .seconds(60)
+    /// How often the client pings the server.
+    public var pingInterval: Duration = .seconds(30)
+    public init() {}
+}
+
+/// Keeps a vault in sync on its own (`vaultsync watch`): one sync at the start, then a sync
+/// whenever the folder changes (debounced, ``WatchSchedule``) or the server says the vault
+/// changed (``EventSocket``, reconnected with backoff), plus a periodic safety net. Syncs go
+/// through ``SyncEngine/sync(progress:)``, so they coalesce with other requests in this process
+/// and wait for a `vaultsync sync` of another process (the vault lock). Runs until cancelled.
+public final class VaultWatcher: Sendable {
+    let engine: SyncEngine
+    let settings: WatchSettings
+    let onEvent: @Sendable (WatchEvent) -> Void
+    let logger: Logger
+    private let schedule: Mutex<WatchSchedule>
+    private let wake = WakeSignal()
+    private let record: Mutex<WatcherRecord>
+
+    public init(engine: SyncEngine, settings: WatchSettings = WatchSettings(), logger: Logger, onEvent: @escaping @Sendable (WatchEvent) -> Void = { _ in }) {
+        self.engine = engine
+        self.settings = settings
+        self.logger = logger
+        self.onEvent = onEvent
+        self.schedule = Mutex(WatchSchedule(settings: settings.schedule, start: .now))
+        self.record = Mutex(WatcherRecord(pid: getpid(), startedAt: Date(), connected: false, pendingChanges: 0))
+    }
+
+    /// Watches until the task is cancelled; a sync running then is cancelled (files are replaced
+    /// atomically, so nothing is left half written) and the vault lock released.
+    /// - Throws: ``WatchError/alreadyWatching(_:)`` when another watcher runs for the vault.
+    public func run() async throws {
+        let lock = try WatcherLock(stateFolder: engine.stateFolder)
+        defer {
+            try? FileManager.default.removeItem(at: WatcherRecord.file(engine.stateFolder))
+            withExtendedLifetime(lock) {}
+        }
+        updateRecord { _ in }
+        let local = LocalChangeWatchers.make(root: engine.root, ignore: LocalScanner.rules(for: engine.root), poll: settings.pollInterval)
+        defer { local.stop() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.followLocal(local) }
+            group.addTask { await self.followServer() }
+            group.addTask { await self.syncWhenDue() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    // MARK: signals
+
+    private func followLocal(_ local: any LocalChangeWatcher) async {
+        for await change in local.changes {
+            let path: String? = if case .path(let path) = change { path } else { nil }
+            schedule.withLock { $0.localChange(path, at: .now) }
+            wake.signal()
+        }
+    }
+
+    private func followServer() async {
+        let socket = EventSocket(api: engine.api, pingInterval: settings.pingInterval, logger: logger)
+        var failures = 0
+        while !Task.isCancelled {
+            let session = await engine.session.vaultSession
+            let reached = OnceFlag()  // the feed said `ready`: the backoff starts over
+            do {
+                let end = try await socket.run(session) { [self] event in
+                    if event.type == .ready {
+                        reached.set()
+                        setConnected(true, detail: nil)
+                    }
+                    // `ready` too: changes made while this device was not listening are caught up.
+                    if event.type != .idle {
+                        schedule.withLock { $0.remoteChange() }
+                        wake.signal()
+                    }
+                }
+                guard !Task.isCancelled else { return }
+                switch end {
+                case .tokenExpired:
+                    setConnected(false, detail: "the access token expired; renewing it")
+                    try? await engine.session.refresh()
+                    continue
+                case .closed(let why):
+                    setConnected(false, detail: why)
+                }
+            } catch {
+                guard !Task.isCancelled else { return }
+                setConnected(false, detail: Unreachable.matches(error) ? Unreachable.describe(error) : "the server refused the change feed (\(error))")
+                // A refused upgrade may be an expired token: an authorised call renews it.
+                if !Unreachable.matches(error) { _ = try? await engine.session.run { [api = engine.api] in try await api.usage($0) } }
+            }
+            failures = reached.isSet ? 1 : failures + 1
+            do {
+                try await Task.sleep(for: backoff(after: failures))
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// 1 s, 2 s, 4 s… up to the maximum, each between half and all of it (jitter: a server that
+    /// comes back is not met by every client at once).
+    func backoff(after failures: Int) -> Duration {
+        let doubled = settings.reconnectMin * (1 << min(max(failures - 1, 0), 16))
+        let capped = min(doubled, settings.reconnectMax)
+        return capped * Double.random(in: 0.5...1.0)
+    }
+
+    // MARK: syncing
+
+    private func syncWhenDue() async {
+        await sync(reason: "start")
+        while !Task.isCancelled {
+            let (due, reason) = schedule.withLock { ($0.nextSync, $0.dueReason) }
+            if due <= .now {
+                await sync(reason: reason)
+            } else {
+                await wake.wait(until: due)
+            }
+        }
+    }
+
+    private func sync(reason: String) async {
+        schedule.withLock { $0.syncStarted(at: .now) }
+        onEvent(.syncStarted(reason: reason))
+        do {
+            let report = try await engine.sync()
+            updateRecord {
+                $0.lastSyncAt = Date()
+                $0.lastSyncStatus = report.status.rawValue
+            }
+            onEvent(.syncFinished(report))
+        } catch {
+            guard !Task.isCancelled else { return }
+            updateRecord { $0.lastSyncStatus = SyncStatus.error.rawValue }
+            onEvent(.syncFailed("\(error)"))
+        }
+    }
+
+    // MARK: status
+
+    private func setConnected(_ connected: Bool, detail: String?) {
+        let changed = record.withLock { record in
+            defer { record.connected = connected }
+            return record.connected != connected
+        }
+        guard changed || !connected else { return }
+        updateRecord { _ in }
+        onEvent(.connection(connected: connected, detail: detail))
+    }
+
+    private func updateRecord(_ change: (inout WatcherRecord) -> Void) {
+        let pending = schedule.withLock { $0.pendingChanges }
+        let snapshot = record.withLock { record in
+            change(&record)
+            record.pendingChanges = pending
+            return record
+        }
+        do {
+            try snapshot.save(stateFolder: engine.stateFolder)
+        } catch {
+            logger.warning("cannot write the watcher's status file", metadata: ["error": "\(error)"])
+        }
+    }
+}
+
+/// Wakes one waiting task: a signal before the wait is kept for it.
+final class WakeSignal: Sendable {
+    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns at the next signal, at `deadline`, or when the task is cancelled.
+    func wait(until deadline: ContinuousClock.Instant) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                if (try? await Task.sleep(until: deadline)) != nil { self.signal() }
+            }
+            group.addTask {
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let early = self.state.withLock { state -> Bool in
+                            if state.pending {
+                                state.pending = false
+                                return true
+                            }
+                            state.waiter = continuation
+                            return false
+                        }
+                        if early { continuation.resume() }
+                    }
+                } onCancel: {
+                    self.signal()
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

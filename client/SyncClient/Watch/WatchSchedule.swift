@@ -1,0 +1,73 @@
+/// When `vaultsync watch` syncs: a pure state machine fed with what happened and asked when the
+/// next sync is due (seed 003's debounce with a hard cap).
+///
+/// - A local change waits until its file has been quiet for ``Settings/debounce``, but never more
+///   than ``Settings/maxDelay`` after the first change not yet synced (a file written without
+///   pause is still synced).
+/// - A message from the server is due at once.
+/// - Otherwise a safety-net sync is due ``Settings/safetyInterval`` after the last sync.
+/// Changes that arrive during a sync stay pending for the next one.
+public struct WatchSchedule: Sendable {
+    public typealias Instant = ContinuousClock.Instant
+
+    /// The timings.
+    public struct Settings: Sendable, Equatable {
+        /// Quiet time after the last write to a file (default 1 s).
+        public var debounce: Duration = .seconds(1)
+        /// Longest wait after the first pending local change (default 2 min).
+        public var maxDelay: Duration = .seconds(120)
+        /// A sync at least this often, for anything both signals missed (default 10 min).
+        public var safetyInterval: Duration = .seconds(600)
+        public init() {}
+    }
+
+    public let settings: Settings
+    /// Last write of each file changed since the last sync started.
+    private(set) var lastWrites: [String: Instant] = [:]
+    private var firstPending: Instant?
+    private var remotePending = false
+    private var lastSyncStart: Instant
+
+    /// A schedule whose last sync was at `start` (the watcher syncs once when it starts).
+    public init(settings: Settings, start: Instant) {
+        self.settings = settings
+        self.lastSyncStart = start
+    }
+
+    /// Local changes not yet synced.
+    public var pendingChanges: Int { lastWrites.count }
+
+    /// `path` changed locally at `time` (`nil`: something changed, which is unknown, as after
+    /// an overflow of the change queue).
+    public mutating func localChange(_ path: String?, at time: Instant) {
+        lastWrites[path ?? ""] = time
+        if firstPending == nil { firstPending = time }
+    }
+
+    /// The server said the vault changed (or that changes may have been missed).
+    public mutating func remoteChange() {
+        remotePending = true
+    }
+
+    /// A sync starts at `time`: it takes everything pending so far.
+    public mutating func syncStarted(at time: Instant) {
+        lastWrites = [:]
+        firstPending = nil
+        remotePending = false
+        lastSyncStart = time
+    }
+
+    /// Why the next sync is due: `server`, `local` or `safety-net`.
+    public var dueReason: String {
+        if remotePending { return "server" }
+        return nextSync < lastSyncStart + settings.safetyInterval ? "local" : "safety-net"
+    }
+
+    /// When the next sync is due (it may be now or earlier).
+    public var nextSync: Instant {
+        if remotePending { return lastSyncStart }
+        let safety = lastSyncStart + settings.safetyInterval
+        guard let firstPending, let quiet = lastWrites.values.min() else { return safety }
+        return min(quiet + settings.debounce, firstPending + settings.maxDelay, safety)
+    }
+}
