@@ -100,11 +100,18 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How often the purge job runs, in minutes; 0 never (then run 'vaultsync-server purge'). Default 60. Env: VAULTSYNC_PURGE_INTERVAL_MINUTES.", valueName: "minutes"))
     var purgeIntervalMinutes: Int?
 
+    @Option(help: ArgumentHelp("Seconds between pings on an idle change-feed WebSocket; a peer that misses one is dropped. Default 30. Env: VAULTSYNC_EVENT_PING_SECONDS.", valueName: "seconds"))
+    var eventPingSeconds: Int?
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         let logger = try common.makeLogger(environment: env)
         var configuration = ServerConfiguration()
         try common.apply(to: &configuration, environment: env)
+        if let value = try eventPingSeconds ?? int(env, "VAULTSYNC_EVENT_PING_SECONDS") {
+            guard value >= 1 else { throw ValidationError("--event-ping-seconds must be at least 1") }
+            configuration.eventPingInterval = .seconds(value)
+        }
         if let value = hostname ?? env["VAULTSYNC_HOSTNAME"] { configuration.hostname = value }
         if let value = try port ?? int(env, "VAULTSYNC_PORT") { configuration.port = value }
         if let value = publicURL ?? env["VAULTSYNC_PUBLIC_URL"] {

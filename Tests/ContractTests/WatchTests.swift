@@ -29,6 +29,19 @@ import Glibc
         }
     }
 
+    /// A server, two linked folders of one account and a connected watcher on each; the folders are
+    /// removed and the watchers killed afterwards.
+    func withTwoWatchers(_ body: (URL, URL, CLIProcess, CLIProcess) async throws -> Void) async throws {
+        try await TestServer.with { server in
+            let folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
+            defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
+            let watchers = try folders.map { try watch($0) }
+            defer { watchers.forEach { $0.send(SIGKILL) } }
+            for process in watchers { try await eventually("connected") { WatchLog(process).connected } }
+            try await body(folders[0], folders[1], watchers[0], watchers[1])
+        }
+    }
+
     /// Starts a watcher with a short debounce (tests should not wait a second per edit).
     func watch(_ folder: URL, _ extra: [String] = []) throws -> CLIProcess {
         try CLIProcess.start("vaultsync", ["watch", folder.path, "--json", "--debounce", "0.2"] + extra, environment: environment)
@@ -46,14 +59,7 @@ import Glibc
     }
 
     @Test func twoWatchersKeepTheirFoldersInSyncWithoutAManualSync() async throws {
-        try await TestServer.with { server in
-            let folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
-            let (laptop, phone) = (folders[0], folders[1])
-            defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
-            let laptopWatch = try watch(laptop)
-            let phoneWatch = try watch(phone)
-            defer { [laptopWatch, phoneWatch].forEach { $0.send(SIGKILL) } }
-            for process in [laptopWatch, phoneWatch] { try await eventually("connected") { WatchLog(process).connected } }
+        try await withTwoWatchers { laptop, phone, laptopWatch, phoneWatch in
 
             try write(laptop, "notes/a.md", "one")
             try await eventually("a.md reaches the phone") { content(phone, "notes/a.md") == "one" }
@@ -107,14 +113,7 @@ import Glibc
 
     /// 500 files written at once on one device reach the other in a bounded number of syncs.
     @Test func aBurstOfWritesSyncsInAFewRounds() async throws {
-        try await TestServer.with { server in
-            let folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
-            let (laptop, phone) = (folders[0], folders[1])
-            defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
-            let laptopWatch = try watch(laptop)
-            let phoneWatch = try watch(phone)
-            defer { [laptopWatch, phoneWatch].forEach { $0.send(SIGKILL) } }
-            for process in [laptopWatch, phoneWatch] { try await eventually("connected") { WatchLog(process).connected } }
+        try await withTwoWatchers { laptop, phone, laptopWatch, phoneWatch in
             for n in 0..<500 { try write(laptop, "burst/n\(n).md", "note \(n)") }
             try await eventually("all 500 reach the phone", within: .seconds(120)) {
                 (try? FileManager.default.contentsOfDirectory(atPath: phone.appendingPathComponent("burst").path).count) == 500

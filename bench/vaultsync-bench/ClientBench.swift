@@ -90,8 +90,6 @@ struct ClientBench {
         print(String(format: "  vaultsync CLI, no-op sync: %.2f s, peak RSS %d MB", again.seconds, again.maxRSSKilobytes / 1024))
     }
 
-    func ms(_ d: Duration) -> Int { Int(d.seconds * 1000) }
-
     func peakRSSMegabytes() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),

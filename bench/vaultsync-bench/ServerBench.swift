@@ -20,9 +20,11 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Run the client benchmark with this many notes instead of the server benchmarks (e.g. 10000).") var clientNotes: Int?
     @Option(help: "Files in the large vault for state calls.") var vaultFiles = 100_000
     @Option(help: "Repetitions of the incremental state call.") var repeats = 50
+    @Option(help: "Run the change-feed fan-out benchmark with this many WebSockets on a release server child process instead (e.g. 5000).") var fanout: Int?
 
     func run() async throws {
         print("vaultsync-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores")
+        if let fanout { return try await FanoutBench(connections: fanout).run() }
         try await TestServer.with(configure: { $0.databasePoolSize = 8 }) { server in
             if let clientNotes {
                 try await ClientBench(notes: clientNotes).run(server)
@@ -134,11 +136,12 @@ struct ServerBench: AsyncParsableCommand {
         print("  incremental state with 10 changes (client-measured round trip over HTTP), \(repeats) runs:")
         print(String(format: "    median %.2f ms, p95 %.2f ms, max %.2f ms", samples[samples.count / 2], samples[Int(Double(samples.count) * 0.95)], samples.last!))
     }
-
-    func ms(_ d: Duration) -> Int { Int(d.seconds * 1000) }
 }
 
 struct Missing: Error {}
+
+/// Whole milliseconds, for printing.
+func ms(_ d: Duration) -> Int { Int(d.seconds * 1000) }
 
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
