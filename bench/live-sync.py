@@ -96,6 +96,16 @@ try:
             time.sleep(0.005)
         latencies.append(time.time() - start)
         time.sleep(2)
+    def sync_seconds(name, reason):
+        started, spans = None, []
+        for line in open(logs[name]):
+            try: event = json.loads(line)
+            except ValueError: continue
+            stamp = time.mktime(time.strptime(event["time"][:19], "%Y-%m-%dT%H:%M:%S")) + float("0." + (event["time"][20:-1] or "0"))
+            if event["event"] == "sync_started": started = stamp if event.get("reason") == reason else None
+            elif event["event"] == "sync_finished" and started is not None: spans.append(stamp - started); started = None
+        return statistics.median(spans) if spans else float("nan")
+    print(f"  median sync on A after an edit {sync_seconds('a', 'local'):.2f} s; on B after the server's message {sync_seconds('b', 'server'):.2f} s")
     latencies.sort()
     p95 = latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))]
     print(f"edit to other device ({len(latencies)} edits): median {statistics.median(latencies):.2f} s, "

@@ -44,6 +44,23 @@ import Testing
         let rules = IgnoreRules(ignoreFile: "private/\n!private/shared.md\n")
         #expect(rules.isIgnored("private/shared.md"))
     }
+
+    /// The scan's entry check (names compared as bytes for ASCII patterns) agrees with the full
+    /// check, also for names in either Unicode normalization and for anchored rules.
+    @Test func theScansEntryCheckAgreesWithTheFullCheck() {
+        let rules = IgnoreRules(ignoreFile: "caf\u{E9}.md\n*\u{E9}t\u{E9}\n/drafts/*.md\nbuild/\n")
+        let cases: [(String, Bool, Bool)] = [
+            ("caf\u{E9}.md", false, true), ("caf\u{65}\u{301}.md", false, true),  // NFC and NFD
+            ("notes/\u{E9}t\u{E9}", false, true), ("notes/e\u{301}te\u{301}", false, true),
+            ("drafts/a.md", false, true), ("notes/drafts/a.md", false, false), ("build", true, true),
+            ("caf\u{E9}.md.swp", false, true), ("r\u{E9}sum\u{E9}.md", false, false), ("n.conflict-laptop-20260324-103000.md", false, true),
+            ("n.conflict-notes.md", false, false),
+        ]
+        for (path, isFolder, ignored) in cases {
+            #expect(rules.isIgnored(path, isFolder: isFolder) == ignored, "\(path)")
+            #expect(rules.isIgnoredEntry(path, isFolder: isFolder) == ignored, "entry \(path)")
+        }
+    }
 }
 
 @Suite struct ConflictFileNameTests {

@@ -26,7 +26,9 @@ public enum ConflictFileName {
 
     /// Whether a file name is a conflict copy.
     public static func isConflictCopy(_ name: String) -> Bool {
-        name.range(of: #"\.conflict-[^/]+-[0-9]{8}-[0-9]{6}(\.[^./]+)?$"#, options: .regularExpression) != nil
+        // Nearly every name lacks ".conflict-": a byte search settles those before the regex.
+        guard name.utf8.firstRange(of: ".conflict-".utf8) != nil else { return false }
+        return name.range(of: #"\.conflict-[^/]+-[0-9]{8}-[0-9]{6}(\.[^./]+)?$"#, options: .regularExpression) != nil
     }
 
     static func split(_ name: String) -> (stem: String, ext: String?) {

@@ -36,10 +36,24 @@ public struct IgnoreRules: Sendable {
     /// Whether the last entry of `path` is ignored, for a walker that has already checked (and
     /// entered) every folder above it: cheaper than ``isIgnored(_:isFolder:)`` on deep trees.
     public func isIgnoredEntry(_ path: String, isFolder: Bool) -> Bool {
-        let segments = path.split(separator: "/").map(String.init)
-        guard !segments.isEmpty else { return false }
-        if !isFolder, ConflictFileName.isConflictCopy(segments[segments.count - 1]) { return true }
-        return verdict(segments, isFolder: isFolder) == true
+        // Scans call this for every entry: unanchored rules (all the built-in ones) need only the
+        // last name, so the path is split into segments only when an anchored rule asks for them.
+        let name = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[path.index(after: $0)...]) } ?? path
+        guard !name.isEmpty else { return false }
+        if !isFolder, ConflictFileName.isConflictCopy(name) { return true }
+        var segments: [String]?
+        var ignored: Bool?
+        for rule in rules {
+            let matched: Bool
+            if rule.anchored {
+                if segments == nil { segments = path.split(separator: "/").map(String.init) }
+                matched = rule.matches(segments!, isFolder: isFolder)
+            } else {
+                matched = rule.matches(name: name, isFolder: isFolder)
+            }
+            if matched { ignored = !rule.negated }
+        }
+        return ignored == true
     }
 
     private func verdict(_ segments: [String], isFolder: Bool) -> Bool? {
@@ -86,10 +100,14 @@ public struct IgnoreRules: Sendable {
         }
 
         func matches(_ path: [String], isFolder: Bool) -> Bool {
+            if anchored { return !(folderOnly && !isFolder) && Self.match(matchers[...], path[...]) }
+            return matches(name: path.last!, isFolder: isFolder)
+        }
+
+        /// An unanchored rule: matches the last segment at any depth.
+        func matches(name: String, isFolder: Bool) -> Bool {
             if folderOnly && !isFolder { return false }
-            if anchored { return Self.match(matchers[...], path[...]) }
-            // Unanchored: matches the last segment at any depth.
-            return matchers.count == 1 && matchers[0].matches(path.last!)
+            return matchers.count == 1 && matchers[0].matches(name)
         }
 
         static func match(_ pattern: ArraySlice<SegmentMatcher>, _ path: ArraySlice<String>) -> Bool {
@@ -132,15 +150,21 @@ enum SegmentMatcher: Sendable {
         }
     }
 
+    /// ASCII pattern text is compared as bytes (a scan asks for every name, and Unicode-aware
+    /// comparison of each cost more than the rest of the scan); other text as characters, so that
+    /// a name matches whichever Unicode normalization it is stored in.
     func matches(_ name: String) -> Bool {
         switch self {
         case .anyFolders: true
-        case .literal(let text): name == text
-        case .suffix(let text): name.hasSuffix(text)
-        case .prefix(let text): name.hasPrefix(text)
+        case .literal(let text): Self.isASCII(text) ? name.utf8.elementsEqual(text.utf8) : name == text
+        case .suffix(let text):
+            Self.isASCII(text) ? name.utf8.count >= text.utf8.count && name.utf8.suffix(text.utf8.count).elementsEqual(text.utf8) : name.hasSuffix(text)
+        case .prefix(let text): Self.isASCII(text) ? name.utf8.starts(with: text.utf8) : name.hasPrefix(text)
         case .glob(let pattern): Glob.matches(pattern, name)
         }
     }
+
+    private static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 < 0x80 } }
 }
 
 /// `fnmatch`-style matching of one path segment: `*`, `?`, `[set]`, `[!set]`, `\` escapes.
