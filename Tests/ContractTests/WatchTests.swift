@@ -154,6 +154,26 @@ import Glibc
         }
     }
 
+    /// When the access token expires the server closes the feed; the watcher renews the token,
+    /// connects again and goes on hearing changes (the test moves the server's clock).
+    @Test func aWatcherRenewsItsTokenWhenTheFeedSaysItExpired() async throws {
+        try await TestServer.with { server in
+            let folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
+            defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
+            let laptopWatch = try watch(folders[0])
+            defer { laptopWatch.send(SIGKILL) }
+            try await eventually("connected") { WatchLog(laptopWatch).connected }
+            server.clock.advance(by: 16 * 60)  // past the 15-minute access token
+            try await eventually("the expiry is noticed") {
+                WatchLog(laptopWatch).events.contains { $0["event"] as? String == "connection" && ($0["detail"] as? String)?.contains("expired") == true }
+            }
+            try await eventually("connected again") { WatchLog(laptopWatch).connected }
+            try write(folders[1], "after-renewal.md", "still live")
+            #expect(try await vaultsync(["sync", folders[1].path]).exitCode == 0)
+            try await eventually("the phone's change reaches the laptop") { content(folders[0], "after-renewal.md") == "still live" }
+        }
+    }
+
     /// kill -9 of a watcher in the middle of a sync, then a new watcher: nothing is lost.
     @Test func aWatcherKilledMidSyncLosesNothing() async throws {
         try await TestServer.with { server in
