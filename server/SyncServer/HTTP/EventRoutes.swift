@@ -19,12 +19,14 @@ struct EventRoutes {
     /// The long poll, on the HTTP router.
     func addLongPoll(to group: RouterGroup<ServerRequestContext>) {
         group.get("events") { request, context in
-            let scope = try await vault.scope(request, context)
+            // The query is checked before anything is looked up.
             let query = request.uri.queryParameters
             guard let cursor = query["cursor"].map(String.init) else {
                 throw ServiceError.invalidRequest("the long poll needs ?cursor= (from GET /vault/state); for the live feed open a WebSocket on this URL")
             }
-            return try context.json(try await longPoll(scope, cursor: cursor, wait: try Self.wait(query["wait"].map(String.init))))
+            _ = try Cursor(encoded: cursor)
+            let wait = try Self.wait(query["wait"].map(String.init))
+            return try context.json(try await longPoll(try await vault.scope(request, context), cursor: cursor, wait: wait))
         }
     }
 
