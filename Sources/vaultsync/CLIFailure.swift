@@ -32,6 +32,20 @@ struct CLIFailure {
         }
     }
 
+    /// The failure as one JSON object on standard output (for `--json`).
+    func printJSON() {
+        struct Output: Encodable {
+            let error: String
+            let exitCode: Int32
+            enum CodingKeys: String, CodingKey {
+                case error
+                case exitCode = "exit_code"
+            }
+        }
+        guard let data = try? WireCoding.encoder().encode(Output(error: message, exitCode: exitCode)) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
     private init(message: String, exitCode: Int32) {
         self.message = message
         self.exitCode = exitCode

@@ -25,8 +25,10 @@ struct VaultSyncCommand: AsyncParsableCommand {
     /// Runs the command; failures the README documents become their exit code and one line on
     /// standard error (``CLIFailure``), the rest are ArgumentParser's usage errors.
     static func main() async {
+        var parsed: (any ParsableCommand)?
         do {
             var command = try parseAsRoot()
+            parsed = command
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
@@ -34,6 +36,8 @@ struct VaultSyncCommand: AsyncParsableCommand {
             }
         } catch {
             if let failure = CLIFailure(error) {
+                // A script that asked for JSON gets JSON on standard output for a failure too.
+                if let reporting = parsed as? any JSONReporting, reporting.json { failure.printJSON() }
                 FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
                 exit(withError: ExitCode(failure.exitCode))
             }
@@ -41,3 +45,19 @@ struct VaultSyncCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// A command with `--json`: its whole-command failures print `{"error": …, "exit_code": …}`.
+protocol JSONReporting {
+    var json: Bool { get }
+}
+
+extension Init: JSONReporting {}
+extension Sync: JSONReporting {}
+extension Retry: JSONReporting {}
+extension Status: JSONReporting {}
+extension Watch: JSONReporting {}
+extension Conflicts: JSONReporting {}
+extension History: JSONReporting {}
+extension Restore: JSONReporting {}
+extension Import: JSONReporting {}
+extension ServerInfo: JSONReporting {}

@@ -117,6 +117,11 @@ import Glibc
             #expect(plain.exitCode == 0 && plain.stdout.contains("status: UNAUTHENTICATED") && plain.stdout.contains("vaultsync login"), "\(plain)")
             let refused = try await vaultsync(["sync", phone.path])
             #expect(refused.exitCode == 4 && refused.stderr.contains("vaultsync login"), "\(refused)")
+            // With --json the failure is JSON on standard output too (the line on stderr stays).
+            let refusedJSON = try await vaultsync(["sync", phone.path, "--json"])
+            let failure = try refusedJSON.json()
+            #expect(refusedJSON.exitCode == 4 && failure["exit_code"] as? Int == 4 && (failure["error"] as? String)?.contains("vaultsync login") == true, "\(refusedJSON)")
+            #expect(refusedJSON.stderr.hasPrefix("error: "))
             let again = try await vaultsync(["logout", phone.path])
             #expect(again.exitCode == 0 && again.stdout.contains("already signed out"), "signing out twice is not a failure: \(again)")
 
