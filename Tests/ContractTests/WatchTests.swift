@@ -67,6 +67,12 @@ import Glibc
             try await eventually("the edit reaches the phone") { content(phone, "notes/a.md") == "two" }
             try write(phone, "b.md", "from the phone")
             try await eventually("b.md reaches the laptop") { content(laptop, "b.md") == "from the phone" }
+            // The files the phone's watcher wrote itself (a.md, twice) started no sync of their own:
+            // its first sync for a local change is the one that pushed b.md.
+            let phoneLog = WatchLog(phoneWatch).events
+            let firstLocal = try #require(phoneLog.firstIndex { $0["event"] as? String == "sync_started" && $0["reason"] as? String == "local" })
+            let report = phoneLog[firstLocal...].first { $0["event"] as? String == "sync_finished" }?["report"] as? [String: Any]
+            #expect(report?["pushed"] as? [String] == ["b.md"], "\(phoneLog)")
             try FileManager.default.moveItem(at: laptop.appendingPathComponent("notes/a.md"), to: laptop.appendingPathComponent("notes/c.md"))
             try await eventually("the rename reaches the phone") { content(phone, "notes/c.md") == "two" && content(phone, "notes/a.md") == nil }
             try FileManager.default.removeItem(at: laptop.appendingPathComponent("notes/c.md"))

@@ -31,6 +31,18 @@ import Testing
         #expect(schedule.nextSync == at(125), "two minutes after the first unsynced write, not after the writing stops")
     }
 
+    @Test func changesFoundToBeNoneAreForgottenUnlessWrittenAgain() {
+        var schedule = schedule()
+        schedule.localChange("pulled.md", at: at(1))
+        schedule.localChange("edited.md", at: at(1))
+        let seen = schedule.pendingPaths
+        schedule.localChange("edited.md", at: at(1.5))  // written again while the watcher looked
+        schedule.dropUnchanged(seen)
+        #expect(schedule.pendingPaths.keys.sorted() == ["edited.md"] && schedule.nextSync == at(2.5))
+        schedule.dropUnchanged(schedule.pendingPaths)
+        #expect(schedule.pendingChanges == 0 && schedule.nextSync == at(600), "nothing left: only the safety net")
+    }
+
     @Test func theServerIsDueAtOnceAndASyncTakesEverythingPending() {
         var schedule = schedule()
         schedule.localChange("a.md", at: at(1))

@@ -278,6 +278,25 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// Of `paths` (as named on disk), the cached stat of each that has one, and whether any file
+    /// is cached below each (a folder); for the watcher, to tell its own writes from the user's.
+    func cachedStats(for paths: [String]) async throws -> (stats: [String: CachedStat], folders: Set<String>) {
+        try await db.read { db in
+            var stats: [String: CachedStat] = [:]
+            var folders: Set<String> = []
+            for path in paths {
+                if let row = try Row.fetchOne(db, sql: "SELECT size_bytes, mtime_ns, inode, content_hash FROM local_files WHERE disk_path = ?", arguments: [path]) {
+                    stats[path] = CachedStat(sizeBytes: row[0], mtimeNanoseconds: row[1], inode: UInt64(bitPattern: row[2]), hash: ContentHash(alreadyValidated: row[3]))
+                }
+                // Range, not LIKE: names may hold % and _.
+                if try Row.fetchOne(db, sql: "SELECT 1 FROM local_files WHERE disk_path > ? AND disk_path < ? LIMIT 1", arguments: [path + "/", path + "0"]) != nil {
+                    folders.insert(path)
+                }
+            }
+            return (stats, folders)
+        }
+    }
+
     /// Replaces the stat cache with `stats` (the scan's view of the vault).
     public func replaceStats(_ stats: [String: CachedStat], changed: Set<String>, removed: Set<String>) async throws {
         try await db.write { db in

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import CFileStat
 import Synchronization
 import SyncCore
 public import SyncProtocol
@@ -140,6 +141,8 @@ public final class VaultWatcher: Sendable {
         while !Task.isCancelled {
             let (due, reason) = schedule.withLock { ($0.nextSync, $0.dueReason) }
             if due <= .now {
+                // Files this watcher's syncs wrote come back as local changes: no sync for those.
+                if reason == "local", await dropUnchangedPaths() { continue }
                 await sync(reason: reason)
             } else {
                 await wake.wait(until: due)
@@ -161,6 +164,28 @@ public final class VaultWatcher: Sendable {
             guard !Task.isCancelled else { return }
             updateRecord { $0.lastSyncStatus = SyncStatus.error.rawValue }
             onEvent(.syncFailed("\(error)"))
+        }
+    }
+
+    /// Drops the pending local changes that are none: a file whose stat is the one the last sync
+    /// recorded (the sync wrote it), a folder (its files report themselves), a path gone that the
+    /// last sync did not know either. Returns true when, after that, no local sync is due now.
+    private func dropUnchangedPaths() async -> Bool {
+        let pending = schedule.withLock { $0.pendingPaths }.filter { !$0.key.isEmpty }
+        guard !pending.isEmpty, let cached = try? await engine.store.cachedStats(for: Array(pending.keys)) else { return false }
+        var unchanged: [String: WatchSchedule.Instant] = [:]
+        for (path, time) in pending {
+            var info = vs_file_stat()
+            if vs_lstat(engine.root.path + "/" + path, &info) == 0 {
+                let same = cached.stats[path].map { $0.sizeBytes == info.size && $0.mtimeNanoseconds == info.mtime_ns && $0.inode == info.inode } ?? false
+                if info.kind == 2 || same { unchanged[path] = time }
+            } else if errno == ENOENT, cached.stats[path] == nil, !cached.folders.contains(path) {
+                unchanged[path] = time
+            }
+        }
+        return schedule.withLock { schedule in
+            schedule.dropUnchanged(unchanged)
+            return schedule.nextSync > .now || schedule.dueReason != "local"
         }
     }
 

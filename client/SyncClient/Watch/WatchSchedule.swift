@@ -44,6 +44,16 @@ public struct WatchSchedule: Sendable {
         if firstPending == nil { firstPending = time }
     }
 
+    /// The pending local changes: each path with its last write.
+    public var pendingPaths: [String: Instant] { lastWrites }
+
+    /// Forgets pending changes found to be no change at all (the watcher's own writes); a path
+    /// written again since `paths` was read stays pending.
+    public mutating func dropUnchanged(_ paths: [String: Instant]) {
+        for (path, time) in paths where lastWrites[path] == time { lastWrites[path] = nil }
+        if lastWrites.isEmpty { firstPending = nil }
+    }
+
     /// The server said the vault changed (or that changes may have been missed).
     public mutating func remoteChange() {
         remotePending = true
