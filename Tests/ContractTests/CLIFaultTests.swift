@@ -10,14 +10,7 @@ import Glibc
 /// `vaultsync sync` when the server fails as a whole: cut off mid-answer by a crash, or up but
 /// without its database. Either way exit 3 with one line, changes pending, nothing parked, and
 /// the next sync that gets through sends them.
-@Suite struct CLIFaultTests {
-    let environment = ["VAULTSYNC_PASSWORD": "correct horse battery"]
-
-    func vaultsync(_ arguments: [String]) async throws -> CLIResult {
-        try await CLIProcess.run("vaultsync", arguments, environment: environment)
-    }
-
-    func newFolder() -> URL { URL(fileURLWithPath: "/tmp/vaultsync-cli-\(UUID().uuidString.prefix(8))") }
+@Suite struct CLIFaultTests: CLISuite {
 
     /// Signs up and links `vault` to `server`, then writes a note there that no sync has sent yet.
     func linkWithPendingNote(_ vault: URL, _ server: TestServer) async throws {

@@ -11,17 +11,7 @@ import Glibc
 
 /// The command-line tools as a user meets them: real child processes of the built executables,
 /// their exit codes, `--json` output and messages, against a real server.
-@Suite struct CLITests {
-    static let password = "correct horse battery"
-    let environment = ["VAULTSYNC_PASSWORD": CLITests.password]
-
-    func vaultsync(_ arguments: [String]) async throws -> CLIResult {
-        try await CLIProcess.run("vaultsync", arguments, environment: environment)
-    }
-
-    func newFolder() -> URL {
-        URL(fileURLWithPath: "/tmp/vaultsync-cli-\(UUID().uuidString.prefix(8))")
-    }
+@Suite struct CLITests: CLISuite {
 
     /// `vaultsync status --json`, which must exit 0 whatever the status.
     func status(_ vault: URL) async throws -> [String: Any] {

@@ -10,12 +10,7 @@ import Glibc
 
 /// `vaultsync watch` as a user runs it: child processes keeping folders in sync against a real
 /// server, read through `--json` (one event per line) and `status`.
-@Suite struct WatchTests {
-    let environment = ["VAULTSYNC_PASSWORD": "correct horse battery"]
-
-    func vaultsync(_ arguments: [String]) async throws -> CLIResult {
-        try await CLIProcess.run("vaultsync", arguments, environment: environment)
-    }
+@Suite struct WatchTests: CLISuite {
 
     /// New folders linked to one new account on `server`, one device each.
     func linkedFolders(_ names: [String], to server: URL) async throws -> [URL] {
