@@ -30,7 +30,6 @@ import Testing
                 if case .notification(_, let payload)? = await events.next(within: 0.2) { ready = payload.hasPrefix("ping") }
         }
         #expect(ready)
-        while case .notification? = await events.next(within: 0.3) {}  // drain the other pings
 
         await #expect(throws: (any Error).self) {
             try await pool.transaction { tx in
@@ -42,8 +41,9 @@ import Testing
             try tx.query("SELECT pg_notify('vault_changes', 'committed')")
             try tx.query("SELECT pg_notify('other_channel', 'not listened to')")
         }
-        #expect(await events.next() == .notification(channel: "vault_changes", payload: "committed"))
-        #expect(await events.next(within: 0.5) == nil, "nothing of the rolled-back transaction or other channels")
+        // Pings of the readiness loop may still trickle in on a loaded machine: skipped.
+        #expect(await events.nextSkippingPings() == .notification(channel: "vault_changes", payload: "committed"))
+        #expect(await events.nextSkippingPings(within: 0.5) == nil, "nothing of the rolled-back transaction or other channels")
         }
     }
 
@@ -102,6 +102,16 @@ private final class Received: @unchecked Sendable {
             if let first = take() { return first }
             try? await Task.sleep(for: .milliseconds(20))
         } while Date() < deadline
+        return nil
+    }
+
+    /// Like ``next(within:)``, passing over the readiness loop's `ping …` notifications.
+    func nextSkippingPings(within seconds: Double = 30) async -> PostgresListener.Event? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while let event = await next(within: max(0, deadline.timeIntervalSinceNow)) {
+            if case .notification(_, let payload) = event, payload.hasPrefix("ping ") { continue }
+            return event
+        }
         return nil
     }
 }
