@@ -102,7 +102,9 @@ public final class InotifyWatcher: LocalChangeWatcher {
         let (changes, continuation) = AsyncStream.makeStream(of: LocalChange.self, bufferingPolicy: .bufferingNewest(10_000))
         self.changes = changes
         var watched = Folders(descriptor: descriptor, root: root.standardizedFileURL.path, ignore: ignore)
-        guard watched.watchTree("") != nil else {
+        // A vault with more folders than the kernel grants watches (fs.inotify.max_user_watches)
+        // is polled instead: a folder without a watch would go unnoticed.
+        guard watched.watchTree("") != nil, !watched.refused else {
             close(descriptor)
             return nil
         }
@@ -125,6 +127,8 @@ public final class InotifyWatcher: LocalChangeWatcher {
         let root: String
         let ignore: IgnoreRules
         var paths: [Int32: String] = [:]
+        /// Whether the kernel refused a watch (its limit reached).
+        var refused = false
 
         /// Watches `path` (vault-relative, "" for the root) and every folder below it; returns the
         /// files found in them (they may have been created before the watch), or nil when the
@@ -132,7 +136,10 @@ public final class InotifyWatcher: LocalChangeWatcher {
         mutating func watchTree(_ path: String) -> [String]? {
             let full = path.isEmpty ? root : root + "/" + path
             let watch = inotify_add_watch(descriptor, full, Self.watchMask)
-            guard watch >= 0 else { return nil }
+            guard watch >= 0 else {
+                if errno == ENOSPC { refused = true }
+                return nil
+            }
             paths[watch] = path
             var files: [String] = []
             for name in (try? FileManager.default.contentsOfDirectory(atPath: full)) ?? [] {
@@ -184,6 +191,8 @@ public final class InotifyWatcher: LocalChangeWatcher {
                 if isFolder && event.mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 {
                     // A new folder: watch it, and report what it already holds.
                     for file in folders.watchTree(path) ?? [] { deliver(.path(file)) }
+                    // Out of watches: this folder's later changes reach only the safety-net sync.
+                    if folders.refused { deliver(.unknown) }
                 }
             }
         }
