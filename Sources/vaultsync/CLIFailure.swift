@@ -20,6 +20,12 @@ struct CLIFailure {
             } else {
                 self.init(message: error.description, exitCode: 1)
             }
+        case let error as WatchError:
+            if case .sessionRefused = error {
+                self.init(message: error.description, exitCode: 4)
+            } else {
+                self.init(message: error.description, exitCode: 1)
+            }
         case let error as SyncAPIError where [.unauthorized, .invalidRefreshToken, .refreshTokenReused].contains(error.code):
             self.init(message: "the server no longer accepts this device's session (\(error.serverMessage)): run 'vaultsync login'", exitCode: 4)
         case let error where Unreachable.matches(error):
@@ -53,6 +59,6 @@ struct CLIFailure {
 
     /// Errors of VaultSync's own modules describe themselves for people.
     private static func isOurs(_ error: any Error) -> Bool {
-        error is SyncAPIError || error is VaultLockError || error is StateStoreError || error is ExportError || error is ExportArchiveError || error is WatchError
+        error is SyncAPIError || error is VaultLockError || error is StateStoreError || error is ExportError || error is ExportArchiveError
     }
 }

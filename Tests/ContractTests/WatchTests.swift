@@ -174,6 +174,22 @@ import Glibc
         }
     }
 
+    /// `vaultsync logout` beside a running watcher: the watcher stops (exit 4, the reason as text
+    /// and as JSON) instead of syncing on with the tokens it still held; nothing written after the
+    /// logout leaves the device.
+    @Test func aWatcherStopsWhenItsVaultIsSignedOut() async throws {
+        try await withTwoWatchers { laptop, phone, laptopWatch, _ in
+            #expect(try await vaultsync(["logout", laptop.path]).exitCode == 0)
+            try write(laptop, "after-logout.md", "must stay here")
+            let ended = try await laptopWatch.finish(timeout: .seconds(60))
+            #expect(ended.exitCode == 4 && ended.stderr.contains("is signed out: run 'vaultsync login"), "\(ended)")
+            let last = try #require(WatchLog(ended.stdout).events.last, "\(ended)")
+            #expect(last["exit_code"] as? Int == 4 && (last["error"] as? String)?.contains("signed out") == true)
+            #expect(try await vaultsync(["sync", phone.path]).exitCode == 0)
+            #expect(content(phone, "after-logout.md") == nil, "nothing went up after the logout")
+        }
+    }
+
     /// kill -9 of a watcher in the middle of a sync, then a new watcher: nothing is lost.
     @Test func aWatcherKilledMidSyncLosesNothing() async throws {
         try await TestServer.with { server in

@@ -17,8 +17,20 @@ actor AuthorizedSession {
     var vaultSession: VaultSession { VaultSession(accessToken: credentials.accessToken, deviceID: credentials.deviceID) }
     var deviceName: String { credentials.deviceName }
 
+    /// The session, once more checking that the device is still signed in: a long-lived engine
+    /// (`vaultsync watch`) must stop using tokens that `vaultsync logout` removed meanwhile.
+    /// - Throws: ``SyncEngineError/signedOut(_:)``.
+    func signedInSession() throws -> VaultSession {
+        guard FileManager.default.fileExists(atPath: store.file.path) else {
+            throw SyncEngineError.signedOut(store.file.deletingLastPathComponent().deletingLastPathComponent().path)
+        }
+        return vaultSession
+    }
+
     /// Runs `call`; on `401 unauthorized` refreshes the tokens and runs it once more.
+    /// - Throws: ``SyncEngineError/signedOut(_:)`` when the device was signed out meanwhile.
     func run<T: Sendable>(_ call: @Sendable (VaultSession) async throws -> T) async throws -> T {
+        _ = try signedInSession()
         do {
             return try await call(vaultSession)
         } catch let error as SyncAPIError where error.code == .unauthorized {
@@ -29,6 +41,7 @@ actor AuthorizedSession {
 
     /// Exchanges the refresh token for a new pair and saves it (the access token expired).
     func refresh() async throws {
+        _ = try signedInSession()  // never bring back credentials a logout removed
         let tokens = try await api.refresh(refreshToken: credentials.refreshToken)
         credentials.accessToken = tokens.accessToken
         credentials.refreshToken = tokens.refreshToken

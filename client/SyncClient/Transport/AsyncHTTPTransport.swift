@@ -98,8 +98,8 @@ public struct AsyncHTTPTransport: HTTPTransport {
     }
 
     /// Runs `body`, turning NIO's and AsyncHTTPClient's failures into the `URLError` codes
-    /// URLSession would have used.
-    private static func mappingFailures<T>(_ body: () async throws -> T) async throws -> T {
+    /// URLSession would have used (``EventSocket`` maps its connection failures the same way).
+    static func mappingFailures<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as HTTPClientError {

@@ -44,16 +44,19 @@ public struct EventSocket: Sendable {
         }
         let decoder = WireCoding.decoder()
         let logger = logger
-        let close = try await WebSocketClient.connect(
-            url: url.absoluteString, configuration: .init(additionalHeaders: headers, autoPing: .enabled(timePeriod: pingInterval)), logger: logger
-        ) { inbound, _, _ in
-            for try await message in inbound.messages(maxSize: 1 << 20) {
-                guard case .text(let text) = message else { continue }
-                guard let event = try? decoder.decode(VaultEvent.self, from: Data(text.utf8)) else {
-                    logger.debug("ignoring a change-feed message this client does not understand", metadata: ["message": "\(text.prefix(200))"])
-                    continue
+        // Connection failures become the URLErrors of every other call, so `Unreachable` knows them.
+        let close = try await AsyncHTTPTransport.mappingFailures {
+            try await WebSocketClient.connect(
+                url: url.absoluteString, configuration: .init(additionalHeaders: headers, autoPing: .enabled(timePeriod: pingInterval)), logger: logger
+            ) { inbound, _, _ in
+                for try await message in inbound.messages(maxSize: 1 << 20) {
+                    guard case .text(let text) = message else { continue }
+                    guard let event = try? decoder.decode(VaultEvent.self, from: Data(text.utf8)) else {
+                        logger.debug("ignoring a change-feed message this client does not understand", metadata: ["message": "\(text.prefix(200))"])
+                        continue
+                    }
+                    await onEvent(event)
                 }
-                await onEvent(event)
             }
         }
         guard let close else { return .closed("the connection ended") }

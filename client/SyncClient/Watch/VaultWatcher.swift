@@ -43,6 +43,10 @@ public final class VaultWatcher: Sendable {
     private let schedule: Mutex<WatchSchedule>
     private let wake = WakeSignal()
     private let record: Mutex<WatcherRecord>
+    /// Why the watcher gave up (the device was signed out, or the server refuses its session).
+    private let stopReason = Mutex<(any Error)?>(nil)
+    /// The feed's state as last reported.
+    private let feedState = Mutex<(connected: Bool, detail: String?)>((false, nil))
 
     public init(engine: SyncEngine, settings: WatchSettings = WatchSettings(), logger: Logger, onEvent: @escaping @Sendable (WatchEvent) -> Void = { _ in }) {
         self.engine = engine
@@ -55,7 +59,10 @@ public final class VaultWatcher: Sendable {
 
     /// Watches until the task is cancelled; a sync running then is cancelled (files are replaced
     /// atomically, so nothing is left half written) and the vault lock released.
-    /// - Throws: ``WatchError/alreadyWatching(_:)`` when another watcher runs for the vault.
+    /// - Throws: ``WatchError/alreadyWatching(_:)`` when another watcher runs for the vault;
+    ///   ``SyncEngineError/signedOut(_:)`` once the device is signed out (`vaultsync logout`) and
+    ///   ``WatchError/sessionRefused(_:)`` once the server no longer accepts its session: a watcher
+    ///   that cannot sync any more stops instead of trying for ever.
     public func run() async throws {
         let lock = try WatcherLock(stateFolder: engine.stateFolder)
         defer {
@@ -72,14 +79,27 @@ public final class VaultWatcher: Sendable {
             await group.next()
             group.cancelAll()
         }
+        if let reason = stopReason.withLock({ $0 }) { throw reason }
     }
+
+    /// Ends the watcher with `reason` (its tasks return once they see it).
+    private func stop(_ reason: any Error) {
+        stopReason.withLock { $0 = $0 ?? reason }
+        wake.signal()
+    }
+
+    private var isStopped: Bool { stopReason.withLock { $0 != nil } }
 
     // MARK: signals
 
     private func followLocal(_ local: any LocalChangeWatcher) async {
         for await change in local.changes {
             let path: String? = if case .path(let path) = change { path } else { nil }
-            schedule.withLock { $0.localChange(path, at: .now) }
+            let first = schedule.withLock { schedule in
+                defer { schedule.localChange(path, at: .now) }
+                return schedule.pendingChanges == 0
+            }
+            if first { updateRecord { _ in } }  // `status` shows that changes wait
             wake.signal()
         }
     }
@@ -87,10 +107,10 @@ public final class VaultWatcher: Sendable {
     private func followServer() async {
         let socket = EventSocket(api: engine.api, pingInterval: settings.pingInterval, logger: logger)
         var failures = 0
-        while !Task.isCancelled {
-            let session = await engine.session.vaultSession
+        while !Task.isCancelled && !isStopped {
             let reached = OnceFlag()  // the feed said `ready`: the backoff starts over
             do {
+                let session = try await engine.session.signedInSession()
                 let end = try await socket.run(session) { [self] event in
                     if event.type == .ready {
                         reached.set()
@@ -111,6 +131,8 @@ public final class VaultWatcher: Sendable {
                 case .closed(let why):
                     setConnected(false, detail: why)
                 }
+            } catch let error as SyncEngineError {
+                return stop(error)  // signed out: the sync loop says so too
             } catch {
                 guard !Task.isCancelled else { return }
                 setConnected(false, detail: Unreachable.matches(error) ? Unreachable.describe(error) : "the server refused the change feed (\(error))")
@@ -138,7 +160,7 @@ public final class VaultWatcher: Sendable {
 
     private func syncWhenDue() async {
         await sync(reason: "start")
-        while !Task.isCancelled {
+        while !Task.isCancelled && !isStopped {
             let (due, reason) = schedule.withLock { ($0.nextSync, $0.dueReason) }
             if due <= .now {
                 // Files this watcher's syncs wrote come back as local changes: no sync for those.
@@ -160,6 +182,10 @@ public final class VaultWatcher: Sendable {
                 $0.lastSyncStatus = report.status.rawValue
             }
             onEvent(.syncFinished(report))
+            if report.status == .unauthenticated { stop(WatchError.sessionRefused(engine.root.path)) }
+        } catch let error as SyncEngineError {
+            onEvent(.syncFailed(error.description))
+            stop(error)
         } catch {
             guard !Task.isCancelled else { return }
             updateRecord { $0.lastSyncStatus = SyncStatus.error.rawValue }
@@ -191,13 +217,15 @@ public final class VaultWatcher: Sendable {
 
     // MARK: status
 
+    /// Records and reports the feed's state; a reconnect that fails as the one before does is not
+    /// reported again (one line per change, not one per retry).
     private func setConnected(_ connected: Bool, detail: String?) {
-        let changed = record.withLock { record in
-            defer { record.connected = connected }
-            return record.connected != connected
+        let changed = feedState.withLock { state in
+            defer { state = (connected, detail) }
+            return state.connected != connected || (!connected && state.detail != detail)
         }
-        guard changed || !connected else { return }
-        updateRecord { _ in }
+        guard changed else { return }
+        updateRecord { $0.connected = connected }
         onEvent(.connection(connected: connected, detail: detail))
     }
 

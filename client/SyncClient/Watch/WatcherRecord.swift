@@ -16,7 +16,7 @@ public struct WatcherRecord: Codable, Sendable, Equatable {
     public var lastSyncAt: Date?
     /// The status word of the last sync.
     public var lastSyncStatus: String?
-    /// Local changes seen and not yet synced.
+    /// Local changes waiting for the next sync (written when the first arrives and at each sync).
     public var pendingChanges: Int
 
     enum CodingKeys: String, CodingKey {
@@ -71,10 +71,13 @@ final class WatcherLock: Sendable {
 /// Why a watcher could not start.
 public enum WatchError: Error, CustomStringConvertible {
     case alreadyWatching(Int32?)
+    /// The server no longer accepts the device's session (the vault at this path): sign in again.
+    case sessionRefused(String)
 
     public var description: String {
         switch self {
         case .alreadyWatching(let pid): "another 'vaultsync watch' already watches this vault\(pid.map { " (pid \($0))" } ?? "")"
+        case .sessionRefused(let path): "the server no longer accepts this device's session: run 'vaultsync login \(path)', then watch again"
         }
     }
 }
