@@ -23,6 +23,7 @@ let asyncHTTPClient: Target.Dependency = .product(name: "AsyncHTTPClient", packa
 let hummingbirdWebSocket: Target.Dependency = .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
 let webSocketClient: Target.Dependency = .product(name: "HummingbirdWSClient", package: "hummingbird-websocket")
 let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
 let zip: Target.Dependency = .product(name: "ZIPFoundation", package: "ZIPFoundation")
 
 let package = Package(
@@ -48,6 +49,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
     ],
@@ -60,7 +64,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", log, nioCore, nioPosix], path: "server/Postgres", swiftSettings: swiftSettings),
         .target(
             name: "SyncServer",
-            dependencies: ["SyncProtocol", "Postgres", hummingbird, hummingbirdWebSocket, nioWebSocket, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, zip],
+            dependencies: ["SyncProtocol", "Postgres", hummingbird, hummingbirdWebSocket, nioWebSocket, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, nioSSL, zip],
             path: "server/SyncServer",
             swiftSettings: swiftSettings
         ),
@@ -81,7 +85,14 @@ let package = Package(
         ),
 
         // MARK: tests
-        .target(name: "TestSupport", dependencies: ["SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle], path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle, hummingbird, crypto, cryptoExtras, jwtKit, nioSSL,
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes,
+            ],
+            path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "SyncProtocol"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncClientTests", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", grdb], swiftSettings: swiftSettings),

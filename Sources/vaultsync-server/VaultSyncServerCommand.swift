@@ -103,6 +103,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between pings on an idle change-feed WebSocket; a peer that misses one is dropped. Default 30. Env: VAULTSYNC_EVENT_PING_SECONDS.", valueName: "seconds"))
     var eventPingSeconds: Int?
 
+    @OptionGroup(title: "Push notifications") var push: PushOptions
+
     func run() async throws {
         let env = ProcessInfo.processInfo.environment
         let logger = try common.makeLogger(environment: env)
@@ -136,6 +138,7 @@ struct Serve: AsyncParsableCommand {
         }
         try retention.apply(to: &configuration, environment: env)
         try quotas.apply(to: &configuration, environment: env)
+        try push.apply(to: &configuration, environment: env)
         if let minutes = try purgeIntervalMinutes ?? envInt(env, "VAULTSYNC_PURGE_INTERVAL_MINUTES") {
             guard minutes >= 0 else { throw ValidationError("--purge-interval-minutes must not be negative") }
             configuration.purgeInterval = minutes == 0 ? nil : .seconds(minutes * 60)

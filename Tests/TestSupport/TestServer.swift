@@ -121,8 +121,9 @@ public struct TestUser: Sendable {
     public let tokens: AuthTokens
 
     /// Registers a device and returns a session for it.
-    public func newDevice(_ name: String = "device") async throws -> TestDevice {
-        let info = try await server.api.registerDevice(RegisterDeviceRequest(deviceName: name, platform: "linux"), accessToken: tokens.accessToken)
+    public func newDevice(_ name: String = "device", platform: String = "linux", pushToken: String? = nil) async throws -> TestDevice {
+        let info = try await server.api.registerDevice(
+            RegisterDeviceRequest(deviceName: name, platform: platform, pushToken: pushToken), accessToken: tokens.accessToken)
         return TestDevice(api: server.api, session: VaultSession(accessToken: tokens.accessToken, deviceID: info.deviceID), info: info)
     }
 }

@@ -68,6 +68,18 @@ public struct SyncAPI: Sendable {
         try await call("GET", "devices", body: Optional<SignupRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
     }
 
+    /// Sets the device's push token (an app calls this whenever its push service hands it a new
+    /// one), or with nil removes it.
+    public func setPushToken(_ request: PushTokenRequest?, deviceID: UUID, accessToken: String) async throws {
+        let path = "devices/\(deviceID.uuidString.lowercased())/push-token"
+        let headers = ["Authorization": "Bearer \(accessToken)"]
+        if let request {
+            let _: Empty = try await call("PUT", path, body: request, headers: headers)
+        } else {
+            let _: Empty = try await call("DELETE", path, body: Optional<PushTokenRequest>.none, headers: headers)
+        }
+    }
+
     // MARK: vault
 
     /// `GET /vault/state`, one page: pass the previous answer's cursor to get what changed after it.

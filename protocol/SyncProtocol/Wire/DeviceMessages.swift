@@ -4,18 +4,79 @@ public import Foundation
 public struct RegisterDeviceRequest: Codable, Sendable, Equatable {
     public var deviceName: String
     public var platform: String
+    /// The token a push service gave the app, to wake it when the vault changes.
     public var pushToken: String?
+    /// Which service `pushToken` is from; when absent it follows from `platform`
+    /// (``PushProvider/forPlatform(_:)``).
+    public var pushProvider: PushProvider?
 
-    public init(deviceName: String, platform: String, pushToken: String? = nil) {
+    public init(deviceName: String, platform: String, pushToken: String? = nil, pushProvider: PushProvider? = nil) {
         self.deviceName = deviceName
         self.platform = platform
         self.pushToken = pushToken
+        self.pushProvider = pushProvider
     }
 
     enum CodingKeys: String, CodingKey {
         case deviceName = "device_name"
         case platform
         case pushToken = "push_token"
+        case pushProvider = "push_provider"
+    }
+}
+
+/// The push services that wake a device which holds no change-feed connection.
+public enum PushProvider: String, Codable, Sendable, CaseIterable {
+    /// Apple Push Notification service (iOS, iPadOS, macOS, watchOS, tvOS, visionOS).
+    case apns
+    /// Firebase Cloud Messaging (Android).
+    case fcm
+
+    /// The service a device of `platform` gets its tokens from, if the platform says.
+    public static func forPlatform(_ platform: String) -> PushProvider? {
+        switch platform.lowercased() {
+        case "ios", "ipados", "macos", "watchos", "tvos", "visionos": .apns
+        case "android": .fcm
+        default: nil
+        }
+    }
+}
+
+/// `PUT /devices/{id}/push-token`: the device's current push token (apps renew them).
+public struct PushTokenRequest: Codable, Sendable, Equatable {
+    public var provider: PushProvider
+    public var token: String
+
+    public init(provider: PushProvider, token: String) {
+        self.provider = provider
+        self.token = token
+    }
+}
+
+/// What a silent push carries: which vault moved and what changed (a hint; the cursor is the truth).
+public struct VaultChangedNotice: Codable, Sendable, Equatable {
+    /// Always `vault-changed`.
+    public var event: String
+    /// The vault's name.
+    public var vault: String
+    /// Paths changed since the previous push, capped.
+    public var changedPaths: [String]
+    /// More paths changed than `changedPaths` lists.
+    public var more: Bool
+    public var serverTime: Date
+
+    public init(vault: String, changedPaths: [String], more: Bool, serverTime: Date) {
+        self.event = "vault-changed"
+        self.vault = vault
+        self.changedPaths = changedPaths
+        self.more = more
+        self.serverTime = serverTime
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case event, vault, more
+        case changedPaths = "changed_paths"
+        case serverTime = "server_time"
     }
 }
 
@@ -26,13 +87,16 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var platform: String
     public var createdAt: Date
     public var lastSeenAt: Date?
+    /// The service of the device's push token; nil when it has none (never the token itself).
+    public var pushProvider: PushProvider?
 
-    public init(deviceID: UUID, deviceName: String, platform: String, createdAt: Date, lastSeenAt: Date?) {
+    public init(deviceID: UUID, deviceName: String, platform: String, createdAt: Date, lastSeenAt: Date?, pushProvider: PushProvider? = nil) {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.platform = platform
         self.createdAt = createdAt
         self.lastSeenAt = lastSeenAt
+        self.pushProvider = pushProvider
     }
 
     enum CodingKeys: String, CodingKey {
@@ -41,6 +105,7 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
         case platform
         case createdAt = "created_at"
         case lastSeenAt = "last_seen_at"
+        case pushProvider = "push_provider"
     }
 }
 

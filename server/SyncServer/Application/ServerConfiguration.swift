@@ -65,6 +65,9 @@ public struct ServerConfiguration: Sendable {
     /// How often the change feed pings an idle WebSocket; a peer that has not answered the
     /// previous ping by the next is dropped (default 30 s).
     public var eventPingInterval: Duration = .seconds(30)
+    /// Silent pushes (APNs, FCM) to devices without a change-feed connection; off unless a
+    /// provider is configured.
+    public var push = PushSettings()
 
     public init() {}
 

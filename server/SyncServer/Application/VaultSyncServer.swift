@@ -48,8 +48,11 @@ public enum VaultSyncServer {
         fileIO.start()
         let serverURLs = ServerBlobURLs(publicURL: { address.withLockedValue { $0 } ?? configuration.effectivePublicURL }, signer: URLSigner(secret: secret))
         let store: any BlobStore
+        let feed = ChangeFeed()
+        let pushes: (dispatcher: PushDispatcher, presence: FeedPresence)?
         do {
             store = try await makeBlobStore(configuration, serverURLs: serverURLs, fileIO: fileIO, now: now, logger: logger)
+            pushes = try await makePushDispatcher(configuration.push, db: pool, feed: feed, now: now, logger: logger)
         } catch {
             try? await fileIO.shutdownGracefully()
             await database.close(stoppingCluster: true)
@@ -92,8 +95,7 @@ public enum VaultSyncServer {
         ExportDownloadRoutes(exports: exports, urls: serverURLs, fileIO: fileIO, now: now).add(to: router.group("exports"))
         let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now)
         VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))
-        let feed = ChangeFeed()
-        let events = EventRoutes(vault: vault, feed: feed)
+        let events = EventRoutes(vault: vault, feed: feed, presence: pushes?.presence)
         events.addLongPoll(to: authenticated.group("vault"))
         // Upgrades go through a router of their own with the same checks: a refused upgrade falls
         // through to the HTTP router, whose long poll answers with the error envelope.
@@ -104,8 +106,9 @@ public enum VaultSyncServer {
         // Shut down in reverse order: background jobs end before the pool they use closes.
         var services: [any Service] = [
             DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background, hashing,
-            ChangeFeedListener(feed: feed, connectionString: database.connectionString, now: now, logger: logger),
+            ChangeFeedListener(feed: feed, connectionString: database.connectionString, now: now, logger: logger, onChange: { pushes?.dispatcher.changed($0) }),
         ]
+        if let pushes { services.append(pushes.dispatcher) }
         if let interval = configuration.purgeInterval {
             services.append(PurgeJob(purge: purgeService(configuration, pool: pool, store: store, now: now, logger: logger), interval: interval, logger: logger))
         }
@@ -127,6 +130,28 @@ public enum VaultSyncServer {
                 await onServerRunning(port)
             },
             logger: logger)
+    }
+
+    /// The push dispatcher and the presence records it relies on, when a provider is configured.
+    private static func makePushDispatcher(
+        _ settings: PushSettings, db: PostgresPool, feed: ChangeFeed, now: @escaping @Sendable () -> Date, logger: Logger
+    ) async throws -> (dispatcher: PushDispatcher, presence: FeedPresence)? {
+        guard settings.isEnabled else {
+            logger.info("push notifications are off: no APNs or FCM configuration (devices without a feed connection learn of changes when they next sync)")
+            return nil
+        }
+        let client = settings.makeHTTPClient()
+        do {
+            var notifiers: [any PushNotifier] = []
+            if let apns = settings.apns { notifiers.append(try await APNsNotifier(settings: apns, client: client, now: now, logger: logger)) }
+            if let fcm = settings.fcm { notifiers.append(try await FCMNotifier(settings: fcm, client: client, now: now)) }
+            let presence = FeedPresence(db: db, feed: feed, now: now, logger: logger)
+            logger.info("push notifications on", metadata: ["providers": "\(notifiers.map(\.provider.rawValue).joined(separator: ","))"])
+            return (PushDispatcher(db: db, notifiers: notifiers, presence: presence, interval: settings.interval, client: client, now: now, logger: logger), presence)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
     }
 
     /// Builds the application and serves until SIGINT or SIGTERM, then shuts down cleanly.

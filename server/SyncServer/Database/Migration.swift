@@ -9,7 +9,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration, in order.
-    static let all: [Migration] = [.initial, .retention, .quotas]
+    static let all: [Migration] = [.initial, .retention, .quotas, .push]
 }
 
 /// Applies pending migrations in order, each in its own transaction, under an advisory lock so

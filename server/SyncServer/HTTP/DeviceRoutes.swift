@@ -1,7 +1,8 @@
+import Foundation
 import Hummingbird
 import SyncProtocol
 
-/// `POST /devices/register`, `GET /devices` (authenticated).
+/// `POST /devices/register`, `GET /devices`, `PUT`/`DELETE /devices/{id}/push-token` (authenticated).
 struct DeviceRoutes {
     let devices: DeviceService
 
@@ -13,5 +14,23 @@ struct DeviceRoutes {
         group.get { _, context in
             try context.json(try await devices.list(userID: try context.requireUser()))
         }
+        group.put(":id/push-token") { request, context in
+            let userID = try context.requireUser()
+            let deviceID = try Self.deviceID(context)
+            let body = try await request.decode(as: PushTokenRequest.self, context: context)
+            try await devices.setPushToken(userID: userID, deviceID: deviceID, body)
+            return Response(status: .noContent)
+        }
+        group.delete(":id/push-token") { _, context in
+            try await devices.setPushToken(userID: try context.requireUser(), deviceID: try Self.deviceID(context), nil)
+            return Response(status: .noContent)
+        }
+    }
+
+    private static func deviceID(_ context: ServerRequestContext) throws -> UUID {
+        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else {
+            throw ServiceError.notFound("no such device: device ids are UUIDs")
+        }
+        return id
     }
 }

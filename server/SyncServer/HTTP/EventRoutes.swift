@@ -12,6 +12,8 @@ import SyncProtocol
 struct EventRoutes {
     let vault: VaultService
     let feed: ChangeFeed
+    /// Records open connections for the push dispatcher (nil when pushes are off).
+    let presence: FeedPresence?
 
     /// The longest long-poll wait, in seconds.
     static let maxWait = 45  // under the clients' 60 s read timeout
@@ -58,6 +60,7 @@ struct EventRoutes {
         // Subscribed before looking: a change committed after the look is announced to us.
         let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID)
         defer { subscription.cancel() }
+        await presence?.opened(FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID))
         if let event = try await vault.changesByOthers(scope, after: cursor) { return event }
         let event = await withGracefulShutdownHandler {
             await withTaskGroup(of: VaultEvent?.self) { group in
@@ -84,7 +87,13 @@ struct EventRoutes {
     /// with ``VaultEventClose/tokenExpired``).
     private func stream(_ scope: VaultScope, tokenExpiresAt: Date?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID, expiresAt: tokenExpiresAt)
-        defer { subscription.cancel() }
+        let pair = FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID)
+        defer {
+            subscription.cancel()
+            // From now on the device is woken by pushes again.
+            if let presence { Task { await presence.closed(pair) } }
+        }
+        await presence?.opened(pair)
         let encoder = WireCoding.encoder()
         func send(_ event: VaultEvent) async throws {
             try await outbound.write(.text(String(decoding: try encoder.encode(event), as: UTF8.self)))

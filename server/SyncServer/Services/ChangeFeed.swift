@@ -31,6 +31,18 @@ final class ChangeFeed: Sendable {
         }
     }
 
+    /// The (vault, device) pairs with an open subscription on this instance.
+    var openPairs: Set<FeedPair> {
+        registry.withLock { registry in
+            Set(registry.byVault.flatMap { vault, subscriptions in subscriptions.values.map { FeedPair(vaultID: vault, deviceID: $0.deviceID) } })
+        }
+    }
+
+    /// Whether `pair` has an open subscription on this instance.
+    func isOpen(_ pair: FeedPair) -> Bool {
+        registry.withLock { $0.byVault[pair.vaultID]?.values.contains { $0.deviceID == pair.deviceID } ?? false }
+    }
+
     /// Hands `event` to every subscriber of `vaultID` but its author.
     func publish(_ event: VaultEvent, to vaultID: UUID) {
         let subscribers = registry.withLock { Array(($0.byVault[vaultID] ?? [:]).values) }

@@ -15,6 +15,8 @@ struct ChangeFeedListener: Service {
     let logger: Logger
     /// How often subscriptions are checked for expired access tokens.
     var expirySweep: Duration = .seconds(1)
+    /// Also handed each change (the push dispatcher).
+    var onChange: @Sendable (ChangeFeedQueries.Notice) -> Void = { _ in }
 
     func run() async throws {
         let listener = try PostgresListener(connectionString: connectionString, channels: [ChangeFeedQueries.channel], logger: logger)
@@ -32,6 +34,7 @@ struct ChangeFeedListener: Service {
                         continue
                     }
                     feed.publish(notice.event, to: notice.v)
+                    onChange(notice)
                 case .reconnected:
                     feed.catchUpEverywhere()
                 }
