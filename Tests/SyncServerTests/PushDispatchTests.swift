@@ -12,12 +12,10 @@ import Testing
     static let phoneToken = String(repeating: "0f", count: 32)
 
     private func withPushServer(_ body: (TestServer, LocalPushProviders) async throws -> Void) async throws {
-        let clock = TestClock()
+        let clock = TestClock()  // the server's, which the providers check token times against
         try await LocalPushProviders.with(now: { clock.now }) { providers in
             let settings = providers.settings
-            try await TestServer.with(configure: { $0.push = settings }) { server in
-                // The providers check token times against the server's clock.
-                clock.advance(by: server.clock.now.timeIntervalSince(clock.now))
+            try await TestServer.with(configure: { $0.push = settings }, clock: clock) { server in
                 try await body(server, providers)
                 #expect(providers.refusals.isEmpty, "\(providers.refusals)")
             }
@@ -126,13 +124,14 @@ import Testing
         try await LocalPushProviders.with(now: { clock.now }) { providers in
             let settings = providers.settings
             let secret = "one secret for every instance of this test"
-            try await TestServer.with(configure: { $0.jwtSecret = secret; $0.push = settings }) { first in
+            // One clock for both instances, as real instances share the wall clock.
+            try await TestServer.with(configure: { $0.jwtSecret = secret; $0.push = settings }, clock: clock) { first in
                 try await TestServer.with(configure: {
                     $0.jwtSecret = secret
                     $0.push = settings
                     $0.databaseURL = first.databaseURL
                     $0.blobStore = first.dataDirectory.appendingPathComponent("blobs").absoluteString
-                }) { second in
+                }, clock: clock) { second in
                     let user = try await first.newUser()
                     let laptop = try await user.newDevice("laptop")
                     _ = try await user.newDevice("phone", platform: "ios", pushToken: Self.phoneToken)

@@ -22,8 +22,10 @@ public struct TestServer: Sendable {
     public let configuration: ServerConfiguration
 
     /// Runs `body` against a fresh server and shuts it down afterwards, also when `body` throws.
+    /// - Parameter clock: the server's clock (instances that share a database share one).
     public static func with<T: Sendable>(
         configure: @Sendable (inout ServerConfiguration) -> Void = { _ in },
+        clock: TestClock = TestClock(),
         logger: Logger = TestCluster.quietLogger,
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
@@ -40,7 +42,6 @@ public struct TestServer: Sendable {
         // The whole suite shares one cluster on 2 cores: waits can be long without anything being wrong.
         configuration.databaseWaitTimeout = .seconds(120)
         configure(&configuration)
-        let clock = TestClock()
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = try await VaultSyncServer.makeApplication(
             configuration: configuration, logger: logger, now: { clock.now },

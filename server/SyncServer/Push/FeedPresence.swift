@@ -26,7 +26,9 @@ struct FeedPresence: Sendable {
     /// closed: the device polls again within ``ttl``.
     func closed(_ pair: FeedPair) async {
         guard !feed.isOpen(pair) else { return }
-        await write("record a closed feed connection") { try DeviceFeedQueries.clearSeen($0, pair) }
+        // Connections also close when the server shuts down and its pool with it: then the row
+        // lapses after `ttl`, which is why a failure here is only worth a debug line.
+        await write("record a closed feed connection", level: .debug) { try DeviceFeedQueries.clearSeen($0, pair) }
     }
 
     /// Marks every open connection of this instance seen now.
@@ -36,11 +38,11 @@ struct FeedPresence: Sendable {
     }
 
     /// Presence is advice: a failed write costs at most a push too many or too few, so it is logged.
-    private func write(_ what: String, _ body: @escaping @Sendable (PostgresConnection) throws -> Void) async {
+    private func write(_ what: String, level: Logger.Level = .warning, _ body: @escaping @Sendable (PostgresConnection) throws -> Void) async {
         do {
             try await db.withConnection(body)
         } catch {
-            logger.warning("could not \(what)", metadata: ["error": "\(error)"])
+            logger.log(level: level, "could not \(what)", metadata: ["error": "\(error)"])
         }
     }
 }
