@@ -16,6 +16,7 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Longest wait, in seconds, while files keep changing.") var maxDelay = 120.0
     @Option(help: "Seconds between safety-net syncs.") var safetyInterval = 600.0
     @Option(help: "Seconds between scans where the file system cannot report changes.") var pollInterval = 5.0
+    @Flag(help: "Hear of the server's changes by long polls instead of a WebSocket (for proxies that do not pass WebSockets).") var longPoll = false
 
     func validate() throws {
         for (name, value) in [("--debounce", debounce), ("--max-delay", maxDelay), ("--safety-interval", safetyInterval), ("--poll-interval", pollInterval)]
@@ -31,6 +32,7 @@ struct Watch: AsyncParsableCommand {
         settings.schedule.maxDelay = .seconds(maxDelay)
         settings.schedule.safetyInterval = .seconds(safetyInterval)
         settings.pollInterval = .seconds(pollInterval)
+        settings.longPoll = longPoll
         let printer = WatchPrinter(json: json)
         var logger = Logger(label: "vaultsync")
         logger.logLevel = .error

@@ -26,11 +26,11 @@ import Glibc
 
     /// A server, two linked folders of one account and a connected watcher on each; the folders are
     /// removed and the watchers killed afterwards.
-    func withTwoWatchers(_ body: (URL, URL, CLIProcess, CLIProcess) async throws -> Void) async throws {
+    func withTwoWatchers(_ extra: [String] = [], _ body: (URL, URL, CLIProcess, CLIProcess) async throws -> Void) async throws {
         try await TestServer.with { server in
             let folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
             defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
-            let watchers = try folders.map { try watch($0) }
+            let watchers = try folders.map { try watch($0, extra) }
             defer { watchers.forEach { $0.send(SIGKILL) } }
             for process in watchers { try await eventually("connected") { WatchLog(process).connected } }
             try await body(folders[0], folders[1], watchers[0], watchers[1])
@@ -89,6 +89,20 @@ import Glibc
             #expect(try await vaultsync(["status", laptop.path, "--json"]).json()["watcher"] == nil)
             let manual = try await vaultsync(["sync", laptop.path])
             #expect(manual.exitCode == 0, "\(manual)")
+        }
+    }
+
+    /// With `--long-poll` (a proxy that passes no WebSockets) the server's changes still arrive
+    /// without a manual sync, and no sooner-than-needed: the safety net is far off.
+    @Test func longPollingWatchersKeepTheirFoldersInSync() async throws {
+        try await withTwoWatchers(["--long-poll", "--safety-interval", "3600"]) { laptop, phone, laptopWatch, _ in
+            try write(laptop, "notes/a.md", "one")
+            try await eventually("a.md reaches the phone") { content(phone, "notes/a.md") == "one" }
+            try write(phone, "b.md", "from the phone")
+            try await eventually("b.md reaches the laptop") { content(laptop, "b.md") == "from the phone" }
+            try write(laptop, "notes/a.md", "two")
+            try await eventually("the edit reaches the phone") { content(phone, "notes/a.md") == "two" }
+            #expect(!WatchLog(laptopWatch).pulled.contains("notes/a.md"), "the laptop never got its own change back")
         }
     }
 

@@ -27,6 +27,10 @@ public struct WatchSettings: Sendable {
     public var reconnectMax: Duration = .seconds(60)
     /// How often the client pings the server.
     public var pingInterval: Duration = .seconds(30)
+    /// Follow the server by long polls instead of a WebSocket (for proxies that refuse upgrades).
+    public var longPoll = false
+    /// How long one long poll waits for a change (the server allows up to 45 s).
+    public var longPollWait = 30
     public init() {}
 }
 
@@ -105,6 +109,7 @@ public final class VaultWatcher: Sendable {
     }
 
     private func followServer() async {
+        if settings.longPoll { return await pollServer() }
         let socket = EventSocket(api: engine.api, pingInterval: settings.pingInterval, logger: logger)
         var failures = 0
         while !Task.isCancelled && !isStopped {
@@ -144,6 +149,44 @@ public final class VaultWatcher: Sendable {
                 try await Task.sleep(for: backoff(after: failures))
             } catch {
                 return
+            }
+        }
+    }
+
+    /// The feed by long polls: each asks for other devices' changes after the vault's cursor and
+    /// returns when there are some (then a sync runs and moves the cursor) or after the wait.
+    private func pollServer() async {
+        var failures = 0
+        var reached = false  // the first poll after (re)connecting does not wait: it says we are online
+        while !Task.isCancelled && !isStopped {
+            do {
+                guard let cursor = try await engine.store.meta(.cursor) else {
+                    try await Task.sleep(for: .milliseconds(200))  // the first sync has not finished
+                    continue
+                }
+                let event = try await engine.session.run { [api = engine.api, wait = reached ? settings.longPollWait : 0] in
+                    try await api.events($0, cursor: cursor, wait: wait)
+                }
+                failures = 0
+                reached = true
+                setConnected(true, detail: nil)
+                guard event.type != .idle else { continue }
+                schedule.withLock { $0.remoteChange() }
+                wake.signal()
+                // Asking again before the sync moved the cursor would answer the same change at once.
+                var waited = 0
+                while waited < 150, try await engine.store.meta(.cursor) == cursor {
+                    try await Task.sleep(for: .milliseconds(200))
+                    waited += 1
+                }
+            } catch let error as SyncEngineError {
+                return stop(error)
+            } catch {
+                guard !Task.isCancelled else { return }
+                setConnected(false, detail: Unreachable.matches(error) ? Unreachable.describe(error) : "the server refused the long poll (\(error))")
+                reached = false
+                failures += 1
+                guard (try? await Task.sleep(for: backoff(after: failures))) != nil else { return }
             }
         }
     }
