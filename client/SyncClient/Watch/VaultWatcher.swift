@@ -181,6 +181,12 @@ public final class VaultWatcher: Sendable {
                 }
             } catch let error as SyncEngineError {
                 return stop(error)
+            } catch let error as SyncAPIError where error.code == .cursorExpired {
+                // Deletions after the cursor were purged: a sync reads the whole state and stores a
+                // fresh cursor; the server is reachable all the same.
+                schedule.withLock { $0.remoteChange() }
+                wake.signal()
+                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
             } catch {
                 guard !Task.isCancelled else { return }
                 setConnected(false, detail: Unreachable.matches(error) ? Unreachable.describe(error) : "the server refused the long poll (\(error))")
