@@ -31,6 +31,31 @@ import Testing
         }
     }
 
+    /// After a device's own upload its stored cursor is past its own changes, so its next sync
+    /// reads none of them back; changes it pulled in the same sync are behind it too.
+    @Test func aDevicesOwnUploadIsNotReadBack() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (a, b) = (try await TestVault.link(user, deviceName: "laptop"), try await TestVault.link(user, deviceName: "phone"))
+            defer { a.remove(); b.remove() }
+            let reader = try await user.newDevice("reader")
+            for i in 0..<30 { try a.write("notes/n\(i).md", "note \(i)") }
+            _ = try await a.sync()
+            let afterUpload = try #require(try await a.engine.state.meta(.cursor))
+            #expect(try await reader.api.state(reader.session, cursor: afterUpload).files.isEmpty, "its own 30 files are behind its cursor")
+
+            try b.write("from-b.md", "b")
+            _ = try await b.sync()
+            try a.write("notes/n0.md", "edited")
+            _ = try await a.sync()
+            #expect(a.read("from-b.md") == "b")
+            let later = try #require(try await a.engine.state.meta(.cursor))
+            #expect(try await reader.api.state(reader.session, cursor: later).files.isEmpty)
+            _ = try await b.sync()
+            #expect(b.read("notes/n0.md") == "edited" && b.read("notes/n29.md") == "note 29")
+        }
+    }
+
     @Test func foldersConvergeThroughCreatesEditsAndDeletes() async throws {
         try await twoVaults { a, b in
             try a.write("sources/a.md", Self.note)

@@ -24,6 +24,33 @@ import Testing
         }
     }
 
+    /// A confirm sent with a cursor nothing has passed answers the cursor moved past its own
+    /// changes, so the device does not read them back; once another device changed the vault it
+    /// answers none (the device must read that change); a cursor the server never issued is refused.
+    @Test func aConfirmMovesTheCursorPastTheDevicesOwnChangesOnly() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, phone) = (try await user.newDevice("laptop"), try await user.newDevice("phone"))
+            _ = try await phone.write("earlier.md", "before")
+            let start = try await laptop.api.state(laptop.session).cursor
+            let first = try await laptop.write([("a.md", "one", nil), ("b.md", "two", nil)], cursor: start)
+            let moved = try #require(first.cursor)
+            #expect(try await laptop.api.state(laptop.session, cursor: moved).files.isEmpty, "nothing after it: its own changes are behind it")
+            let second = try await laptop.write([("c.md", "three", nil)], cursor: moved)
+            #expect(second.cursor != nil, "a chain of confirms keeps moving it")
+
+            _ = try await phone.write("d.md", "from the phone")
+            let third = try await laptop.write([("e.md", "four", nil)], cursor: second.cursor)
+            #expect(third.cursor == nil && third.confirmed.count == 1, "the phone's change lies between: no cursor, the confirm still counts")
+            #expect(try await laptop.api.state(laptop.session, cursor: second.cursor).files.map(\.path.rawValue) == ["d.md", "e.md"])
+
+            await #expect { try await laptop.write([("f.md", "five", nil)], cursor: "not-a-cursor") } throws: {
+                ($0 as? SyncAPIError)?.code == .invalidCursor
+            }
+            #expect(try await laptop.api.state(laptop.session, cursor: second.cursor).files.map(\.path.rawValue) == ["d.md", "e.md"], "the refused confirm wrote nothing")
+        }
+    }
+
     @Test func twoDevicesPushingFromOneBaseGiveOneVersionAndOneConflict() async throws {
         try await TestServer.with { server in
             let user = try await server.newUser()

@@ -140,9 +140,10 @@ public struct TestDevice: Sendable {
         TestDevice(api: server.api, session: session, info: info)
     }
 
-    /// Pushes, uploads and confirms files in one batch, each with its base version; returns the confirm answer.
+    /// Pushes, uploads and confirms files in one batch, each with its base version, sending
+    /// `cursor` with the confirm; returns the confirm answer.
     @discardableResult
-    public func write(_ files: [(path: String, content: String, base: Int?)]) async throws -> ConfirmResponse {
+    public func write(_ files: [(path: String, content: String, base: Int?)], cursor: String? = nil) async throws -> ConfirmResponse {
         let push = try await api.push(PushRequest(files: try files.map { file in
             let bytes = Data(file.content.utf8)
             return PushFile(path: try VaultPath(file.path), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: file.base)
@@ -151,7 +152,7 @@ public struct TestDevice: Sendable {
         for upload in push.uploads where upload.uploadRequired {
             try await api.uploadBlob(Data(contents[upload.path]!.utf8), to: upload.uploadURL!, headers: upload.uploadHeaders ?? [:], session: session)
         }
-        return try await api.confirm(ConfirmRequest(confirmed: push.uploads.map { ConfirmItem(path: $0.path, version: $0.newVersion) }), session: session)
+        return try await api.confirm(ConfirmRequest(confirmed: push.uploads.map { ConfirmItem(path: $0.path, version: $0.newVersion) }, cursor: cursor), session: session)
     }
 
     /// Pushes, uploads and confirms one file of raw bytes.

@@ -28,6 +28,9 @@ struct Execution {
 
     /// False when some remote change could not be applied: the cursor then stays where it was.
     var remoteSideComplete = true
+    /// Where the next sync reads the server's changes from: the state's cursor, moved past this
+    /// run's own confirms when the server says nothing else happened (``ConfirmResponse/cursor``).
+    var cursor: String?
     /// True when the server changed under a push or delete: plan again in this run.
     var serverMovedUnderUs = false
 

@@ -190,7 +190,8 @@ extension SyncEngine {
             }
             let items = answer.uploads.filter { uploadFailures[$0.path] == nil }.map { ConfirmItem(path: $0.path, version: $0.newVersion) }
             guard !items.isEmpty else { continue }
-            let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: items), session: $0) }
+            let sent = run.cursor
+            let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: items, cursor: sent), session: $0) }
             if !confirm.conflicts.isEmpty { run.serverMovedUnderUs = true }
             for failed in confirm.failed {
                 report.fail(failed.path, failed.message, counts: SyncReport.belongsToFile(failed.code))
@@ -209,6 +210,8 @@ extension SyncEngine {
                 log.append(LogLine(.push, done.path, "v\(done.version)"))
             }
             try await store.recordSynced(applied, at: now(), log: log)
+            // Nothing but these changes since the cursor: the next sync need not read them back.
+            if let moved = confirm.cursor { run.cursor = moved }
         }
         // Space was found again: "storage full" no longer holds.
         if storedAny, report.storageFull == nil { try await store.setMeta(.storageFull, nil) }

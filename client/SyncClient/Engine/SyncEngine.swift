@@ -169,6 +169,7 @@ public final class SyncEngine: Sendable {
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
         let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental))
         var run = Execution(scan: scan, synced: synced, authors: authors, remote: remote, onProgress: progress)
+        run.cursor = cursor
         for action in plan.actions where !held.contains(action.path) {
             run.sort(action)
             if case .push(let path, nil) = action, !incremental, synced[path] != nil, remote[path] == nil {
@@ -188,7 +189,7 @@ public final class SyncEngine: Sendable {
         try await applyPushes(run.pushes, &run, &report)
 
         // Phase 5: the cursor moves only once everything it covers is applied.
-        if run.remoteSideComplete, let cursor { try await store.setMeta(.cursor, cursor) }
+        if run.remoteSideComplete, let cursor = run.cursor { try await store.setMeta(.cursor, cursor) }
         return run.serverMovedUnderUs
     }
 

@@ -158,7 +158,13 @@ public struct VersionConflict: Codable, Sendable, Equatable {
 /// `POST /vault/push/confirm`: the bytes are uploaded, make these versions current.
 public struct ConfirmRequest: Codable, Sendable, Equatable {
     public var confirmed: [ConfirmItem]
-    public init(confirmed: [ConfirmItem]) { self.confirmed = confirmed }
+    /// The device's cursor: when nothing changed in the vault after it, the answer carries it
+    /// moved past this confirm, so the device need not read its own changes back.
+    public var cursor: String?
+    public init(confirmed: [ConfirmItem], cursor: String? = nil) {
+        self.confirmed = confirmed
+        self.cursor = cursor
+    }
 }
 
 /// One version to confirm, as `push` reserved it.
@@ -179,11 +185,15 @@ public struct ConfirmResponse: Codable, Sendable, Equatable {
     public var conflicts: [VersionConflict]
     /// Nothing written for these: no reservation, bytes missing or mismatched.
     public var failed: [FileError]
+    /// The request's cursor moved past this confirm's changes; absent when the request sent none
+    /// or the vault changed after it (then the device reads the changes from its own cursor).
+    public var cursor: String?
 
-    public init(confirmed: [ConfirmedFile], conflicts: [VersionConflict], failed: [FileError]) {
+    public init(confirmed: [ConfirmedFile], conflicts: [VersionConflict], failed: [FileError], cursor: String? = nil) {
         self.confirmed = confirmed
         self.conflicts = conflicts
         self.failed = failed
+        self.cursor = cursor
     }
 }
 

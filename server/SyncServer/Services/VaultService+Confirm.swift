@@ -11,6 +11,7 @@ extension VaultService {
     /// reservation open for a correct upload.
     func confirm(_ scope: VaultScope, _ request: ConfirmRequest) async throws -> ConfirmResponse {
         try checkBatch(request.confirmed.map(\.path))
+        let sentCursor = try request.cursor.map(Cursor.init(encoded:))
         let now = now()
         let paths = request.confirmed.map(\.path.rawValue)
         let versions = request.confirmed.map(\.version)
@@ -55,10 +56,14 @@ extension VaultService {
             var confirmed: [ConfirmedFile] = []
             var conflicts: [(ConfirmItem, Int?, FileStateQueries.Current?)] = []
             var failed: [FileError] = []
+            var cursor: String?
         }
         let outcome: Outcome = try await db.transaction { tx in
             var o = Outcome()
             var sequence = try FileStateQueries.lockVault(tx, vaultID: scope.vaultID)
+            // Nothing happened after the device's cursor: its position after this confirm covers
+            // only changes it made and knows (it records what the answer confirms).
+            let sentIsCurrent = sentCursor?.sequence == sequence
             // The quota is enforced here again, under the user's row lock: of devices racing for
             // the last megabyte, the files that no longer fit fail with quota_exceeded.
             let account = try accountLimits(tx, userID: scope.userID)
@@ -103,11 +108,12 @@ extension VaultService {
             try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
             try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: writes.compactMap(\.contentHash), sizes: writes.map(\.sizeBytes), now: now)
             try PushQueries.consume(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: writes.map(\.path), versions: writes.map(\.version))
+            if sentIsCurrent, let sentCursor { o.cursor = Cursor(sequence: sequence, purgeMark: sentCursor.purgeMark).encoded }
             return o
         }
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
         let conflicts = try outcome.conflicts.map { try conflict($0.0.path, base: $0.1, current: $0.2, scope: scope, expires: expires) }
-        return ConfirmResponse(confirmed: outcome.confirmed, conflicts: conflicts, failed: failed + outcome.failed)
+        return ConfirmResponse(confirmed: outcome.confirmed, conflicts: conflicts, failed: failed + outcome.failed, cursor: outcome.cursor)
     }
 
     /// What the store holds for blobs not yet recorded, checked in one call; missing blobs are absent.
