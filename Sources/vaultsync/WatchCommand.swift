@@ -33,7 +33,7 @@ struct Watch: AsyncParsableCommand {
         settings.schedule.safetyInterval = .seconds(safetyInterval)
         settings.pollInterval = .seconds(pollInterval)
         settings.longPoll = longPoll
-        let printer = WatchPrinter(json: json)
+        let printer = WatchPrinter(json: json, root: engine.root.path)
         var logger = Logger(label: "vaultsync")
         logger.logLevel = .error
         let watcher = VaultWatcher(engine: engine, settings: settings, logger: logger) { printer.print($0) }
@@ -46,7 +46,6 @@ struct Watch: AsyncParsableCommand {
             return source
         }
         defer { stops.forEach { $0.cancel() } }
-        if !json { print("watching \(engine.root.path) (Ctrl-C to stop)") }
         try await task.value
         printer.stopped()
     }
@@ -55,6 +54,8 @@ struct Watch: AsyncParsableCommand {
 /// Prints watch events: a line of text each, or a JSON object per line.
 struct WatchPrinter: Sendable {
     let json: Bool
+    /// The vault's folder, named once the watcher holds it (not before: a second watcher is refused).
+    let root: String
 
     private struct Line: Encodable {
         var event: String
@@ -88,7 +89,7 @@ struct WatchPrinter: Sendable {
 
     private func emitText(_ event: WatchEvent) {
         switch event {
-        case .syncStarted: break
+        case .syncStarted(let reason): if reason == "start" { write("watching \(root) (Ctrl-C to stop)") }
         case .syncFinished(let report):
             guard report.changedAnything || report.status != .idle || !report.notices.isEmpty else { return }
             var parts: [String] = []

@@ -139,8 +139,9 @@ import Glibc
     }
 
     /// The server goes away and comes back on the same address: the watcher says OFFLINE, keeps
-    /// the edits made meanwhile, and pushes them once it is back; the other device gets them.
-    @Test func aWatcherRidesOutTheServerGoingAway() async throws {
+    /// the edits made meanwhile, and pushes them once it is back; the other device gets them. So do
+    /// long-polling watchers.
+    @Test(arguments: [[], ["--long-poll"]]) func aWatcherRidesOutTheServerGoingAway(_ extra: [String]) async throws {
         let shared = URL(fileURLWithPath: "/tmp/vaultsync-watch-blobs-\(UUID().uuidString.prefix(8))")
         defer { try? FileManager.default.removeItem(at: shared) }
         let secret = "one secret for both lives of this server"
@@ -151,7 +152,7 @@ import Glibc
         defer { watchers.forEach { $0.send(SIGKILL) } }
         let (port, database) = try await TestServer.with(configure: { $0.jwtSecret = secret; $0.blobStore = blobs }) { server in
             folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
-            watchers = try folders.map { try watch($0) }
+            watchers = try folders.map { try watch($0, extra) }
             for process in watchers { try await eventually("connected") { WatchLog(process).connected } }
             return (server.baseURL.port!, server.databaseURL)
         }

@@ -168,11 +168,15 @@ public final class VaultWatcher: Sendable {
                     try await api.events($0, cursor: cursor, wait: wait)
                 }
                 failures = 0
+                let reconnected = !reached
                 reached = true
                 setConnected(true, detail: nil)
-                guard event.type != .idle else { continue }
+                // The first answer after (re)connecting is what `ready` is on the WebSocket: a sync
+                // then catches up both ways (changes queued here while offline go up).
+                guard reconnected || event.type != .idle else { continue }
                 schedule.withLock { $0.remoteChange() }
                 wake.signal()
+                guard event.type != .idle else { continue }
                 // Asking again before the sync moved the cursor would answer the same change at once.
                 var waited = 0
                 while waited < 150, try await engine.store.meta(.cursor) == cursor {
@@ -258,10 +262,12 @@ public final class VaultWatcher: Sendable {
                 unchanged[path] = time
             }
         }
-        return schedule.withLock { schedule in
+        let settled = schedule.withLock { schedule in
             schedule.dropUnchanged(unchanged)
             return schedule.nextSync > .now || schedule.dueReason != "local"
         }
+        if !unchanged.isEmpty { updateRecord { _ in } }  // `status` must not show them as pending
+        return settled
     }
 
     // MARK: status

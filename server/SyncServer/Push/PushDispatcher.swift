@@ -51,6 +51,13 @@ final class PushDispatcher: Service {
             more = more || other.more
             due = min(due, other.due)
         }
+
+        /// The same changes, due at `date`.
+        func due(_ date: Date) -> Pending {
+            var copy = self
+            copy.due = date
+            return copy
+        }
     }
 
     /// - Parameter client: the HTTP client the notifiers use; shut down when the service ends.
@@ -72,8 +79,7 @@ final class PushDispatcher: Service {
     /// purge changes nothing a device must fetch, so it wakes nobody.
     func changed(_ notice: ChangeFeedQueries.Notice) {
         guard let author = notice.d else { return }
-        let change = Pending(sequence: notice.s, paths: notice.p, more: notice.m, due: .distantPast)
-        pending.withLock { $0[Key(vaultID: notice.v, author: author), default: change].absorb(change) }
+        queue(Pending(sequence: notice.s, paths: notice.p, more: notice.m, due: .distantPast), of: Key(vaultID: notice.v, author: author))
         wake.yield()
     }
 
@@ -115,7 +121,7 @@ final class PushDispatcher: Service {
                 try await send(change, of: key, at: time)
             } catch {
                 logger.warning("could not send pushes; trying again", metadata: ["vault.id": "\(key.vaultID)", "error": "\(error)"])
-                requeue(change, of: key, at: time.addingTimeInterval(interval))
+                queue(change.due(time.addingTimeInterval(interval)), of: key)
             }
         }
     }
@@ -131,7 +137,7 @@ final class PushDispatcher: Service {
             return (targets, owed.map { $0.addingTimeInterval(interval) })
         }
         // Devices pushed for an older change within the interval get this one when it has passed.
-        if let owed { requeue(change, of: key, at: owed) }
+        if let owed { queue(change.due(owed), of: key) }
         await withDiscardingTaskGroup { group in
             for target in targets {
                 group.addTask { await self.deliver(change, to: target) }
@@ -161,9 +167,8 @@ final class PushDispatcher: Service {
         }
     }
 
-    private func requeue(_ change: Pending, of key: Key, at due: Date) {
-        var change = change
-        change.due = due
+    /// Adds `change` to what waits for `key` (the earlier due time wins).
+    private func queue(_ change: Pending, of key: Key) {
         pending.withLock { pending in
             if pending[key] == nil { pending[key] = change } else { pending[key]!.absorb(change) }
         }
