@@ -221,7 +221,7 @@ import Glibc
             // began after the first file was written is one that sends them.
             try await eventually("a sync of the new files started") { started() > before }
             first.send(SIGKILL)
-            _ = try await first.finish(timeout: .seconds(10))
+            _ = try await first.finish()
             let second = try watch(laptop)
             defer { second.send(SIGKILL) }
             let phoneWatch = try watch(phone)

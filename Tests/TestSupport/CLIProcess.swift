@@ -1,4 +1,6 @@
 public import Foundation
+import Synchronization
+import SyncServer
 
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +26,8 @@ public struct CLIResult: Sendable, CustomStringConvertible {
 /// --build-tests` puts them beside the test bundle. A run that outlives its time limit is killed,
 /// and so is every run whose awaiting test is cancelled: no process outlives its test.
 public struct CLIProcess: Sendable {
-    private let process: Process
+    private let child: Child
+    private let arguments: [String]
     private let output: URL
     private let errors: URL
 
@@ -43,28 +46,21 @@ public struct CLIProcess: Sendable {
     }
 
     /// Starts `name` with `arguments`; the environment is this process's plus `environment`.
+    /// Spawned with ``ChildProcess`` rather than Foundation's `Process`, whose exit detection can
+    /// lag by as long as a concurrently started child lives (see ``ChildProcess``).
     public static func start(_ name: String, _ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> CLIProcess {
-        let process = Process()
-        process.executableURL = try executable(name)
-        process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
-        process.environment = env
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-cli-\(UUID().uuidString)")
         let output = scratch.appendingPathExtension("out"), errors = scratch.appendingPathExtension("err")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
+        var input = "/dev/null"
         if let stdin {
-            let input = scratch.appendingPathExtension("in")
-            _ = FileManager.default.createFile(atPath: input.path, contents: Data(stdin.utf8))
-            process.standardInput = try FileHandle(forReadingFrom: input)
-        } else {
-            process.standardInput = FileHandle.nullDevice
+            input = scratch.appendingPathExtension("in").path
+            _ = FileManager.default.createFile(atPath: input, contents: Data(stdin.utf8))
         }
-        try process.run()
-        return CLIProcess(process: process, output: output, errors: errors)
+        defer { if stdin != nil { try? FileManager.default.removeItem(atPath: input) } }
+        let pid = try ChildProcess.spawn(try executable(name).path, arguments, environment: env, stdin: input, stdout: output.path, stderr: errors.path)
+        return CLIProcess(child: Child(pid: pid), arguments: [name] + arguments, output: output, errors: errors)
     }
 
     /// Runs `name` to the end.
@@ -73,14 +69,14 @@ public struct CLIProcess: Sendable {
     }
 
     /// The child's process id.
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { child.pid }
 
     /// Whether the child still runs.
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { child.ending(wait: false) == nil }
 
-    /// Sends `signal` to the child.
+    /// Sends `signal` to the child (nothing once it has ended and been reaped).
     public func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        child.signal(signal)
     }
 
     /// What the process has written to standard output so far (it may still be running).
@@ -94,20 +90,19 @@ public struct CLIProcess: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         do {
-            while process.isRunning {
+            while isRunning {
                 guard clock.now < deadline else {
-                    kill(process.processIdentifier, SIGKILL)
-                    process.waitUntilExit()
-                    throw CLIProcessError.timedOut(process.arguments ?? [], partial: read())
+                    child.signal(SIGKILL)
+                    _ = child.ending(wait: true)
+                    throw CLIProcessError.timedOut(arguments, partial: read())
                 }
                 try await Task.sleep(for: .milliseconds(20))
             }
         } catch let error as CancellationError {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            child.signal(SIGKILL)
+            _ = child.ending(wait: true)
             throw error
         }
-        process.waitUntilExit()
         let result = read()
         try? FileManager.default.removeItem(at: output)
         try? FileManager.default.removeItem(at: errors)
@@ -116,9 +111,45 @@ public struct CLIProcess: Sendable {
 
     private func read() -> CLIResult {
         CLIResult(
-            exitCode: process.isRunning ? -1 : process.terminationStatus,
+            exitCode: child.ending(wait: false).map(\.code) ?? -1,
             stdout: (try? String(contentsOf: output, encoding: .utf8)) ?? "",
             stderr: (try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+    }
+}
+
+/// A spawned child, reaped once; its ending is kept for every later question.
+private final class Child: Sendable {
+    let pid: pid_t
+    private let ended = Mutex<ChildProcess.Ending?>(nil)
+
+    init(pid: pid_t) { self.pid = pid }
+
+    /// How the child ended, nil while it runs; `wait` blocks until it ends.
+    func ending(wait: Bool) -> ChildProcess.Ending? {
+        ended.withLock { ending in
+            if ending == nil { ending = try? ChildProcess.reap(pid, block: wait) }
+            return ending
+        }
+    }
+
+    /// Signals the child unless it was reaped (its pid may belong to another process by then).
+    func signal(_ signal: Int32) {
+        ended.withLock { if $0 == nil { kill(pid, signal) } }
+    }
+
+    deinit {
+        // A child never waited for is reaped if it has ended, so no zombie outlives its test.
+        if ended.withLock({ $0 }) == nil { _ = try? ChildProcess.reap(pid, block: false) }
+    }
+}
+
+extension ChildProcess.Ending {
+    /// The exit code, or the signal number for a child a signal ended (as a shell's `$?` minus 128).
+    var code: Int32 {
+        switch self {
+        case .exited(let code): code
+        case .signalled(let signal): signal
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import SyncServer
 
 /// A Postgres cluster of one test's own, which it may stop and start (the shared ``TestCluster``

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""The shipped configuration, measured as a user runs it (issue 13): a release `vaultsync-server
+serve` as its own process on its embedded default (Postgres with `fsync` on, as shipped), the
+release `vaultsync` CLI as separate processes, a vault of NOTES Markdown notes with frontmatter and
+ATTACHMENTS binary attachments. Every run starts a new server and measures, with the floor of the
+same run beside each step:
+
+  first upload     `vaultsync sync` of the filled vault   floor: `cp -r` of it + `sync`; hashing it
+  new device       `vaultsync sync` of an empty folder    floor: the same `cp -r` + `sync`
+  no-op            `vaultsync sync` with nothing changed  floor: `rsync -a` of the unchanged vault
+                   (the first after the device's own upload, then a later one)
+  CHANGES edits    sent by one device, received by the other   floor: `rsync -a` of them
+
+CPU seconds are counted per process: the CLI (its rusage), the server (/proc/PID/stat) and Postgres
+(the postmaster with its reaped and live backends). Figures are median (min-max) over RUNS.
+
+Usage: bench/shipped.sh [NOTES] [ATTACHMENTS] [RUNS] [CHANGES]   (defaults 10000 50 5 30)
+BUILD=.build/release selects the binaries; KEEP=1 keeps the work folder."""
+import hashlib, os, random, resource, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+
+defaults = ["10000", "50", "5", "30"]
+notes, attachments, runs, changes = (int(a) for a in (sys.argv[1:] + defaults[len(sys.argv) - 1:])[:4])
+build = os.environ.get("BUILD", ".build/release")
+server_bin, client_bin = f"{build}/vaultsync-server", f"{build}/vaultsync"
+work = tempfile.mkdtemp(prefix="vaultsync-shipped-")
+os.chmod(work, 0o755)  # as root, the embedded cluster runs as postgres, who must enter it
+env = dict(os.environ, VAULTSYNC_PASSWORD="bench password for the shipped configuration")
+tick = os.sysconf("SC_CLK_TCK")
+children = []
+
+
+def free_port():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close(); return port
+
+
+def proc_cpu(pid, reaped=False):
+    """User + system seconds of a live process (plus its reaped children's when `reaped`)."""
+    try: fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except FileNotFoundError: return 0.0
+    own = int(fields[11]) + int(fields[12])
+    return (own + (int(fields[13]) + int(fields[14]) if reaped else 0)) / tick
+
+
+def postgres_cpu(data):
+    """The cluster's CPU so far: the postmaster, the backends it reaped, and the live ones."""
+    postmaster = int(open(f"{data}/postgres/postmaster.pid").readline())
+    total = proc_cpu(postmaster, reaped=True)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try: parent = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError): continue
+            if parent == postmaster: total += proc_cpu(int(entry))
+    return total
+
+
+def timed(command, **kwargs):
+    """Runs `command` to the end: (wall seconds, its CPU seconds, stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run(command, env=env, capture_output=True, text=True, **kwargs)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode != 0: sys.exit(f"{' '.join(command)} failed ({out.returncode}): {out.stdout[-2000:]}{out.stderr[-2000:]}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out.stdout
+
+
+def shell(script):
+    return timed(["bash", "-c", script])
+
+
+def make_vault(root):
+    body = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 68
+    for i in range(notes):
+        folder = f"{root}/notes/{i // 500}"
+        os.makedirs(folder, exist_ok=True)
+        with open(f"{folder}/note-{i}.md", "w") as f:
+            f.write(f"---\ntitle: Note {i}\ntags: [bench, t{i % 17}]\ncreated: 2026-01-{1 + i % 28:02d}\n---\n# Note {i}\n\n{body}\n")
+    rng = random.Random(13)
+    os.makedirs(f"{root}/attachments", exist_ok=True)
+    for i in range(attachments):
+        size = 500_000 + rng.randrange(520_000)  # about 760 KB on average: 38 MB for 50
+        with open(f"{root}/attachments/file-{i}.pdf", "wb") as f: f.write(rng.randbytes(size))
+
+
+def vault_bytes(root):
+    return sum(os.path.getsize(os.path.join(d, n)) for d, _, names in os.walk(root) for n in names)
+
+
+class Server:
+    def __init__(self, folder):
+        self.data = f"{folder}/server"
+        self.url = f"http://127.0.0.1:{free_port()}"
+        self.process = subprocess.Popen([server_bin, "serve", "--data-dir", self.data, "--port", self.url.rsplit(":", 1)[1], "--log-level", "error"],
+                                        stdout=subprocess.DEVNULL, stderr=open(f"{folder}/server.log", "w"))
+        children.append(self.process)
+        for _ in range(1800):
+            try: urllib.request.urlopen(f"{self.url}/health", timeout=1); return
+            except Exception: time.sleep(0.1)
+        sys.exit(f"the server did not come up: {open(f'{folder}/server.log').read()[-2000:]}")
+
+    def cpu(self):
+        """(server, postgres) CPU seconds so far."""
+        return proc_cpu(self.process.pid), postgres_cpu(self.data)
+
+    def stop(self):
+        self.process.send_signal(signal.SIGINT)
+        try: self.process.wait(timeout=120)
+        except subprocess.TimeoutExpired: self.process.kill()
+
+
+results = {}  # step -> list of dicts per run
+
+
+def record(step, **values):
+    results.setdefault(step, []).append(values)
+
+
+def measure_sync(step, server, folder, floor_wall):
+    """Times one `vaultsync sync` with the CPU of each process, beside the floor of this run."""
+    server_before, pg_before = server.cpu()
+    wall, client_cpu, _ = timed([client_bin, "sync", folder])
+    server_after, pg_after = server.cpu()
+    record(step, wall=wall, client=client_cpu, server=server_after - server_before, postgres=pg_after - pg_before, floor=floor_wall)
+    return wall
+
+
+def one_run(index, source, total_files):
+    run = f"{work}/run-{index}"
+    os.makedirs(run)
+    os.chmod(run, 0o755)
+    a, b, floor, mirror = f"{run}/a", f"{run}/b", f"{run}/floor", f"{run}/mirror"
+    # The floor of this run: copying the vault and flushing it to disk; hashing it.
+    copy_wall, copy_cpu, _ = shell(f"cp -r '{source}' '{floor}' && sync")
+    hash_wall, hash_cpu, _ = shell(f"find '{source}' -type f -print0 | xargs -0 sha256sum > /dev/null")
+    record("floor: cp -r + sync", wall=copy_wall, client=copy_cpu)
+    record("floor: hashing (sha256sum)", wall=hash_wall, client=hash_cpu)
+    shell(f"cp -r '{source}' '{a}' && mkdir '{b}' && sync")
+    server = Server(run)
+    try:
+        email = f"bench{index}@example.com"
+        timed([client_bin, "signup", "--server", server.url, "--email", email])
+        timed([client_bin, "init", a, "--server", server.url, "--email", email, "--device-name", "a"])
+        timed([client_bin, "init", b, "--server", server.url, "--email", email, "--device-name", "b"])
+        upload = measure_sync("first upload", server, a, copy_wall)
+        record("confirmed versions per second", rate=total_files / upload)
+        measure_sync("new device gets the whole vault", server, b, copy_wall)
+        shell(f"rsync -a '{a}/' '{mirror}/'")
+        rsync_noop, _, _ = shell(f"rsync -a '{a}/' '{mirror}/'")
+        measure_sync("first no-op after the device's own upload", server, a, rsync_noop)
+        measure_sync("no-op", server, a, rsync_noop)
+        measure_sync("no-op (receiving device)", server, b, rsync_noop)
+        rng = random.Random(index)
+        for i in rng.sample(range(notes), changes):
+            with open(f"{a}/notes/{i // 500}/note-{i}.md", "a") as f: f.write(f"\nedit in run {index}\n")
+        rsync_changes, _, _ = shell(f"rsync -a '{a}/' '{mirror}/'")
+        measure_sync(f"{changes} changed files, sent", server, a, rsync_changes)
+        measure_sync(f"{changes} changed files, received", server, b, rsync_changes)
+        mismatched = [p for p in (os.path.relpath(os.path.join(d, n), a) for d, _, names in os.walk(a) for n in names if ".vaultsync" not in d)
+                      if hashlib.sha256(open(f"{a}/{p}", "rb").read()).digest() != hashlib.sha256(open(f"{b}/{p}", "rb").read()).digest()]
+        if mismatched: sys.exit(f"run {index}: the devices differ in {len(mismatched)} files, e.g. {mismatched[:3]}")
+    finally:
+        server.stop()
+        subprocess.run(["rm", "-rf", run])
+
+
+def spread(values, unit=" s", digits=2):
+    """Median (min–max)."""
+    values = sorted(values)
+    return f"{statistics.median(values):.{digits}f}{unit} ({values[0]:.{digits}f}–{values[-1]:.{digits}f})"
+
+
+try:
+    source = f"{work}/source"
+    make_vault(source)
+    total_files = notes + attachments
+    print(f"vault: {notes} notes and {attachments} attachments, {vault_bytes(source) / 1e6:.0f} MB; {runs} runs; "
+          f"{os.cpu_count()} cores; {build}", flush=True)
+    for index in range(runs):
+        one_run(index, source, total_files)
+        print(f"run {index + 1}/{runs}: first upload {results['first upload'][-1]['wall']:.2f} s, "
+              f"floor {results['floor: cp -r + sync'][-1]['wall']:.2f} s", flush=True)
+    print()
+    print("| step | VaultSync | floor in the same run | ratio | CPU s: client / server / Postgres (total) |")
+    print("|---|---|---|---|---|")
+    for step, rows in results.items():
+        if step == "confirmed versions per second":
+            print(f"| {step} | {spread([r['rate'] for r in rows], unit=' /s', digits=0)} | | | |")
+            continue
+        walls = [r["wall"] for r in rows]
+        if "floor" not in rows[0]:
+            print(f"| {step} | | {spread(walls)} | | {statistics.median(r['client'] for r in rows):.2f} |")
+            continue
+        ratios = [r["wall"] / r["floor"] for r in rows]
+        cpu = [statistics.median(r[k] for r in rows) for k in ("client", "server", "postgres")]
+        print(f"| {step} | {spread(walls)} | {spread([r['floor'] for r in rows])} | {spread(ratios, unit='×', digits=1)} | "
+              f"{cpu[0]:.2f} / {cpu[1]:.2f} / {cpu[2]:.2f} ({statistics.median(r['client'] + r['server'] + r['postgres'] for r in rows):.2f}) |")
+finally:
+    for child in children:
+        if child.poll() is None: child.kill()
+    if os.environ.get("KEEP") != "1": subprocess.run(["rm", "-rf", work])
