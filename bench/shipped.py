@@ -5,8 +5,8 @@ release `vaultsync` CLI as separate processes, a vault of NOTES Markdown notes w
 ATTACHMENTS binary attachments. Every run starts a new server and measures, with the floor of the
 same run beside each step:
 
-  first upload     `vaultsync sync` of the filled vault   floor: `cp -r` of it + `sync`; hashing it
-  new device       `vaultsync sync` of an empty folder    floor: the same `cp -r` + `sync`
+  first upload     `vaultsync init` of the filled vault   floor: `cp -r` of it + `sync`; hashing it
+  new device       `vaultsync init` of an empty folder    floor: the same `cp -r` + `sync`
   no-op            `vaultsync sync` with nothing changed  floor: `rsync -a` of the unchanged vault
                    (the first after the device's own upload, then a later one)
   CHANGES edits    sent by one device, received by the other   floor: `rsync -a` of them
@@ -115,10 +115,10 @@ def record(step, **values):
     results.setdefault(step, []).append(values)
 
 
-def measure_sync(step, server, folder, floor_wall):
-    """Times one `vaultsync sync` with the CPU of each process, beside the floor of this run."""
+def measure_sync(step, server, folder, floor_wall, command=None):
+    """Times one `vaultsync sync` (or `command`) with the CPU of each process, beside the floor of this run."""
     server_before, pg_before = server.cpu()
-    wall, client_cpu, _ = timed([client_bin, "sync", folder])
+    wall, client_cpu, _ = timed(command or [client_bin, "sync", folder])
     server_after, pg_after = server.cpu()
     record(step, wall=wall, client=client_cpu, server=server_after - server_before, postgres=pg_after - pg_before, floor=floor_wall)
     return wall
@@ -139,11 +139,11 @@ def one_run(index, source, total_files):
     try:
         email = f"bench{index}@example.com"
         timed([client_bin, "signup", "--server", server.url, "--email", email])
-        timed([client_bin, "init", a, "--server", server.url, "--email", email, "--device-name", "a"])
-        timed([client_bin, "init", b, "--server", server.url, "--email", email, "--device-name", "b"])
-        upload = measure_sync("first upload", server, a, copy_wall)
+        # `init` signs the device in (a password check on the server) and runs the first sync.
+        def init(folder, name): return [client_bin, "init", folder, "--server", server.url, "--email", email, "--device-name", name]
+        upload = measure_sync("first upload (`init`)", server, a, copy_wall, init(a, "a"))
         record("confirmed versions per second", rate=total_files / upload)
-        measure_sync("new device gets the whole vault", server, b, copy_wall)
+        measure_sync("new device gets the whole vault (`init`)", server, b, copy_wall, init(b, "b"))
         shell(f"rsync -a '{a}/' '{mirror}/'")
         rsync_noop, _, _ = shell(f"rsync -a '{a}/' '{mirror}/'")
         measure_sync("first no-op after the device's own upload", server, a, rsync_noop)
@@ -159,8 +159,9 @@ def one_run(index, source, total_files):
                       if hashlib.sha256(open(f"{a}/{p}", "rb").read()).digest() != hashlib.sha256(open(f"{b}/{p}", "rb").read()).digest()]
         if mismatched: sys.exit(f"run {index}: the devices differ in {len(mismatched)} files, e.g. {mismatched[:3]}")
     finally:
+        # Runs are removed together at the end: on ext4 without a journal, creating files right
+        # after deleting thousands walks the freed inodes (`recently_deleted`) and slows the next run.
         server.stop()
-        subprocess.run(["rm", "-rf", run])
 
 
 def spread(values, unit=" s", digits=2):
@@ -177,7 +178,7 @@ try:
           f"{os.cpu_count()} cores; {build}", flush=True)
     for index in range(runs):
         one_run(index, source, total_files)
-        print(f"run {index + 1}/{runs}: first upload {results['first upload'][-1]['wall']:.2f} s, "
+        print(f"run {index + 1}/{runs}: first upload {results['first upload (`init`)'][-1]['wall']:.2f} s, "
               f"floor {results['floor: cp -r + sync'][-1]['wall']:.2f} s", flush=True)
     print()
     print("| step | VaultSync | floor in the same run | ratio | CPU s: client / server / Postgres (total) |")
