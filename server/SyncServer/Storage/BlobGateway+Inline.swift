@@ -5,30 +5,19 @@ import SyncProtocol
 /// Small files carried inside `push` and `pull` bodies (``InlineContent``): the server moves them
 /// to and from the store itself, several at a time, so a batch of notes costs one request.
 extension BlobGateway {
-    /// How many store operations run at once for one batch.
+    /// How many store reads run at once for one batch.
     static let inlineParallelism = 16
 
     /// Stores each blob (already checked against its hash by the caller); returns the keys that
     /// could not be stored, which the client then uploads the usual way.
     func storeInline(_ blobs: [(key: BlobKey, bytes: Data)]) async -> Set<BlobKey> {
-        await forEachBounded(blobs) { [store] blob in
-            let body = AsyncStream<ByteBuffer> {
-                $0.yield(ByteBuffer(bytes: blob.bytes))
-                $0.finish()
-            }
-            do {
-                try await store.write(body, key: blob.key, sizeBytes: Int64(blob.bytes.count))
-                return nil
-            } catch {
-                return blob.key
-            }
-        }
+        await store.writeSmall(blobs)
     }
 
     /// Reads the blobs; a blob that cannot be read is left out (its download URL still works or reports why).
     func readInline(_ keys: [BlobKey]) async -> [BlobKey: Data] {
         var result: [BlobKey: Data] = [:]
-        let read: [(BlobKey, Data)?] = await mapBounded(keys) { [store] key in
+        let read: [(BlobKey, Data)?] = await mapBounded(keys, limit: Self.inlineParallelism) { [store] key in
             guard let content = try? await store.read(key), content.size <= InlineContent.maxFileBytes else { return nil }
             var bytes = Data(capacity: Int(content.size))
             do {
@@ -40,25 +29,5 @@ extension BlobGateway {
         }
         for case let (key, bytes)? in read { result[key] = bytes }
         return result
-    }
-
-    private func forEachBounded<T: Sendable>(_ items: [T], _ body: @escaping @Sendable (T) async -> BlobKey?) async -> Set<BlobKey> {
-        Set(await mapBounded(items, body).compactMap { $0 })
-    }
-
-    private func mapBounded<T: Sendable, R: Sendable>(_ items: [T], _ body: @escaping @Sendable (T) async -> R) async -> [R] {
-        await withTaskGroup(of: R.self) { group in
-            var results: [R] = []
-            var pending = items.makeIterator()
-            for _ in 0..<Self.inlineParallelism {
-                guard let item = pending.next() else { break }
-                group.addTask { await body(item) }
-            }
-            while let result = await group.next() {
-                results.append(result)
-                if let item = pending.next() { group.addTask { await body(item) } }
-            }
-            return results
-        }
     }
 }

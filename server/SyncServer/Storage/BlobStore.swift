@@ -28,6 +28,10 @@ package protocol BlobStore: Sendable {
     /// stored otherwise. Streams: memory does not grow with the size.
     /// - Throws: ``ServiceError/contentMismatch(_:)`` when size or hash differ.
     func write<Body: AsyncSequence & Sendable>(_ body: Body, key: BlobKey, sizeBytes: Int64) async throws where Body.Element == ByteBuffer
+    /// Stores small blobs whose bytes are in memory (a push's inline notes); returns the keys that
+    /// were not stored. As durable as ``write(_:key:sizeBytes:)`` once it returns; a store may
+    /// make the whole batch durable at once instead of blob by blob.
+    func writeSmall(_ blobs: [(key: BlobKey, bytes: Data)]) async -> Set<BlobKey>
     /// Whether the last write found no space (and none has succeeded since): for `/health`.
     var isOutOfSpace: Bool { get }
     /// Removes what interrupted uploads left behind that was last written before `cutoff`;
@@ -36,6 +40,45 @@ package protocol BlobStore: Sendable {
     /// The stored bytes as a stream read at the consumer's pace (memory does not grow with size).
     /// - Throws: ``ServiceError/notFound(_:)`` when nothing is stored under `key`.
     func read(_ key: BlobKey) async throws -> BlobContent
+}
+
+extension BlobStore {
+    /// How many writes of one ``writeSmall(_:)`` batch run at once, by default.
+    static var smallWriteParallelism: Int { 16 }
+
+    /// One ``write(_:key:sizeBytes:)`` per blob, several at a time.
+    package func writeSmall(_ blobs: [(key: BlobKey, bytes: Data)]) async -> Set<BlobKey> {
+        let failed = await mapBounded(blobs, limit: Self.smallWriteParallelism) { blob -> BlobKey? in
+            let body = AsyncStream<ByteBuffer> {
+                $0.yield(ByteBuffer(bytes: blob.bytes))
+                $0.finish()
+            }
+            do {
+                try await write(body, key: blob.key, sizeBytes: Int64(blob.bytes.count))
+                return nil
+            } catch {
+                return blob.key
+            }
+        }
+        return Set(failed.compactMap { $0 })
+    }
+}
+
+/// `body` applied to every item, at most `limit` at a time; results in completion order.
+func mapBounded<T: Sendable, R: Sendable>(_ items: [T], limit: Int, _ body: @escaping @Sendable (T) async -> R) async -> [R] {
+    await withTaskGroup(of: R.self) { group in
+        var results: [R] = []
+        var pending = items.makeIterator()
+        for _ in 0..<limit {
+            guard let item = pending.next() else { break }
+            group.addTask { await body(item) }
+        }
+        while let result = await group.next() {
+            results.append(result)
+            if let item = pending.next() { group.addTask { await body(item) } }
+        }
+        return results
+    }
 }
 
 /// What the store holds under a key, as far as confirm is concerned.
