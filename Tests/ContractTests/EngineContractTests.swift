@@ -1,6 +1,7 @@
 import Foundation
 import SyncClient
 import SyncProtocol
+import SyncServer
 import TestSupport
 import Testing
 
@@ -32,15 +33,17 @@ import Testing
     }
 
     /// After a device's own upload its stored cursor is past its own changes, so its next sync
-    /// reads none of them back; changes it pulled in the same sync are behind it too.
+    /// reads none of them back; changes it pulled in the same sync are behind it too. Batches of
+    /// 7 (the server's limit here): the next batch is pushed while one confirms, and the cursor
+    /// still moves confirm by confirm.
     @Test func aDevicesOwnUploadIsNotReadBack() async throws {
-        try await TestServer.with { server in
+        try await TestServer.with(configure: { $0.maxBatchFiles = 7 }) { server in
             let user = try await server.newUser()
             let (a, b) = (try await TestVault.link(user, deviceName: "laptop"), try await TestVault.link(user, deviceName: "phone"))
             defer { a.remove(); b.remove() }
             let reader = try await user.newDevice("reader")
             for i in 0..<30 { try a.write("notes/n\(i).md", "note \(i)") }
-            _ = try await a.sync()
+            #expect(try await a.sync().pushed.count == 30)
             let afterUpload = try #require(try await a.engine.state.meta(.cursor))
             #expect(try await reader.api.state(reader.session, cursor: afterUpload).files.isEmpty, "its own 30 files are behind its cursor")
 
@@ -211,17 +214,47 @@ import Testing
         }
     }
 
-    @Test func mergeBasesOfOldVersionsArePruned() async throws {
+    /// The merge base is the version a device last synced, read from the server's history when
+    /// a merge needs it: no device keeps a copy of every note for the purpose.
+    @Test func mergesReadTheirBaseFromTheServerAndNoCopiesAreKept() async throws {
         try await twoVaults { a, b in
-            for version in 1...3 {
-                try a.write("n.md", "version \(version)")
-                try a.write("other.md", "other \(version)")
-                try await a.sync()
-            }
-            try a.delete("other.md")
+            try FileManager.default.createDirectory(at: a.root.appendingPathComponent(".vaultsync/base"), withIntermediateDirectories: true)
+            try a.write("n.md", Self.note)
             try await a.sync()
-            let bases = try FileManager.default.contentsOfDirectory(atPath: a.root.appendingPathComponent(".vaultsync/base").path)
-            #expect(bases == [String(ContentHasher.hash(Data("version 3".utf8)).hex)])
+            try await b.sync()
+            // A later version on the server is not the base: b last synced version 1.
+            try a.write("n.md", Self.note.replacingOccurrences(of: "First paragraph.", with: "First paragraph, laptop."))
+            try await a.sync()
+            try b.write("n.md", Self.note.replacingOccurrences(of: "Third paragraph.", with: "Third paragraph, phone."))
+            let report = try await b.sync()
+            #expect(report.merged.map(\.rawValue) == ["n.md"] && report.status == .idle)
+            #expect(b.read("n.md")?.contains("First paragraph, laptop.") == true && b.read("n.md")?.contains("Third paragraph, phone.") == true)
+            for vault in [a, b] {
+                #expect(!FileManager.default.fileExists(atPath: vault.root.appendingPathComponent(".vaultsync/base").path), "no copies of notes (an old install's are removed)")
+            }
+        }
+    }
+
+    /// When the server no longer keeps the base (version retention 0, purged), both edits stay:
+    /// the other version beside the file as a conflict, as for any merge without an ancestor.
+    @Test func aBaseTheServerNoLongerKeepsLeavesBothVersions() async throws {
+        try await TestServer.with(configure: { $0.versionRetention = .zero }) { server in
+            let user = try await server.newUser()
+            let (a, b) = (try await TestVault.link(user, deviceName: "laptop"), try await TestVault.link(user, deviceName: "phone"))
+            defer { a.remove(); b.remove() }
+            try a.write("n.md", Self.note)
+            try await a.sync()
+            try await b.sync()
+            let fromA = Self.note.replacingOccurrences(of: "First paragraph.", with: "First paragraph, laptop.")
+            let fromB = Self.note.replacingOccurrences(of: "Third paragraph.", with: "Third paragraph, phone.")
+            try a.write("n.md", fromA)
+            try await a.sync()
+            server.clock.advance(by: 1)
+            #expect(try await server.purge().oldVersions == 1)
+            try b.write("n.md", fromB)
+            let report = try await b.sync()
+            #expect(report.status == .conflict && report.conflicts.map(\.rawValue) == ["n.md"])
+            #expect(b.read("n.md") == fromB && Array(b.conflictCopies().values) == [fromA])
         }
     }
 

@@ -52,23 +52,6 @@ import Testing
     }
 }
 
-@Suite struct BaseStoreTests {
-    @Test func keepsVerifiedBasesAndPrunesTheRest() throws {
-        let state = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-base-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: state) }
-        let store = BaseStore(stateFolder: state)
-        let a = Data("version a".utf8), b = Data("version b".utf8)
-        try store.keep(a, hash: ContentHasher.hash(a))
-        try store.keep(b, hash: ContentHasher.hash(b))
-        try store.keep(Data("liar".utf8), hash: ContentHasher.hash(Data("something else".utf8)))
-        #expect(store.content(ContentHasher.hash(a)) == a)
-        #expect(store.content(ContentHasher.hash(Data("something else".utf8))) == nil)
-        try store.prune(keeping: [ContentHasher.hash(b)])
-        #expect(store.content(ContentHasher.hash(a)) == nil)
-        #expect(store.content(ContentHasher.hash(b)) == b)
-    }
-}
-
 @Suite struct VaultLockAndCredentialTests {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-lock-\(UUID().uuidString)")
 

@@ -6,7 +6,6 @@ import SyncProtocol
 extension SyncEngine {
     func applyRecords(_ run: inout Execution, _ report: inout SyncReport) async throws {
         try await store.recordSynced(run.records, at: now())
-        for (path, entry) in run.records { keepBase(path, diskPath: run.diskPath(path), hash: entry.hash) }
         try await store.forget(run.forgets)
     }
 
@@ -37,7 +36,6 @@ extension SyncEngine {
                         knownStats[diskPath] = CachedStat(sizeBytes: stagedStat.size, mtimeNanoseconds: stagedStat.mtime, inode: stagedStat.inode, hash: download.contentHash)
                     }
                     applied[download.path] = SyncedEntry(hash: download.contentHash, version: download.version)
-                    keepBase(download.path, diskPath: diskPath, hash: download.contentHash, data: download.content)
                     report.pulled.append(download.path)
                     if run.restores.contains(download.path) {
                         report.notices.append("\(download.path): deleted here but edited on another device; the edited version was restored")
@@ -104,7 +102,8 @@ extension SyncEngine {
         guard ContentHasher.hash(localData) == local.hash else { throw AtomicWriteError.changedSinceScan(local.diskPath) }
         let outcome: MergeResult
         if ConflictResolver.isMergeable(path.rawValue), let l = String(data: localData, encoding: .utf8), let r = String(data: remoteData, encoding: .utf8) {
-            let baseText = base.flatMap { bases.content($0.hash) }.flatMap { String(data: $0, encoding: .utf8) }
+            var baseText: String?
+            if let base, let data = try await fetchBase(path, base) { baseText = String(data: data, encoding: .utf8) }
             outcome = ConflictResolver.resolve(local: l, remote: r, base: baseText)
         } else {
             outcome = .needsUser(local: "", remote: "", base: nil, description: "changed on both sides and not a Markdown note, so not merged")
@@ -116,7 +115,6 @@ extension SyncEngine {
             try writer.commit(staged: try writer.stage(data), to: local.diskPath, expected: .unchanged(stat))
             if hash == download.contentHash {
                 try await store.recordSynced([path: SyncedEntry(hash: hash, version: download.version)], at: now())
-                keepBase(path, diskPath: local.diskPath, hash: hash)
                 report.pulled.append(path)
             } else {
                 run.pushes.append(PushCandidate(path: path, diskPath: local.diskPath, hash: hash, sizeBytes: Int64(data.count), base: download.version))
@@ -142,9 +140,11 @@ extension SyncEngine {
         }
     }
 
-    /// push → parallel uploads → confirm, per batch. Files over the account's size limit are not
-    /// sent (reported, and parked after repeated runs); a batch refused for lack of space stays
-    /// pending and the rest goes on.
+    /// push → parallel uploads → confirm, per batch. The next batch is pushed and uploaded while
+    /// this one confirms, so the client's reading and encoding overlap the server's work; confirms
+    /// stay in order, so each can move the cursor past the one before. Files over the account's
+    /// size limit are not sent (reported, and parked after repeated runs); a batch refused for lack
+    /// of space stays pending and the rest goes on.
     /// - Parameter oneByOne: push single files, smallest first, until the space runs out (after a
     ///   batch was refused as a whole for lack of space, so that what fits still goes).
     func applyPushes(_ all: [PushCandidate], _ run: inout Execution, _ report: inout SyncReport, oneByOne: Bool = false) async throws {
@@ -157,31 +157,39 @@ extension SyncEngine {
             candidates.removeAll { $0.sizeBytes > limit }
         }
         var storedAny = false
-        for batch in candidates.chunked(oneByOne ? 1 : batchSize) {
+        let batches = candidates.chunked(oneByOne ? 1 : batchSize)
+        // The push of the batch after the current one, under way while the current one confirms.
+        var ahead: Task<SentBatch, Never>?
+        defer { ahead?.cancel() }
+        for (index, batch) in batches.enumerated() {
+            defer { run.advance(files: batch.count, bytes: batch.reduce(0) { $0 + $1.sizeBytes }) }
             if full {
+                // A push of it already under way only reserved: unconfirmed reservations expire.
+                ahead?.cancel()
+                ahead = nil
                 for candidate in batch { report.fail(candidate.path, report.storageFull ?? "storage full", counts: false) }
                 continue
             }
-            let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-            let files = inlinePushFiles(batch)
-            let inlined = Dictionary(files.compactMap { file in file.content.map { (file.path, $0) } }, uniquingKeysWith: { a, _ in a })
-            defer { run.advance(files: batch.count, bytes: batch.reduce(0) { $0 + $1.sizeBytes }) }
-            let answer: PushResponse
-            do {
-                answer = try await session.run { [api] in try await api.push(PushRequest(files: files), session: $0) }
-            } catch let error as SyncAPIError where error.code == .quotaExceeded && batch.count > 1 {
+            let sending = ahead ?? Task { await send(batch) }
+            ahead = !oneByOne && index + 1 < batches.count ? Task { [batches] in await send(batches[index + 1]) } : nil
+            let answer: PushResponse, uploadFailures: [VaultPath: any Error]
+            switch await sending.value {
+            case .sent(let pushed, let failures):
+                (answer, uploadFailures) = (pushed, failures)
+            case .refused(let error as SyncAPIError) where error.code == .quotaExceeded && batch.count > 1:
                 try await applyPushes(Array(batch), &run, &report, oneByOne: true)
                 continue
-            } catch let error as SyncAPIError where [.quotaExceeded, .storageUnavailable, .fileTooLarge].contains(error.code) {
+            case .refused(let error as SyncAPIError) where [.quotaExceeded, .storageUnavailable, .fileTooLarge].contains(error.code):
                 let message = error.serverMessage
                 full = error.code != .fileTooLarge
                 for candidate in batch { report.fail(candidate.path, message, counts: error.code == .fileTooLarge) }
                 if full { try await noteStorageFull(message, &report) }
                 continue
+            case .refused(let error):
+                throw error
             }
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }
             for rejected in answer.rejected { report.fail(rejected.path, rejected.message, counts: SyncReport.belongsToFile(rejected.code)) }
-            let uploadFailures = await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath)
             for (path, error) in uploadFailures.sorted(by: { $0.key < $1.key }) { report.fail(path, error) }
             // The server's storage is full: the rest would fail the same way, and stays pending.
             if let noSpace = uploadFailures.values.lazy.compactMap({ $0 as? SyncAPIError }).first(where: { $0.code == .storageUnavailable }) {
@@ -202,7 +210,6 @@ extension SyncEngine {
             var log: [LogLine] = []
             for done in confirm.confirmed {
                 applied[done.path] = SyncedEntry(hash: done.contentHash, version: done.version)
-                if let candidate = byPath[done.path] { keepBase(done.path, diskPath: candidate.diskPath, hash: done.contentHash, data: inlined[done.path]) }
                 if !report.merged.contains(done.path) { report.pushed.append(done.path) }
                 if let by = run.keptOverDelete[done.path] {
                     report.notices.append("\(done.path): deleted on \(by ?? "another device"), edited here; the edited version was kept")
@@ -225,6 +232,24 @@ extension SyncEngine {
     }
 
     // MARK: transfers
+
+    /// A batch pushed and its bytes uploaded (the failed uploads by path), or the push refused.
+    enum SentBatch: Sendable {
+        case sent(PushResponse, uploadFailures: [VaultPath: any Error])
+        case refused(any Error)
+    }
+
+    /// Pushes `batch` (small files inline) and uploads what the server asks for.
+    func send(_ batch: ArraySlice<PushCandidate>) async -> SentBatch {
+        let files = inlinePushFiles(batch)
+        do {
+            let answer = try await session.run { [api] in try await api.push(PushRequest(files: files), session: $0) }
+            let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+            return .sent(answer, uploadFailures: await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath))
+        } catch {
+            return .refused(error)
+        }
+    }
 
     /// The push entries of a batch, small files with their bytes inline while the total allows.
     /// A file whose bytes no longer match the scan is pushed without them (its upload then fails
@@ -345,11 +370,20 @@ extension SyncEngine {
         return FileIdentity(size: info.size, mtime: info.mtime_ns, inode: info.inode)
     }
 
-    /// Keeps the synced version of a note as the base of later merges. `known` bytes must already
-    /// be checked against `hash` (downloads and inline pushes are); bytes read from disk are checked here.
-    func keepBase(_ path: VaultPath, diskPath: String, hash: ContentHash, data known: Data? = nil) {
-        guard ConflictResolver.isMergeable(path.rawValue), let data = known ?? (try? Data(contentsOf: root.appendingPathComponent(diskPath))) else { return }
-        try? bases.keep(data, hash: hash, verified: known != nil)
+    /// The version of `path` this device last synced, the common ancestor of a three-way merge,
+    /// read from the server's history when a merge needs it (the server keeps old versions as long
+    /// as the file exists, unless configured otherwise). Nil when that version is no longer kept
+    /// or its bytes are not what this device synced: the merge then keeps both versions.
+    func fetchBase(_ path: VaultPath, _ base: SyncedEntry) async throws -> Data? {
+        let history: HistoryResponse
+        do {
+            history = try await session.run { [api] in try await api.history(path, session: $0) }
+        } catch let error as SyncAPIError where error.code == .notFound {
+            return nil
+        }
+        guard let kept = history.versions.first(where: { $0.version == base.version && $0.contentHash == base.hash }), let url = kept.downloadURL else { return nil }
+        let data = try await api.downloadBlob(from: url, session: await session.vaultSession)
+        return ContentHasher.hash(data) == base.hash ? data : nil
     }
 }
 

@@ -46,7 +46,6 @@ extension SyncEngine {
                 guard ContentHasher.hash(data) == current.contentHash else { throw SyncFileError.corruptDownload }
                 try replaceLocal(diskPath, with: data)
                 try await store.recordSynced([path: SyncedEntry(hash: current.contentHash, version: current.version)], at: now())
-                keepBase(path, diskPath: diskPath, hash: current.contentHash)
             } else if FileManager.default.fileExists(atPath: localURL.path) {
                 try FileManager.default.removeItem(at: localURL)  // the server's current state is "deleted"
                 try await store.forget([path])
@@ -77,7 +76,6 @@ extension SyncEngine {
         let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: upload.newVersion)]), session: $0) }
         guard let done = confirm.confirmed.first else { throw SyncEngineError.serverMovedOn(candidate.path) }
         try await store.recordSynced([done.path: SyncedEntry(hash: done.contentHash, version: done.version)], at: now())
-        keepBase(done.path, diskPath: candidate.diskPath, hash: done.contentHash)
     }
 
     /// The name `path` has on disk: its NFC spelling, or another spelling of it (NFD, as some file

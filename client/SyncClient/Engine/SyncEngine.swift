@@ -16,7 +16,6 @@ public final class SyncEngine: Sendable {
     let store: StateStore
     let session: AuthorizedSession
     let api: SyncAPI
-    let bases: BaseStore
     let writer: AtomicFileWriter
     let now: @Sendable () -> Date
     /// Most files per request this client wants to send; the server's advertised limit may lower it.
@@ -43,7 +42,6 @@ public final class SyncEngine: Sendable {
         self.api = SyncAPI(baseURL: credentials.server, transport: transport)
         self.session = AuthorizedSession(credentials: credentials, store: credentialStore, api: api)
         self.store = try StateStore(stateFolder: stateFolder)
-        self.bases = BaseStore(stateFolder: stateFolder)
         self.writer = AtomicFileWriter(root: self.root)
         self.preferredBatchSize = max(1, batchSize)
         self.parallelTransfers = parallelTransfers
@@ -115,10 +113,9 @@ public final class SyncEngine: Sendable {
             return report
         }
         try await recordFailures(&report)
-        if report.changedAnything {
-            // Merge bases of versions no longer synced are dead weight.
-            try? bases.prune(keeping: Set(try await store.syncedEntries().values.map(\.hash)))
-        }
+        // Earlier versions kept a copy of every synced note as its merge base (`.vaultsync/base`);
+        // merges now read the base from the server's history, so the copies only take space.
+        try? FileManager.default.removeItem(at: stateFolder.appendingPathComponent("base"))
         report.conflicts = try await store.conflicts().map(\.path)
         report.status = !report.failures.isEmpty || !report.parked.isEmpty ? .error : report.conflicts.isEmpty ? .idle : .conflict
         try await store.setMeta(.lastSyncTime, WireDate.format(now()))
