@@ -77,6 +77,8 @@ import Testing
         #expect(ConflictFileName.isConflictCopy(String(copy.name)))
         #expect(IgnoreRules().isIgnored(copy.rawValue))
         #expect(!ConflictFileName.isConflictCopy("b.md"))
+        #expect(ConflictFileName.isConflictCopy("..conflict-phone-20260324-103000"))
+        #expect(!ConflictFileName.isConflictCopy("b.conflicts-phone-20260324-103000.md") && !ConflictFileName.isConflictCopy(".conflict"))
     }
 
     @Test func longNamesStayWithinTheSegmentLimit() throws {

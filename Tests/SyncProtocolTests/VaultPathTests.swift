@@ -29,6 +29,8 @@ import Testing
         ("CON", .reservedName("CON", name: "CON")),
         ("notes/nul.txt", .reservedName("notes/nul.txt", name: "nul.txt")),
         ("com1.md", .reservedName("com1.md", name: "com1.md")),
+        ("a/Aux\u{A0}.txt", .reservedName("a/Aux\u{A0}.txt", name: "Aux\u{A0}.txt")),
+        (".con", .reservedName(".con", name: ".con")),
         (".vaultsync/sync.db", .stateFolder(".vaultsync/sync.db")),
         (".VaultSync/x.md", .stateFolder(".VaultSync/x.md")),
     ])

@@ -107,15 +107,15 @@ public final class StateStore: Sendable {
         let stamp = WireDate.format(date)
         try await db.write { db in
             try Self.insert(log, stamp: stamp, db)
-            for path in entries.keys { try db.execute(sql: "DELETE FROM failures WHERE relative_path = ?", arguments: [path.rawValue]) }
+            for path in entries.keys { try db.run("DELETE FROM failures WHERE relative_path = ?", [path.rawValue]) }
             for (path, entry) in entries {
-                try db.execute(
-                    sql: """
-                        INSERT INTO sync_state (relative_path, content_hash, server_version, sync_status, last_synced_at)
-                        VALUES (?, ?, ?, 'synced', ?)
-                        ON CONFLICT(relative_path) DO UPDATE SET content_hash = excluded.content_hash,
-                            server_version = excluded.server_version, sync_status = 'synced', last_synced_at = excluded.last_synced_at
-                        """, arguments: [path.rawValue, entry.hash.rawValue, entry.version, stamp])
+                try db.run(
+                    """
+                    INSERT INTO sync_state (relative_path, content_hash, server_version, sync_status, last_synced_at)
+                    VALUES (?, ?, ?, 'synced', ?)
+                    ON CONFLICT(relative_path) DO UPDATE SET content_hash = excluded.content_hash,
+                        server_version = excluded.server_version, sync_status = 'synced', last_synced_at = excluded.last_synced_at
+                    """, [path.rawValue, entry.hash.rawValue, entry.version, stamp])
             }
         }
     }
@@ -125,8 +125,8 @@ public final class StateStore: Sendable {
         try await db.write { db in
             try Self.insert(log, stamp: WireDate.format(date), db)
             for path in paths {
-                try db.execute(sql: "DELETE FROM sync_state WHERE relative_path = ?", arguments: [path.rawValue])
-                try db.execute(sql: "DELETE FROM failures WHERE relative_path = ?", arguments: [path.rawValue])
+                try db.run("DELETE FROM sync_state WHERE relative_path = ?", [path.rawValue])
+                try db.run("DELETE FROM failures WHERE relative_path = ?", [path.rawValue])
             }
         }
     }
@@ -170,9 +170,7 @@ public final class StateStore: Sendable {
 
     private static func insert(_ lines: [LogLine], stamp: String, _ db: Database) throws {
         for line in lines {
-            try db.execute(
-                sql: "INSERT INTO sync_log (timestamp, event_type, relative_path, detail) VALUES (?, ?, ?, ?)",
-                arguments: [stamp, line.event.rawValue, line.path, line.detail])
+            try db.run("INSERT INTO sync_log (timestamp, event_type, relative_path, detail) VALUES (?, ?, ?, ?)", [stamp, line.event.rawValue, line.path, line.detail])
         }
     }
 
@@ -241,7 +239,7 @@ public final class StateStore: Sendable {
     public func clearFailures(_ paths: [VaultPath]) async throws {
         guard !paths.isEmpty else { return }
         try await db.write { db in
-            for path in paths { try db.execute(sql: "DELETE FROM failures WHERE relative_path = ?", arguments: [path.rawValue]) }
+            for path in paths { try db.run("DELETE FROM failures WHERE relative_path = ?", [path.rawValue]) }
         }
     }
 
@@ -259,7 +257,7 @@ public final class StateStore: Sendable {
         try await db.write { db in
             let parked = try String.fetchAll(db, sql: "SELECT relative_path FROM failures WHERE parked = 1").compactMap { try? VaultPath($0) }
             let chosen = paths.map { wanted in parked.filter { wanted.contains($0) } } ?? parked
-            for path in chosen { try db.execute(sql: "DELETE FROM failures WHERE relative_path = ?", arguments: [path.rawValue]) }
+            for path in chosen { try db.run("DELETE FROM failures WHERE relative_path = ?", [path.rawValue]) }
             return chosen
         }
     }
@@ -285,11 +283,11 @@ public final class StateStore: Sendable {
             var stats: [String: CachedStat] = [:]
             var folders: Set<String> = []
             for path in paths {
-                if let row = try Row.fetchOne(db, sql: "SELECT size_bytes, mtime_ns, inode, content_hash FROM local_files WHERE disk_path = ?", arguments: [path]) {
+                if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT size_bytes, mtime_ns, inode, content_hash FROM local_files WHERE disk_path = ?"), arguments: [path]) {
                     stats[path] = CachedStat(sizeBytes: row[0], mtimeNanoseconds: row[1], inode: UInt64(bitPattern: row[2]), hash: ContentHash(alreadyValidated: row[3]))
                 }
                 // Range, not LIKE: names may hold % and _.
-                if try Row.fetchOne(db, sql: "SELECT 1 FROM local_files WHERE disk_path > ? AND disk_path < ? LIMIT 1", arguments: [path + "/", path + "0"]) != nil {
+                if try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM local_files WHERE disk_path > ? AND disk_path < ? LIMIT 1"), arguments: [path + "/", path + "0"]) != nil {
                     folders.insert(path)
                 }
             }
@@ -300,12 +298,12 @@ public final class StateStore: Sendable {
     /// Replaces the stat cache with `stats` (the scan's view of the vault).
     public func replaceStats(_ stats: [String: CachedStat], changed: Set<String>, removed: Set<String>) async throws {
         try await db.write { db in
-            for path in removed { try db.execute(sql: "DELETE FROM local_files WHERE disk_path = ?", arguments: [path]) }
+            for path in removed { try db.run("DELETE FROM local_files WHERE disk_path = ?", [path]) }
             for path in changed {
                 guard let stat = stats[path] else { continue }
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO local_files (disk_path, size_bytes, mtime_ns, inode, content_hash) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [path, stat.sizeBytes, stat.mtimeNanoseconds, Int64(bitPattern: stat.inode), stat.hash.rawValue])
+                try db.run(
+                    "INSERT OR REPLACE INTO local_files (disk_path, size_bytes, mtime_ns, inode, content_hash) VALUES (?, ?, ?, ?, ?)",
+                    [path, stat.sizeBytes, stat.mtimeNanoseconds, Int64(bitPattern: stat.inode), stat.hash.rawValue])
             }
         }
     }
@@ -413,5 +411,13 @@ public enum StateStoreError: Error, CustomStringConvertible {
         switch self {
         case .newerSchema(let migration): "sync.db was written by a newer vaultsync (migration '\(migration)'); upgrade vaultsync"
         }
+    }
+}
+
+extension Database {
+    /// Runs `sql` through the connection's statement cache: a statement run once per file is
+    /// parsed once per connection, not once per file (parsing was most of a batch's SQLite time).
+    func run(_ sql: String, _ arguments: StatementArguments) throws {
+        try cachedStatement(sql: sql).execute(arguments: arguments)
     }
 }

@@ -58,37 +58,57 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
     private static func validate(_ path: String, original: String) throws(VaultPathError) {
         if path.isEmpty { throw .empty }
         if path.utf8.count > maxUTF8Bytes { throw .tooLong(original, bytes: path.utf8.count) }
-        if path.hasPrefix("/") { throw .absolute(original) }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        for segment in segments {
-            try validate(segment: segment, in: original)
+        if path.utf8.first == slash { throw .absolute(original) }
+        // Segment by segment over the UTF-8 bytes: this runs for every file of every scan and
+        // every path of every answer, so no substrings, sets or character comparisons.
+        let utf8 = path.utf8
+        var start = utf8.startIndex
+        while true {
+            let end = utf8[start...].firstIndex(of: slash) ?? utf8.endIndex
+            try validate(segment: utf8[start..<end], in: original)
+            guard end < utf8.endIndex else { break }
+            start = utf8.index(after: end)
         }
-        // Cheap length test first: this runs for every file of every scan.
-        if segments[0].utf8.count == stateFolderName.utf8.count, segments[0].lowercased() == stateFolderName { throw .stateFolder(original) }
+        let first = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        if first.utf8.count == stateFolderName.utf8.count, first.lowercased() == stateFolderName { throw .stateFolder(original) }
     }
 
-    /// The ASCII bytes no segment may hold: `< > : " | ? * \`. Every forbidden character and
-    /// every control character is ASCII, and UTF-8 never uses ASCII bytes inside a multi-byte
-    /// character, so one pass over the bytes decides both rules.
-    private static let forbiddenBytes: Set<UInt8> = Set("<>:\"|?*\\".utf8)
+    private static let slash = UInt8(ascii: "/")
 
-    private static func validate(segment: Substring, in path: String) throws(VaultPathError) {
+    /// The rules for one segment. Every forbidden character (`< > : " | ? * \`) and every
+    /// control character is ASCII, and UTF-8 never uses ASCII bytes inside a multi-byte
+    /// character, so testing bytes decides them exactly.
+    private static func validate(segment: Substring.UTF8View, in path: String) throws(VaultPathError) {
         if segment.isEmpty { throw .emptySegment(path) }
-        if segment == "." || segment == ".." { throw .relativeSegment(path) }
-        if segment.utf8.count > maxSegmentUTF8Bytes { throw .segmentTooLong(path, segment: String(segment)) }
-        for byte in segment.utf8 where byte < 0x20 || byte == 0x7F || forbiddenBytes.contains(byte) {
-            if byte < 0x20 || byte == 0x7F { throw .controlCharacter(path) }
-            throw .forbiddenCharacter(path, character: Character(Unicode.Scalar(byte)))
+        if segment.elementsEqual(".".utf8) || segment.elementsEqual("..".utf8) { throw .relativeSegment(path) }
+        if segment.count > maxSegmentUTF8Bytes { throw .segmentTooLong(path, segment: String(Substring(segment))) }
+        var stemAlphanumerics = 0, inStem = true
+        for byte in segment {
+            switch byte {
+            case 0..<0x20, 0x7F: throw .controlCharacter(path)
+            case UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: ":"), UInt8(ascii: "\""), UInt8(ascii: "|"),
+                UInt8(ascii: "?"), UInt8(ascii: "*"), UInt8(ascii: "\\"):
+                throw .forbiddenCharacter(path, character: Character(Unicode.Scalar(byte)))
+            case UInt8(ascii: "."): inStem = false
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
+                if inStem { stemAlphanumerics += 1 }
+            default: break
+            }
         }
-        if segment.hasSuffix(".") || segment.hasSuffix(" ") { throw .trailingDotOrSpace(path) }
+        if let last = segment.last, last == UInt8(ascii: ".") || last == UInt8(ascii: " ") { throw .trailingDotOrSpace(path) }
         // Reserved device names are 3 or 4 ASCII letters and digits (plus whitespace around them):
         // a stem with more of those cannot be one, so most names skip the full comparison.
-        let stem = segment.split(separator: ".", maxSplits: 1).first ?? ""
-        let alphanumerics = stem.utf8.reduce(0) { count, byte in
-            count + ((0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) ? 1 : 0)
-        }
-        if alphanumerics <= 4, reservedDeviceNames.contains(String(stem).uppercased().trimmingCharacters(in: .whitespaces)) {
-            throw .reservedName(path, name: String(segment))
+        if stemAlphanumerics <= 4 {
+            let name = String(Substring(segment))
+            // The stem without the space separators around it (`.whitespaces`; tabs are control
+            // characters, refused above), trimmed without Foundation's bridging.
+            let stem = (name.split(separator: ".", maxSplits: 1).first ?? "").unicodeScalars
+            let isSpace = { (scalar: Unicode.Scalar) in scalar.properties.generalCategory == .spaceSeparator }
+            if let first = stem.firstIndex(where: { !isSpace($0) }), let last = stem.lastIndex(where: { !isSpace($0) }),
+                reservedDeviceNames.contains(String(stem[first...last]).uppercased())
+            {
+                throw .reservedName(path, name: name)
+            }
         }
     }
 }

@@ -131,8 +131,7 @@ package struct FileBlobStore: BlobStore {
                 // atomic, so a reader sees the whole blob or none; the same bytes may already be
                 // there under this key, and replacing them is harmless.
                 guard fsync(written) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-                try Self.makeDirectories((destination as NSString).deletingLastPathComponent, below: root)
-                guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                try Self.moveIntoPlace(temporary, destination, below: root)
             } catch {
                 unlink(temporary)
                 throw storageError(error)
@@ -180,8 +179,7 @@ package struct FileBlobStore: BlobStore {
             for (index, temporary) in written {
                 do {
                     guard flushed else { throw flushError }
-                    try Self.makeDirectories((destinations[index] as NSString).deletingLastPathComponent, below: root)
-                    guard rename(temporary, destinations[index]) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    try Self.moveIntoPlace(temporary, destinations[index], below: root)
                 } catch {
                     unlink(temporary)
                     fail(index, error)
@@ -204,10 +202,11 @@ package struct FileBlobStore: BlobStore {
         return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
     }()
 
-    /// Makes `files` durable: one `syncfs` of the file system holding `folder`, or an fsync per
-    /// file where `syncfs` is missing. False (errno set) when that fails.
+    /// Makes `files` durable: one `syncfs` of the file system holding `folder` for a batch, an
+    /// fsync per file for a few (`syncfs` also writes out whatever else is pending on that file
+    /// system, which outweighs a few fsyncs) or where `syncfs` is missing. False (errno set) when that fails.
     private static func flush(folder: String, files: [String]) -> Bool {
-        if let syncFileSystem {
+        if files.count >= 16, let syncFileSystem {
             let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard fd >= 0 else { return false }
             defer { close(fd) }
@@ -267,6 +266,16 @@ package struct FileBlobStore: BlobStore {
             }
             offset += written
         }
+    }
+
+    /// Renames `temporary` to `destination`, creating the folders between `root` and it only when
+    /// the rename finds them missing: a `mkdir` of an existing folder still locks its parent, and
+    /// one per stored blob made concurrent writers queue on that lock.
+    private static func moveIntoPlace(_ temporary: String, _ destination: String, below root: String) throws {
+        if rename(temporary, destination) == 0 { return }
+        guard errno == ENOENT else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        try makeDirectories((destination as NSString).deletingLastPathComponent, below: root)
+        guard rename(temporary, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     /// `mkdir -p` for the folders between `root` and `path`, cheap when they exist.
