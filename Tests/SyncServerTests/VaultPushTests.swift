@@ -51,6 +51,57 @@ import Testing
         }
     }
 
+    /// `commit_inline`: files whose bytes come inline are current when the push answers (no
+    /// confirm, no reservation); a file without inline bytes in the same push is reserved and
+    /// confirmed as usual; a stale base is a conflict that writes nothing; the cursor moves past
+    /// the committed files when nothing else happened.
+    @Test func aCommittingPushMakesInlineFilesCurrentAtOnce() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, phone) = (try await user.newDevice("laptop"), try await user.newDevice("phone"))
+            _ = try await phone.write("old.md", "v1")
+            let start = try await laptop.api.state(laptop.session).cursor
+            func file(_ path: String, _ text: String, base: Int? = nil, inline: Bool = true) throws -> PushFile {
+                let bytes = Data(text.utf8)
+                return PushFile(path: try VaultPath(path), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: base, content: inline ? bytes : nil)
+            }
+            let answer = try await laptop.api.push(PushRequest(files: [
+                try file("a.md", "alpha"), try file("b.md", "beta"), try file("old.md", "stale edit", base: nil), try file("big.pdf", "not inline", inline: false),
+            ], commitInline: true, cursor: start), session: laptop.session)
+            let committed = try #require(answer.committed)
+            #expect(committed.confirmed.map(\.path.rawValue).sorted() == ["a.md", "b.md"] && committed.confirmed.allSatisfy { $0.version == 1 })
+            #expect(answer.conflicts.map(\.path.rawValue) == ["old.md"])
+            #expect(answer.uploads.map(\.path.rawValue) == ["big.pdf"] && answer.uploads.first?.uploadRequired == true)
+            let moved = try #require(committed.cursor)
+            // Another device sees the committed files with their bytes, and nothing of the rest yet.
+            let seen = try await phone.allChanges()
+            #expect(Set(seen.files.map(\.path.rawValue)) == ["old.md", "a.md", "b.md"])
+            let pulled = try await phone.api.pull(PullRequest(files: [try VaultPath("a.md")], inlineMaxBytes: InlineContent.maxFileBytes), session: phone.session)
+            #expect(pulled.downloads.first?.content == Data("alpha".utf8))
+            #expect(try await phone.api.history(try VaultPath("old.md"), session: phone.session).versions.map(\.version) == [1], "the conflict wrote nothing")
+            // The reserved file goes the usual way, and the cursor chain continues through it.
+            let upload = try #require(answer.uploads.first)
+            try await laptop.api.uploadBlob(Data("not inline".utf8), to: try #require(upload.uploadURL))
+            let confirm = try await laptop.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: upload.newVersion)], cursor: moved), session: laptop.session)
+            #expect(confirm.confirmed.map(\.path.rawValue) == ["big.pdf"])
+            #expect(try await laptop.api.state(laptop.session, cursor: try #require(confirm.cursor)).files.isEmpty, "its own changes are behind its cursor")
+            // Pushed again from the same base, a committed file is a conflict: it was current at once.
+            let again = try await laptop.api.push(PushRequest(files: [try file("a.md", "alpha 2")], commitInline: true), session: laptop.session)
+            #expect(again.conflicts.map(\.path.rawValue) == ["a.md"] && again.committed?.confirmed.isEmpty == true)
+        }
+    }
+
+    /// A committing push that does not fit the quota is refused as a whole and writes nothing.
+    @Test func aCommittingPushOverTheQuotaWritesNothing() async throws {
+        try await TestServer.with(configure: { $0.quotaBytes = 8 }) { server in
+            let device = try await server.newUser().newDevice()
+            let bytes = Data("more than eight bytes".utf8)
+            let request = PushRequest(files: [PushFile(path: try VaultPath("n.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: nil, content: bytes)], commitInline: true)
+            await #expect { _ = try await device.api.push(request, session: device.session) } throws: { ($0 as? SyncAPIError)?.code == .quotaExceeded }
+            #expect(try await device.allChanges().files.isEmpty)
+        }
+    }
+
     @Test func twoDevicesPushingFromOneBaseGiveOneVersionAndOneConflict() async throws {
         try await TestServer.with { server in
             let user = try await server.newUser()

@@ -140,11 +140,11 @@ extension SyncEngine {
         }
     }
 
-    /// push → parallel uploads → confirm, per batch. The next batch is pushed and uploaded while
-    /// this one confirms, so the client's reading and encoding overlap the server's work; confirms
-    /// stay in order, so each can move the cursor past the one before. Files over the account's
-    /// size limit are not sent (reported, and parked after repeated runs); a batch refused for lack
-    /// of space stays pending and the rest goes on.
+    /// Per batch: push with the small files' bytes inline, which the server makes current at once
+    /// (`commit_inline`); the larger files are uploaded and confirmed. The next batch's files are
+    /// read while this one is with the server; requests stay in order, so each can move the cursor
+    /// past the one before. Files over the account's size limit are not sent (reported, and parked
+    /// after repeated runs); a batch refused for lack of space stays pending and the rest goes on.
     /// - Parameter oneByOne: push single files, smallest first, until the space runs out (after a
     ///   batch was refused as a whole for lack of space, so that what fits still goes).
     func applyPushes(_ all: [PushCandidate], _ run: inout Execution, _ report: inout SyncReport, oneByOne: Bool = false) async throws {
@@ -158,38 +158,36 @@ extension SyncEngine {
         }
         var storedAny = false
         let batches = candidates.chunked(oneByOne ? 1 : batchSize)
-        // The push of the batch after the current one, under way while the current one confirms.
-        var ahead: Task<SentBatch, Never>?
+        // The next batch's push entries, read from disk while the current batch is with the server.
+        var ahead: Task<[PushFile], Never>?
         defer { ahead?.cancel() }
         for (index, batch) in batches.enumerated() {
             defer { run.advance(files: batch.count, bytes: batch.reduce(0) { $0 + $1.sizeBytes }) }
             if full {
-                // A push of it already under way only reserved: unconfirmed reservations expire.
-                ahead?.cancel()
-                ahead = nil
                 for candidate in batch { report.fail(candidate.path, report.storageFull ?? "storage full", counts: false) }
                 continue
             }
-            let sending = ahead ?? Task { await send(batch) }
-            ahead = !oneByOne && index + 1 < batches.count ? Task { [batches] in await send(batches[index + 1]) } : nil
-            let answer: PushResponse, uploadFailures: [VaultPath: any Error]
-            switch await sending.value {
-            case .sent(let pushed, let failures):
-                (answer, uploadFailures) = (pushed, failures)
-            case .refused(let error as SyncAPIError) where error.code == .quotaExceeded && batch.count > 1:
+            let files = await (ahead ?? Task { inlinePushFiles(batch) }).value
+            ahead = !oneByOne && index + 1 < batches.count ? Task { [batches] in inlinePushFiles(batches[index + 1]) } : nil
+            let answer: PushResponse
+            do {
+                let cursor = run.cursor
+                answer = try await session.run { [api] in try await api.push(PushRequest(files: files, commitInline: true, cursor: cursor), session: $0) }
+            } catch let error as SyncAPIError where error.code == .quotaExceeded && batch.count > 1 {
                 try await applyPushes(Array(batch), &run, &report, oneByOne: true)
                 continue
-            case .refused(let error as SyncAPIError) where [.quotaExceeded, .storageUnavailable, .fileTooLarge].contains(error.code):
+            } catch let error as SyncAPIError where [.quotaExceeded, .storageUnavailable, .fileTooLarge].contains(error.code) {
                 let message = error.serverMessage
                 full = error.code != .fileTooLarge
                 for candidate in batch { report.fail(candidate.path, message, counts: error.code == .fileTooLarge) }
                 if full { try await noteStorageFull(message, &report) }
                 continue
-            case .refused(let error):
-                throw error
             }
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }
             for rejected in answer.rejected { report.fail(rejected.path, rejected.message, counts: SyncReport.belongsToFile(rejected.code)) }
+            if let committed = answer.committed { try await record(committed, &run, &report, storedAny: &storedAny) }
+            let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+            let uploadFailures = await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath)
             for (path, error) in uploadFailures.sorted(by: { $0.key < $1.key }) { report.fail(path, error) }
             // The server's storage is full: the rest would fail the same way, and stays pending.
             if let noSpace = uploadFailures.values.lazy.compactMap({ $0 as? SyncAPIError }).first(where: { $0.code == .storageUnavailable }) {
@@ -200,28 +198,33 @@ extension SyncEngine {
             guard !items.isEmpty else { continue }
             let sent = run.cursor
             let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: items, cursor: sent), session: $0) }
-            if !confirm.conflicts.isEmpty { run.serverMovedUnderUs = true }
-            for failed in confirm.failed {
-                report.fail(failed.path, failed.message, counts: SyncReport.belongsToFile(failed.code))
-                if failed.code == .quotaExceeded { try await noteStorageFull(failed.message, &report) }
-            }
-            storedAny = storedAny || !confirm.confirmed.isEmpty
-            var applied: [VaultPath: SyncedEntry] = [:]
-            var log: [LogLine] = []
-            for done in confirm.confirmed {
-                applied[done.path] = SyncedEntry(hash: done.contentHash, version: done.version)
-                if !report.merged.contains(done.path) { report.pushed.append(done.path) }
-                if let by = run.keptOverDelete[done.path] {
-                    report.notices.append("\(done.path): deleted on \(by ?? "another device"), edited here; the edited version was kept")
-                }
-                log.append(LogLine(.push, done.path, "v\(done.version)"))
-            }
-            try await store.recordSynced(applied, at: now(), log: log)
-            // Nothing but these changes since the cursor: the next sync need not read them back.
-            if let moved = confirm.cursor { run.cursor = moved }
+            try await record(confirm, &run, &report, storedAny: &storedAny)
         }
         // Space was found again: "storage full" no longer holds.
         if storedAny, report.storageFull == nil { try await store.setMeta(.storageFull, nil) }
+    }
+
+    /// Records what a confirm (or a committing push) made current, and moves the cursor past it
+    /// when the server says nothing else happened since (the next sync need not read it back).
+    private func record(_ confirm: ConfirmResponse, _ run: inout Execution, _ report: inout SyncReport, storedAny: inout Bool) async throws {
+        if !confirm.conflicts.isEmpty { run.serverMovedUnderUs = true }
+        for failed in confirm.failed {
+            report.fail(failed.path, failed.message, counts: SyncReport.belongsToFile(failed.code))
+            if failed.code == .quotaExceeded { try await noteStorageFull(failed.message, &report) }
+        }
+        storedAny = storedAny || !confirm.confirmed.isEmpty
+        var applied: [VaultPath: SyncedEntry] = [:]
+        var log: [LogLine] = []
+        for done in confirm.confirmed {
+            applied[done.path] = SyncedEntry(hash: done.contentHash, version: done.version)
+            if !report.merged.contains(done.path) { report.pushed.append(done.path) }
+            if let by = run.keptOverDelete[done.path] {
+                report.notices.append("\(done.path): deleted on \(by ?? "another device"), edited here; the edited version was kept")
+            }
+            log.append(LogLine(.push, done.path, "v\(done.version)"))
+        }
+        try await store.recordSynced(applied, at: now(), log: log)
+        if let moved = confirm.cursor { run.cursor = moved }
     }
 
     /// Records that the account's quota or the server's storage is full: the sync reports it and
@@ -232,24 +235,6 @@ extension SyncEngine {
     }
 
     // MARK: transfers
-
-    /// A batch pushed and its bytes uploaded (the failed uploads by path), or the push refused.
-    enum SentBatch: Sendable {
-        case sent(PushResponse, uploadFailures: [VaultPath: any Error])
-        case refused(any Error)
-    }
-
-    /// Pushes `batch` (small files inline) and uploads what the server asks for.
-    func send(_ batch: ArraySlice<PushCandidate>) async -> SentBatch {
-        let files = inlinePushFiles(batch)
-        do {
-            let answer = try await session.run { [api] in try await api.push(PushRequest(files: files), session: $0) }
-            let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-            return .sent(answer, uploadFailures: await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath))
-        } catch {
-            return .refused(error)
-        }
-    }
 
     /// The push entries of a batch, small files with their bytes inline while the total allows.
     /// A file whose bytes no longer match the scan is pushed without them (its upload then fails

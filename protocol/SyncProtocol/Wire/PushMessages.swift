@@ -3,7 +3,23 @@ public import Foundation
 /// `POST /vault/push`: ask to upload new versions of files.
 public struct PushRequest: Codable, Sendable, Equatable {
     public var files: [PushFile]
-    public init(files: [PushFile]) { self.files = files }
+    /// Files whose bytes come inline become current in this request, as a confirm would make
+    /// them (answered in ``PushResponse/committed``); the others are reserved as usual.
+    public var commitInline: Bool?
+    /// The device's cursor, for ``commitInline``: moved past the committed files when nothing
+    /// else changed in the vault after it (as ``ConfirmRequest/cursor``).
+    public var cursor: String?
+
+    public init(files: [PushFile], commitInline: Bool? = nil, cursor: String? = nil) {
+        self.files = files
+        self.commitInline = commitInline
+        self.cursor = cursor
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case files, cursor
+        case commitInline = "commit_inline"
+    }
 }
 
 /// One file a client wants to push. `base_version` is the version it last synced (`null` for new).
@@ -57,11 +73,15 @@ public struct PushResponse: Codable, Sendable, Equatable {
     public var conflicts: [VersionConflict]
     /// Files refused for a reason other than a version conflict (additive to the seed).
     public var rejected: [FileError]
+    /// With `commit_inline`: the inline files now current, and the cursor moved past them.
+    /// They have no entry in ``uploads``. Absent from servers that do not commit in push.
+    public var committed: ConfirmResponse?
 
-    public init(uploads: [PushUpload], conflicts: [VersionConflict], rejected: [FileError] = []) {
+    public init(uploads: [PushUpload], conflicts: [VersionConflict], rejected: [FileError] = [], committed: ConfirmResponse? = nil) {
         self.uploads = uploads
         self.conflicts = conflicts
         self.rejected = rejected
+        self.committed = committed
     }
 
     public init(from decoder: any Decoder) throws {
@@ -69,6 +89,7 @@ public struct PushResponse: Codable, Sendable, Equatable {
         self.uploads = try c.decode([PushUpload].self, forKey: .uploads)
         self.conflicts = try c.decode([VersionConflict].self, forKey: .conflicts)
         self.rejected = try c.decodeIfPresent([FileError].self, forKey: .rejected) ?? []
+        self.committed = try c.decodeIfPresent(ConfirmResponse.self, forKey: .committed)
     }
 }
 

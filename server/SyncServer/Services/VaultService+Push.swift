@@ -4,7 +4,9 @@ import SyncProtocol
 
 extension VaultService {
     /// Checks each file's base version and reserves an upload slot for those that match.
-    /// Nothing becomes current until ``confirm(_:_:)``.
+    /// Nothing becomes current until ``confirm(_:_:)``, except, with `commit_inline`, files whose
+    /// bytes came inline: those are stored first and made current in the same transaction that
+    /// checks their base versions, so a batch of notes costs one request and no reservations.
     func push(_ scope: VaultScope, _ request: PushRequest) async throws -> PushResponse {
         try checkBatch(request.files.map(\.path))
         let account = try await db.withConnection { try accountLimits($0, userID: scope.userID) }
@@ -17,55 +19,24 @@ extension VaultService {
         try Self.checkInline(request.files)
         let now = now()
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
-        struct Decisions: Sendable {
-            var reserved: [(PushFile, Int)] = []
-            var conflicts: [(PushFile, FileStateQueries.Current?)] = []
-            var rejected: [FileError] = []
-            var knownBlobs: [String: Int64] = [:]
-        }
-        let decisions: Decisions = try await db.transaction { tx in
-            var d = Decisions()
-            let paths = request.files.map(\.path.rawValue)
-            let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: paths)
-            let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: request.files.map(\.path.caseFoldedKey))
-            d.knownBlobs = try PushQueries.knownBlobs(tx, vaultID: scope.vaultID, hashes: request.files.map(\.contentHash.rawValue))
-            var reservations: [PushQueries.Reservation] = []
-            for file in request.files {
-                let row = current[file.path.rawValue]
-                if let other = live[file.path.caseFoldedKey], other != file.path.rawValue {
-                    d.rejected.append(FileError(path: file.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))
-                    continue
-                }
-                guard FileVersionRule.baseMatches(base: file.baseVersion, current: row?.version, isDeleted: row?.isDeleted ?? false) else {
-                    d.conflicts.append((file, row))
-                    continue
-                }
-                let newVersion = FileVersionRule.next(after: row?.version)
-                reservations.append(PushQueries.Reservation(
-                    path: file.path.rawValue, newVersion: newVersion, baseVersion: row?.version ?? 0,
-                    contentHash: file.contentHash.rawValue, sizeBytes: file.sizeBytes, expiresAt: expires))
-                d.reserved.append((file, newVersion))
+        let commit = request.commitInline == true
+        let sentCursor = commit ? try request.cursor.map(Cursor.init(encoded:)) : nil
+        // Committing: the bytes are in the store before any version names them.
+        let stored = commit ? try await storeInlineFirst(scope, request.files) : [:]
+        let decisions: PushDecisions
+        do {
+            decisions = try await decide(scope, request, account: account, commit: commit, sentCursor: sentCursor, stored: stored, now: now, expires: expires)
+        } catch let error as ServiceError {
+            // Refused as a whole (quota): bytes stored for it are recorded, so the purge collects
+            // them unless a later push uses them.
+            if !stored.isEmpty, case .quotaExceeded = error {
+                try? await db.transaction { try PushQueries.recordBlobs($0, vaultID: scope.vaultID, hashes: Array(stored.keys), sizes: Array(stored.values), now: now) }
             }
-            // The quota counts what is stored, what other open pushes reserved, and this push's growth.
-            if account.quotaBytes != nil || account.quotaFiles != nil {
-                let used = try QuotaQueries.usage(tx, userID: scope.userID)
-                let others = try QuotaQueries.reserved(tx, userID: scope.userID, now: now, excludingVault: scope.vaultID, paths: paths)
-                var growth = QuotaQueries.Usage(bytes: others.bytes, files: others.files)
-                for (file, _) in d.reserved {
-                    let row = current[file.path.rawValue].flatMap { $0.isDeleted ? nil : $0 }
-                    growth.bytes += file.sizeBytes - (row?.sizeBytes ?? 0)
-                    growth.files += row == nil ? 1 : 0
-                }
-                if let reason = account.overflow(used, adding: growth) {
-                    throw ServiceError.quotaExceeded(reason + " (nothing of this push was reserved)", usage: account.report(used))
-                }
-            }
-            try PushQueries.reserve(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, reservations: reservations, now: now)
-            return d
+            throw error
         }
         // Inline bytes go to the store now; a file whose bytes could not be stored gets an upload URL.
         var inline: [BlobKey: Data] = [:]
-        for (file, _) in decisions.reserved where decisions.knownBlobs[file.contentHash.rawValue] != file.sizeBytes {
+        for (file, _) in decisions.reserved where !commit && decisions.knownBlobs[file.contentHash.rawValue] != file.sizeBytes {
             if let content = file.content { inline[BlobKey(vaultID: scope.vaultID, contentHash: file.contentHash)] = content }
         }
         let notStored = await blobs.storeInline(inline.map { ($0.key, $0.value) })
@@ -82,7 +53,97 @@ extension VaultService {
             }
         }
         let conflicts = try decisions.conflicts.map { try conflict($0.0.path, base: $0.0.baseVersion, current: $0.1, scope: scope, expires: expires) }
-        return PushResponse(uploads: uploads, conflicts: conflicts, rejected: decisions.rejected)
+        let committed = commit ? ConfirmResponse(confirmed: decisions.committed, conflicts: [], failed: [], cursor: decisions.cursor) : nil
+        return PushResponse(uploads: uploads, conflicts: conflicts, rejected: decisions.rejected, committed: committed)
+    }
+
+    /// The push's transaction: base versions checked, files reserved, and with `commit` the
+    /// files whose bytes are `stored` written as current versions.
+    private func decide(
+        _ scope: VaultScope, _ request: PushRequest, account: AccountLimits, commit: Bool, sentCursor: Cursor?,
+        stored: [String: Int64], now: Date, expires: Date
+    ) async throws -> PushDecisions {
+        try await db.transaction { tx in
+            var d = PushDecisions()
+            // Committing takes the vault's lock first, as confirm does: the base versions checked
+            // below are still current when the versions are written.
+            var sequence = commit ? try FileStateQueries.lockVault(tx, vaultID: scope.vaultID) : 0
+            let sentIsCurrent = sentCursor?.sequence == sequence
+            let paths = request.files.map(\.path.rawValue)
+            let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: paths)
+            let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: request.files.map(\.path.caseFoldedKey))
+            d.knownBlobs = try PushQueries.knownBlobs(tx, vaultID: scope.vaultID, hashes: request.files.map(\.contentHash.rawValue))
+            var reservations: [PushQueries.Reservation] = []
+            var writes: [FileStateQueries.Write] = []
+            var committedFiles: [PushFile] = []
+            for file in request.files {
+                let row = current[file.path.rawValue]
+                if let other = live[file.path.caseFoldedKey], other != file.path.rawValue {
+                    d.rejected.append(FileError(path: file.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))
+                    continue
+                }
+                guard FileVersionRule.baseMatches(base: file.baseVersion, current: row?.version, isDeleted: row?.isDeleted ?? false) else {
+                    d.conflicts.append((file, row))
+                    continue
+                }
+                let newVersion = FileVersionRule.next(after: row?.version)
+                if file.content != nil, stored[file.contentHash.rawValue] == file.sizeBytes {
+                    sequence += 1
+                    writes.append(FileStateQueries.Write(
+                        path: file.path.rawValue, pathKey: file.path.caseFoldedKey, version: newVersion, contentHash: file.contentHash.rawValue,
+                        sizeBytes: file.sizeBytes, sequence: sequence))
+                    d.committed.append(ConfirmedFile(path: file.path, version: newVersion, contentHash: file.contentHash, sizeBytes: file.sizeBytes, updatedAt: now))
+                    committedFiles.append(file)
+                    continue
+                }
+                reservations.append(PushQueries.Reservation(
+                    path: file.path.rawValue, newVersion: newVersion, baseVersion: row?.version ?? 0,
+                    contentHash: file.contentHash.rawValue, sizeBytes: file.sizeBytes, expiresAt: expires))
+                d.reserved.append((file, newVersion))
+            }
+            // The quota counts what is stored, what other open pushes reserved, and this push's
+            // growth; under the user's lock when versions are written here (as in confirm).
+            if account.quotaBytes != nil || account.quotaFiles != nil {
+                if !writes.isEmpty { try QuotaQueries.lockUser(tx, userID: scope.userID) }
+                let used = try QuotaQueries.usage(tx, userID: scope.userID)
+                let others = try QuotaQueries.reserved(tx, userID: scope.userID, now: now, excludingVault: scope.vaultID, paths: paths)
+                var growth = QuotaQueries.Usage(bytes: others.bytes, files: others.files)
+                for file in d.reserved.map(\.0) + committedFiles {
+                    let row = current[file.path.rawValue].flatMap { $0.isDeleted ? nil : $0 }
+                    growth.bytes += file.sizeBytes - (row?.sizeBytes ?? 0)
+                    growth.files += row == nil ? 1 : 0
+                }
+                if let reason = account.overflow(used, adding: growth) {
+                    throw ServiceError.quotaExceeded(reason + " (nothing of this push was reserved)", usage: account.report(used))
+                }
+            }
+            try PushQueries.reserve(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, reservations: reservations, now: now)
+            if commit {
+                try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes, deleted: false, deviceID: scope.deviceID, now: now)
+                try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
+                // Every blob stored for this push is recorded, also those of files that turned out
+                // to conflict: recorded and unreferenced, the purge collects them.
+                try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: Array(stored.keys), sizes: Array(stored.values), now: now)
+                if sentIsCurrent, let sentCursor { d.cursor = Cursor(sequence: sequence, purgeMark: sentCursor.purgeMark).encoded }
+            }
+            return d
+        }
+    }
+
+    /// Stores the inline bytes of `files` the vault does not hold yet, before a transaction makes
+    /// versions of them current; returns every inline blob now in the store (hash → size),
+    /// known ones included. A file whose bytes could not be stored is reserved instead.
+    private func storeInlineFirst(_ scope: VaultScope, _ files: [PushFile]) async throws -> [String: Int64] {
+        var inline: [String: (key: BlobKey, bytes: Data)] = [:]
+        for file in files { if let content = file.content { inline[file.contentHash.rawValue] = (BlobKey(vaultID: scope.vaultID, contentHash: file.contentHash), content) } }
+        guard !inline.isEmpty else { return [:] }
+        let hashes = Array(inline.keys)
+        let known = try await db.withConnection { try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: hashes) }
+        let missing = inline.values.filter { known[$0.key.contentHash.rawValue] != Int64($0.bytes.count) }
+        let notStored = await blobs.storeInline(missing)
+        var stored: [String: Int64] = [:]
+        for (hash, blob) in inline where !notStored.contains(blob.key) { stored[hash] = Int64(blob.bytes.count) }
+        return stored
     }
 
     /// Inline bytes must be small, add up to at most ``InlineContent/maxTotalBytes``, and be exactly
@@ -106,4 +167,14 @@ extension VaultService {
             }
         }
     }
+}
+
+/// What a push's transaction decided, file by file.
+struct PushDecisions: Sendable {
+    var reserved: [(PushFile, Int)] = []
+    var committed: [ConfirmedFile] = []
+    var conflicts: [(PushFile, FileStateQueries.Current?)] = []
+    var rejected: [FileError] = []
+    var knownBlobs: [String: Int64] = [:]
+    var cursor: String?
 }
