@@ -7,9 +7,9 @@ same run beside each step:
 
   first upload     `vaultsync init` of the filled vault   floor: `cp -r` of it + `sync`; hashing it
   new device       `vaultsync init` of an empty folder    floor: the same `cp -r` + `sync`
-  no-op            `vaultsync sync` with nothing changed  floor: `rsync -a` of the unchanged vault
+  no-op            `vaultsync sync` with nothing changed  floor: `rsync -a` + `sync` of the unchanged vault
                    (the first after the device's own upload, then a later one)
-  CHANGES edits    sent by one device, received by the other   floor: `rsync -a` of them
+  CHANGES edits    sent by one device, received by the other   floor: `rsync -a` of them + `sync`
 
 CPU seconds are counted per process: the CLI (its rusage), the server (/proc/PID/stat) and Postgres
 (the postmaster with its reaped and live backends). Figures are median (min-max) over RUNS.
@@ -53,15 +53,18 @@ def postgres_cpu(data):
     return total
 
 
-def timed(command, **kwargs):
-    """Runs `command` to the end: (wall seconds, its CPU seconds, stdout)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    out = subprocess.run(command, env=env, capture_output=True, text=True, **kwargs)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if out.returncode != 0: sys.exit(f"{' '.join(command)} failed ({out.returncode}): {out.stdout[-2000:]}{out.stderr[-2000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out.stdout
+def timed(command):
+    """Runs `command` to the end: (wall seconds, its CPU seconds, stdout, peak RSS in MB)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        child = subprocess.Popen(command, env=env, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0); err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    if child.returncode != 0: sys.exit(f"{' '.join(command)} failed ({child.returncode}): {stdout[-2000:]}{stderr[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, stdout, usage.ru_maxrss / 1024
 
 
 def shell(script):
@@ -118,9 +121,9 @@ def record(step, **values):
 def measure_sync(step, server, folder, floor_wall, command=None):
     """Times one `vaultsync sync` (or `command`) with the CPU of each process, beside the floor of this run."""
     server_before, pg_before = server.cpu()
-    wall, client_cpu, _ = timed(command or [client_bin, "sync", folder])
+    wall, client_cpu, _, rss = timed(command or [client_bin, "sync", folder])
     server_after, pg_after = server.cpu()
-    record(step, wall=wall, client=client_cpu, server=server_after - server_before, postgres=pg_after - pg_before, floor=floor_wall)
+    record(step, wall=wall, client=client_cpu, server=server_after - server_before, postgres=pg_after - pg_before, floor=floor_wall, rss=rss)
     return wall
 
 
@@ -130,8 +133,8 @@ def one_run(index, source, total_files):
     os.chmod(run, 0o755)
     a, b, floor, mirror = f"{run}/a", f"{run}/b", f"{run}/floor", f"{run}/mirror"
     # The floor of this run: copying the vault and flushing it to disk; hashing it.
-    copy_wall, copy_cpu, _ = shell(f"cp -r '{source}' '{floor}' && sync")
-    hash_wall, hash_cpu, _ = shell(f"find '{source}' -type f -print0 | xargs -0 sha256sum > /dev/null")
+    copy_wall, copy_cpu, _, _ = shell(f"cp -r '{source}' '{floor}' && sync")
+    hash_wall, hash_cpu, _, _ = shell(f"find '{source}' -type f -print0 | xargs -0 sha256sum > /dev/null")
     record("floor: cp -r + sync", wall=copy_wall, client=copy_cpu)
     record("floor: hashing (sha256sum)", wall=hash_wall, client=hash_cpu)
     shell(f"cp -r '{source}' '{a}' && mkdir '{b}' && sync")
@@ -144,15 +147,16 @@ def one_run(index, source, total_files):
         upload = measure_sync("first upload (`init`)", server, a, copy_wall, init(a, "a"))
         record("confirmed versions per second", rate=total_files / upload)
         measure_sync("new device gets the whole vault (`init`)", server, b, copy_wall, init(b, "b"))
-        shell(f"rsync -a '{a}/' '{mirror}/'")
-        rsync_noop, _, _ = shell(f"rsync -a '{a}/' '{mirror}/'")
+        shell(f"rsync -a '{a}/' '{mirror}/' && sync")
+        # rsync + sync: VaultSync's writes are durable when it returns, so the floor's are too.
+        rsync_noop, _, _, _ = shell(f"rsync -a '{a}/' '{mirror}/' && sync")
         measure_sync("first no-op after the device's own upload", server, a, rsync_noop)
         measure_sync("no-op", server, a, rsync_noop)
         measure_sync("no-op (receiving device)", server, b, rsync_noop)
         rng = random.Random(index)
         for i in rng.sample(range(notes), changes):
             with open(f"{a}/notes/{i // 500}/note-{i}.md", "a") as f: f.write(f"\nedit in run {index}\n")
-        rsync_changes, _, _ = shell(f"rsync -a '{a}/' '{mirror}/'")
+        rsync_changes, _, _, _ = shell(f"rsync -a '{a}/' '{mirror}/' && sync")
         measure_sync(f"{changes} changed files, sent", server, a, rsync_changes)
         measure_sync(f"{changes} changed files, received", server, b, rsync_changes)
         mismatched = [p for p in (os.path.relpath(os.path.join(d, n), a) for d, _, names in os.walk(a) for n in names if ".vaultsync" not in d)
@@ -174,27 +178,31 @@ try:
     source = f"{work}/source"
     make_vault(source)
     total_files = notes + attachments
-    print(f"vault: {notes} notes and {attachments} attachments, {vault_bytes(source) / 1e6:.0f} MB; {runs} runs; "
-          f"{os.cpu_count()} cores; {build}", flush=True)
+    model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    memory = int(next(l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemTotal"))) / 1024 / 1024
+    filesystem = subprocess.run(["findmnt", "-n", "-o", "FSTYPE,OPTIONS", "-T", work], capture_output=True, text=True).stdout.strip()
+    print(f"vault: {notes} notes and {attachments} attachments, {vault_bytes(source) / 1e6:.0f} MB; {runs} runs; {build}\n"
+          f"machine: {os.cpu_count()} × {model}, {memory:.0f} GiB, kernel {os.uname().release}, work folder on {filesystem}", flush=True)
     for index in range(runs):
         one_run(index, source, total_files)
         print(f"run {index + 1}/{runs}: first upload {results['first upload (`init`)'][-1]['wall']:.2f} s, "
               f"floor {results['floor: cp -r + sync'][-1]['wall']:.2f} s", flush=True)
     print()
-    print("| step | VaultSync | floor in the same run | ratio | CPU s: client / server / Postgres (total) |")
-    print("|---|---|---|---|---|")
+    print("| step | VaultSync | floor in the same run | ratio | CPU s: client / server / Postgres (total) | client peak RSS |")
+    print("|---|---|---|---|---|---|")
     for step, rows in results.items():
         if step == "confirmed versions per second":
-            print(f"| {step} | {spread([r['rate'] for r in rows], unit=' /s', digits=0)} | | | |")
+            print(f"| {step} | {spread([r['rate'] for r in rows], unit=' /s', digits=0)} | | | | |")
             continue
         walls = [r["wall"] for r in rows]
         if "floor" not in rows[0]:
-            print(f"| {step} | | {spread(walls)} | | {statistics.median(r['client'] for r in rows):.2f} |")
+            print(f"| {step} | | {spread(walls)} | | {statistics.median(r['client'] for r in rows):.2f} | |")
             continue
         ratios = [r["wall"] / r["floor"] for r in rows]
         cpu = [statistics.median(r[k] for r in rows) for k in ("client", "server", "postgres")]
         print(f"| {step} | {spread(walls)} | {spread([r['floor'] for r in rows])} | {spread(ratios, unit='×', digits=1)} | "
-              f"{cpu[0]:.2f} / {cpu[1]:.2f} / {cpu[2]:.2f} ({statistics.median(r['client'] + r['server'] + r['postgres'] for r in rows):.2f}) |")
+              f"{cpu[0]:.2f} / {cpu[1]:.2f} / {cpu[2]:.2f} ({statistics.median(r['client'] + r['server'] + r['postgres'] for r in rows):.2f}) | "
+              f"{max(r['rss'] for r in rows):.0f} MB |")
 finally:
     for child in children:
         if child.poll() is None: child.kill()

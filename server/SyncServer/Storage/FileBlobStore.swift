@@ -202,11 +202,11 @@ package struct FileBlobStore: BlobStore {
         return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
     }()
 
-    /// Makes `files` durable: one `syncfs` of the file system holding `folder` for a batch, an
+    /// Makes `files` durable: one `syncfs` of the file system holding `folder` for 64 or more, an
     /// fsync per file for a few (`syncfs` also writes out whatever else is pending on that file
     /// system, which outweighs a few fsyncs) or where `syncfs` is missing. False (errno set) when that fails.
     private static func flush(folder: String, files: [String]) -> Bool {
-        if files.count >= 16, let syncFileSystem {
+        if files.count >= 64, let syncFileSystem {
             let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
             guard fd >= 0 else { return false }
             defer { close(fd) }
