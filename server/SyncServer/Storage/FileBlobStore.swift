@@ -140,10 +140,9 @@ package struct FileBlobStore: BlobStore {
         outOfSpace.withLockedValue { $0 = false }  // space was found again
     }
 
-    /// Writes the batch on one I/O thread, flushes the file system once (`syncfs`) instead of an
-    /// fsync per blob, then moves each blob into place: as in ``write(_:key:sizeBytes:)``, no
-    /// blob is visible before its bytes are on disk. A note costs a file creation, a write and a
-    /// rename; the per-file fsync was most of a first upload's server time.
+    /// Writes the batch on one I/O thread, makes it durable at once (``flush(folder:files:)``:
+    /// one `syncfs` for a batch instead of an fsync per blob), then moves each blob into place: as
+    /// in ``write(_:key:sizeBytes:)``, no blob is visible before its bytes are on disk.
     package func writeSmall(_ blobs: [(key: BlobKey, bytes: Data)]) async -> Set<BlobKey> {
         guard !blobs.isEmpty else { return [] }
         let root = root.path
