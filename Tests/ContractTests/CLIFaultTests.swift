@@ -111,17 +111,11 @@ import Glibc
             stand_in.waitUntilExit()
         }
         let client = try CLIProcess.executable("vaultsync").path
-        let timed = Process()
-        timed.executableURL = URL(fileURLWithPath: "/bin/bash")
-        timed.arguments = ["-c", #"TIMEFORMAT="cpu %U %S"; time "$0" signup --server "$1" --email slow@example.com"#, client, "http://127.0.0.1:\(port)"]
-        timed.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let errors = Pipe()
-        timed.standardError = errors
-        timed.standardOutput = FileHandle.nullDevice
-        try timed.run()
-        let output = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        timed.waitUntilExit()
-        #expect(timed.terminationStatus == 3, "\(output)")
+        let timed = try await CLIProcess.run(
+            "/bin/bash", ["-c", #"TIMEFORMAT="cpu %U %S"; time "$0" signup --server "$1" --email slow@example.com"#, client, "http://127.0.0.1:\(port)"],
+            environment: environment)
+        let output = timed.stderr
+        #expect(timed.exitCode == 3, "\(timed)")
         let line = try #require(output.split(separator: "\n").last(where: { $0.hasPrefix("cpu ") }), "\(output)")
         let cpu = line.split(separator: " ").dropFirst().compactMap { Double($0) }.reduce(0, +)
         #expect(cpu < 1.0, "\(cpu) CPU-seconds spent waiting 4 s for an answer")

@@ -176,7 +176,7 @@ import Glibc
             defer { silent.close() }
             let clock = ContinuousClock()
             let opened = clock.now
-            try silent.waitForServerToClose(within: .seconds(60))
+            try await silent.waitForServerToClose(within: .seconds(60))
             #expect(clock.now - opened >= .seconds(3), "closed by the ping timeout, not at once")
             let _: Void = try await Task.sleep(for: .seconds(1))
             #expect(live.pending.isEmpty)
@@ -214,12 +214,17 @@ private struct SilentWebSocket {
     }
 
     /// Waits until the server closes the connection (reading what it sends but answering nothing).
-    func waitForServerToClose(within limit: Duration) throws {
+    /// Polls without blocking and sleeps between polls: a blocked thread of the cooperative pool
+    /// (two on a 2-core machine) kept the live client beside it from answering its pings.
+    func waitForServerToClose(within limit: Duration) async throws {
         let deadline = ContinuousClock.now + limit
         var buffer = [UInt8](repeating: 0, count: 4096)
         while ContinuousClock.now < deadline {
             var descriptor = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 100) > 0 else { continue }
+            guard poll(&descriptor, 1, 0) > 0 else {
+                try await Task.sleep(for: .milliseconds(50))
+                continue
+            }
             if recv(self.descriptor, &buffer, buffer.count, 0) <= 0 { return }
         }
         throw POSIXError(.ETIMEDOUT)
