@@ -102,6 +102,33 @@ import Testing
         }
     }
 
+    /// The cursor moves across the device's own changes made after it (a client has its next
+    /// batch in the server while it records one), but not across another device's, nor across a
+    /// deletion that was purged (no row is left to see).
+    @Test func aCursorMovesAcrossTheDevicesOwnConcurrentChangesOnly() async throws {
+        try await TestServer.with(configure: { $0.tombstoneRetention = try! DurationText.parse("0") }) { server in
+            let user = try await server.newUser()
+            let (laptop, phone) = (try await user.newDevice("laptop"), try await user.newDevice("phone"))
+            let start = try await laptop.api.state(laptop.session).cursor
+            _ = try await laptop.write([("a.md", "one", nil)], cursor: start)
+            let overlapping = try await laptop.write([("b.md", "two", nil)], cursor: start)
+            let moved = try #require(overlapping.cursor, "only its own change lies between")
+            #expect(try await laptop.api.state(laptop.session, cursor: moved).files.isEmpty)
+
+            _ = try await phone.write("gone.md", "g")
+            let seen = try await laptop.api.state(laptop.session, cursor: moved).cursor
+            _ = try await phone.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("gone.md"), baseVersion: 1)]), session: phone.session)
+            server.clock.advance(by: 1)
+            #expect(try await server.purge().tombstones == 1)
+            let afterPurge = try await laptop.write([("c.md", "three", nil)], cursor: seen)
+            #expect(afterPurge.cursor == nil && afterPurge.confirmed.count == 1, "a purged deletion lies between")
+            _ = try await phone.write("p.md", "from the phone")
+            let fresh = try await laptop.api.state(laptop.session).cursor
+            _ = try await phone.write("q.md", "again")
+            #expect(try await laptop.write([("d.md", "four", nil)], cursor: fresh).cursor == nil, "another device's change lies between")
+        }
+    }
+
     @Test func twoDevicesPushingFromOneBaseGiveOneVersionAndOneConflict() async throws {
         try await TestServer.with { server in
             let user = try await server.newUser()

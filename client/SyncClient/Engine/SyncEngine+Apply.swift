@@ -141,10 +141,12 @@ extension SyncEngine {
     }
 
     /// Per batch: push with the small files' bytes inline, which the server makes current at once
-    /// (`commit_inline`); the larger files are uploaded and confirmed. The next batch's files are
-    /// read while this one is with the server; requests stay in order, so each can move the cursor
-    /// past the one before. Files over the account's size limit are not sent (reported, and parked
-    /// after repeated runs); a batch refused for lack of space stays pending and the rest goes on.
+    /// (`commit_inline`); the larger files are uploaded and confirmed. The next batch's push is
+    /// sent while this one's answer is recorded and its larger files go up, so the server works on
+    /// two batches at once. Answers are handled in order; each request carries the cursor the
+    /// device held when sending it, which the server moves past changes that were all this
+    /// device's own. Files over the account's size limit are not sent (reported, and parked after
+    /// repeated runs); a batch refused for lack of space stays pending and the rest goes on.
     /// - Parameter oneByOne: push single files, smallest first, until the space runs out (after a
     ///   batch was refused as a whole for lack of space, so that what fits still goes).
     func applyPushes(_ all: [PushCandidate], _ run: inout Execution, _ report: inout SyncReport, oneByOne: Bool = false) async throws {
@@ -158,30 +160,33 @@ extension SyncEngine {
         }
         var storedAny = false
         let batches = candidates.chunked(oneByOne ? 1 : batchSize)
-        // The next batch's push entries, read from disk while the current batch is with the server.
-        var ahead: Task<[PushFile], Never>?
+        // The push of the batch after the current one, already sent. Its answer is handled even
+        // when the current one finds the storage full: it may have made files current.
+        var ahead: Task<Result<PushResponse, any Error>, Never>?
         defer { ahead?.cancel() }
         for (index, batch) in batches.enumerated() {
             defer { run.advance(files: batch.count, bytes: batch.reduce(0) { $0 + $1.sizeBytes }) }
-            if full {
+            if full, ahead == nil {
                 for candidate in batch { report.fail(candidate.path, report.storageFull ?? "storage full", counts: false) }
                 continue
             }
-            let files = await (ahead ?? Task { inlinePushFiles(batch) }).value
-            ahead = !oneByOne && index + 1 < batches.count ? Task { [batches] in inlinePushFiles(batches[index + 1]) } : nil
+            let pushing = ahead ?? push(batch, cursor: run.cursor)
+            ahead = !oneByOne && !full && index + 1 < batches.count ? push(batches[index + 1], cursor: run.cursor) : nil
             let answer: PushResponse
-            do {
-                let cursor = run.cursor
-                answer = try await session.run { [api] in try await api.push(PushRequest(files: files, commitInline: true, cursor: cursor), session: $0) }
-            } catch let error as SyncAPIError where error.code == .quotaExceeded && batch.count > 1 {
+            switch await pushing.value {
+            case .success(let pushed):
+                answer = pushed
+            case .failure(let error as SyncAPIError) where error.code == .quotaExceeded && batch.count > 1:
                 try await applyPushes(Array(batch), &run, &report, oneByOne: true)
                 continue
-            } catch let error as SyncAPIError where [.quotaExceeded, .storageUnavailable, .fileTooLarge].contains(error.code) {
+            case .failure(let error as SyncAPIError) where [.quotaExceeded, .storageUnavailable, .fileTooLarge].contains(error.code):
                 let message = error.serverMessage
-                full = error.code != .fileTooLarge
+                full = full || error.code != .fileTooLarge
                 for candidate in batch { report.fail(candidate.path, message, counts: error.code == .fileTooLarge) }
-                if full { try await noteStorageFull(message, &report) }
+                if error.code != .fileTooLarge { try await noteStorageFull(message, &report) }
                 continue
+            case .failure(let error):
+                throw error
             }
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }
             for rejected in answer.rejected { report.fail(rejected.path, rejected.message, counts: SyncReport.belongsToFile(rejected.code)) }
@@ -205,7 +210,8 @@ extension SyncEngine {
     }
 
     /// Records what a confirm (or a committing push) made current, and moves the cursor past it
-    /// when the server says nothing else happened since (the next sync need not read it back).
+    /// when the server says every change after the sent cursor was this device's own (the next
+    /// sync need not read them back).
     private func record(_ confirm: ConfirmResponse, _ run: inout Execution, _ report: inout SyncReport, storedAny: inout Bool) async throws {
         if !confirm.conflicts.isEmpty { run.serverMovedUnderUs = true }
         for failed in confirm.failed {
@@ -235,6 +241,19 @@ extension SyncEngine {
     }
 
     // MARK: transfers
+
+    /// Sends `batch` with its small files inline, to be made current at once (`commit_inline`), in
+    /// a task of its own so that it can be under way while the batch before it is recorded.
+    private func push(_ batch: ArraySlice<PushCandidate>, cursor: String?) -> Task<Result<PushResponse, any Error>, Never> {
+        Task {
+            do {
+                let files = inlinePushFiles(batch)
+                return .success(try await session.run { [api] in try await api.push(PushRequest(files: files, commitInline: true, cursor: cursor), session: $0) })
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
 
     /// The push entries of a batch, small files with their bytes inline while the total allows.
     /// A file whose bytes no longer match the scan is pushed without them (its upload then fails

@@ -6,8 +6,8 @@ public struct PushRequest: Codable, Sendable, Equatable {
     /// Files whose bytes come inline become current in this request, as a confirm would make
     /// them (answered in ``PushResponse/committed``); the others are reserved as usual.
     public var commitInline: Bool?
-    /// The device's cursor, for ``commitInline``: moved past the committed files when nothing
-    /// else changed in the vault after it (as ``ConfirmRequest/cursor``).
+    /// The device's cursor, for ``commitInline``: moved past the committed files when every
+    /// change after it was this device's own (as ``ConfirmRequest/cursor``).
     public var cursor: String?
 
     public init(files: [PushFile], commitInline: Bool? = nil, cursor: String? = nil) {
@@ -179,8 +179,8 @@ public struct VersionConflict: Codable, Sendable, Equatable {
 /// `POST /vault/push/confirm`: the bytes are uploaded, make these versions current.
 public struct ConfirmRequest: Codable, Sendable, Equatable {
     public var confirmed: [ConfirmItem]
-    /// The device's cursor: when nothing changed in the vault after it, the answer carries it
-    /// moved past this confirm, so the device need not read its own changes back.
+    /// The device's cursor: when every change in the vault after it was this device's own, the
+    /// answer carries it moved past this confirm, so the device need not read its changes back.
     public var cursor: String?
     public init(confirmed: [ConfirmItem], cursor: String? = nil) {
         self.confirmed = confirmed
@@ -207,7 +207,8 @@ public struct ConfirmResponse: Codable, Sendable, Equatable {
     /// Nothing written for these: no reservation, bytes missing or mismatched.
     public var failed: [FileError]
     /// The request's cursor moved past this confirm's changes; absent when the request sent none
-    /// or the vault changed after it (then the device reads the changes from its own cursor).
+    /// or another device changed the vault after it, or tombstones after it were purged (then
+    /// the device reads the changes from its own cursor).
     public var cursor: String?
 
     public init(confirmed: [ConfirmedFile], conflicts: [VersionConflict], failed: [FileError], cursor: String? = nil) {

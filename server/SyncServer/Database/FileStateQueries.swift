@@ -87,6 +87,24 @@ enum FileStateQueries {
         return try row.int64(0)
     }
 
+    /// Whether a device whose cursor is at `sequence` may have it moved past everything up to
+    /// `current`: true when every change after it was the device's own (the latest change of each
+    /// path; another device's change that one of its own later replaced could only be replaced
+    /// from a base it had synced) and no tombstone after it was purged (a purged deletion would
+    /// leave no row to see). The device asks with the cursor it held when it sent the request, so
+    /// the range is its own requests still under way: a few batches, read through the
+    /// `(vault_id, change_seq)` index.
+    static func onlyOwnChanges(_ db: PostgresConnection, vaultID: UUID, after sequence: Int64, through current: Int64, deviceID: UUID) throws -> Bool {
+        guard sequence < current else { return sequence == current }
+        return try db.query(
+            """
+            SELECT NOT EXISTS (SELECT 1 FROM file_state WHERE vault_id = $1 AND change_seq > $2 AND change_seq <= $3 AND updated_by IS DISTINCT FROM $4)
+               AND (SELECT purged_through_seq FROM vaults WHERE id = $1) <= $2
+            """,
+            [vaultID, sequence, current, deviceID]
+        ).first?.bool(0) ?? false
+    }
+
     /// Records the vault's new change sequence after `writes` by `deviceID`, and announces them
     /// on the change feed in the same transaction.
     static func finish(_ db: PostgresConnection, vaultID: UUID, writes: [Write], sequence: Int64, deviceID: UUID) throws {

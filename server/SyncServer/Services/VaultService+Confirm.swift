@@ -61,9 +61,11 @@ extension VaultService {
         let outcome: Outcome = try await db.transaction { tx in
             var o = Outcome()
             var sequence = try FileStateQueries.lockVault(tx, vaultID: scope.vaultID)
-            // Nothing happened after the device's cursor: its position after this confirm covers
-            // only changes it made and knows (it records what the answer confirms).
-            let sentIsCurrent = sentCursor?.sequence == sequence
+            // Only the device's own changes after its cursor: its position after this confirm
+            // covers only changes it made and knows (it records the answers in order).
+            let sentIsCurrent = try sentCursor.map {
+                try FileStateQueries.onlyOwnChanges(tx, vaultID: scope.vaultID, after: $0.sequence, through: sequence, deviceID: scope.deviceID)
+            } ?? false
             // The quota is enforced here again, under the user's row lock: of devices racing for
             // the last megabyte, the files that no longer fit fail with quota_exceeded.
             let account = try accountLimits(tx, userID: scope.userID)

@@ -68,7 +68,9 @@ extension VaultService {
             // Committing takes the vault's lock first, as confirm does: the base versions checked
             // below are still current when the versions are written.
             var sequence = commit ? try FileStateQueries.lockVault(tx, vaultID: scope.vaultID) : 0
-            let sentIsCurrent = sentCursor?.sequence == sequence
+            let sentIsCurrent = try sentCursor.map {
+                try FileStateQueries.onlyOwnChanges(tx, vaultID: scope.vaultID, after: $0.sequence, through: sequence, deviceID: scope.deviceID)
+            } ?? false
             let paths = request.files.map(\.path.rawValue)
             let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: paths)
             let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: request.files.map(\.path.caseFoldedKey))
