@@ -85,6 +85,9 @@ import Testing
             let confirm = try await laptop.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: upload.newVersion)], cursor: moved), session: laptop.session)
             #expect(confirm.confirmed.map(\.path.rawValue) == ["big.pdf"])
             #expect(try await laptop.api.state(laptop.session, cursor: try #require(confirm.cursor)).files.isEmpty, "its own changes are behind its cursor")
+            // Two new names that differ only by case in one committing push: the first is written.
+            let cases = try await laptop.api.push(PushRequest(files: [try file("Case.md", "upper"), try file("case.md", "lower")], commitInline: true), session: laptop.session)
+            #expect(cases.committed?.confirmed.map(\.path.rawValue) == ["Case.md"] && cases.rejected.map(\.code) == [.pathCaseConflict])
             // Pushed again from the same base, a committed file is a conflict: it was current at once.
             let again = try await laptop.api.push(PushRequest(files: [try file("a.md", "alpha 2")], commitInline: true), session: laptop.session)
             #expect(again.conflicts.map(\.path.rawValue) == ["a.md"] && again.committed?.confirmed.isEmpty == true)

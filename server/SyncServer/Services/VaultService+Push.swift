@@ -78,6 +78,7 @@ extension VaultService {
             var reservations: [PushQueries.Reservation] = []
             var writes: [FileStateQueries.Write] = []
             var committedFiles: [PushFile] = []
+            var claimed = live  // case-folded keys taken, also by files committed above in this batch
             for file in request.files {
                 let row = current[file.path.rawValue]
                 if let other = live[file.path.caseFoldedKey], other != file.path.rawValue {
@@ -90,6 +91,11 @@ extension VaultService {
                 }
                 let newVersion = FileVersionRule.next(after: row?.version)
                 if file.content != nil, stored[file.contentHash.rawValue] == file.sizeBytes {
+                    if let other = claimed[file.path.caseFoldedKey], other != file.path.rawValue {
+                        d.rejected.append(FileError(path: file.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))
+                        continue
+                    }
+                    claimed[file.path.caseFoldedKey] = file.path.rawValue
                     sequence += 1
                     writes.append(FileStateQueries.Write(
                         path: file.path.rawValue, pathKey: file.path.caseFoldedKey, version: newVersion, contentHash: file.contentHash.rawValue,
