@@ -28,8 +28,9 @@ package protocol BlobStore: Sendable {
     /// stored otherwise. Streams: memory does not grow with the size.
     /// - Throws: ``ServiceError/contentMismatch(_:)`` when size or hash differ.
     func write<Body: AsyncSequence & Sendable>(_ body: Body, key: BlobKey, sizeBytes: Int64) async throws where Body.Element == ByteBuffer
-    /// Stores small blobs whose bytes are in memory (a push's inline notes); returns the keys that
-    /// were not stored. As durable as ``write(_:key:sizeBytes:)`` once it returns; a store may
+    /// Stores small blobs whose bytes are in memory (a push's inline notes, which the push has
+    /// already checked against their keys' hashes, so a store need not hash them again); returns
+    /// the keys that were not stored. As durable as ``write(_:key:sizeBytes:)`` once it returns; a store may
     /// make the whole batch durable at once instead of blob by blob.
     func writeSmall(_ blobs: [(key: BlobKey, bytes: Data)]) async -> Set<BlobKey>
     /// Whether the last write found no space (and none has succeeded since): for `/health`.

@@ -162,10 +162,6 @@ package struct FileBlobStore: BlobStore {
                 if let posix = error as? POSIXError, posix.code == .ENOSPC || posix.code == .EDQUOT { noSpace = true }
             }
             for (index, blob) in blobs.enumerated() {
-                guard ContentHasher.hash(blob.bytes) == blob.key.contentHash else {
-                    failed.insert(blob.key)
-                    continue
-                }
                 let temporary = root + "/tmp/" + UUID().uuidString
                 do {
                     let fd = try Self.create(temporary)
