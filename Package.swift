@@ -85,21 +85,22 @@ let package = Package(
         ),
 
         // MARK: tests
+        .target(name: "SeededRandom", path: "Tests/SeededRandom", swiftSettings: swiftSettings),
         .target(
             name: "TestSupport",
             dependencies: [
-                "SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle, hummingbird, crypto, cryptoExtras, jwtKit, nioSSL,
+                "SeededRandom", "SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle, hummingbird, crypto, cryptoExtras, jwtKit, nioSSL,
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes,
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "SyncProtocol"], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "SyncProtocol", "SeededRandom"], swiftSettings: swiftSettings),
         .testTarget(name: "SyncClientTests", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", grdb], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log, crypto, nioCore, nioPosix, asyncHTTPClient],
             resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "ContractTests", dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "ContractTests", dependencies: ["SyncServer", "SyncClient", "SyncCore", "SyncProtocol", "TestSupport", "SeededRandom"], swiftSettings: swiftSettings),
     ]
 )

@@ -32,6 +32,32 @@ import Testing
         }
     }
 
+    /// A device that ignores a path neither fetches it nor deletes it elsewhere (found by the planner
+    /// property test: it fetched the file, its next scan left it out, and it pushed the deletion to
+    /// every device). Once the rule goes, the device reads the whole state once and fetches what it
+    /// skipped, including changes made meanwhile.
+    @Test func aPathADeviceIgnoresIsNeitherFetchedNorDeletedElsewhere() async throws {
+        try await twoVaults { a, b in
+            try b.write("scans/report.pdf", "v1")
+            _ = try await b.sync()
+            try a.write(".vaultsyncignore", "scans/\n")
+            _ = try await a.sync()
+            _ = try await a.sync()
+            #expect(a.read("scans/report.pdf") == nil, "ignored: not fetched")
+            _ = try await b.sync()
+            #expect(b.read("scans/report.pdf") == "v1", "not deleted on the device that keeps it")
+            #expect(b.read(".vaultsyncignore") == "scans/\n")
+
+            try b.write("scans/report.pdf", "v2")
+            try b.delete(".vaultsyncignore")  // b shares the rule now; it drops it again
+            _ = try await b.sync()
+            _ = try await a.sync()  // the rule's deletion arrives: the cursor skipped v2, so everything is read
+            #expect(a.read(".vaultsyncignore") == nil)
+            _ = try await a.sync()
+            #expect(a.read("scans/report.pdf") == "v2")
+        }
+    }
+
     /// After a device's own upload its stored cursor is past its own changes, so its next sync
     /// reads none of them back; changes it pulled in the same sync are behind it too. Batches of
     /// 7 (the server's limit here): the next batch is pushed while one confirms, and the cursor

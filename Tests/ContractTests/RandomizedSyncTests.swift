@@ -2,6 +2,7 @@ import Foundation
 import SyncClient
 import SyncProtocol
 import TestSupport
+import SeededRandom
 import Testing
 
 /// Three devices, a few hundred random creates, edits, deletes and renames with syncs in random
@@ -9,20 +10,9 @@ import Testing
 /// Afterwards every device holds the same files, and every line ever written is in the final files
 /// or in a conflict copy, unless a device deleted the file it was in. Replay with VAULTSYNC_SEED.
 @Suite struct RandomizedSyncTests {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func threeDevicesConvergeAndLoseNothing() async throws {
         let seed = ProcessInfo.processInfo.environment["VAULTSYNC_SEED"].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970 * 1000)
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix(seed: seed)
         try await TestServer.with { server in
             let user = try await server.newUser()
             var vaults: [TestVault] = []

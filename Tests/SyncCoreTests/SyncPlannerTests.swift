@@ -74,4 +74,23 @@ import Testing
         let plan = SyncPlanner.plan(SyncPlanInput(local: local, remote: [:], synced: [:]))
         #expect(plan.actions == (try names.sorted().map { .push(try VaultPath($0), base: nil) }))
     }
+
+    /// Found by the planner property test: a remote file this device ignores was fetched, the next
+    /// scan left it out, and the planner pushed its deletion to every device.
+    @Test func pathsTheDeviceIgnoresAreLeftAloneOnBothSides() throws {
+        let ignore = IgnoreRules(ignoreFile: "*.pdf")
+        let (kept, fetched, added) = (try VaultPath("kept.pdf"), try VaultPath("new.pdf"), try VaultPath("edited.pdf"))
+        let synced = SyncedEntry(hash: Self.h1, version: 2)
+        let input = SyncPlanInput(
+            local: [:],
+            remote: [
+                kept: .live(version: 2, hash: Self.h1, sizeBytes: 3), fetched: .live(version: 1, hash: Self.h2, sizeBytes: 3),
+                added: .live(version: 3, hash: Self.h3, sizeBytes: 3),
+            ],
+            synced: [kept: synced, added: synced], ignore: ignore)
+        #expect(SyncPlanner.plan(input).isEmpty)
+        var blind = input
+        blind.ignore = nil
+        #expect(SyncPlanner.plan(blind).actions == [.restoreRemoteEditOverLocalDelete(added, version: 3), .pushDelete(kept, base: 2), .pull(fetched, version: 1)])
+    }
 }

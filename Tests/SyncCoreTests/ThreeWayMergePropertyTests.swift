@@ -1,20 +1,10 @@
 import Foundation
 import SyncCore
+import SeededRandom
 import Testing
 
 /// Randomised invariants of the body merge; each failure names its seed so it can be replayed.
 @Suite struct ThreeWayMergePropertyTests {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Edits lines in `range` of `lines`: replaces, deletes or inserts a few.
     static func edit(_ lines: [String], in range: Range<Int>, tag: String, rng: inout SplitMix) -> [String] {
         var out = lines
@@ -36,7 +26,7 @@ import Testing
 
     @Test func editsInSeparateRegionsAreBothKept() {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix(seed: seed)
         for round in 0..<300 {
             let count = Int.random(in: 8...60, using: &rng)
             let base = (0..<count).map { "line \($0) of the note" }
@@ -62,7 +52,7 @@ import Testing
 
     @Test func identitiesHold() {
         let seed = UInt64(Date().timeIntervalSince1970 * 1000) ^ 0xABCDEF
-        var rng = SplitMix(state: seed)
+        var rng = SplitMix(seed: seed)
         for round in 0..<200 {
             let base = (0..<Int.random(in: 1...30, using: &rng)).map { "b\($0)" }.joined(separator: "\n")
             let other = (0..<Int.random(in: 1...30, using: &rng)).map { "o\($0 * 3)" }.joined(separator: "\n")

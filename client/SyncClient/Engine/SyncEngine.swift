@@ -126,7 +126,8 @@ public final class SyncEngine: Sendable {
     func syncRound(_ report: inout SyncReport, progress: SyncProgressHandler?) async throws -> Bool {
         // Phase 1: local.
         progress?(SyncProgress(phase: .scanning))
-        let scan = try await scanLocal()
+        let ignore = IgnoreFile(root: root)
+        let scan = try await scanLocal(ignore.rules)
         Self.addOnce(&report.notices, scan.invalid.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
         Self.addOnce(&report.notices, scan.skippedLinks.map { "\($0): symbolic links and special files are not synced" })
         Self.addOnce(&report.failures, scan.unreadable.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
@@ -137,6 +138,8 @@ public final class SyncEngine: Sendable {
         // instead, and a synced path it does not list was deleted long ago.
         let synced = try await store.syncedEntries()
         var cursor = try await store.meta(.cursor)
+        // Changes to paths the old rules ignored went by under the cursor: read everything once.
+        if cursor != nil, try await store.meta(.ignoreRules) != ignore.fingerprint { cursor = nil }
         var remote: [VaultPath: RemoteEntry] = [:]
         var incremental = cursor != nil
         var authors: [VaultPath: String] = [:]
@@ -164,7 +167,7 @@ public final class SyncEngine: Sendable {
         // Phase 3: plan. Paths waiting for the user are held back.
         let parked = Set(try await store.failures().filter(\.parked).map(\.path))
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
-        let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental))
+        let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: ignore.rules))
         var run = Execution(scan: scan, synced: synced, authors: authors, remote: remote, onProgress: progress)
         run.cursor = cursor
         for action in plan.actions where !held.contains(action.path) {
@@ -186,7 +189,10 @@ public final class SyncEngine: Sendable {
         try await applyPushes(run.pushes, &run, &report)
 
         // Phase 5: the cursor moves only once everything it covers is applied.
-        if run.remoteSideComplete, let cursor = run.cursor { try await store.setMeta(.cursor, cursor) }
+        if run.remoteSideComplete, let cursor = run.cursor {
+            try await store.setMeta(.cursor, cursor)
+            try await store.setMeta(.ignoreRules, ignore.fingerprint)
+        }
         return run.serverMovedUnderUs
     }
 
@@ -243,9 +249,9 @@ public final class SyncEngine: Sendable {
 
     /// Scans with the stat cache and stores the new cache; the old one is released on return
     /// (100,000 entries are worth not holding through the rest of the round).
-    private func scanLocal() async throws -> LocalScan {
+    private func scanLocal(_ rules: IgnoreRules) async throws -> LocalScan {
         let cache = try await store.cachedStats()
-        let scan = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: cache)
+        let scan = try LocalScanner(root: root, ignore: rules).scan(cache: cache)
         let changed = Set(scan.stats.filter { cache[$0.key] != $0.value }.keys)
         try await store.replaceStats(scan.stats, changed: changed, removed: scan.removedFromCache)
         return scan
@@ -278,18 +284,6 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .emailNeeded(let path): "'\(path)' does not record its account's email: pass --email"
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
-        }
-    }
-}
-
-extension SyncAction {
-    /// The path an action is about (invalid names have none).
-    var path: VaultPath? {
-        switch self {
-        case .push(let p, _), .pull(let p, _), .merge(let p, _, _), .deleteLocal(let p, _), .pushDelete(let p, _),
-            .keepLocalEditOverRemoteDelete(let p, _, _), .restoreRemoteEditOverLocalDelete(let p, _), .recordSynced(let p, _, _), .forget(let p):
-            p
-        case .skipInvalid: nil
         }
     }
 }

@@ -19,9 +19,7 @@ public struct LocalScanner: Sendable {
     }
 
     /// Reads the vault's `.vaultsyncignore` (if any) into rules.
-    public static func rules(for root: URL) -> IgnoreRules {
-        IgnoreRules(ignoreFile: try? String(contentsOf: root.appendingPathComponent(".vaultsyncignore"), encoding: .utf8))
-    }
+    public static func rules(for root: URL) -> IgnoreRules { IgnoreFile(root: root).rules }
 
     /// Scans the vault. Folders are read (and changed files hashed) on all cores, one folder per
     /// task, level by level; results are then merged in name order, so the outcome does not depend

@@ -346,6 +346,8 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     /// The state cursor up to which remote changes are applied.
     public static let cursor = MetaKey(rawValue: "cursor")
     public static let lastSyncTime = MetaKey(rawValue: "last_sync_time")
+    /// The fingerprint of the ignore rules the cursor was last moved under (``IgnoreFile``).
+    public static let ignoreRules = MetaKey(rawValue: "ignore_rules")
     /// Set while the server refuses pushes for lack of space: why, as the server said.
     public static let storageFull = MetaKey(rawValue: "storage_full")
     /// The ``SyncStatus`` the last sync ended with.

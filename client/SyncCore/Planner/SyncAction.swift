@@ -25,6 +25,18 @@ public enum SyncAction: Sendable, Equatable {
     case skipInvalid(String, reason: VaultPathError)
 }
 
+extension SyncAction {
+    /// The path an action is about (invalid names have none).
+    public var path: VaultPath? {
+        switch self {
+        case .push(let p, _), .pull(let p, _), .merge(let p, _, _), .deleteLocal(let p, _), .pushDelete(let p, _),
+            .keepLocalEditOverRemoteDelete(let p, _, _), .restoreRemoteEditOverLocalDelete(let p, _), .recordSynced(let p, _, _), .forget(let p):
+            p
+        case .skipInvalid: nil
+        }
+    }
+}
+
 /// The planner's answer: actions in a stable order (by path), easy to print, diff and test.
 public struct SyncPlan: Sendable, Equatable {
     public var actions: [SyncAction]

@@ -49,16 +49,20 @@ public struct SyncPlanInput: Sendable {
     /// a synced path missing from it is then unchanged on the server, not unknown to it. Saves
     /// copying the whole synced state into `remote` for a large vault.
     public var remoteIsIncremental: Bool
+    /// The device's ignore rules (the scan already left out the files they match). A path they
+    /// match is outside this device's sync: neither sent, nor fetched, nor deleted on either side.
+    public var ignore: IgnoreRules?
 
     public init(
         local: [VaultPath: LocalFile], invalidLocal: [String: VaultPathError] = [:], remote: [VaultPath: RemoteEntry],
-        synced: [VaultPath: SyncedEntry], remoteIsIncremental: Bool = false
+        synced: [VaultPath: SyncedEntry], remoteIsIncremental: Bool = false, ignore: IgnoreRules? = nil
     ) {
         self.local = local
         self.invalidLocal = invalidLocal
         self.remote = remote
         self.synced = synced
         self.remoteIsIncremental = remoteIsIncremental
+        self.ignore = ignore
     }
 
     /// The server's entry for `path`, with the incremental default applied.

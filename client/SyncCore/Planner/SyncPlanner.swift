@@ -11,6 +11,10 @@ public enum SyncPlanner {
         // 100,000-file vault would cost more than deciding them.
         var decided: [(VaultPath, SyncAction)] = []
         func consider(_ path: VaultPath) {
+            // The scan already left out the local files the rules match; a synced or remote path
+            // they match is as much outside this device's sync (fetching it would make the next
+            // scan see it "deleted here" and delete it everywhere).
+            if input.local[path] == nil, let ignore = input.ignore, ignore.isIgnored(path.rawValue) { return }
             if let action = decide(local: input.local[path], remote: input.remoteEntry(path), synced: input.synced[path], path: path) {
                 decided.append((path, action))
             }
