@@ -82,6 +82,24 @@ import Testing
         }
     }
 
+    /// Found by the simulation: a path re-created after its tombstone was purged started again at
+    /// version 1, so a device that last synced version 1 of the old file took the new one for it.
+    @Test func aPathReCreatedAfterAPurgeNeverRepeatsAVersion() async throws {
+        try await TestServer.with(configure: Self.longTokens) { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("gone.md", "old")
+            try await device.write("other.md", "o")
+            _ = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("gone.md"), baseVersion: 1)]), session: device.session)
+            server.clock.advance(by: 91 * Self.day)
+            #expect(try await server.purge().tombstones == 1)
+            let recreated = try await device.write("gone.md", "new")
+            #expect(recreated.confirmed.map(\.version) == [4], "above the purge mark (the deletion was change 3), not 1")
+            // A new name in the same vault starts above the mark as well; another vault still starts at 1.
+            #expect(try await device.write("fresh.md", "f").confirmed.map(\.version) == [4])
+            #expect(try await server.newUser().newDevice().write("gone.md", "x").confirmed.map(\.version) == [1])
+        }
+    }
+
     @Test func garbageCollectionFreesOnlyWhatNothingNeeds() async throws {
         try await TestServer.with(configure: Self.longTokens) { server in
             let device = try await server.newUser().newDevice()

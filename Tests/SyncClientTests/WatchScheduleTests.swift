@@ -53,4 +53,27 @@ import Testing
         schedule.localChange(nil, at: at(3))  // an overflow: something changed
         #expect(schedule.nextSync == at(4) && schedule.pendingChanges == 1, "a change during or after a sync waits for the next one")
     }
+
+    /// A sync that did not get through took its changes off the pending list: it is tried again
+    /// after 5 s, 10 s, 20 s… up to the hard cap, not at the safety net ten minutes later.
+    @Test func aSyncThatDidNotGetThroughIsTriedAgainWithBackoff() {
+        var schedule = schedule()
+        schedule.localChange("a.md", at: at(10))
+        schedule.syncStarted(at: at(11))
+        schedule.syncFinished(at: at(12), gotThrough: false)
+        #expect(schedule.nextSync == at(17) && schedule.dueReason == "retry")
+        schedule.syncStarted(at: at(17))
+        schedule.syncFinished(at: at(18), gotThrough: false)
+        #expect(schedule.nextSync == at(28))
+        for step in 0..<10 {
+            schedule.syncStarted(at: at(100 + Double(step)))
+            schedule.syncFinished(at: at(100 + Double(step)), gotThrough: false)
+        }
+        #expect(schedule.nextSync == at(109 + 120), "never longer than the hard cap")
+        schedule.syncStarted(at: at(300))
+        schedule.syncFinished(at: at(301), gotThrough: true)
+        #expect(schedule.nextSync == at(900) && schedule.dueReason == "safety-net", "through: back to the safety net")
+        schedule.syncFinished(at: at(302), gotThrough: false)
+        #expect(schedule.nextSync == at(307), "the backoff starts again from 5 s")
+    }
 }

@@ -320,7 +320,7 @@ struct PlannerWorld {
         let current = server[path]
         guard FileVersionRule.baseMatches(base: base, current: current?.version, isDeleted: current.map { $0.tokens == nil } ?? false) else { return .stale }
         if caseTwin(of: path) != nil { return .refused }
-        let version = FileVersionRule.next(after: current?.version ?? 0)
+        let version = current.map { FileVersionRule.next(after: $0.version) } ?? FileVersionRule.first(purgeMark: 0)
         server[path] = .live(version: version, tokens: tokens)
         if fault == .after { return .lost }
         local[path] = tokens

@@ -38,7 +38,8 @@ import Testing
 
 @Suite struct FileVersionRuleTests {
     @Test func versionsStartAtOneAndGrowByOne() {
-        #expect(FileVersionRule.next(after: nil) == 1)
+        #expect(FileVersionRule.first(purgeMark: 0) == 1)
+        #expect(FileVersionRule.first(purgeMark: 57) == 58)
         #expect(FileVersionRule.next(after: 1) == 2)
         #expect(FileVersionRule.next(after: 41) == 42)
     }

@@ -27,12 +27,35 @@ import Testing
             let user = try await server.newUser()
             let first = user.tokens.refreshToken
             let second = try await server.api.refresh(refreshToken: first).refreshToken
+            _ = try await server.api.refresh(refreshToken: second)  // the successor was used: no lost answer
             await #expect { try await server.api.refresh(refreshToken: first) } throws: { ($0 as? SyncAPIError)?.code == .refreshTokenReused }
             // The token issued by the legitimate rotation is dead too: the family was stolen.
             await #expect { try await server.api.refresh(refreshToken: second) } throws: { ($0 as? SyncAPIError)?.code == .invalidRefreshToken }
             // Another login's family is untouched.
             let other = try await server.api.login(email: user.email, password: user.password)
             #expect(try await server.api.refresh(refreshToken: other.refreshToken).userID == user.tokens.userID)
+        }
+    }
+
+    /// Found by the simulation: the answer to a refresh was lost after the server rotated the
+    /// token, the client kept the old one, and its next refresh revoked the login for good.
+    @Test func aRefreshWhoseAnswerWasLostCanBeRetriedShortlyAfter() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let first = user.tokens.refreshToken
+            let lost = try await server.api.refresh(refreshToken: first).refreshToken  // never reached the client
+            server.clock.advance(by: 60)
+            let retried = try await server.api.refresh(refreshToken: first)
+            #expect(try await server.api.refresh(refreshToken: retried.refreshToken).userID == user.tokens.userID, "the retry's chain goes on")
+            // The lost successor turning up after all means two holders: the family goes.
+            await #expect { try await server.api.refresh(refreshToken: lost) } throws: { ($0 as? SyncAPIError)?.code == .invalidRefreshToken }
+            let login = try await server.api.login(email: user.email, password: user.password)
+            await #expect(throws: (any Error).self) { try await server.api.refresh(refreshToken: retried.refreshToken) }
+
+            // Past the grace, a second use is a copy: the family is revoked.
+            _ = try await server.api.refresh(refreshToken: login.refreshToken)
+            server.clock.advance(by: 601)
+            await #expect { try await server.api.refresh(refreshToken: login.refreshToken) } throws: { ($0 as? SyncAPIError)?.code == .refreshTokenReused }
         }
     }
 

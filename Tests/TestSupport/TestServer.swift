@@ -20,6 +20,29 @@ public struct TestServer: Sendable {
     public let databaseURL: String
     /// How it was configured.
     public let configuration: ServerConfiguration
+    private let running: Running
+    private let logger: Logger
+
+    /// The server process of the moment (``restart()`` replaces it).
+    private actor Running {
+        var server: RunningServer?
+        init(_ server: RunningServer) { self.server = server }
+        func stop() async throws {
+            try await server?.stop()
+            server = nil
+        }
+        func start(_ make: @Sendable () async throws -> RunningServer) async throws { server = try await make() }
+    }
+
+    /// Stops the server gracefully and starts it again on the same port, database and data folder,
+    /// as an operator's restart does.
+    public func restart() async throws {
+        try await running.stop()
+        var configuration = configuration
+        configuration.port = baseURL.port!
+        let (clock, logger) = (clock, logger)
+        try await running.start { [configuration] in try await RunningServer.start(configuration: configuration, clock: clock, logger: logger) }
+    }
 
     /// Runs `body` against a fresh server and shuts it down afterwards, also when `body` throws.
     /// - Parameter clock: the server's clock (instances that share a database share one).
@@ -42,34 +65,17 @@ public struct TestServer: Sendable {
         // The whole suite shares one cluster on 2 cores: waits can be long without anything being wrong.
         configuration.databaseWaitTimeout = .seconds(120)
         configure(&configuration)
-        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = try await VaultSyncServer.makeApplication(
-            configuration: configuration, logger: logger, now: { clock.now },
-            onServerRunning: { port in portContinuation.yield(port) })
-        // Run it the way production does: in a service group, stopped by graceful shutdown.
-        let group = ServiceGroup(services: [app], logger: logger)
-        let task = Task {
-            defer { portContinuation.finish() }
-            try await group.run()
-        }
-        var iterator = portStream.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            // The server stopped before listening: surface why.
-            try await task.value
-            throw TestServerError.stoppedBeforeListening
-        }
-        let baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        let running = try await RunningServer.start(configuration: configuration, clock: clock, logger: logger)
+        let baseURL = URL(string: "http://127.0.0.1:\(running.port)")!
         let server = TestServer(
             baseURL: baseURL, api: SyncAPI(baseURL: baseURL), clock: clock, dataDirectory: dataDirectory, databaseURL: databaseURL,
-            configuration: configuration)
+            configuration: configuration, running: Running(running), logger: logger)
         do {
             let result = try await body(server)
-            await group.triggerGracefulShutdown()
-            try await task.value
+            try await server.running.stop()
             return result
         } catch {
-            await group.triggerGracefulShutdown()
-            _ = await task.result
+            try? await server.running.stop()
             throw error
         }
     }

@@ -6,6 +6,11 @@ public struct TestVault: Sendable {
     public let root: URL
     public let engine: SyncEngine
 
+    public init(root: URL, engine: SyncEngine) {
+        self.root = root
+        self.engine = engine
+    }
+
     /// Links a new temporary folder as another device of `user`.
     public static func link(_ user: TestUser, deviceName: String) async throws -> TestVault {
         let root = URL(fileURLWithPath: "/tmp/vaultsync-vault-\(UUID().uuidString.prefix(8))")

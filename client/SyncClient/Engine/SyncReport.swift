@@ -32,6 +32,10 @@ public struct SyncReport: Sendable, Equatable {
 
     public init() {}
 
+    /// Whether the sync did all it could: not offline, nothing failed (conflicts are done: they
+    /// wait for the user, not for another sync). A watcher tries again soon when it did not.
+    public var gotThrough: Bool { status != .offline && failures.isEmpty && storageFull == nil }
+
     /// Whether any file was transferred, merged or deleted.
     public var changedAnything: Bool {
         !(pushed.isEmpty && pulled.isEmpty && merged.isEmpty && deletedLocally.isEmpty && deletedRemotely.isEmpty)

@@ -230,6 +230,7 @@ public final class VaultWatcher: Sendable {
         onEvent(.syncStarted(reason: reason))
         do {
             let report = try await engine.sync()
+            schedule.withLock { $0.syncFinished(at: .now, gotThrough: report.gotThrough) }
             updateRecord {
                 $0.lastSyncAt = Date()
                 $0.lastSyncStatus = report.status.rawValue
@@ -241,6 +242,7 @@ public final class VaultWatcher: Sendable {
             stop(error)
         } catch {
             guard !Task.isCancelled else { return }
+            schedule.withLock { $0.syncFinished(at: .now, gotThrough: false) }
             updateRecord { $0.lastSyncStatus = SyncStatus.error.rawValue }
             onEvent(.syncFailed("\(error)"))
         }

@@ -5,6 +5,9 @@
 ///   than ``Settings/maxDelay`` after the first change not yet synced (a file written without
 ///   pause is still synced).
 /// - A message from the server is due at once.
+/// - A sync that did not get through (offline, a failure of the server or of a file) is tried
+///   again after ``Settings/retryMin``, doubling up to ``Settings/maxDelay``: what it carried
+///   was taken off the pending list when it started.
 /// - Otherwise a safety-net sync is due ``Settings/safetyInterval`` after the last sync.
 /// Changes that arrive during a sync stay pending for the next one.
 public struct WatchSchedule: Sendable {
@@ -18,6 +21,8 @@ public struct WatchSchedule: Sendable {
         public var maxDelay: Duration = .seconds(120)
         /// A sync at least this often, for anything both signals missed (default 10 min).
         public var safetyInterval: Duration = .seconds(600)
+        /// First wait before a sync that did not get through is tried again (default 5 s).
+        public var retryMin: Duration = .seconds(5)
         public init() {}
     }
 
@@ -27,6 +32,9 @@ public struct WatchSchedule: Sendable {
     private var firstPending: Instant?
     private var remotePending = false
     private var lastSyncStart: Instant
+    /// When a sync that did not get through is tried again, and how many in a row did not.
+    private var retryAt: Instant?
+    private(set) var failedSyncs = 0
 
     /// A schedule whose last sync was at `start` (the watcher syncs once when it starts).
     public init(settings: Settings, start: Instant) {
@@ -65,17 +73,36 @@ public struct WatchSchedule: Sendable {
         firstPending = nil
         remotePending = false
         lastSyncStart = time
+        retryAt = nil
+    }
+
+    /// The sync started last ended at `time`; `gotThrough` is false when it left something
+    /// undone (offline, failed, files that failed): then it is tried again after a backoff.
+    public mutating func syncFinished(at time: Instant, gotThrough: Bool) {
+        guard !gotThrough else {
+            failedSyncs = 0
+            return
+        }
+        failedSyncs += 1
+        let wait = settings.retryMin * (1 << min(failedSyncs - 1, 16))
+        retryAt = time + min(wait, settings.maxDelay)
     }
 
     /// Why the next sync is due: `server`, `local` or `safety-net`.
     public var dueReason: String {
         if remotePending { return "server" }
-        return nextSync < lastSyncStart + settings.safetyInterval ? "local" : "safety-net"
+        if let retryAt, retryAt <= localDue { return "retry" }
+        return localDue < lastSyncStart + settings.safetyInterval ? "local" : "safety-net"
     }
 
     /// When the next sync is due (it may be now or earlier).
     public var nextSync: Instant {
         if remotePending { return lastSyncStart }
+        return min(localDue, retryAt ?? localDue)
+    }
+
+    /// When pending local changes (or else the safety net) make a sync due.
+    private var localDue: Instant {
         let safety = lastSyncStart + settings.safetyInterval
         guard let firstPending, let quiet = lastWrites.values.min() else { return safety }
         return min(quiet + settings.debounce, firstPending + settings.maxDelay, safety)

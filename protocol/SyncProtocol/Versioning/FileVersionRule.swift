@@ -1,9 +1,18 @@
-/// The per-file version rule: a path's version starts at 1 and grows by exactly 1 with every
-/// confirmed write or delete; re-creating a deleted path continues from the tombstone's version.
+/// The per-file version rule: a path's version grows by exactly 1 with every confirmed write or
+/// delete; re-creating a deleted path continues from the tombstone's version. A path the server
+/// holds no row for starts above every version any purged path of the vault had, so that a
+/// version number never names two different contents of one path (a device that last synced the
+/// path before its tombstone was purged would otherwise take the new file for the one it has).
 public enum FileVersionRule {
     /// The version a confirmed write or delete produces, given the path's current version
-    /// (`nil` when the server has never seen the path; a tombstone's version otherwise).
-    public static func next(after current: Int?) -> Int { (current ?? 0) + 1 }
+    /// (a tombstone's version when the path is deleted).
+    public static func next(after current: Int) -> Int { current + 1 }
+
+    /// The version of a path the server holds no row for: 1 in a vault never purged, otherwise
+    /// one above the vault's purge mark. The purge mark is the highest change sequence number of
+    /// a purged tombstone, and a path's version never exceeds the sequence number of its latest
+    /// change (every change of any path moves the sequence by at least one).
+    public static func first(purgeMark: Int64) -> Int { Int(purgeMark) + 1 }
 
     /// Whether a client's `base_version` matches what the server holds.
     ///

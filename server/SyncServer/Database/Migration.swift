@@ -9,7 +9,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration, in order.
-    static let all: [Migration] = [.initial, .retention, .quotas, .push]
+    static let all: [Migration] = [.initial, .retention, .quotas, .push, .refreshSuccessor]
 }
 
 /// Applies pending migrations in order, each in its own transaction, under an advisory lock so
@@ -21,6 +21,8 @@ package enum Migrator {
     @discardableResult
     package static func migrate(_ pool: PostgresPool, logger: Logger) async throws -> [Int] {
         try await pool.withConnection { db in
+            // libpq prints notices to stderr: "already exists, skipping" at every start is noise.
+            try db.execute("SET client_min_messages = warning")
             try db.execute("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL)")
             try db.query("SELECT pg_advisory_lock($1)", [lockKey])
             defer { _ = try? db.query("SELECT pg_advisory_unlock($1)", [lockKey]) }

@@ -55,7 +55,14 @@ struct AuthService: Sendable {
         }
     }
 
-    /// Rotates a refresh token: it works once. A second use revokes its whole family.
+    /// How long after a rotation the token it replaced may be presented again, when the answer
+    /// carrying its successor was lost on the way (see ``refresh(_:)``).
+    static let lostAnswerGrace: Duration = .seconds(600)
+
+    /// Rotates a refresh token: it works once. A second use revokes its whole family, except a
+    /// retry within ``lostAnswerGrace`` while the successor was never used (the answer was lost):
+    /// that rotates again and revokes the unused successor; should the successor turn up later,
+    /// the family is revoked (one of the two holders had a copy).
     func refresh(_ token: String) async throws -> AuthTokens {
         let now = now()
         let hash = TokenIssuer.hashRefreshToken(token)
@@ -63,13 +70,27 @@ struct AuthService: Sendable {
         let expires = now.addingTimeInterval(refreshTTL.seconds)
         enum Outcome { case rotated(UUID), reused, invalid }
         let outcome: Outcome = try await db.transaction { tx in
-            guard let stored = try RefreshTokenQueries.lock(tx, hash: hash), !stored.revoked, stored.expiresAt > now else { return .invalid }
-            if stored.used {
+            guard let stored = try RefreshTokenQueries.lock(tx, hash: hash), stored.expiresAt > now else { return .invalid }
+            if stored.revoked {
+                // Revoked by a logout (the family is revoked already), or replaced by the grace
+                // below: then someone else used this token's predecessor, and the family goes.
                 try RefreshTokenQueries.revokeFamily(tx, familyID: stored.familyID, now: now)
-                return .reused
+                return .invalid
             }
-            try RefreshTokenQueries.markUsed(tx, id: stored.id, now: now)
-            try RefreshTokenQueries.insert(tx, familyID: stored.familyID, userID: stored.userID, hash: next.hash, now: now, expiresAt: expires)
+            if let usedAt = stored.usedAt {
+                // The answer that carried this token's successor may have been lost (the client
+                // kept the old token): shortly after, and while the successor was never used,
+                // rotate again and revoke the successor. Otherwise a token used twice was copied.
+                guard now.timeIntervalSince(usedAt) <= Self.lostAnswerGrace.seconds, let successor = stored.replacedBy,
+                    try RefreshTokenQueries.isUnused(tx, id: successor)
+                else {
+                    try RefreshTokenQueries.revokeFamily(tx, familyID: stored.familyID, now: now)
+                    return .reused
+                }
+                try RefreshTokenQueries.revoke(tx, id: successor, now: now)
+            }
+            let id = try RefreshTokenQueries.insert(tx, familyID: stored.familyID, userID: stored.userID, hash: next.hash, now: now, expiresAt: expires)
+            try RefreshTokenQueries.markUsed(tx, id: stored.id, replacedBy: id, now: now)
             return .rotated(stored.userID)
         }
         switch outcome {

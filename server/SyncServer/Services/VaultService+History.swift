@@ -43,7 +43,7 @@ extension VaultService {
             if current?.isDeleted ?? true, let other = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: [path.caseFoldedKey])[path.caseFoldedKey], other != path.rawValue {
                 throw ServiceError.pathCaseConflict(path: path, existing: other)
             }
-            let version = FileVersionRule.next(after: current?.version)
+            let version = try current.map { FileVersionRule.next(after: $0.version) } ?? FileVersionRule.first(purgeMark: PurgeQueries.purgedThrough(tx, vaultID: scope.vaultID))
             sequence += 1
             let writes = [FileStateQueries.Write(path: path.rawValue, pathKey: path.caseFoldedKey, version: version, contentHash: hash, sizeBytes: old.sizeBytes, sequence: sequence)]
             try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes, deleted: false, deviceID: scope.deviceID, now: now)

@@ -75,6 +75,7 @@ extension VaultService {
             let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: paths)
             let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: request.files.map(\.path.caseFoldedKey))
             d.knownBlobs = try PushQueries.knownBlobs(tx, vaultID: scope.vaultID, hashes: request.files.map(\.contentHash.rawValue))
+            let firstVersion = try paths.allSatisfy({ current[$0] != nil }) ? 1 : FileVersionRule.first(purgeMark: PurgeQueries.purgedThrough(tx, vaultID: scope.vaultID))
             var reservations: [PushQueries.Reservation] = []
             var writes: [FileStateQueries.Write] = []
             var committedFiles: [PushFile] = []
@@ -89,7 +90,7 @@ extension VaultService {
                     d.conflicts.append((file, row))
                     continue
                 }
-                let newVersion = FileVersionRule.next(after: row?.version)
+                let newVersion = row.map { FileVersionRule.next(after: $0.version) } ?? firstVersion
                 if file.content != nil, stored[file.contentHash.rawValue] == file.sizeBytes {
                     if let other = claimed[file.path.caseFoldedKey], other != file.path.rawValue {
                         d.rejected.append(FileError(path: file.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))

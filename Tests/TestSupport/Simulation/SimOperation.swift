@@ -1,0 +1,140 @@
+public import SeededRandom
+
+/// One step of a simulated history. Every step that writes carries its own token (unique in the
+/// history), so the invariants can follow each edit to wherever it ends up.
+public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
+    /// How a device edits a note.
+    public enum Edit: Equatable, Sendable {
+        /// Appends a line at the end of the body.
+        case append
+        /// Replaces the device's own body line (no other device edits it).
+        case ownLine
+        /// Replaces the line every device edits (a same-line edit when two do it concurrently).
+        case sharedLine
+        /// Sets the device's own frontmatter field.
+        case ownField
+        /// Sets the `status` field every device sets (a same-field edit).
+        case sharedField
+    }
+
+    case edit(device: Int, path: String, Edit, token: String)
+    /// Writes an attachment (above the inline limit, so it travels as a blob) holding the token.
+    case attach(device: Int, path: String, token: String)
+    case delete(device: Int, path: String)
+    case rename(device: Int, from: String, to: String)
+    case sync(device: Int, fault: TransportFault?)
+    case offline(device: Int)
+    case online(device: Int)
+    /// Stops the server gracefully and starts it again.
+    case restartServer
+    /// Moves the clock past the tombstone retention and runs the purge job: devices whose cursor
+    /// is older than a purged deletion get `cursor_expired`.
+    case purge
+    /// The user settles the device's open conflicts by keeping the lines of both versions.
+    case resolve(device: Int)
+    /// Time passes: watching devices sync when their `WatchSchedule` says a sync is due.
+    case wait(seconds: Int)
+
+    public var description: String {
+        switch self {
+        case .edit(let d, let path, let edit, let token): "d\(d) edit \(path) \(edit) \(token)"
+        case .attach(let d, let path, let token): "d\(d) attach \(path) \(token)"
+        case .delete(let d, let path): "d\(d) delete \(path)"
+        case .rename(let d, let from, let to): "d\(d) rename \(from) → \(to)"
+        case .sync(let d, let fault): "d\(d) sync" + (fault.map { " [\($0)]" } ?? "")
+        case .offline(let d): "d\(d) offline"
+        case .online(let d): "d\(d) online"
+        case .restartServer: "restart server"
+        case .purge: "purge (clock +2 h)"
+        case .resolve(let d): "d\(d) resolve conflicts"
+        case .wait(let seconds): "wait \(seconds) s"
+        }
+    }
+}
+
+/// A seeded history: how many devices, whether edits may collide, and the steps.
+public struct SimScenario: Sendable, CustomStringConvertible {
+    public let seed: UInt64
+    public let devices: Int
+    /// When false, devices only edit their own lines and fields and create names of their own:
+    /// the merge rules resolve everything, so no conflict may ever appear.
+    public let collisions: Bool
+    /// Devices that run `vaultsync watch`: they sync by themselves, as its schedule decides.
+    public let watching: Set<Int>
+    public var operations: [SimOperation]
+
+    public init(seed: UInt64, devices: Int, collisions: Bool, watching: Set<Int> = [], operations: [SimOperation]) {
+        self.seed = seed
+        self.devices = devices
+        self.collisions = collisions
+        self.watching = watching
+        self.operations = operations
+    }
+
+    public var description: String {
+        "seed \(seed): \(devices) devices (watching: \(watching.sorted())), \(collisions ? "colliding" : "non-colliding") edits, \(operations.count) steps\n"
+            + operations.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
+    }
+
+    static let sharedNotes = ["notes/plan.md", "notes/log.md", "Journal/caf\u{E9}.md", "inbox.md"]
+    static let sharedAttachments = ["files/scan.pdf"]
+
+    public static func generate(seed: UInt64, steps: Int = 40) -> SimScenario {
+        var rng = SplitMix(seed: seed)
+        let devices = Int.random(in: 3...5, using: &rng)
+        let collisions = Bool.random(using: &rng)
+        let watching = Set((0..<devices).filter { _ in Bool.random(using: &rng) })
+        var operations: [SimOperation] = []
+        var offline: Set<Int> = []
+        func own(_ device: Int, _ stem: String) -> String { "d\(device)/\(stem)" }
+        for index in 0..<steps {
+            let token = "k\(index)x"
+            let device = Int.random(in: 0..<devices, using: &rng)
+            let note = collisions || Bool.random(using: &rng)
+                ? sharedNotes.randomElement(using: &rng)! : own(device, "n\(Int.random(in: 0..<2, using: &rng)).md")
+            switch Int.random(in: 0..<100, using: &rng) {
+            case 0..<30:
+                let edits: [SimOperation.Edit] = collisions ? [.append, .ownLine, .sharedLine, .ownField, .sharedField] : [.ownLine, .ownField]
+                operations.append(.edit(device: device, path: note, edits.randomElement(using: &rng)!, token: token))
+            case 30..<36:
+                let path = collisions ? (sharedAttachments + [own(device, "a.bin")]).randomElement(using: &rng)! : own(device, "a.bin")
+                operations.append(.attach(device: device, path: path, token: token))
+            case 36..<42:
+                operations.append(.delete(device: device, path: note))
+            case 42..<47:
+                // The target is new to every device unless edits may collide.
+                let target = collisions ? sharedNotes.randomElement(using: &rng)! : own(device, "moved-\(index).md")
+                operations.append(.rename(device: device, from: note, to: target))
+            case 47..<76:
+                operations.append(.sync(device: device, fault: randomFault(&rng)))
+            case 76..<82: operations.append(.wait(seconds: [1, 2, 30, 130].randomElement(using: &rng)!))
+            case 82..<87:
+                if offline.contains(device) {
+                    offline.remove(device)
+                    operations.append(.online(device: device))
+                } else {
+                    offline.insert(device)
+                    operations.append(.offline(device: device))
+                }
+            case 87..<90: operations.append(.restartServer)
+            case 90..<93: operations.append(.purge)
+            default: operations.append(.resolve(device: device))
+            }
+        }
+        return SimScenario(seed: seed, devices: devices, collisions: collisions, watching: watching, operations: operations)
+    }
+
+    static func randomFault(_ rng: inout SplitMix) -> TransportFault? {
+        let at = Int.random(in: 0..<6, using: &rng)
+        switch Int.random(in: 0..<16, using: &rng) {
+        case 0: return .lostBefore(at: at)
+        case 1: return .lostAfter(at: at)
+        case 2: return .timeout(at: at)
+        case 3: return .status(at: at, [500, 502, 503].randomElement(using: &rng)!)
+        case 4: return .truncated(at: at)
+        case 5: return .corrupted(at: at)
+        case 6: return .crash(at: at, afterServer: Bool.random(using: &rng))
+        default: return nil
+        }
+    }
+}

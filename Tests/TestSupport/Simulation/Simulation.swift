@@ -1,0 +1,502 @@
+public import Foundation
+import Synchronization
+import SeededRandom
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+
+/// Runs a ``SimScenario`` with the real `SyncEngine`s of several devices against the real server
+/// and Postgres, one step at a time (so the order of events is the scenario's), and checks the
+/// invariants after a final quiet round. Returns the first broken invariant, if any.
+///
+/// Crashes happen at request boundaries: from the crash on, the device's network is dead; the
+/// engine is then dropped and the vault opened again from its folder and `sync.db`.
+public final class Simulation {
+    let scenario: SimScenario
+    let server: TestServer
+    let user: TestUser
+    let folder: URL
+    var devices: [Device] = []
+    var ledger = Ledger()
+    let confirmed = Confirmed()
+
+    /// Versions the server confirmed, by path, as the transports saw them.
+    final class Confirmed: Sendable {
+        let versions = Mutex<[VaultPath: [Int: ContentHash]]>([:])
+        func add(_ files: [ConfirmedFile]) {
+            versions.withLock { known in for file in files { known[file.path, default: [:]][file.version] = file.contentHash } }
+        }
+    }
+    let readerID: UUID
+    /// The watching devices' schedules, on the simulation's own time (``SimOperation/wait(seconds:)``).
+    var schedules: [Int: WatchSchedule] = [:]
+    var now = ContinuousClock.now
+    /// A watching device's oldest local change not yet carried by a sync that got through.
+    var oldestUnsynced: [Int: ContinuousClock.Instant] = [:]
+    /// When (server clock) a device last lost the answer to a token refresh.
+    var refreshAnswerLost: [Int: Date] = [:]
+    /// Prints every sync's report (replaying a failure by hand).
+    var verbose = false
+
+    /// One device: a vault folder, its engine, its transport.
+    struct Device {
+        let index: Int
+        let root: URL
+        let transport: FaultyTransport
+        var engine: SyncEngine
+    }
+
+    /// What the history did, for the invariants.
+    struct Ledger {
+        /// Every token written, and where.
+        var written: [String: String] = [:]
+        /// Tokens a device removed having seen them (replaced them, or deleted their file).
+        var excused: Set<String> = []
+        /// Paths deleted by a device that held every version any device or the server had, and
+        /// not written since: they must stay gone.
+        var mustBeGone: [String: Int] = [:]
+        /// Paths deleted (or renamed away) at some point: their history may have been purged.
+        var everDeleted: Set<String> = []
+        /// Conflicts seen in a scenario whose edits never collide.
+        var unexpectedConflicts: [String] = []
+    }
+
+    /// The tombstone retention the simulation's server runs with (``withServer(_:)``).
+    public static let retention: Duration = .seconds(3600)
+
+    private init(scenario: SimScenario, server: TestServer, user: TestUser, readerID: UUID) {
+        self.scenario = scenario
+        self.server = server
+        self.user = user
+        self.readerID = readerID
+        folder = URL(fileURLWithPath: "/tmp/vaultsync-sim-\(UUID().uuidString.prefix(8))")
+    }
+
+    /// Runs `scenario` on `server` with a new account; nil when every invariant holds.
+    public static func run(_ scenario: SimScenario, on server: TestServer, verbose: Bool = false) async throws -> String? {
+        let user = try await server.newUser()
+        let reader = try await user.newDevice("reader")
+        let simulation = Simulation(scenario: scenario, server: server, user: user, readerID: reader.info.deviceID)
+        simulation.verbose = verbose
+        defer { try? FileManager.default.removeItem(at: simulation.folder) }
+        return try await simulation.run()
+    }
+
+    private func run() async throws -> String? {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // A file beside the vaults: nothing may touch it.
+        try Data("outside".utf8).write(to: folder.appendingPathComponent("outside.txt"))
+        for index in 0..<scenario.devices {
+            let root = folder.appendingPathComponent("device\(index)")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            let transport = FaultyTransport(onConfirmed: confirmed.add)
+            _ = try await SyncEngine.link(root: root, server: server.baseURL, email: user.email, password: user.password, deviceName: "d\(index)", transport: transport)
+            devices.append(Device(index: index, root: root, transport: transport, engine: try open(root, transport)))
+        }
+        for device in scenario.watching { schedules[device] = WatchSchedule(settings: WatchSchedule.Settings(), start: now) }
+        // A shared starting point.
+        for path in SimScenario.sharedNotes { try write(0, path, NoteText.template(path, devices: scenario.devices)) }
+        for device in devices.indices { _ = try await devices[device].engine.sync() }
+
+        for (index, operation) in scenario.operations.enumerated() {
+            if let failure = try await perform(operation, index: index) { return "step \(index) (\(operation)): \(failure)" }
+        }
+        return try await settleAndCheck()
+    }
+
+    private func open(_ root: URL, _ transport: FaultyTransport) throws -> SyncEngine {
+        let clock = server.clock
+        return try SyncEngine(root: root, transport: transport, parallelTransfers: 1, lockTimeout: .seconds(5), now: { clock.now })
+    }
+
+    // MARK: steps
+
+    private func perform(_ operation: SimOperation, index: Int) async throws -> String? {
+        switch operation {
+        case .edit(let device, let path, let edit, let token):
+            var text = read(device, path)
+            if text == nil {
+                // A note gone here: write it anew, unless that would collide with another device's creation.
+                guard scenario.collisions || path.hasPrefix("d\(device)/") else { return nil }
+                text = NoteText.template(path, devices: scenario.devices)
+            }
+            let (edited, replaced) = NoteText.apply(edit, token: token, device: device, to: text!)
+            if let replaced { ledger.excused.formUnion(Tokens.find(in: replaced)) }
+            try write(device, path, edited)
+            noteWrite(path, token: token)
+            changedLocally(device, path)
+        case .attach(let device, let path, let token):
+            if let old = read(device, path) { ledger.excused.formUnion(Tokens.find(in: String(old.prefix(32)))) }
+            try write(device, path, token + "\n" + String(repeating: "x", count: Int(InlineContent.maxFileBytes) + 500))
+            noteWrite(path, token: token)
+            changedLocally(device, path)
+        case .delete(let device, let path):
+            guard let text = read(device, path) else { return nil }
+            try await deleted(device, path, text, at: index, excusing: true)
+            try FileManager.default.removeItem(at: url(device, path))
+            changedLocally(device, path)
+        case .rename(let device, let from, let to):
+            guard let text = read(device, from), read(device, to) == nil else { return nil }
+            try await deleted(device, from, text, at: index, excusing: false)  // the tokens move along
+            try write(device, to, text)
+            try FileManager.default.removeItem(at: url(device, from))
+            ledger.mustBeGone[to] = nil
+            changedLocally(device, from)
+            changedLocally(device, to)
+            for token in Tokens.find(in: text) { ledger.written[token] = to }
+        case .sync(let device, let fault):
+            return try await sync(device, fault: fault)
+        case .offline(let device): devices[device].transport.setOffline(true)
+        case .online(let device):
+            devices[device].transport.setOffline(false)
+            schedules[device]?.remoteChange()  // a watcher's feed reconnects and catches up
+        case .restartServer: try await server.restart()
+        case .purge:
+            server.clock.advance(by: 2 * Double(Self.retention.components.seconds))
+            _ = try await server.purge()
+        case .resolve(let device): try await resolveConflicts(device)
+        case .wait(let seconds): return try await wait(seconds)
+        }
+        return nil
+    }
+
+    /// One sync of `device` with `fault` planned; a crashed device is reopened from its folder.
+    private func sync(_ device: Int, fault: TransportFault?) async throws -> String? {
+        let started = now
+        schedules[device]?.syncStarted(at: started)
+        devices[device].transport.arm(fault)
+        let report: SyncReport?
+        do {
+            report = try await devices[device].engine.sync()
+        } catch {
+            report = nil
+            // A sync may fail as a whole under a fault; without one it must not.
+            if fault == nil && !devices[device].transport.crashed { return "sync failed without a fault: \(error)" }
+        }
+        if verbose { print("d\(device) sync [\(fault.map(String.init(describing:)) ?? "-")]: \(report.map(String.init(describing:)) ?? "threw")") }
+        if devices[device].transport.refreshAnswerLost { refreshAnswerLost[device] = server.clock.now }
+        if devices[device].transport.crashed {
+            let offline = devices[device].transport.isOffline
+            let transport = FaultyTransport(onConfirmed: confirmed.add)
+            transport.setOffline(offline)
+            devices[device] = Device(index: device, root: devices[device].root, transport: transport, engine: try open(devices[device].root, transport))
+        }
+        devices[device].transport.arm(nil)
+        let gotThrough = report?.gotThrough ?? false
+        schedules[device]?.syncFinished(at: now, gotThrough: gotThrough)
+        if gotThrough, let since = oldestUnsynced[device], since <= started { oldestUnsynced[device] = nil }
+        if let report, !(report.pushed.isEmpty && report.merged.isEmpty && report.deletedRemotely.isEmpty) {
+            // The change feed tells every other watcher that is online.
+            for other in schedules.keys where other != device && !devices[other].transport.isOffline { schedules[other]?.remoteChange() }
+        }
+        if !scenario.collisions, let report, !report.conflicts.isEmpty || !conflictCopies(device).isEmpty {
+            ledger.unexpectedConflicts.append("d\(device): \(report.conflicts) \(conflictCopies(device).keys.sorted())")
+        }
+        return nil
+    }
+
+    /// Time passes: each watching device that is online syncs whenever its schedule says so.
+    /// Afterwards no online watcher holds a local change older than the hard cap plus one retry.
+    private func wait(_ seconds: Int) async throws -> String? {
+        let end = now + .seconds(seconds)
+        server.clock.advance(by: Double(seconds))
+        for _ in 0..<100 {
+            let due = schedules.filter { !devices[$0.key].transport.isOffline }.map { ($0.key, $0.value.nextSync) }.min { $0.1 < $1.1 }
+            guard let (device, time) = due, time <= end else { break }
+            now = max(now, time)
+            if let failure = try await sync(device, fault: nil) { return failure }
+        }
+        now = end
+        let settings = WatchSchedule.Settings()
+        for (device, since) in oldestUnsynced.sorted(by: { $0.key < $1.key }) where !devices[device].transport.isOffline {
+            if since + settings.maxDelay * 2 + settings.debounce < now {
+                return "d\(device) watches and is online, but a local change made \(now - since) ago is not synced yet"
+            }
+        }
+        return nil
+    }
+
+    private func signIn(_ device: Int) async throws {
+        let root = devices[device].root
+        _ = try await SyncEngine.link(root: root, server: server.baseURL, email: user.email, password: user.password, deviceName: "d\(device)", transport: devices[device].transport)
+        devices[device].engine = try open(root, devices[device].transport)
+    }
+
+    /// A local change on `device`: its watcher notices it.
+    private func changedLocally(_ device: Int, _ path: String) {
+        guard schedules[device] != nil else { return }
+        schedules[device]?.localChange(path, at: now)
+        if oldestUnsynced[device] == nil { oldestUnsynced[device] = now }
+    }
+
+    private func noteWrite(_ path: String, token: String) {
+        ledger.written[token] = path
+        ledger.mustBeGone[path] = nil
+    }
+
+    /// Records a deletion: the device saw the tokens it deletes; the path must stay gone when no
+    /// other device and not the server holds anything the deleting device did not see.
+    private func deleted(_ device: Int, _ path: String, _ text: String, at step: Int, excusing: Bool) async throws {
+        let seen = Set(Tokens.find(in: text))
+        if excusing { ledger.excused.formUnion(seen) }
+        ledger.everDeleted.insert(path)
+        var clean = true
+        for other in devices.indices where other != device {
+            if let copy = read(other, path), !Set(Tokens.find(in: copy)).isSubset(of: seen) { clean = false }
+        }
+        if clean, let current = try await serverContent(path), !Set(Tokens.find(in: current)).isSubset(of: seen) { clean = false }
+        ledger.mustBeGone[path] = clean ? step : nil
+    }
+
+    /// Settles open conflicts as a careful user does: every line of both versions kept.
+    private func resolveConflicts(_ device: Int) async throws {
+        let engine = devices[device].engine
+        for conflict in try await engine.state.conflicts() {
+            let local = read(device, conflict.path.rawValue) ?? ""
+            let copy = conflict.conflictCopy.flatMap { read(device, $0.rawValue) } ?? ""
+            var lines = local.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            for line in copy.split(separator: "\n").map(String.init) where !lines.contains(line) { lines.append(line) }
+            do {
+                try await engine.resolve(conflict.path, .merged(Data(lines.joined(separator: "\n").utf8)))
+            } catch SyncEngineError.serverMovedOn {
+                continue  // another conflict copy was made; settled next time
+            } catch {
+                continue  // offline or a fault: settled next time
+            }
+        }
+    }
+
+    // MARK: the end
+
+    private func settleAndCheck() async throws -> String? {
+        for device in devices.indices {
+            devices[device].transport.setOffline(false)
+            devices[device].transport.arm(nil)
+            // Files parked by the faults' per-file failures: the user retries them.
+            try await devices[device].engine.retry()
+        }
+        // Rounds until one moves nothing: every device syncs, then settles what it found in conflict.
+        for round in 0..<8 {
+            var moved = false
+            for device in devices.indices {
+                var report = try await devices[device].engine.sync()
+                if report.status == .unauthenticated {
+                    // The server refuses a session only when the answer to a refresh was lost
+                    // longer ago than its grace (10 minutes); the user then signs in again.
+                    guard let lost = refreshAnswerLost[device], server.clock.now.timeIntervalSince(lost) > 600 else {
+                        return "d\(device) was signed out without a lost refresh answer older than the grace"
+                    }
+                    try await signIn(device)
+                    report = try await devices[device].engine.sync()
+                }
+                if verbose { print("d\(device) quiet sync: \(report)") }
+                if !scenario.collisions, !report.conflicts.isEmpty { ledger.unexpectedConflicts.append("d\(device) (final rounds): \(report.conflicts)") }
+                if report.changedAnything || !report.conflicts.isEmpty || !report.failures.isEmpty {
+                    moved = true
+                    try await resolveConflicts(device)
+                }
+            }
+            if !moved { break }
+            if round == 7 { return "still moving after 8 quiet rounds" }
+        }
+        return try await check()
+    }
+
+    private func check() async throws -> String? {
+        let reference = try files(0)
+        for device in devices.indices.dropFirst() {
+            let other = try files(device)
+            if other != reference {
+                let differing = Set(reference.keys).union(other.keys).filter { reference[$0] != other[$0] }.sorted()
+                return "d0 and d\(device) differ: \(differing)"
+            }
+        }
+        for device in devices.indices {
+            let open = try await devices[device].engine.state.conflicts()
+            if !open.isEmpty { return "d\(device) keeps open conflicts: \(open.map(\.path))" }
+            let failures = try await devices[device].engine.state.failures()
+            if !failures.isEmpty { return "d\(device) keeps failing: \(failures.map { "\($0.path) \($0.lastError)" })" }
+        }
+        if let first = ledger.unexpectedConflicts.first { return "a conflict where the merge rules resolve everything: \(first)" }
+        var present: Set<String> = []
+        for device in devices.indices {
+            for text in try files(device).values { present.formUnion(Tokens.find(in: text)) }
+            for text in conflictCopies(device).values { present.formUnion(Tokens.find(in: text)) }
+        }
+        let lost = ledger.written.keys.filter { !present.contains($0) && !ledger.excused.contains($0) }.sorted()
+        if !lost.isEmpty { return "edits lost: \(lost.map { "\($0) (in \(ledger.written[$0]!))" })" }
+        for path in ledger.mustBeGone.keys.sorted() where reference[path] != nil { return "\(path) was deleted and came back" }
+        let outside = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let expected = (["outside.txt"] + devices.indices.map { "device\($0)" }).sorted()
+        if outside != expected || (try? String(contentsOf: folder.appendingPathComponent("outside.txt"), encoding: .utf8)) != "outside" {
+            return "something outside the vaults changed: \(outside)"
+        }
+        return try await checkHistory()
+    }
+
+    /// Every version the server confirmed is in the history of files never deleted (a deleted
+    /// file's history goes with its tombstone).
+    private func checkHistory() async throws -> String? {
+        let confirmed = confirmed.versions.withLock { $0 }
+        let session = try await readerSession()
+        for (path, versions) in confirmed.sorted(by: { $0.key < $1.key }) where !ledger.everDeleted.contains(path.rawValue) {
+            let history = try await server.api.history(path, session: session)
+            let kept = Dictionary(history.versions.compactMap { entry in entry.contentHash.map { (entry.version, $0) } }, uniquingKeysWith: { a, _ in a })
+            for (version, hash) in versions.sorted(by: { $0.key < $1.key }) where kept[version] != hash {
+                return "\(path) v\(version) was confirmed but the history has \(kept[version]?.rawValue ?? "no such version")"
+            }
+        }
+        return nil
+    }
+
+    // MARK: files
+
+    private func url(_ device: Int, _ path: String) -> URL { devices[device].root.appendingPathComponent(path) }
+
+    private func read(_ device: Int, _ path: String) -> String? {
+        (try? Data(contentsOf: url(device, path))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    private func write(_ device: Int, _ path: String, _ text: String) throws {
+        let url = url(device, path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    private func files(_ device: Int) throws -> [String: String] {
+        try TestVault(root: devices[device].root, engine: devices[device].engine).files()
+    }
+
+    private func conflictCopies(_ device: Int) -> [String: String] {
+        TestVault(root: devices[device].root, engine: devices[device].engine).conflictCopies()
+    }
+
+    private func readerSession() async throws -> VaultSession {
+        let tokens = try await server.api.login(email: user.email, password: user.password)
+        return VaultSession(accessToken: tokens.accessToken, deviceID: readerID)
+    }
+
+    /// The server's current content of `path`, nil when it has none.
+    private func serverContent(_ path: String) async throws -> String? {
+        let session = try await readerSession()
+        let pull = try await server.api.pull(PullRequest(files: [try VaultPath(path)]), session: session)
+        guard let download = pull.downloads.first else { return nil }
+        return String(decoding: try await server.api.downloadBlob(from: download.downloadURL, session: session), as: UTF8.self)
+    }
+}
+
+/// The simulation's tokens: `k<step>x`, unique in a history.
+enum Tokens {
+    static func find(in text: String) -> [String] {
+        var found: [String] = []
+        var current = ""
+        for character in text {
+            if current.isEmpty {
+                if character == "k" { current = "k" }
+            } else if character.isASCII && character.isNumber {
+                current.append(character)
+            } else if character == "x", current.count > 1 {
+                found.append(current + "x")
+                current = ""
+            } else {
+                current = character == "k" ? "k" : ""
+            }
+        }
+        return found
+    }
+}
+
+/// The notes the simulated users edit: a frontmatter field and a body line per device, one field
+/// and one line every device edits, gaps between the lines so that separate edits merge cleanly.
+enum NoteText {
+    static func template(_ path: String, devices: Int) -> String {
+        var lines = ["---", "title: \(path)", "status: new"]
+        lines += (0..<devices).map { "d\($0): -" }
+        lines += ["---", "# \(path)", "", "shared: -", ""]
+        for device in 0..<devices { lines += ["gap \(device)", "line-d\(device): -"] }
+        lines += ["gap end"]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Applies `edit`; returns the new text and the text of the line it replaced, if any.
+    static func apply(_ edit: SimOperation.Edit, token: String, device: Int, to text: String) -> (String, String?) {
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let prefix: String
+        switch edit {
+        case .append:
+            lines.append(token)
+            return (lines.joined(separator: "\n"), nil)
+        case .ownLine: prefix = "line-d\(device): "
+        case .sharedLine: prefix = "shared: "
+        case .ownField: prefix = "d\(device): "
+        case .sharedField: prefix = "status: "
+        }
+        let isField = edit == .ownField || edit == .sharedField
+        let closing = lines.dropFirst().firstIndex(of: "---") ?? 0
+        let range = isField ? 1..<max(1, closing) : (closing + 1)..<lines.count
+        if let index = range.first(where: { lines.indices.contains($0) && lines[$0].hasPrefix(prefix) }) {
+            let replaced = lines[index]
+            lines[index] = prefix + token
+            return (lines.joined(separator: "\n"), replaced)
+        }
+        lines.append(prefix + token)
+        return (lines.joined(separator: "\n"), nil)
+    }
+}
+
+extension Simulation {
+    /// A server configured for the simulation: tombstones kept an hour, so that a purge step
+    /// (the clock moved two hours) expires the cursors of devices that missed a deletion.
+    public static func withServer(_ body: (TestServer) async throws -> Void) async throws {
+        try await TestServer.with(configure: { $0.tombstoneRetention = retention }) { try await body($0) }
+    }
+
+    /// The outcome of a run of many seeded histories.
+    public struct Outcome: Sendable {
+        /// Histories run (up to and including a failing one).
+        public var histories = 0
+        /// The first failure: its index, the broken invariant, and the shortest history that still fails.
+        public var failure: (index: Int, reason: String, shortest: SimScenario, shortestReason: String)?
+    }
+
+    /// Runs `count` histories derived from `seed` (history `i` from `SplitMix.derive(seed, i)`),
+    /// stopping at the first failure, which is shrunk.
+    public static func runMany(seed: UInt64, count: Int, on server: TestServer, progress: (Int) -> Void = { _ in }) async throws -> Outcome {
+        var outcome = Outcome()
+        for index in 0..<count {
+            let scenario = SimScenario.generate(seed: SplitMix.derive(seed, index))
+            outcome.histories = index + 1
+            progress(index + 1)
+            guard let reason = try await run(scenario, on: server) else { continue }
+            let (shortest, shortestReason) = try await shrink(scenario, reason, on: server)
+            outcome.failure = (index, reason, shortest, shortestReason)
+            break
+        }
+        return outcome
+    }
+
+    /// Removes steps while the history still fails: halves first, down to single steps.
+    public static func shrink(_ scenario: SimScenario, _ reason: String, on server: TestServer, attempts limit: Int = 400) async throws -> (SimScenario, String) {
+        var best = (scenario, reason)
+        var chunk = max(1, scenario.operations.count / 2)
+        var attempts = 0
+        while chunk >= 1 && attempts < limit {
+            var start = 0
+            var removedAny = false
+            while start < best.0.operations.count && attempts < limit {
+                var candidate = best.0
+                candidate.operations.removeSubrange(start..<min(start + chunk, candidate.operations.count))
+                attempts += 1
+                if let failure = try await run(candidate, on: server) {
+                    best = (candidate, failure)
+                    removedAny = true
+                } else {
+                    start += chunk
+                }
+            }
+            if !removedAny { chunk /= 2 }
+        }
+        return best
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The deterministic simulation at scale (issue 14): `histories` seeded histories, each with its
+/// own account on one server, one after another. Prints progress, then the count, the time and
+/// the first failure with its shortest failing history; exits 1 on a failure.
+struct SimulationBench {
+    let histories: Int
+    let seed: UInt64
+
+    func run() async throws {
+        let started = Date()
+        print("simulation: \(histories) histories from seed \(seed)")
+        var failed = false
+        try await Simulation.withServer { server in
+            let outcome = try await Simulation.runMany(seed: seed, count: histories, on: server) { done in
+                if done % 250 == 0 { print("  \(done) histories, \(Int(Date().timeIntervalSince(started))) s") }
+            }
+            let seconds = Date().timeIntervalSince(started)
+            if let failure = outcome.failure {
+                failed = true
+                print("FAILED at history \(failure.index + 1) (VAULTSYNC_SIM_SEED=\(seed) VAULTSYNC_SIM_SEEDS=\(failure.index + 1)): \(failure.reason)")
+                print("shortest failing history (\(failure.shortestReason)):\n\(failure.shortest)")
+            } else {
+                print(String(format: "simulation: %d histories from seed %llu held every invariant in %.0f s (%.2f s each)", outcome.histories, seed, seconds, seconds / Double(outcome.histories)))
+            }
+        }
+        if failed { exit(1) }
+    }
+}
