@@ -17,6 +17,12 @@ struct SimulationBench {
         print("simulation: \(histories) histories from seed \(seed)")
         var failed = false
         try await Simulation.withServer { server in
+            if histories == 1 {
+                let started = ContinuousClock.now
+                let failure = try await Simulation.run(SimScenario.generate(seed: seed), on: server, verbose: true)
+                print("one history, verbose: \(failure ?? "held every invariant") in \(ContinuousClock.now - started)")
+                return
+            }
             let outcome = try await Simulation.runMany(seed: seed, count: histories, on: server) { done in
                 if done % 250 == 0 { print("  \(done) histories, \(Int(Date().timeIntervalSince(started))) s") }
             }

@@ -23,7 +23,10 @@ public final class PostgresListener: Sendable {
     /// The events, for one consumer. Ends after ``stop()``.
     public let events: AsyncStream<Event>
     private let continuation: AsyncStream<Event>.Continuation
-    private let stopped = NIOLockedValueBox(false)
+    /// Whether ``stop()`` was called, and the write end of a pipe that wakes the listener's `poll`
+    /// then (so that stopping, and a server's shutdown with it, does not wait for the poll's
+    /// timeout). The listener's thread closes both ends when it ends; -1 after that.
+    private let state: NIOLockedValueBox<(stopped: Bool, wake: Int32)>
 
     /// Starts listening on `channels` (plain identifiers: letters, digits, `_`).
     public init(connectionString: String, channels: [String], logger: Logger) throws {
@@ -31,18 +34,33 @@ public final class PostgresListener: Sendable {
             throw PostgresError(kind: .query, message: "'\(channel)' is not a plain channel name")
         }
         (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(10_000))
-        let (continuation, stopped) = (continuation, stopped)
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else { throw PostgresError(kind: .connection, message: "pipe: \(String(cString: strerror(errno)))") }
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let wake = pipeEnds[0]
+        state = NIOLockedValueBox((false, pipeEnds[1]))
+        let (continuation, state) = (continuation, state)
         let thread = Thread {
-            Self.listen(connectionString: connectionString, channels: channels, stopped: stopped, deliver: { continuation.yield($0) }, logger: logger)
+            Self.listen(connectionString: connectionString, channels: channels, state: state, wake: wake, deliver: { continuation.yield($0) }, logger: logger)
+            state.withLockedValue { value in
+                close(value.wake)
+                close(wake)
+                value.wake = -1
+            }
             continuation.finish()
         }
         thread.name = "postgres-listener"
         thread.start()
     }
 
-    /// Stops listening (within half a second) and ends ``events``.
+    /// Stops listening and ends ``events``.
     public func stop() {
-        stopped.withLockedValue { $0 = true }
+        state.withLockedValue { value in
+            guard !value.stopped else { return }
+            value.stopped = true
+            var byte: UInt8 = 1
+            if value.wake >= 0 { _ = write(value.wake, &byte, 1) }
+        }
     }
 
     deinit { stop() }
@@ -50,11 +68,12 @@ public final class PostgresListener: Sendable {
     /// The loop on the listener's own thread: connect and `LISTEN`, then wait on the socket and
     /// hand over what arrives, until stopped.
     private static func listen(
-        connectionString: String, channels: [String], stopped: NIOLockedValueBox<Bool>, deliver: (Event) -> Void, logger: Logger
+        connectionString: String, channels: [String], state: NIOLockedValueBox<(stopped: Bool, wake: Int32)>, wake: Int32,
+        deliver: (Event) -> Void, logger: Logger
     ) {
         var connection: PostgresConnection?
         var everConnected = false
-        while !stopped.withLockedValue({ $0 }) {
+        while !state.withLockedValue({ $0.stopped }) {
             guard let open = connection, let handle = open.handle else {
                 do {
                     let fresh = try PostgresConnection(connectionString: connectionString)
@@ -67,12 +86,14 @@ public final class PostgresListener: Sendable {
                     everConnected = true
                 } catch {
                     logger.debug("postgres listener cannot connect; trying again", metadata: ["error": "\(error)"])
-                    usleep(1_000_000)
+                    var stop = pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&stop, 1, 1000)  // a second, or until stopped
                 }
                 continue
             }
-            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 500) >= 0 || errno == EINTR else { continue }
+            var descriptors = [pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0), pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+            guard poll(&descriptors, 2, 500) >= 0 || errno == EINTR else { continue }
+            if descriptors[1].revents != 0 { continue }  // stopped
             guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
                 logger.warning("postgres listener lost its connection; connecting again")
                 open.close()
