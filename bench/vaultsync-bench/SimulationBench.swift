@@ -13,6 +13,7 @@ struct SimulationBench {
     let seed: UInt64
 
     func run() async throws {
+        setvbuf(stdout, nil, _IOLBF, 0)  // progress lines show up in a log file as they come
         let started = Date()
         print("simulation: \(histories) histories from seed \(seed)")
         var failed = false

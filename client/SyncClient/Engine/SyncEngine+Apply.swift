@@ -247,6 +247,7 @@ extension SyncEngine {
     private func push(_ batch: ArraySlice<PushCandidate>, cursor: String?) -> Task<Result<PushResponse, any Error>, Never> {
         Task {
             do {
+                try await store.recordSent(batch.map { ($0.path, $0.hash) })
                 let files = inlinePushFiles(batch)
                 return .success(try await session.run { [api] in try await api.push(PushRequest(files: files, commitInline: true, cursor: cursor), session: $0) })
             } catch {

@@ -136,7 +136,7 @@ public final class SyncEngine: Sendable {
         progress?(SyncProgress(phase: .checkingServer))
         // Without a cursor (or when the server purged deletions after it) the full state is read
         // instead, and a synced path it does not list was deleted long ago.
-        let synced = try await store.syncedEntries()
+        var synced = try await store.syncedEntries()
         var cursor = try await store.meta(.cursor)
         // Changes to paths the old rules ignored went by under the cursor: read everything once.
         if cursor != nil, try await store.meta(.ignoreRules) != ignore.fingerprint { cursor = nil }
@@ -163,6 +163,8 @@ public final class SyncEngine: Sendable {
             cursor = page.cursor
             if page.hasMore != true { break }
         }
+
+        try await adoptOwnVersions(remote, &synced)
 
         // Phase 3: plan. Paths waiting for the user are held back.
         let parked = Set(try await store.failures().filter(\.parked).map(\.path))
@@ -194,6 +196,26 @@ public final class SyncEngine: Sendable {
             try await store.setMeta(.ignoreRules, ignore.fingerprint)
         }
         return run.serverMovedUnderUs
+    }
+
+    /// Versions this device wrote without recording them (the answer to its push was lost, or it
+    /// crashed first) are its own: recorded as synced before planning, so that a change made here
+    /// since is planned against them, not against the version before (which would read the
+    /// device's own write as another device's edit, and bring back a file deleted here since).
+    private func adoptOwnVersions(_ remote: [VaultPath: RemoteEntry], _ synced: inout [VaultPath: SyncedEntry]) async throws {
+        let sent = try await store.sentPushes()
+        guard !sent.isEmpty else { return }
+        var adopted: [VaultPath: SyncedEntry] = [:]
+        for (path, hash) in sent {
+            guard case .live(let version, hash, _)? = remote[path] else { continue }
+            let entry = SyncedEntry(hash: hash, version: version)
+            if synced[path] != entry { adopted[path] = entry }
+        }
+        if !adopted.isEmpty {
+            try await store.recordSynced(adopted, at: now(), log: adopted.map { LogLine(.push, $0.key, "v\($0.value.version), answer not received before") })
+            synced.merge(adopted) { _, new in new }
+        }
+        try await store.clearSent()
     }
 
     /// Takes the vault's lock, waiting (and saying so through `progress`) while another process syncs.

@@ -10,7 +10,7 @@ public final class StateStore: Sendable {
     /// The schema version this build writes.
     public static let schemaVersion = 3
 
-    private let db: DatabasePool
+    let db: DatabasePool
 
     /// Opens (creating and migrating) `sync.db` in `stateFolder`.
     /// - Throws: ``StateStoreError/newerSchema(_:)`` when a newer client wrote the database.
@@ -82,6 +82,10 @@ public final class StateStore: Sendable {
                     updated_at    TEXT NOT NULL
                 );
                 """)
+        }
+        migrator.registerMigration("v4-sent-pushes") { db in
+            // What this device sent in pushes whose answer it may never have seen (``StateStore/sentPushes()``).
+            try db.execute(sql: "CREATE TABLE sent_pushes (relative_path TEXT PRIMARY KEY, content_hash TEXT NOT NULL);")
         }
         return migrator
     }
