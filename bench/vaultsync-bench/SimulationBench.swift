@@ -13,29 +13,33 @@ struct SimulationBench {
     let seed: UInt64
 
     func run() async throws {
-        setvbuf(stdout, nil, _IOLBF, 0)  // progress lines show up in a log file as they come
         let started = Date()
-        print("simulation: \(histories) histories from seed \(seed)")
+        say("simulation: \(histories) histories from seed \(seed)")
         var failed = false
         try await Simulation.withServer { server in
             if histories == 1 {
                 let started = ContinuousClock.now
                 let failure = try await Simulation.run(SimScenario.generate(seed: seed), on: server, verbose: true)
-                print("one history, verbose: \(failure ?? "held every invariant") in \(ContinuousClock.now - started)")
+                say("one history, verbose: \(failure ?? "held every invariant") in \(ContinuousClock.now - started)")
                 return
             }
             let outcome = try await Simulation.runMany(seed: seed, count: histories, on: server) { done in
-                if done % 250 == 0 { print("  \(done) histories, \(Int(Date().timeIntervalSince(started))) s") }
+                if done % 250 == 0 { say("  \(done) histories, \(Int(Date().timeIntervalSince(started))) s") }
             }
             let seconds = Date().timeIntervalSince(started)
             if let failure = outcome.failure {
                 failed = true
-                print("FAILED at history \(failure.index + 1) (VAULTSYNC_SIM_SEED=\(seed) VAULTSYNC_SIM_SEEDS=\(failure.index + 1)): \(failure.reason)")
-                print("shortest failing history (\(failure.shortestReason)):\n\(failure.shortest)")
+                say("FAILED at history \(failure.index + 1) (VAULTSYNC_SIM_SEED=\(seed) VAULTSYNC_SIM_SEEDS=\(failure.index + 1)): \(failure.reason)")
+                say("shortest failing history (\(failure.shortestReason)):\n\(failure.shortest)")
             } else {
-                print(String(format: "simulation: %d histories from seed %llu held every invariant in %.0f s (%.2f s each)", outcome.histories, seed, seconds, seconds / Double(outcome.histories)))
+                say(String(format: "simulation: %d histories from seed %llu held every invariant in %.0f s (%.2f s each)", outcome.histories, seed, seconds, seconds / Double(outcome.histories)))
             }
         }
         if failed { exit(1) }
     }
+}
+
+/// Writes a line at once (not buffered), so that progress shows in a log file as it comes.
+private func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
