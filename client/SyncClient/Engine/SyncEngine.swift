@@ -256,6 +256,9 @@ public final class SyncEngine: Sendable {
         let succeeded = Set(report.pushed + report.pulled + report.merged + report.deletedLocally + report.deletedRemotely)
         let failed = report.failedPaths.filter { !succeeded.contains($0.key) }
         let newlyParked = try await store.recordFailures(failed, at: now(), parkAfter: Self.parkAfterFailures)
+        // A failure that did not happen again in this whole run is over: its file went through,
+        // or there is nothing left to do for it (deleted everywhere meanwhile, say).
+        try await store.clearFailures(try await store.failures().filter { !$0.parked && failed[$0.path] == nil }.map(\.path))
         for path in newlyParked {
             report.notices.append("\(path): failed on \(Self.parkAfterFailures) syncs in a row (\(failed[path] ?? "")); parked: run 'vaultsync retry' to try it again")
         }
