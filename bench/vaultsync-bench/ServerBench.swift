@@ -23,11 +23,12 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Run the change-feed fan-out benchmark with this many WebSockets on a release server child process instead (e.g. 5000).") var fanout: Int?
     @Option(help: "Run this many seeded simulation histories instead (e.g. 10000); exits 1 on the first failure.") var simulate: Int?
     @Option(help: "The simulation's seed (default: from the clock).") var seed: UInt64?
+    @Flag(help: "With --simulate: go on past failures and list them (not shrunk).") var keepGoing = false
 
     func run() async throws {
         print("vaultsync-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores")
         if let fanout { return try await FanoutBench(connections: fanout).run() }
-        if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000)).run() }
+        if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing).run() }
         try await TestServer.with(configure: { $0.databasePoolSize = 8 }) { server in
             if let clientNotes {
                 try await ClientBench(notes: clientNotes).run(server)

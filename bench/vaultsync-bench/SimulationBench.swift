@@ -11,6 +11,8 @@ import Glibc
 struct SimulationBench {
     let histories: Int
     let seed: UInt64
+    /// Go on past failures, listing them (not shrunk).
+    let keepGoing: Bool
 
     func run() async throws {
         let started = Date()
@@ -23,14 +25,20 @@ struct SimulationBench {
                 say("one history, verbose: \(failure ?? "held every invariant") in \(ContinuousClock.now - started)")
                 return
             }
-            let outcome = try await Simulation.runMany(seed: seed, count: histories, on: server) { done in
-                if done % 250 == 0 { say("  \(done) histories, \(Int(Date().timeIntervalSince(started))) s") }
+            let outcome = try await Simulation.runMany(seed: seed, count: histories, on: server, keepGoing: keepGoing) { done, failed in
+                if done % 250 == 0 { say("  \(done) histories, \(failed) failed, \(Int(Date().timeIntervalSince(started))) s") }
+            }
+            for failure in outcome.failures {
+                say("FAILED: history \(failure.index + 1) (VAULTSYNC_SIM_SEED=\(seed) VAULTSYNC_SIM_SEEDS=\(failure.index + 1)): \(failure.reason)")
             }
             let seconds = Date().timeIntervalSince(started)
             if let failure = outcome.failure {
                 failed = true
                 say("FAILED at history \(failure.index + 1) (VAULTSYNC_SIM_SEED=\(seed) VAULTSYNC_SIM_SEEDS=\(failure.index + 1)): \(failure.reason)")
                 say("shortest failing history (\(failure.shortestReason)):\n\(failure.shortest)")
+            } else if !outcome.failures.isEmpty {
+                failed = true
+                say(String(format: "simulation: %d histories from seed %llu, %d failed, in %.0f s", outcome.histories, seed, outcome.failures.count, seconds))
             } else {
                 say(String(format: "simulation: %d histories from seed %llu held every invariant in %.0f s (%.2f s each)", outcome.histories, seed, seconds, seconds / Double(outcome.histories)))
             }
