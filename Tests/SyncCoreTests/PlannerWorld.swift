@@ -234,16 +234,15 @@ struct PlannerWorld {
         return nil
     }
 
-    static func folders(of path: VaultPath) -> [VaultPath] {
-        if let known = folderTable[path] { return known }
+    /// The folders `path` needs (`x/y/z.md` → `x`, `x/y`), looked up for the case's names.
+    static func folders(of path: VaultPath) -> [VaultPath] { folderTable[path] ?? computeFolders(of: path) }
+
+    private static let folderTable = Dictionary(uniqueKeysWithValues: allPaths.map { ($0, computeFolders(of: $0)) })
+
+    private static func computeFolders(of path: VaultPath) -> [VaultPath] {
         let segments = path.segments
         return (1..<max(1, segments.count)).compactMap { try? VaultPath(segments[0..<$0].joined(separator: "/")) }
     }
-
-    private static let folderTable = Dictionary(uniqueKeysWithValues: allPaths.map { path in
-        let segments = path.segments
-        return (path, (1..<max(1, segments.count)).compactMap { try? VaultPath(segments[0..<$0].joined(separator: "/")) })
-    })
 
     /// Whether a local file could be written at `path`: no file where it needs a folder, no folder
     /// (files under it) where it would be.

@@ -8,7 +8,7 @@ public import SyncProtocol
 /// migrations; a database from a newer client is refused rather than misread.
 public final class StateStore: Sendable {
     /// The schema version this build writes.
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     let db: DatabasePool
 

@@ -88,7 +88,7 @@ public struct WatchSchedule: Sendable {
         retryAt = time + min(wait, settings.maxDelay)
     }
 
-    /// Why the next sync is due: `server`, `local` or `safety-net`.
+    /// Why the next sync is due: `server`, `retry`, `local` or `safety-net`.
     public var dueReason: String {
         if remotePending { return "server" }
         if let retryAt, retryAt <= localDue { return "retry" }
