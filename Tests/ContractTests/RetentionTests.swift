@@ -46,8 +46,9 @@ import Testing
             try await device.write("later.md", "l")
             #expect(try await device.allChanges(pageSize: 1).files.map(\.path.rawValue) == ["keep.md", "later.md"])
             await #expect(throws: SyncAPIError.self) { try await device.api.history(try VaultPath("gone.md"), session: device.session) }
-            // Re-creating the purged path starts a new history.
-            #expect(try await device.write("gone.md", "again").confirmed.map(\.version) == [1])
+            // Re-creating the purged path starts a new history, above every version it had (the
+            // deletion was change 3, the purge mark).
+            #expect(try await device.write("gone.md", "again").confirmed.map(\.version) == [4])
         }
     }
 

@@ -24,11 +24,12 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Run this many seeded simulation histories instead (e.g. 10000); exits 1 on the first failure.") var simulate: Int?
     @Option(help: "The simulation's seed (default: from the clock).") var seed: UInt64?
     @Flag(help: "With --simulate: go on past failures and list them (not shrunk).") var keepGoing = false
+    @Option(help: "With --simulate: the index of the first history (to resume or split a run).") var start = 0
 
     func run() async throws {
         print("vaultsync-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores")
         if let fanout { return try await FanoutBench(connections: fanout).run() }
-        if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing).run() }
+        if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing, start: start).run() }
         try await TestServer.with(configure: { $0.databasePoolSize = 8 }) { server in
             if let clientNotes {
                 try await ClientBench(notes: clientNotes).run(server)

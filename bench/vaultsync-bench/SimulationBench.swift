@@ -13,10 +13,12 @@ struct SimulationBench {
     let seed: UInt64
     /// Go on past failures, listing them (not shrunk).
     let keepGoing: Bool
+    /// The index of the first history (to resume or split a run).
+    let start: Int
 
     func run() async throws {
         let started = Date()
-        say("simulation: \(histories) histories from seed \(seed)")
+        say("simulation: \(histories) histories from seed \(seed), starting at history \(start + 1)")
         var failed = false
         try await Simulation.withServer { server in
             if histories == 1 {
@@ -25,12 +27,12 @@ struct SimulationBench {
                 say("one history, verbose: \(failure ?? "held every invariant") in \(ContinuousClock.now - started)")
                 return
             }
-            let outcome = try await Simulation.runMany(seed: seed, count: histories, on: server, keepGoing: keepGoing) { done, failed in
-                if done % 250 == 0 { say("  \(done) histories, \(failed) failed, \(Int(Date().timeIntervalSince(started))) s") }
-            }
-            for failure in outcome.failures {
-                say("FAILED: history \(failure.index + 1) (VAULTSYNC_SIM_SEED=\(seed) VAULTSYNC_SIM_SEEDS=\(failure.index + 1)): \(failure.reason)")
-            }
+            let outcome = try await Simulation.runMany(
+                seed: seed, count: histories, from: start, on: server, keepGoing: keepGoing,
+                progress: { done, failed in
+                    if done % 250 == 0 { say("  \(done) histories, \(failed) failed, \(Int(Date().timeIntervalSince(started))) s") }
+                },
+                failed: { index, reason in say("FAILED: history \(index + 1) (VAULTSYNC_SIM_SEED=\(seed) VAULTSYNC_SIM_SEEDS=\(index + 1)): \(reason)") })
             let seconds = Date().timeIntervalSince(started)
             if let failure = outcome.failure {
                 failed = true

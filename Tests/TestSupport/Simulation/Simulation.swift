@@ -488,14 +488,16 @@ extension Simulation {
     /// Stops at the first failure and shrinks it, or with `keepGoing` runs them all and lists the
     /// failures (replay one with its index to shrink it).
     public static func runMany(
-        seed: UInt64, count: Int, on server: TestServer, keepGoing: Bool = false, progress: (Int, Int) -> Void = { _, _ in }
+        seed: UInt64, count: Int, from start: Int = 0, on server: TestServer, keepGoing: Bool = false,
+        progress: (Int, Int) -> Void = { _, _ in }, failed: (Int, String) -> Void = { _, _ in }
     ) async throws -> Outcome {
         var outcome = Outcome()
-        for index in 0..<count {
+        for index in start..<(start + count) {
             let scenario = SimScenario.generate(seed: SplitMix.derive(seed, index))
-            outcome.histories = index + 1
-            defer { progress(index + 1, outcome.failures.count) }
+            outcome.histories += 1
+            defer { progress(outcome.histories, outcome.failures.count) }
             guard let reason = try await run(scenario, on: server) else { continue }
+            failed(index, reason)
             outcome.failures.append((index, reason))
             if keepGoing { continue }
             let (shortest, shortestReason) = try await shrink(scenario, reason, on: server)
