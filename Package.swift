@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vaultsync-bench",
-            dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport", "Postgres", argumentParser, log],
+            dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport", "SeededRandom", "Postgres", argumentParser, log],
             path: "bench/vaultsync-bench",
             swiftSettings: swiftSettings
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 import TestSupport
 
 #if canImport(Glibc)
@@ -22,10 +23,14 @@ struct SimulationBench {
         var failed = false
         try await Simulation.withServer { server in
             if histories == 1 {
-                let started = ContinuousClock.now
-                let failure = try await Simulation.run(SimScenario.generate(seed: seed), on: server, verbose: true)
-                say("one history, verbose: \(failure ?? "held every invariant") in \(ContinuousClock.now - started)")
-                return
+                // One history of the run, with every sync's report; a failure is shrunk.
+                let scenario = SimScenario.generate(seed: SplitMix.derive(seed, start))
+                guard let failure = try await Simulation.run(scenario, on: server, verbose: true) else {
+                    return say("history \(start + 1) held every invariant")
+                }
+                failed = true
+                let (shortest, reason) = try await Simulation.shrink(scenario, failure, on: server)
+                return say("history \(start + 1) FAILED: \(failure)\nshortest failing history (\(reason)):\n\(shortest)")
             }
             let outcome = try await Simulation.runMany(
                 seed: seed, count: histories, from: start, on: server, keepGoing: keepGoing,

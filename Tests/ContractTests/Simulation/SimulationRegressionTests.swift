@@ -72,6 +72,32 @@ import Testing
             .wait(seconds: 130),
             .purge,
         ]),
+        // Found by bench/simulate.sh at seed 20261123, 460th history: a defect of the invariant.
+        // d2 lost a refresh answer, then presented its stale token two hours later (rightly signed
+        // out); that refresh's answer was lost too, and the invariant counted the grace from the
+        // second loss. It now counts from the oldest loss since the device last got tokens.
+        Case(name: "a device signed out after presenting a token gone stale is signed in again", devices: 4, collisions: false, watching: [1, 2], steps: [
+            .purge,
+            .sync(device: 2, fault: .lostAfter(at: 1)),
+            .purge,
+            .sync(device: 2, fault: .crash(at: 1, afterServer: true)),
+        ]),
+        // Found by bench/simulate.sh at seed 20261123, 686th history. d3's push of its edit of
+        // notes/log.md became version 2 but the answer timed out; d0 pulled version 2 and renamed
+        // the note away (a tombstone at version 3). d3 took its own, unrecorded edit for a local
+        // change over a remote deletion, and brought the note back. The sent push is now looked up
+        // in the file's history when the server has moved past it.
+        Case(name: "a device's own unrecorded write that another device deleted stays deleted", devices: 5, collisions: true, watching: [0, 1, 2, 3, 4], steps: [
+            .offline(device: 3),
+            .attach(device: 0, path: "files/scan.pdf", token: "k11x"),
+            .wait(seconds: 30),
+            .edit(device: 3, path: "notes/log.md", .sharedLine, token: "k18x"),
+            .online(device: 3),
+            .sync(device: 3, fault: .timeout(at: 4)),
+            .sync(device: 0, fault: .crash(at: 2, afterServer: true)),
+            .delete(device: 0, path: "inbox.md"),
+            .rename(device: 0, from: "notes/log.md", to: "inbox.md"),
+        ]),
     ]
 
     @Test(arguments: cases)

@@ -71,6 +71,7 @@ final class FaultyTransport: HTTPTransport, Sendable {
         var crashed = false
         var fired: TransportFault?
         var refreshAnswerLost = false
+        var refreshAnswered = false
     }
 
     private let base = AsyncHTTPTransport()
@@ -89,6 +90,8 @@ final class FaultyTransport: HTTPTransport, Sendable {
     var crashed: Bool { state.withLock { $0.crashed } }
     /// Whether this sync lost the answer to a token refresh the server carried out.
     var refreshAnswerLost: Bool { state.withLock { $0.refreshAnswerLost } }
+    /// Whether this sync received new tokens from a refresh.
+    var refreshAnswered: Bool { state.withLock { $0.refreshAnswered } }
 
     func setOffline(_ offline: Bool) { state.withLock { $0.offline = offline } }
     var isOffline: Bool { state.withLock { $0.offline } }
@@ -148,6 +151,7 @@ final class FaultyTransport: HTTPTransport, Sendable {
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         let ((data, response), fault) = try await answer(request, { try await base.send(request) }, proxy: { Self.proxyResponse(request, $0) })
         record(request, data, response)
+        if response.statusCode == 200, request.url?.path.hasSuffix("/auth/refresh") == true { state.withLock { $0.refreshAnswered = true } }
         guard let fault else { return (data, response) }
         return (Self.damagedInlineContent(data, request, fault), response)
     }

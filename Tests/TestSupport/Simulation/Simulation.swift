@@ -186,7 +186,13 @@ public final class Simulation {
             if fault == nil && !devices[device].transport.crashed { return "sync failed without a fault: \(error)" }
         }
         if verbose { print("d\(device) sync [\(fault.map(String.init(describing:)) ?? "-")]: \(report.map(String.init(describing:)) ?? "threw")") }
-        if devices[device].transport.refreshAnswerLost { refreshAnswerLost[device] = server.clock.now }
+        // The oldest refresh answer lost since the device last received tokens: the token it keeps
+        // goes stale from then on.
+        if devices[device].transport.refreshAnswerLost {
+            if refreshAnswerLost[device] == nil { refreshAnswerLost[device] = server.clock.now }
+        } else if devices[device].transport.refreshAnswered {
+            refreshAnswerLost[device] = nil
+        }
         if devices[device].transport.crashed {
             let offline = devices[device].transport.isOffline
             let transport = FaultyTransport(onConfirmed: confirmed.add)
@@ -307,6 +313,7 @@ public final class Simulation {
                         return "d\(device) was signed out without a lost refresh answer older than the grace"
                     }
                     try await signIn(device)
+                    refreshAnswerLost[device] = nil
                     report = try await devices[device].engine.sync()
                 }
                 if verbose { print("d\(device) quiet sync: \(report)") }

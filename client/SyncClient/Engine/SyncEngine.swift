@@ -201,15 +201,25 @@ public final class SyncEngine: Sendable {
     /// Versions this device wrote without recording them (the answer to its push was lost, or it
     /// crashed first) are its own: recorded as synced before planning, so that a change made here
     /// since is planned against them, not against the version before (which would read the
-    /// device's own write as another device's edit, and bring back a file deleted here since).
+    /// device's own write as another device's edit and bring back a file deleted here since, or
+    /// keep a file another device deleted after seeing that write). When the server has moved
+    /// past the write (another device changed or deleted the file), its history says whether the
+    /// write became a version.
     private func adoptOwnVersions(_ remote: [VaultPath: RemoteEntry], _ synced: inout [VaultPath: SyncedEntry]) async throws {
         let sent = try await store.sentPushes()
         guard !sent.isEmpty else { return }
         var adopted: [VaultPath: SyncedEntry] = [:]
         for (path, hash) in sent {
-            guard case .live(let version, hash, _)? = remote[path] else { continue }
-            let entry = SyncedEntry(hash: hash, version: version)
-            if synced[path] != entry { adopted[path] = entry }
+            guard let entry = remote[path] else { continue }  // unchanged since the cursor: the write did not land
+            var version: Int?
+            if case .live(let current, hash, _) = entry {
+                version = current
+            } else if entry.version > (synced[path]?.version ?? 0) + 1, let history = try? await session.run({ [api] in try await api.history(path, session: $0) }) {
+                // Two or more versions since the one synced here: was one of them this write?
+                version = history.versions.filter { $0.contentHash == hash && !$0.deleted && $0.version > (synced[path]?.version ?? 0) }.map(\.version).max()
+            }
+            guard let version, synced[path] != SyncedEntry(hash: hash, version: version) else { continue }
+            adopted[path] = SyncedEntry(hash: hash, version: version)
         }
         if !adopted.isEmpty {
             try await store.recordSynced(adopted, at: now(), log: adopted.map { LogLine(.push, $0.key, "v\($0.value.version), answer not received before") })
