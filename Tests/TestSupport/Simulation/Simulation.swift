@@ -4,7 +4,6 @@ import SeededRandom
 import SyncClient
 import SyncProtocol
 import SyncServer
-import TestSupport
 
 /// Runs a ``SimScenario`` with the real `SyncEngine`s of several devices against the real server
 /// and Postgres, one step at a time (so the order of events is the scenario's), and checks the
@@ -88,7 +87,7 @@ public final class Simulation {
         return try await simulation.run()
     }
 
-    private func run() async throws -> String? {
+    func run() async throws -> String? {
         let setUpStarted = ContinuousClock.now
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // A file beside the vaults: nothing may touch it.
@@ -116,14 +115,14 @@ public final class Simulation {
         return try await settleAndCheck()
     }
 
-    private func open(_ root: URL, _ transport: FaultyTransport) throws -> SyncEngine {
+    func open(_ root: URL, _ transport: FaultyTransport) throws -> SyncEngine {
         let clock = server.clock
         return try SyncEngine(root: root, transport: transport, parallelTransfers: 1, lockTimeout: .seconds(5), now: { clock.now })
     }
 
     // MARK: steps
 
-    private func perform(_ operation: SimOperation, index: Int) async throws -> String? {
+    func perform(_ operation: SimOperation, index: Int) async throws -> String? {
         switch operation {
         case .edit(let device, let path, let edit, let token):
             var text = read(device, path)
@@ -173,7 +172,7 @@ public final class Simulation {
     }
 
     /// One sync of `device` with `fault` planned; a crashed device is reopened from its folder.
-    private func sync(_ device: Int, fault: TransportFault?) async throws -> String? {
+    func sync(_ device: Int, fault: TransportFault?) async throws -> String? {
         let started = now
         schedules[device]?.syncStarted(at: started)
         devices[device].transport.arm(fault)
@@ -216,7 +215,7 @@ public final class Simulation {
 
     /// Time passes: each watching device that is online syncs whenever its schedule says so.
     /// Afterwards no online watcher holds a local change older than the hard cap plus one retry.
-    private func wait(_ seconds: Int) async throws -> String? {
+    func wait(_ seconds: Int) async throws -> String? {
         let end = now + .seconds(seconds)
         server.clock.advance(by: Double(seconds))
         for _ in 0..<100 {
@@ -235,7 +234,7 @@ public final class Simulation {
         return nil
     }
 
-    private func signIn(_ device: Int) async throws {
+    func signIn(_ device: Int) async throws {
         let root = devices[device].root
         _ = try await SyncEngine.link(root: root, server: server.baseURL, email: user.email, password: user.password, deviceName: "d\(device)", transport: devices[device].transport)
         devices[device].engine = try open(root, devices[device].transport)
@@ -244,25 +243,25 @@ public final class Simulation {
     /// A device that did not sync across a purge reconciles from the full state, and the merge
     /// base of a file deleted and re-created meanwhile went with the purge: a conflict copy is
     /// then the rule (nothing is lost), also where the edits would have merged.
-    private func noteAway(_ device: Int, _ report: SyncReport) {
+    func noteAway(_ device: Int, _ report: SyncReport) {
         if report.notices.contains(where: { $0.contains("longer than the server keeps deletions") }) { awayAcrossPurge.insert(device) }
     }
 
     /// A local change on `device`: its watcher notices it.
-    private func changedLocally(_ device: Int, _ path: String) {
+    func changedLocally(_ device: Int, _ path: String) {
         guard schedules[device] != nil else { return }
         schedules[device]?.localChange(path, at: now)
         if oldestUnsynced[device] == nil { oldestUnsynced[device] = now }
     }
 
-    private func noteWrite(_ path: String, token: String) {
+    func noteWrite(_ path: String, token: String) {
         ledger.written[token] = path
         ledger.mustBeGone[path] = nil
     }
 
     /// Records a deletion: the device saw the tokens it deletes; the path must stay gone when no
     /// other device and not the server holds anything the deleting device did not see.
-    private func deleted(_ device: Int, _ path: String, _ text: String, at step: Int, excusing: Bool) async throws {
+    func deleted(_ device: Int, _ path: String, _ text: String, at step: Int, excusing: Bool) async throws {
         let seen = Set(Tokens.find(in: text))
         if excusing { ledger.excused.formUnion(seen) }
         ledger.everDeleted.insert(path)
@@ -275,7 +274,7 @@ public final class Simulation {
     }
 
     /// Settles open conflicts as a careful user does: every line of both versions kept.
-    private func resolveConflicts(_ device: Int) async throws {
+    func resolveConflicts(_ device: Int) async throws {
         let engine = devices[device].engine
         for conflict in try await engine.state.conflicts() {
             let local = read(device, conflict.path.rawValue) ?? ""
@@ -292,249 +291,38 @@ public final class Simulation {
         }
     }
 
-    // MARK: the end
-
-    private func settleAndCheck() async throws -> String? {
-        for device in devices.indices {
-            devices[device].transport.setOffline(false)
-            devices[device].transport.arm(nil)
-            // Files parked by the faults' per-file failures: the user retries them.
-            try await devices[device].engine.retry()
-        }
-        // Rounds until one moves nothing: every device syncs, then settles what it found in conflict.
-        for round in 0..<8 {
-            var moved = false
-            for device in devices.indices {
-                var report = try await devices[device].engine.sync()
-                if report.status == .unauthenticated {
-                    // The server refuses a session only when the answer to a refresh was lost
-                    // longer ago than its grace (10 minutes); the user then signs in again.
-                    guard let lost = refreshAnswerLost[device], server.clock.now.timeIntervalSince(lost) > 600 else {
-                        return "d\(device) was signed out without a lost refresh answer older than the grace"
-                    }
-                    try await signIn(device)
-                    refreshAnswerLost[device] = nil
-                    report = try await devices[device].engine.sync()
-                }
-                if verbose { print("d\(device) quiet sync: \(report)") }
-                noteAway(device, report)
-                if !scenario.collisions, !awayAcrossPurge.contains(device), !report.conflicts.isEmpty {
-                    ledger.unexpectedConflicts.append("d\(device) (final rounds): \(report.conflicts)")
-                }
-                if report.changedAnything || !report.conflicts.isEmpty || !report.failures.isEmpty {
-                    moved = true
-                    try await resolveConflicts(device)
-                }
-            }
-            if !moved { break }
-            if round == 7 { return "still moving after 8 quiet rounds" }
-        }
-        return try await check()
-    }
-
-    private func check() async throws -> String? {
-        let reference = try files(0)
-        for device in devices.indices.dropFirst() {
-            let other = try files(device)
-            if other != reference {
-                let differing = Set(reference.keys).union(other.keys).filter { reference[$0] != other[$0] }.sorted()
-                return "d0 and d\(device) differ: \(differing)"
-            }
-        }
-        for device in devices.indices {
-            let open = try await devices[device].engine.state.conflicts()
-            if !open.isEmpty { return "d\(device) keeps open conflicts: \(open.map(\.path))" }
-            let failures = try await devices[device].engine.state.failures()
-            if !failures.isEmpty { return "d\(device) keeps failing: \(failures.map { "\($0.path) \($0.lastError)" })" }
-        }
-        if let first = ledger.unexpectedConflicts.first { return "a conflict where the merge rules resolve everything: \(first)" }
-        var present: Set<String> = []
-        for device in devices.indices {
-            for text in try files(device).values { present.formUnion(Tokens.find(in: text)) }
-            for text in conflictCopies(device).values { present.formUnion(Tokens.find(in: text)) }
-        }
-        let lost = ledger.written.keys.filter { !present.contains($0) && !ledger.excused.contains($0) }.sorted()
-        if !lost.isEmpty { return "edits lost: \(lost.map { "\($0) (in \(ledger.written[$0]!))" })" }
-        for path in ledger.mustBeGone.keys.sorted() where reference[path] != nil { return "\(path) was deleted and came back" }
-        let outside = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        let expected = (["outside.txt"] + devices.indices.map { "device\($0)" }).sorted()
-        if outside != expected || (try? String(contentsOf: folder.appendingPathComponent("outside.txt"), encoding: .utf8)) != "outside" {
-            return "something outside the vaults changed: \(outside)"
-        }
-        return try await checkHistory()
-    }
-
-    /// Every version the server confirmed is in the history of files never deleted (a deleted
-    /// file's history goes with its tombstone).
-    private func checkHistory() async throws -> String? {
-        let confirmed = confirmed.versions.withLock { $0 }
-        let session = try await readerSession()
-        for (path, versions) in confirmed.sorted(by: { $0.key < $1.key }) where !ledger.everDeleted.contains(path.rawValue) {
-            let history = try await server.api.history(path, session: session)
-            let kept = Dictionary(history.versions.compactMap { entry in entry.contentHash.map { (entry.version, $0) } }, uniquingKeysWith: { a, _ in a })
-            for (version, hash) in versions.sorted(by: { $0.key < $1.key }) where kept[version] != hash {
-                return "\(path) v\(version) was confirmed but the history has \(kept[version]?.rawValue ?? "no such version")"
-            }
-        }
-        return nil
-    }
-
     // MARK: files
 
-    private func url(_ device: Int, _ path: String) -> URL { devices[device].root.appendingPathComponent(path) }
+    func url(_ device: Int, _ path: String) -> URL { devices[device].root.appendingPathComponent(path) }
 
-    private func read(_ device: Int, _ path: String) -> String? {
+    func read(_ device: Int, _ path: String) -> String? {
         (try? Data(contentsOf: url(device, path))).map { String(decoding: $0, as: UTF8.self) }
     }
 
-    private func write(_ device: Int, _ path: String, _ text: String) throws {
+    func write(_ device: Int, _ path: String, _ text: String) throws {
         let url = url(device, path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: url)
     }
 
-    private func files(_ device: Int) throws -> [String: String] {
+    func files(_ device: Int) throws -> [String: String] {
         try TestVault(root: devices[device].root, engine: devices[device].engine).files()
     }
 
-    private func conflictCopies(_ device: Int) -> [String: String] {
+    func conflictCopies(_ device: Int) -> [String: String] {
         TestVault(root: devices[device].root, engine: devices[device].engine).conflictCopies()
     }
 
-    private func readerSession() async throws -> VaultSession {
+    func readerSession() async throws -> VaultSession {
         let tokens = try await server.api.login(email: user.email, password: user.password)
         return VaultSession(accessToken: tokens.accessToken, deviceID: readerID)
     }
 
     /// The server's current content of `path`, nil when it has none.
-    private func serverContent(_ path: String) async throws -> String? {
+    func serverContent(_ path: String) async throws -> String? {
         let session = try await readerSession()
         let pull = try await server.api.pull(PullRequest(files: [try VaultPath(path)]), session: session)
         guard let download = pull.downloads.first else { return nil }
         return String(decoding: try await server.api.downloadBlob(from: download.downloadURL, session: session), as: UTF8.self)
-    }
-}
-
-/// The simulation's tokens: `k<step>x`, unique in a history.
-enum Tokens {
-    static func find(in text: String) -> [String] {
-        var found: [String] = []
-        var current = ""
-        for character in text {
-            if current.isEmpty {
-                if character == "k" { current = "k" }
-            } else if character.isASCII && character.isNumber {
-                current.append(character)
-            } else if character == "x", current.count > 1 {
-                found.append(current + "x")
-                current = ""
-            } else {
-                current = character == "k" ? "k" : ""
-            }
-        }
-        return found
-    }
-}
-
-/// The notes the simulated users edit: a frontmatter field and a body line per device, one field
-/// and one line every device edits, gaps between the lines so that separate edits merge cleanly.
-enum NoteText {
-    static func template(_ path: String, devices: Int) -> String {
-        var lines = ["---", "title: \(path)", "status: new"]
-        lines += (0..<devices).map { "d\($0): -" }
-        lines += ["---", "# \(path)", "", "shared: -", ""]
-        for device in 0..<devices { lines += ["gap \(device)", "line-d\(device): -"] }
-        lines += ["gap end"]
-        return lines.joined(separator: "\n")
-    }
-
-    /// Applies `edit`; returns the new text and the text of the line it replaced, if any.
-    static func apply(_ edit: SimOperation.Edit, token: String, device: Int, to text: String) -> (String, String?) {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let prefix: String
-        switch edit {
-        case .append:
-            lines.append(token)
-            return (lines.joined(separator: "\n"), nil)
-        case .ownLine: prefix = "line-d\(device): "
-        case .sharedLine: prefix = "shared: "
-        case .ownField: prefix = "d\(device): "
-        case .sharedField: prefix = "status: "
-        }
-        let isField = edit == .ownField || edit == .sharedField
-        let closing = lines.dropFirst().firstIndex(of: "---") ?? 0
-        let range = isField ? 1..<max(1, closing) : (closing + 1)..<lines.count
-        if let index = range.first(where: { lines.indices.contains($0) && lines[$0].hasPrefix(prefix) }) {
-            let replaced = lines[index]
-            lines[index] = prefix + token
-            return (lines.joined(separator: "\n"), replaced)
-        }
-        lines.append(prefix + token)
-        return (lines.joined(separator: "\n"), nil)
-    }
-}
-
-extension Simulation {
-    /// A server configured for the simulation: tombstones kept an hour, so that a purge step
-    /// (the clock moved two hours) expires the cursors of devices that missed a deletion.
-    public static func withServer(_ body: (TestServer) async throws -> Void) async throws {
-        try await TestServer.with(configure: { $0.tombstoneRetention = retention }) { try await body($0) }
-    }
-
-    /// The outcome of a run of many seeded histories.
-    public struct Outcome: Sendable {
-        /// Histories run.
-        public var histories = 0
-        /// The first failure: its index, the broken invariant, and the shortest history that still fails.
-        public var failure: (index: Int, reason: String, shortest: SimScenario, shortestReason: String)?
-        /// Every failing history (index and broken invariant), when the run went on past failures.
-        public var failures: [(index: Int, reason: String)] = []
-    }
-
-    /// Runs `count` histories derived from `seed` (history `i` from `SplitMix.derive(seed, i)`).
-    /// Stops at the first failure and shrinks it, or with `keepGoing` runs them all and lists the
-    /// failures (replay one with its index to shrink it).
-    public static func runMany(
-        seed: UInt64, count: Int, from start: Int = 0, on server: TestServer, keepGoing: Bool = false,
-        progress: (Int, Int) -> Void = { _, _ in }, failed: (Int, String) -> Void = { _, _ in }
-    ) async throws -> Outcome {
-        var outcome = Outcome()
-        for index in start..<(start + count) {
-            let scenario = SimScenario.generate(seed: SplitMix.derive(seed, index))
-            outcome.histories += 1
-            defer { progress(outcome.histories, outcome.failures.count) }
-            guard let reason = try await run(scenario, on: server) else { continue }
-            failed(index, reason)
-            outcome.failures.append((index, reason))
-            if keepGoing { continue }
-            let (shortest, shortestReason) = try await shrink(scenario, reason, on: server)
-            outcome.failure = (index, reason, shortest, shortestReason)
-            break
-        }
-        return outcome
-    }
-
-    /// Removes steps while the history still fails: halves first, down to single steps.
-    public static func shrink(_ scenario: SimScenario, _ reason: String, on server: TestServer, attempts limit: Int = 400) async throws -> (SimScenario, String) {
-        var best = (scenario, reason)
-        var chunk = max(1, scenario.operations.count / 2)
-        var attempts = 0
-        while chunk >= 1 && attempts < limit {
-            var start = 0
-            var removedAny = false
-            while start < best.0.operations.count && attempts < limit {
-                var candidate = best.0
-                candidate.operations.removeSubrange(start..<min(start + chunk, candidate.operations.count))
-                attempts += 1
-                if let failure = try await run(candidate, on: server) {
-                    best = (candidate, failure)
-                    removedAny = true
-                } else {
-                    start += chunk
-                }
-            }
-            if !removedAny { chunk /= 2 }
-        }
-        return best
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+import SyncClient
+import SyncProtocol
+
+/// The end of a history: faults stop, devices settle, and the invariants are checked.
+extension Simulation {
+    func settleAndCheck() async throws -> String? {
+        for device in devices.indices {
+            devices[device].transport.setOffline(false)
+            devices[device].transport.arm(nil)
+            // Files parked by the faults' per-file failures: the user retries them.
+            try await devices[device].engine.retry()
+        }
+        // Rounds until one moves nothing: every device syncs, then settles what it found in conflict.
+        for round in 0..<8 {
+            var moved = false
+            for device in devices.indices {
+                var report = try await devices[device].engine.sync()
+                if report.status == .unauthenticated {
+                    // The server refuses a session only when the answer to a refresh was lost
+                    // longer ago than its grace (10 minutes); the user then signs in again.
+                    guard let lost = refreshAnswerLost[device], server.clock.now.timeIntervalSince(lost) > 600 else {
+                        return "d\(device) was signed out without a lost refresh answer older than the grace"
+                    }
+                    try await signIn(device)
+                    refreshAnswerLost[device] = nil
+                    report = try await devices[device].engine.sync()
+                }
+                if verbose { print("d\(device) quiet sync: \(report)") }
+                noteAway(device, report)
+                if !scenario.collisions, !awayAcrossPurge.contains(device), !report.conflicts.isEmpty {
+                    ledger.unexpectedConflicts.append("d\(device) (final rounds): \(report.conflicts)")
+                }
+                if report.changedAnything || !report.conflicts.isEmpty || !report.failures.isEmpty {
+                    moved = true
+                    try await resolveConflicts(device)
+                }
+            }
+            if !moved { break }
+            if round == 7 { return "still moving after 8 quiet rounds" }
+        }
+        return try await check()
+    }
+
+    func check() async throws -> String? {
+        let reference = try files(0)
+        for device in devices.indices.dropFirst() {
+            let other = try files(device)
+            if other != reference {
+                let differing = Set(reference.keys).union(other.keys).filter { reference[$0] != other[$0] }.sorted()
+                return "d0 and d\(device) differ: \(differing)"
+            }
+        }
+        for device in devices.indices {
+            let open = try await devices[device].engine.state.conflicts()
+            if !open.isEmpty { return "d\(device) keeps open conflicts: \(open.map(\.path))" }
+            let failures = try await devices[device].engine.state.failures()
+            if !failures.isEmpty { return "d\(device) keeps failing: \(failures.map { "\($0.path) \($0.lastError)" })" }
+        }
+        if let first = ledger.unexpectedConflicts.first { return "a conflict where the merge rules resolve everything: \(first)" }
+        var present: Set<String> = []
+        for device in devices.indices {
+            for text in try files(device).values { present.formUnion(Tokens.find(in: text)) }
+            for text in conflictCopies(device).values { present.formUnion(Tokens.find(in: text)) }
+        }
+        let lost = ledger.written.keys.filter { !present.contains($0) && !ledger.excused.contains($0) }.sorted()
+        if !lost.isEmpty { return "edits lost: \(lost.map { "\($0) (in \(ledger.written[$0]!))" })" }
+        for path in ledger.mustBeGone.keys.sorted() where reference[path] != nil { return "\(path) was deleted and came back" }
+        let outside = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        let expected = (["outside.txt"] + devices.indices.map { "device\($0)" }).sorted()
+        if outside != expected || (try? String(contentsOf: folder.appendingPathComponent("outside.txt"), encoding: .utf8)) != "outside" {
+            return "something outside the vaults changed: \(outside)"
+        }
+        return try await checkHistory()
+    }
+
+    /// Every version the server confirmed is in the history of files never deleted (a deleted
+    /// file's history goes with its tombstone).
+    func checkHistory() async throws -> String? {
+        let confirmed = confirmed.versions.withLock { $0 }
+        let session = try await readerSession()
+        for (path, versions) in confirmed.sorted(by: { $0.key < $1.key }) where !ledger.everDeleted.contains(path.rawValue) {
+            let history = try await server.api.history(path, session: session)
+            let kept = Dictionary(history.versions.compactMap { entry in entry.contentHash.map { (entry.version, $0) } }, uniquingKeysWith: { a, _ in a })
+            for (version, hash) in versions.sorted(by: { $0.key < $1.key }) where kept[version] != hash {
+                return "\(path) v\(version) was confirmed but the history has \(kept[version]?.rawValue ?? "no such version")"
+            }
+        }
+        return nil
+    }
+}
