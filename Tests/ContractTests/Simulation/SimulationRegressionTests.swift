@@ -98,6 +98,15 @@ import Testing
             .delete(device: 0, path: "inbox.md"),
             .rename(device: 0, from: "notes/log.md", to: "inbox.md"),
         ]),
+        // Found by bench/simulate.sh at seed 20261123, 941st history: a defect of the invariant.
+        // d2 renamed another note onto a path d3 then deleted without having seen it; neither held
+        // an edit's token, so the deletion counted as one that must stay, yet d2's rename rightly
+        // wins over it. The invariant now tells notes apart by their title as well.
+        Case(name: "a note renamed onto a path another device deletes comes back", devices: 4, collisions: true, watching: [0, 1, 3], steps: [
+            .delete(device: 2, path: "Journal/caf\u{E9}.md"),
+            .rename(device: 2, from: "notes/plan.md", to: "Journal/caf\u{E9}.md"),
+            .delete(device: 3, path: "Journal/caf\u{E9}.md"),
+        ]),
     ]
 
     @Test(arguments: cases)

@@ -2,6 +2,11 @@ import Foundation
 
 /// The simulation's tokens: `k<step>x`, unique in a history.
 enum Tokens {
+    /// The tokens of `text` and its `title:` lines: what tells two versions of a file apart.
+    static func identity(of text: String) -> Set<String> {
+        Set(find(in: text)).union(text.split(separator: "\n").filter { $0.hasPrefix("title: ") }.map(String.init))
+    }
+
     static func find(in text: String) -> [String] {
         var found: [String] = []
         var current = ""

@@ -262,14 +262,16 @@ public final class Simulation {
     /// Records a deletion: the device saw the tokens it deletes; the path must stay gone when no
     /// other device and not the server holds anything the deleting device did not see.
     func deleted(_ device: Int, _ path: String, _ text: String, at step: Int, excusing: Bool) async throws {
-        let seen = Set(Tokens.find(in: text))
-        if excusing { ledger.excused.formUnion(seen) }
+        if excusing { ledger.excused.formUnion(Tokens.find(in: text)) }
         ledger.everDeleted.insert(path)
+        // What the deleting device saw: the edits' tokens, and which note it was (a note renamed
+        // onto this path is another note even before anyone edits it).
+        let seen = Tokens.identity(of: text)
         var clean = true
         for other in devices.indices where other != device {
-            if let copy = read(other, path), !Set(Tokens.find(in: copy)).isSubset(of: seen) { clean = false }
+            if let copy = read(other, path), !Tokens.identity(of: copy).isSubset(of: seen) { clean = false }
         }
-        if clean, let current = try await serverContent(path), !Set(Tokens.find(in: current)).isSubset(of: seen) { clean = false }
+        if clean, let current = try await serverContent(path), !Tokens.identity(of: current).isSubset(of: seen) { clean = false }
         ledger.mustBeGone[path] = clean ? step : nil
     }
 
