@@ -29,8 +29,8 @@ extension Simulation {
                 }
                 if verbose { print("d\(device) quiet sync: \(report)") }
                 noteAway(device, report)
-                if !scenario.collisions, !awayAcrossPurge.contains(device), !report.conflicts.isEmpty {
-                    ledger.unexpectedConflicts.append("d\(device) (final rounds): \(report.conflicts)")
+                if !scenario.collisions, !awayAcrossPurge.contains(device), !unexpected(report.conflicts).isEmpty {
+                    ledger.unexpectedConflicts.append("d\(device) (final rounds): \(unexpected(report.conflicts))")
                 }
                 if report.changedAnything || !report.conflicts.isEmpty || !report.failures.isEmpty {
                     moved = true
