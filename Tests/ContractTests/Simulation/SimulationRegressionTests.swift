@@ -119,6 +119,18 @@ import Testing
             .edit(device: 2, path: "notes/log.md", .ownLine, token: "k18x"),
             .delete(device: 0, path: "notes/log.md"),
         ]),
+        // Found by bench/simulate.sh at seed 11232026, 1130th history: a defect of the invariant.
+        // d1 held an open conflict on the note when d0 deleted it; settling that conflict (keeping
+        // both versions' lines) rightly writes the note again. A path with an open conflict on
+        // another device is no longer counted as one that must stay deleted.
+        Case(name: "settling an open conflict may write a file another device deleted", devices: 5, collisions: true, watching: [0, 1], steps: [
+            .edit(device: 0, path: "inbox.md", .sharedField, token: "k9x"),
+            .sync(device: 0, fault: .lostAfter(at: 5)),
+            .edit(device: 1, path: "inbox.md", .sharedField, token: "k11x"),
+            .sync(device: 1, fault: nil),
+            .delete(device: 1, path: "inbox.md"),
+            .delete(device: 0, path: "inbox.md"),
+        ]),
     ]
 
     @Test(arguments: cases)

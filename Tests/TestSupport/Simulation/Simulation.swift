@@ -277,6 +277,8 @@ public final class Simulation {
         var clean = true
         for other in devices.indices where other != device {
             if let copy = read(other, path), !Tokens.identity(of: copy).isSubset(of: seen) { clean = false }
+            // An open conflict's resolution may rightly write the file again.
+            if try await devices[other].engine.state.conflicts().contains(where: { $0.path.rawValue == path }) { clean = false }
         }
         if clean, let current = try await serverContent(path), !Tokens.identity(of: current).isSubset(of: seen) { clean = false }
         ledger.mustBeGone[path] = clean ? step : nil
