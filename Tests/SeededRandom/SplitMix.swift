@@ -21,9 +21,10 @@ public struct SplitMix: RandomNumberGenerator, Sendable {
         return mix.next()
     }
 
-    /// The environment variable `name` as a seed, else one from the clock (printed by failures).
-    public static func seed(_ name: String) -> UInt64 {
-        ProcessInfo.processInfo.environment[name].flatMap(UInt64.init) ?? UInt64(Date().timeIntervalSince1970 * 1000)
+    /// The environment variable `name` as a seed, else `fixed` (CI's sample, the same every run),
+    /// else one from the clock (printed by failures).
+    public static func seed(_ name: String, default fixed: UInt64? = nil) -> UInt64 {
+        ProcessInfo.processInfo.environment[name].flatMap(UInt64.init) ?? fixed ?? UInt64(Date().timeIntervalSince1970 * 1000)
     }
 
     /// The environment variable `name` as a count, else `fallback`.
