@@ -133,6 +133,15 @@ public struct TestUser: Sendable {
             RegisterDeviceRequest(deviceName: name, platform: platform, pushToken: pushToken), accessToken: tokens.accessToken)
         return TestDevice(api: server.api, session: VaultSession(accessToken: tokens.accessToken, deviceID: info.deviceID), info: info)
     }
+
+    /// Signs in again (a session of its own, as a real device has) and registers a device on it;
+    /// returns the device and the session's tokens.
+    public func signedInDevice(_ name: String, platform: String = "linux", pushToken: String? = nil) async throws -> (device: TestDevice, tokens: AuthTokens) {
+        let tokens = try await server.api.login(email: email, password: password)
+        let info = try await server.api.registerDevice(
+            RegisterDeviceRequest(deviceName: name, platform: platform, pushToken: pushToken), accessToken: tokens.accessToken)
+        return (TestDevice(api: server.api, session: VaultSession(accessToken: tokens.accessToken, deviceID: info.deviceID), info: info), tokens)
+    }
 }
 
 /// One registered device of a user, with helpers that run whole protocol cycles.

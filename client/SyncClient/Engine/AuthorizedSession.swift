@@ -39,6 +39,12 @@ actor AuthorizedSession {
         }
     }
 
+    /// Records the device's new name (it was renamed on the server).
+    func renamed(_ name: String) throws {
+        credentials.deviceName = name
+        try store.save(credentials)
+    }
+
     /// Exchanges the refresh token for a new pair and saves it (the access token expired).
     func refresh() async throws {
         _ = try signedInSession()  // never bring back credentials a logout removed

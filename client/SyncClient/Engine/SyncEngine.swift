@@ -109,7 +109,7 @@ public final class SyncEngine: Sendable {
             return report
         } catch let error as SyncAPIError where [.invalidRefreshToken, .refreshTokenReused, .unauthorized].contains(error.code) {
             report.status = .unauthenticated
-            report.notices.append("the server no longer accepts this device's session: link the vault again")
+            report.notices.append("the server no longer accepts this device's session (\(error.serverMessage)): sign in again with 'vaultsync login'")
             return report
         }
         try await recordFailures(&report)

@@ -68,6 +68,16 @@ public struct SyncAPI: Sendable {
         try await call("GET", "devices", body: Optional<SignupRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
     }
 
+    /// Renames one of the account's devices.
+    public func renameDevice(_ deviceID: UUID, to name: String, accessToken: String) async throws -> DeviceInfo {
+        try await call("PATCH", "devices/\(deviceID.uuidString.lowercased())", body: RenameDeviceRequest(deviceName: name), headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
+    /// Revokes one of the account's devices: its sessions end at once, on every server instance.
+    public func revokeDevice(_ deviceID: UUID, accessToken: String) async throws {
+        let _: Empty = try await call("DELETE", "devices/\(deviceID.uuidString.lowercased())", body: Optional<RenameDeviceRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
     /// Sets the device's push token (an app calls this whenever its push service hands it a new
     /// one), or with nil removes it.
     public func setPushToken(_ request: PushTokenRequest?, deviceID: UUID, accessToken: String) async throws {

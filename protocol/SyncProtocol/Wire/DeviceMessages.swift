@@ -89,14 +89,17 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var lastSeenAt: Date?
     /// The service of the device's push token; nil when it has none (never the token itself).
     public var pushProvider: PushProvider?
+    /// Whether it is the device whose session made the request (nil from servers that do not say).
+    public var current: Bool?
 
-    public init(deviceID: UUID, deviceName: String, platform: String, createdAt: Date, lastSeenAt: Date?, pushProvider: PushProvider? = nil) {
+    public init(deviceID: UUID, deviceName: String, platform: String, createdAt: Date, lastSeenAt: Date?, pushProvider: PushProvider? = nil, current: Bool? = nil) {
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.platform = platform
         self.createdAt = createdAt
         self.lastSeenAt = lastSeenAt
         self.pushProvider = pushProvider
+        self.current = current
     }
 
     enum CodingKeys: String, CodingKey {
@@ -106,10 +109,21 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
         case createdAt = "created_at"
         case lastSeenAt = "last_seen_at"
         case pushProvider = "push_provider"
+        case current
     }
 }
 
-/// `GET /devices`.
+/// `PATCH /devices/{id}`: a new name for one of the user's devices.
+public struct RenameDeviceRequest: Codable, Sendable, Equatable {
+    public var deviceName: String
+    public init(deviceName: String) { self.deviceName = deviceName }
+
+    enum CodingKeys: String, CodingKey {
+        case deviceName = "device_name"
+    }
+}
+
+/// `GET /devices`: the user's devices that are not revoked, oldest first.
 public struct DeviceList: Codable, Sendable, Equatable {
     public var devices: [DeviceInfo]
     public init(devices: [DeviceInfo]) { self.devices = devices }

@@ -72,8 +72,9 @@ public enum VaultSyncServer {
         router.middlewares.add(ErrorEnvelopeMiddleware())
         HealthRoutes(limits: limits, db: pool, store: store).add(to: router)
         let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL, now: now)
+        let sessions = SessionCheck(tokens: tokens, db: pool)
         if store is FileBlobStore || configuration.blobAccess == .proxied {
-            let owners = configuration.blobAccess == .proxied ? BlobOwnerCheck(tokens: tokens, db: pool) : nil
+            let owners = configuration.blobAccess == .proxied ? BlobOwnerCheck(sessions: sessions, db: pool) : nil
             BlobRoutes(store: store, urls: serverURLs, now: now, owners: owners).add(to: router.group("blobs"))
         }
         let api = router.group().add(middleware: ProtocolVersionMiddleware())
@@ -84,7 +85,7 @@ public enum VaultSyncServer {
             db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost), hashing: hashing,
             refreshTTL: configuration.refreshTokenTTL, now: now)
         ).add(to: api.group("auth"))
-        let authenticated = api.group().add(middleware: AuthMiddleware(tokens: tokens))
+        let authenticated = api.group().add(middleware: AuthMiddleware(sessions: sessions))
         DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
         let exportsFolder = data.appendingPathComponent("exports")
         try? FileManager.default.removeItem(at: exportsFolder)  // jobs do not survive a restart; neither do their files
@@ -102,7 +103,7 @@ public enum VaultSyncServer {
         let upgrades = Router(context: ServerRequestContext.self)
         upgrades.middlewares.add(RequestLogMiddleware())
         upgrades.middlewares.add(ErrorEnvelopeMiddleware())
-        events.addWebSocket(to: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(tokens: tokens)))
+        events.addWebSocket(to: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(sessions: sessions)))
         // Shut down in reverse order: background jobs end before the pool they use closes.
         var services: [any Service] = [
             DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background, hashing,

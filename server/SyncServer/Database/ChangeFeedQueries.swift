@@ -8,6 +8,9 @@ import SyncProtocol
 enum ChangeFeedQueries {
     /// The `LISTEN`/`NOTIFY` channel.
     static let channel = "vault_changes"
+    /// The channel on which a revoked device's id is announced, so that every instance ends that
+    /// device's event connections (``ChangeFeed/endSubscriptions(of:)``).
+    static let revocationChannel = "device_revocations"
     /// Paths in one notification take at most this many bytes: Postgres refuses payloads of
     /// 8000 bytes and more.
     static let pathBytesCap = 6000
@@ -48,6 +51,11 @@ enum ChangeFeedQueries {
 }
 
 extension ChangeFeedQueries {
+    /// Announces (once the transaction commits) that `deviceID` was revoked.
+    static func announceRevocation(_ db: PostgresConnection, deviceID: UUID) throws {
+        try db.query("SELECT pg_notify($1, $2)", [revocationChannel, deviceID.uuidString.lowercased()])
+    }
+
     /// Changes after `sequence` made by devices other than `deviceID` (or by the server), as one
     /// event; nil when there are none.
     static func changesByOthers(_ db: PostgresConnection, vaultID: UUID, after sequence: Int64, deviceID: UUID) throws -> VaultEvent? {

@@ -13,14 +13,37 @@ enum DeviceQueries {
         return DeviceInfo(deviceID: id, deviceName: name, platform: platform, createdAt: now, lastSeenAt: now, pushProvider: push?.provider)
     }
 
-    static func list(_ db: PostgresConnection, userID: UUID) throws -> [DeviceInfo] {
+    /// The user's devices that are not revoked, oldest first; `current` is the caller's.
+    static func list(_ db: PostgresConnection, userID: UUID, current: UUID?) throws -> [DeviceInfo] {
         try db.query(
-            "SELECT id, name, platform, created_at, last_seen_at, push_provider FROM devices WHERE user_id = $1 ORDER BY created_at, id", [userID]
-        ).map { row in
-            DeviceInfo(
-                deviceID: try row.uuid(0), deviceName: try row.string(1), platform: try row.string(2), createdAt: try row.date(3),
-                lastSeenAt: try row.optionalDate(4), pushProvider: row.optionalString(5).flatMap(PushProvider.init(rawValue:)))
-        }
+            "SELECT \(columns) FROM devices WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at, id", [userID]
+        ).map { try info($0, current: current) }
+    }
+
+    /// Renames one of the user's devices that is not revoked; nil when there is no such device.
+    static func rename(_ db: PostgresConnection, userID: UUID, deviceID: UUID, name: String, current: UUID?) throws -> DeviceInfo? {
+        try db.query(
+            "UPDATE devices SET name = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING \(columns)", [deviceID, userID, name]
+        ).first.map { try info($0, current: current) }
+    }
+
+    /// Marks one of the user's devices revoked and drops its push token; false when there is no
+    /// such device (or it was revoked already).
+    static func revoke(_ db: PostgresConnection, userID: UUID, deviceID: UUID, now: Date) throws -> Bool {
+        !(try db.query(
+            """
+            UPDATE devices SET revoked_at = $3, push_token = NULL, push_provider = NULL
+            WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING 1
+            """, [deviceID, userID, now])).isEmpty
+    }
+
+    private static let columns = "id, name, platform, created_at, last_seen_at, push_provider"
+
+    private static func info(_ row: PostgresRow, current: UUID?) throws -> DeviceInfo {
+        let id = try row.uuid(0)
+        return DeviceInfo(
+            deviceID: id, deviceName: try row.string(1), platform: try row.string(2), createdAt: try row.date(3),
+            lastSeenAt: try row.optionalDate(4), pushProvider: row.optionalString(5).flatMap(PushProvider.init(rawValue:)), current: id == current)
     }
 
     /// Sets (or with nil removes) the push token of one of the user's devices; false when the
@@ -31,14 +54,25 @@ enum DeviceQueries {
             [deviceID, userID, push?.token, push?.provider.rawValue])).isEmpty
     }
 
-    /// Whether `deviceID` is one of the user's devices; records that it was seen (at most once a minute).
-    static func touch(_ db: PostgresConnection, userID: UUID, deviceID: UUID, now: Date) throws -> Bool {
+    /// What a request's device header names.
+    enum Standing: Equatable {
+        case active
+        case revoked
+        /// Not a device of this user.
+        case unknown
+    }
+
+    /// Whether `deviceID` is one of the user's devices, and revoked; records that an active one
+    /// was seen (at most once a minute).
+    static func touch(_ db: PostgresConnection, userID: UUID, deviceID: UUID, now: Date) throws -> Standing {
         let rows = try db.query(
             """
-            WITH d AS (SELECT id, last_seen_at FROM devices WHERE id = $1 AND user_id = $2),
-                 u AS (UPDATE devices SET last_seen_at = $3::timestamptz WHERE id IN (SELECT id FROM d WHERE last_seen_at IS NULL OR last_seen_at < $3::timestamptz - interval '60 seconds'))
-            SELECT 1 FROM d
+            WITH d AS (SELECT id, last_seen_at, revoked_at FROM devices WHERE id = $1 AND user_id = $2),
+                 u AS (UPDATE devices SET last_seen_at = $3::timestamptz WHERE id IN (
+                     SELECT id FROM d WHERE revoked_at IS NULL AND (last_seen_at IS NULL OR last_seen_at < $3::timestamptz - interval '60 seconds')))
+            SELECT revoked_at IS NOT NULL FROM d
             """, [deviceID, userID, now])
-        return !rows.isEmpty
+        guard let row = rows.first else { return .unknown }
+        return try row.bool(0) ? .revoked : .active
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Postgres
 
-/// SQL for `refresh_tokens`. Only hashes are stored; a family is one login's chain of rotations.
+/// SQL for `refresh_tokens`. Only hashes are stored; a family is one session's chain of rotations
+/// (its id is the session's: ``SessionQueries``).
 enum RefreshTokenQueries {
     struct Stored {
         let id: UUID
@@ -47,9 +48,5 @@ enum RefreshTokenQueries {
 
     static func revoke(_ db: PostgresConnection, id: UUID, now: Date) throws {
         try db.query("UPDATE refresh_tokens SET revoked_at = $2 WHERE id = $1", [id, now])
-    }
-
-    static func revokeFamily(_ db: PostgresConnection, familyID: UUID, now: Date) throws {
-        try db.query("UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL", [familyID, now])
     }
 }

@@ -16,6 +16,8 @@ enum ServiceError: Error, Equatable {
     case unauthorized(String)
     case invalidCredentials
     case invalidRefreshToken
+    /// A refresh token of a session that ended because its device was revoked.
+    case deviceRevoked
     case refreshTokenReused
     case invalidSignature
     case urlExpired

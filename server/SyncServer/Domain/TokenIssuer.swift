@@ -2,15 +2,24 @@ import Crypto
 import Foundation
 import JWTKit
 
-/// The access token's claims: only the user id (`sub`), issue and expiry times.
+/// The access token's claims: the user id (`sub`), the session (`sid`), issue and expiry times.
 struct AccessTokenPayload: JWTPayload {
     var sub: SubjectClaim
+    /// The session it was issued for: ending the session refuses the token at once.
+    var sid: String
     var iat: IssuedAtClaim
     var exp: ExpirationClaim
 
     /// jwt-kit calls this with no clock, so expiry is checked by ``TokenIssuer/verify(_:)`` against
     /// the server's injected clock instead (tests move time rather than sleep).
     func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// What a valid access token says.
+struct AccessClaims: Sendable {
+    let userID: UUID
+    let sessionID: UUID
+    let expiresAt: Date
 }
 
 /// Signs and verifies short-lived access tokens (HS256) and mints opaque refresh tokens.
@@ -28,28 +37,23 @@ struct TokenIssuer: Sendable {
         self.now = now
     }
 
-    func accessToken(for userID: UUID, now: Date) async throws -> String {
+    func accessToken(for userID: UUID, session: UUID, now: Date) async throws -> String {
         let payload = AccessTokenPayload(
-            sub: SubjectClaim(value: userID.uuidString.lowercased()),
+            sub: SubjectClaim(value: userID.uuidString.lowercased()), sid: session.uuidString.lowercased(),
             iat: IssuedAtClaim(value: Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))),
             exp: ExpirationClaim(value: Date(timeIntervalSince1970: (now.timeIntervalSince1970 + accessTTL.seconds).rounded(.down))))
         return try await keys.sign(payload)
     }
 
-    /// The user id in a valid, unexpired token.
+    /// The claims of a valid, unexpired token (its signature is checked first). Whether its session
+    /// is still live is ``SessionCheck``'s to say.
     /// - Throws: ``ServiceError/unauthorized(_:)``.
-    func verify(_ token: String) async throws -> UUID {
-        try await verifyClaims(token).userID
-    }
-
-    /// The user id and expiry of a valid, unexpired token.
-    /// - Throws: ``ServiceError/unauthorized(_:)``.
-    func verifyClaims(_ token: String) async throws -> (userID: UUID, expiresAt: Date) {
+    func verifyClaims(_ token: String) async throws -> AccessClaims {
         guard let payload = try? await keys.verify(token, as: AccessTokenPayload.self),
             (try? payload.exp.verifyNotExpired(currentDate: now())) != nil,
-            let id = UUID(uuidString: payload.sub.value)
+            let id = UUID(uuidString: payload.sub.value), let session = UUID(uuidString: payload.sid)
         else { throw ServiceError.unauthorized("the access token is invalid or expired: refresh it or log in") }
-        return (id, payload.exp.value)
+        return AccessClaims(userID: id, sessionID: session, expiresAt: payload.exp.value)
     }
 
     /// A new random refresh token and the hash under which it is stored.

@@ -57,14 +57,11 @@ struct BlobRoutes {
 
 /// Proxied mode's extra check: the bearer token's user owns the vault the blob belongs to.
 struct BlobOwnerCheck: Sendable {
-    let tokens: TokenIssuer
+    let sessions: SessionCheck
     let db: PostgresPool
 
     func check(_ request: Request, key: BlobKey) async throws {
-        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") else {
-            throw ServiceError.unauthorized("proxied blob URLs need an 'Authorization: Bearer <access token>' header")
-        }
-        let userID = try await tokens.verify(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
+        let userID = try await sessions.caller(authorization: request.headers[.authorization], purpose: "proxied blob URLs need").userID
         let owns = try await db.withConnection { db in
             !(try db.query("SELECT 1 FROM vaults WHERE id = $1 AND user_id = $2", [key.vaultID, userID]).isEmpty)
         }

@@ -2,17 +2,28 @@ import Foundation
 import Hummingbird
 import SyncProtocol
 
-/// `POST /devices/register`, `GET /devices`, `PUT`/`DELETE /devices/{id}/push-token` (authenticated).
+/// `POST /devices/register`, `GET /devices`, `PATCH`/`DELETE /devices/{id}` (rename, revoke),
+/// `PUT`/`DELETE /devices/{id}/push-token` (authenticated).
 struct DeviceRoutes {
     let devices: DeviceService
 
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.post("register") { request, context in
             let body = try await request.decode(as: RegisterDeviceRequest.self, context: context)
-            return try context.json(try await devices.register(userID: try context.requireUser(), body), status: .created)
+            return try context.json(try await devices.register(try context.requireCaller(), body), status: .created)
         }
         group.get { _, context in
-            try context.json(try await devices.list(userID: try context.requireUser()))
+            try context.json(try await devices.list(try context.requireCaller()))
+        }
+        group.patch(":id") { request, context in
+            let caller = try context.requireCaller()
+            let deviceID = try Self.deviceID(context)
+            let body = try await request.decode(as: RenameDeviceRequest.self, context: context)
+            return try context.json(try await devices.rename(caller, deviceID: deviceID, body))
+        }
+        group.delete(":id") { _, context in
+            try await devices.revoke(try context.requireCaller(), deviceID: try Self.deviceID(context))
+            return Response(status: .noContent)
         }
         group.put(":id/push-token") { request, context in
             let userID = try context.requireUser()

@@ -12,10 +12,11 @@ struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     static let maxBodyBytes = 4 * 1024 * 1024
 
     var coreContext: CoreRequestContextStorage
-    /// Set by ``AuthMiddleware`` once the bearer token checks out.
-    var userID: UUID?
-    /// When the access token expires (set with ``userID``).
-    var tokenExpiresAt: Date?
+    /// Set by ``AuthMiddleware`` once the bearer token and its session check out.
+    var caller: Caller?
+    var userID: UUID? { caller?.userID }
+    /// When the access token expires.
+    var tokenExpiresAt: Date? { caller?.claims.expiresAt }
     let webSocket = WebSocketHandlerReference<ServerRequestContext>()
 
     init(source: ApplicationRequestContextSource) {
@@ -29,8 +30,14 @@ struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     /// The authenticated user.
     /// - Throws: ``ServiceError/unauthorized(_:)`` when the route ran without authentication.
     func requireUser() throws -> UUID {
-        guard let userID else { throw ServiceError.unauthorized("authentication required") }
-        return userID
+        try requireCaller().userID
+    }
+
+    /// The authenticated caller.
+    /// - Throws: ``ServiceError/unauthorized(_:)`` when the route ran without authentication.
+    func requireCaller() throws -> Caller {
+        guard let caller else { throw ServiceError.unauthorized("authentication required") }
+        return caller
     }
 }
 

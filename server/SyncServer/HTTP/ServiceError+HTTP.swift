@@ -39,6 +39,8 @@ extension ServiceError {
             (.unauthorized, ErrorBody(code: .invalidCredentials, message: "email or password is wrong"))
         case .invalidRefreshToken:
             (.unauthorized, ErrorBody(code: .invalidRefreshToken, message: "the refresh token is unknown, expired or revoked: log in again"))
+        case .deviceRevoked:
+            (.unauthorized, ErrorBody(code: .invalidRefreshToken, message: "this device was revoked: sign in again to sync (as a new device)"))
         case .refreshTokenReused:
             (.unauthorized, ErrorBody(code: .refreshTokenReused, message: "this refresh token was already used; every session of that login is now revoked: log in again"))
         case .invalidSignature:

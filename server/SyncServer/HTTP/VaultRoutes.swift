@@ -71,7 +71,7 @@ extension VaultService {
     /// The scope an authenticated vault request names in its headers.
     func scope(_ request: Request, _ context: ServerRequestContext) async throws -> VaultScope {
         try await scope(
-            userID: try context.requireUser(),
+            caller: try context.requireCaller(),
             vaultName: request.headers[HTTPField.Name(SyncHeader.vault)!],
             deviceHeader: request.headers[HTTPField.Name(SyncHeader.device)!])
     }

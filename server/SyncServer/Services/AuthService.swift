@@ -25,11 +25,11 @@ struct AuthService: Sendable {
         let now = now()
         let refresh = TokenIssuer.newRefreshToken()
         let expires = now.addingTimeInterval(refreshTTL.seconds)
-        try await db.transaction { tx in
+        let session = try await db.transaction { tx in
             try AccountQueries.createUser(tx, id: userID, email: email, passwordHash: hash, now: now)
-            try RefreshTokenQueries.insert(tx, familyID: UUID(), userID: userID, hash: refresh.hash, now: now, expiresAt: expires)
+            return try Self.startSession(tx, userID: userID, refreshHash: refresh.hash, now: now, expiresAt: expires)
         }
-        return try await issue(userID: userID, refreshToken: refresh.token, now: now)
+        return try await issue(userID: userID, session: session, refreshToken: refresh.token, now: now)
     }
 
     /// Logs in through a provider. Only `password` exists today; others slot in as new cases.
@@ -68,13 +68,14 @@ struct AuthService: Sendable {
         let hash = TokenIssuer.hashRefreshToken(token)
         let next = TokenIssuer.newRefreshToken()
         let expires = now.addingTimeInterval(refreshTTL.seconds)
-        enum Outcome { case rotated(UUID), reused, invalid }
+        enum Outcome { case rotated(userID: UUID, session: UUID), reused, invalid, deviceRevoked }
         let outcome: Outcome = try await db.transaction { tx in
             guard let stored = try RefreshTokenQueries.lock(tx, hash: hash), stored.expiresAt > now else { return .invalid }
             if stored.revoked {
                 // Revoked by a logout (the family is revoked already), or replaced by the grace
                 // below: then someone else used this token's predecessor, and the family goes.
-                try RefreshTokenQueries.revokeFamily(tx, familyID: stored.familyID, now: now)
+                if try SessionQueries.endedByRevokedDevice(tx, id: stored.familyID) { return .deviceRevoked }
+                try SessionQueries.revoke(tx, id: stored.familyID, now: now)
                 return .invalid
             }
             if let usedAt = stored.usedAt {
@@ -84,29 +85,31 @@ struct AuthService: Sendable {
                 guard now.timeIntervalSince(usedAt) <= Self.lostAnswerGrace.seconds, let successor = stored.replacedBy,
                     try RefreshTokenQueries.isUnused(tx, id: successor)
                 else {
-                    try RefreshTokenQueries.revokeFamily(tx, familyID: stored.familyID, now: now)
+                    try SessionQueries.revoke(tx, id: stored.familyID, now: now)
                     return .reused
                 }
                 try RefreshTokenQueries.revoke(tx, id: successor, now: now)
             }
             let id = try RefreshTokenQueries.insert(tx, familyID: stored.familyID, userID: stored.userID, hash: next.hash, now: now, expiresAt: expires)
             try RefreshTokenQueries.markUsed(tx, id: stored.id, replacedBy: id, now: now)
-            return .rotated(stored.userID)
+            return .rotated(userID: stored.userID, session: stored.familyID)
         }
         switch outcome {
-        case .rotated(let userID): return try await issue(userID: userID, refreshToken: next.token, now: now)
+        case .rotated(let userID, let session): return try await issue(userID: userID, session: session, refreshToken: next.token, now: now)
         case .reused: throw ServiceError.refreshTokenReused
         case .invalid: throw ServiceError.invalidRefreshToken
+        case .deviceRevoked: throw ServiceError.deviceRevoked
         }
     }
 
-    /// Revokes the token's family (this login on this device). Unknown tokens are ignored.
+    /// Ends the token's session (this login on this device): its refresh tokens stop working and
+    /// its access tokens are refused from the next request. Unknown tokens are ignored.
     func logout(_ token: String) async throws {
         let now = now()
         let hash = TokenIssuer.hashRefreshToken(token)
         try await db.transaction { tx in
             if let stored = try RefreshTokenQueries.lock(tx, hash: hash) {
-                try RefreshTokenQueries.revokeFamily(tx, familyID: stored.familyID, now: now)
+                try SessionQueries.revoke(tx, id: stored.familyID, now: now)
             }
         }
     }
@@ -115,13 +118,20 @@ struct AuthService: Sendable {
         let now = now()
         let refresh = TokenIssuer.newRefreshToken()
         let expires = now.addingTimeInterval(refreshTTL.seconds)
-        try await db.transaction { try RefreshTokenQueries.insert($0, familyID: UUID(), userID: userID, hash: refresh.hash, now: now, expiresAt: expires) }
-        return try await issue(userID: userID, refreshToken: refresh.token, now: now)
+        let session = try await db.transaction { try Self.startSession($0, userID: userID, refreshHash: refresh.hash, now: now, expiresAt: expires) }
+        return try await issue(userID: userID, session: session, refreshToken: refresh.token, now: now)
     }
 
-    private func issue(userID: UUID, refreshToken: String, now: Date) async throws -> AuthTokens {
+    /// A new session with its first refresh token; returns the session's id.
+    private static func startSession(_ tx: PostgresConnection, userID: UUID, refreshHash: String, now: Date, expiresAt: Date) throws -> UUID {
+        let session = try SessionQueries.insert(tx, userID: userID, now: now)
+        try RefreshTokenQueries.insert(tx, familyID: session, userID: userID, hash: refreshHash, now: now, expiresAt: expiresAt)
+        return session
+    }
+
+    private func issue(userID: UUID, session: UUID, refreshToken: String, now: Date) async throws -> AuthTokens {
         AuthTokens(
-            userID: userID, accessToken: try await tokens.accessToken(for: userID, now: now), refreshToken: refreshToken,
+            userID: userID, accessToken: try await tokens.accessToken(for: userID, session: session, now: now), refreshToken: refreshToken,
             expiresIn: Int(tokens.accessTTL.seconds))
     }
 

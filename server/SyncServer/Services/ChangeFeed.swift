@@ -66,6 +66,12 @@ final class ChangeFeed: Sendable {
         }
     }
 
+    /// Tells `deviceID`'s subscriptions that their token no longer holds (the device was revoked).
+    func endSubscriptions(of deviceID: UUID) {
+        let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
+        for subscriber in subscribers where subscriber.deviceID == deviceID { subscriber.markExpired() }
+    }
+
     /// Ends every subscription (server shutdown).
     func finishAll() {
         let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
@@ -88,7 +94,7 @@ final class Subscription: Sendable {
     /// What ``next()`` hands over.
     enum Delivery: Equatable {
         case event(VaultEvent)
-        /// The subscriber's access token expired.
+        /// The subscriber's access token expired, or its device was revoked.
         case expired
     }
 

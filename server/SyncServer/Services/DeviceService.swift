@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import SyncProtocol
 
-/// Device registration, listing and push tokens.
+/// Device registration, listing, renaming, revocation and push tokens.
 struct DeviceService: Sendable {
     let db: PostgresPool
     let now: @Sendable () -> Date
@@ -10,9 +10,9 @@ struct DeviceService: Sendable {
     /// Longest push token accepted (APNs tokens are 64 hex digits, FCM's about 160 characters).
     static let maxPushToken = 4096
 
-    func register(userID: UUID, _ request: RegisterDeviceRequest) async throws -> DeviceInfo {
-        let name = request.deviceName.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !name.isEmpty, name.count <= 200 else { throw ServiceError.invalidRequest("device_name must be 1 to 200 characters") }
+    /// Registers a device; it becomes the caller's session's device when the session has none.
+    func register(_ caller: Caller, _ request: RegisterDeviceRequest) async throws -> DeviceInfo {
+        let name = try Self.checkedName(request.deviceName)
         guard !request.platform.isEmpty, request.platform.count <= 50 else { throw ServiceError.invalidRequest("platform must be 1 to 50 characters") }
         let push = try request.pushToken.map { token in
             guard let provider = request.pushProvider ?? PushProvider.forPlatform(request.platform) else {
@@ -21,11 +21,40 @@ struct DeviceService: Sendable {
             return try Self.checked(PushTokenRequest(provider: provider, token: token))
         }
         let now = now()
-        return try await db.transaction { try DeviceQueries.insert($0, userID: userID, name: name, platform: request.platform, push: push, now: now) }
+        return try await db.transaction { tx in
+            var device = try DeviceQueries.insert(tx, userID: caller.userID, name: name, platform: request.platform, push: push, now: now)
+            if caller.session.deviceID == nil { try SessionQueries.bind(tx, id: caller.session.id, deviceID: device.deviceID) }
+            device.current = caller.session.deviceID == nil
+            return device
+        }
     }
 
-    func list(userID: UUID) async throws -> DeviceList {
-        DeviceList(devices: try await db.withConnection { try DeviceQueries.list($0, userID: userID) })
+    func list(_ caller: Caller) async throws -> DeviceList {
+        DeviceList(devices: try await db.withConnection { try DeviceQueries.list($0, userID: caller.userID, current: caller.session.deviceID) })
+    }
+
+    /// Renames one of the caller's devices.
+    /// - Throws: ``ServiceError/notFound(_:)`` when the user has no such device (or it was revoked).
+    func rename(_ caller: Caller, deviceID: UUID, _ request: RenameDeviceRequest) async throws -> DeviceInfo {
+        let name = try Self.checkedName(request.deviceName)
+        guard let device = try await db.transaction({ try DeviceQueries.rename($0, userID: caller.userID, deviceID: deviceID, name: name, current: caller.session.deviceID) })
+        else { throw Self.noSuchDevice(deviceID) }
+        return device
+    }
+
+    /// Revokes one of the caller's devices (the caller's own too): its sessions end, so its
+    /// refresh tokens stop working and its access tokens are refused from the next request; its
+    /// push token is dropped and its event connections are closed, on every instance.
+    /// - Throws: ``ServiceError/notFound(_:)`` when the user has no such device (or it was revoked).
+    func revoke(_ caller: Caller, deviceID: UUID) async throws {
+        let now = now()
+        let found = try await db.transaction { tx in
+            guard try DeviceQueries.revoke(tx, userID: caller.userID, deviceID: deviceID, now: now) else { return false }
+            try SessionQueries.revokeAll(tx, deviceID: deviceID, now: now)
+            try ChangeFeedQueries.announceRevocation(tx, deviceID: deviceID)
+            return true
+        }
+        guard found else { throw Self.noSuchDevice(deviceID) }
     }
 
     /// Sets (or with nil removes) the push token of one of the user's devices.
@@ -33,7 +62,19 @@ struct DeviceService: Sendable {
     func setPushToken(userID: UUID, deviceID: UUID, _ request: PushTokenRequest?) async throws {
         let push = try request.map(Self.checked)
         let found = try await db.transaction { try DeviceQueries.setPushToken($0, userID: userID, deviceID: deviceID, push: push) }
-        guard found else { throw ServiceError.notFound("no device \(deviceID.uuidString.lowercased()) on this account") }
+        guard found else { throw Self.noSuchDevice(deviceID) }
+    }
+
+    private static func noSuchDevice(_ id: UUID) -> ServiceError {
+        .notFound("no device \(id.uuidString.lowercased()) on this account (or it was revoked)")
+    }
+
+    private static func checkedName(_ raw: String) throws -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty, name.count <= 200, !name.contains(where: \.isNewline) else {
+            throw ServiceError.invalidRequest("device_name must be 1 to 200 characters on one line")
+        }
+        return name
     }
 
     private static func checked(_ push: PushTokenRequest) throws -> PushTokenRequest {

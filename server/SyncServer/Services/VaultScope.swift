@@ -1,7 +1,7 @@
 import Foundation
 
 /// Who a vault request acts for: the authenticated user, one of their vaults and one of their
-/// devices. Only ``VaultService/scope(userID:vaultName:deviceHeader:)`` creates it, after checking
+/// devices. Only ``VaultService/scope(caller:vaultName:deviceHeader:)`` creates it, after checking
 /// that the vault and the device belong to the user; every vault query is filtered by `vaultID`.
 struct VaultScope: Sendable {
     let userID: UUID

@@ -13,9 +13,12 @@ struct VaultService: Sendable {
     let retention: Duration
     let now: @Sendable () -> Date
 
-    /// Resolves and authorises the vault and device a request names.
-    /// - Throws: ``ServiceError/deviceRequired(_:)`` for a missing or foreign device, ``ServiceError/notFound(_:)`` for an unknown vault.
-    func scope(userID: UUID, vaultName: String?, deviceHeader: String?) async throws -> VaultScope {
+    /// Resolves and authorises the vault and device a request names. The first device a session
+    /// names becomes its device (the one revoking ends the session), unless it has one already.
+    /// - Throws: ``ServiceError/deviceRequired(_:)`` for a missing or foreign device,
+    ///   ``ServiceError/unauthorized(_:)`` for a revoked one (it must sign in again, as a new
+    ///   device), ``ServiceError/notFound(_:)`` for an unknown vault.
+    func scope(caller: Caller, vaultName: String?, deviceHeader: String?) async throws -> VaultScope {
         guard let deviceHeader else {
             throw ServiceError.deviceRequired("the \(SyncHeader.device) header is required: register with POST /devices/register")
         }
@@ -24,11 +27,18 @@ struct VaultService: Sendable {
         }
         let name = vaultName ?? AccountQueries.defaultVaultName
         let now = now()
-        let found: (UUID?, Bool) = try await db.withConnection { db in
-            (try AccountQueries.vaultID(db, userID: userID, name: name), try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now))
+        let userID = caller.userID
+        let (vaultID, device): (UUID?, DeviceQueries.Standing) = try await db.withConnection { db in
+            let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now)
+            if device == .active, caller.session.deviceID == nil { try SessionQueries.bind(db, id: caller.session.id, deviceID: deviceID) }
+            return (try AccountQueries.vaultID(db, userID: userID, name: name), device)
         }
-        guard found.1 else { throw ServiceError.deviceRequired("device \(deviceHeader) is not registered to this account") }
-        guard let vaultID = found.0 else { throw ServiceError.notFound("no vault named '\(name.prefix(64))'") }
+        switch device {
+        case .active: break
+        case .revoked: throw ServiceError.unauthorized("device \(deviceHeader) was revoked: sign in again to sync as a new device")
+        case .unknown: throw ServiceError.deviceRequired("device \(deviceHeader) is not registered to this account")
+        }
+        guard let vaultID else { throw ServiceError.notFound("no vault named '\(name.prefix(64))'") }
         return VaultScope(userID: userID, vaultID: vaultID, deviceID: deviceID, vaultName: name)
     }
 

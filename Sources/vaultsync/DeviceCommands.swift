@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import SyncClient
+import SyncProtocol
+
+/// `vaultsync devices [list|rename|revoke]`: the account's devices, as the vault's session sees them.
+struct Devices: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List, rename or revoke the devices signed in to your account.",
+        discussion: "A device is named by its id, the start of its id, or its name. Revoking one ends its sessions at once: its next sync is refused (exit code 4) and its files stay as they are.",
+        subcommands: [DeviceList.self, DeviceRename.self, DeviceRevoke.self], defaultSubcommand: DeviceList.self)
+}
+
+struct DeviceList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the account's devices (this one marked).")
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let devices = try await SyncEngine(root: vaultURL(vault)).devices()
+        if json { return try printJSON(SyncProtocol.DeviceList(devices: devices)) }
+        for device in devices {
+            let seen = device.lastSeenAt.map { "last seen \(WireDate.format($0))" } ?? "never seen"
+            let mark = device.current == true ? "  (this device)" : ""
+            print("\(device.deviceID.uuidString.lowercased())  \(device.deviceName)  \(device.platform)  added \(WireDate.format(device.createdAt))  \(seen)\(mark)")
+        }
+    }
+}
+
+struct DeviceRename: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rename", abstract: "Give a device a new name.")
+    @Argument(help: "The device: its id, the start of its id, or its name.") var device: String
+    @Argument(help: "The new name.") var name: String
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let chosen = try DeviceChoice.pick(device, from: try await engine.devices())
+        let renamed = try await engine.renameDevice(chosen.deviceID, to: name)
+        if json { return try printJSON(renamed) }
+        print("renamed \(chosen.deviceName) to \(renamed.deviceName)")
+    }
+}
+
+struct DeviceRevoke: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke", abstract: "Cut a device off: its sessions end at once and it must sign in again to sync.")
+    @Argument(help: "The device: its id, the start of its id, or its name.") var device: String
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    struct Outcome: Encodable {
+        var revoked: UUID
+        var deviceName: String
+        var thisDevice: Bool
+        enum CodingKeys: String, CodingKey {
+            case revoked
+            case deviceName = "device_name"
+            case thisDevice = "this_device"
+        }
+    }
+
+    func run() async throws {
+        let root = vaultURL(vault)
+        let engine = try SyncEngine(root: root)
+        let chosen = try DeviceChoice.pick(device, from: try await engine.devices())
+        let ownDevice = try await engine.revokeDevice(chosen.deviceID)
+        if json { return try printJSON(Outcome(revoked: chosen.deviceID, deviceName: chosen.deviceName, thisDevice: ownDevice)) }
+        if ownDevice {
+            print("revoked \(chosen.deviceName) (this device): signed out; 'vaultsync login \(root.path)' signs in again as a new device")
+        } else {
+            print("revoked \(chosen.deviceName): its sessions ended; its next sync is refused")
+        }
+    }
+}
+
+/// Which device a command-line argument names.
+enum DeviceChoice {
+    /// The device whose id is `text` or starts with it (4 characters at least), or whose name is
+    /// `text` (ignoring case); exactly one must match.
+    /// - Throws: ``DeviceChoiceError``.
+    static func pick(_ text: String, from devices: [DeviceInfo]) throws -> DeviceInfo {
+        let wanted = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let exact = devices.first(where: { $0.deviceID.uuidString.lowercased() == wanted }) { return exact }
+        let byID = wanted.count >= 4 ? devices.filter { $0.deviceID.uuidString.lowercased().hasPrefix(wanted) } : []
+        let byName = devices.filter { $0.deviceName.lowercased() == wanted }
+        let matches = byID + byName.filter { named in !byID.contains { $0.deviceID == named.deviceID } }
+        guard matches.count == 1 else {
+            throw matches.isEmpty ? DeviceChoiceError.none(text, known: devices) : DeviceChoiceError.ambiguous(text, matches: matches)
+        }
+        return matches[0]
+    }
+}
+
+/// A device argument that names no device, or several.
+enum DeviceChoiceError: Error, CustomStringConvertible {
+    case none(String, known: [DeviceInfo])
+    case ambiguous(String, matches: [DeviceInfo])
+
+    var description: String {
+        func listed(_ devices: [DeviceInfo]) -> String {
+            devices.map { "\($0.deviceName) (\($0.deviceID.uuidString.lowercased().prefix(8)))" }.joined(separator: ", ")
+        }
+        switch self {
+        case .none(let text, let known):
+            return "no device of this account is named or has an id starting with '\(text)'; its devices: \(known.isEmpty ? "none" : listed(known))"
+        case .ambiguous(let text, let matches):
+            return "'\(text)' names \(matches.count) devices: \(listed(matches)); give more of the id"
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Postgres
+import SyncClient
+import SyncProtocol
+import TestSupport
+import Testing
+
+/// Devices against a real server and Postgres: listing, renaming, and revocation, which ends the
+/// device's sessions at once (access and refresh tokens, event connections, push token).
+@Suite struct DeviceTests {
+    private static func refused(_ code: ErrorCode, _ status: Int) -> @Sendable (any Error) -> Bool {
+        { ($0 as? SyncAPIError)?.code == code && ($0 as? SyncAPIError)?.status == status }
+    }
+
+    @Test func revokingADeviceEndsItsSessionAtOnce() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, _) = try await user.signedInDevice("laptop")
+            let (phone, phoneTokens) = try await user.signedInDevice("phone", platform: "ios", pushToken: String(repeating: "ab", count: 32))
+            _ = try await phone.write("a.md", "from the phone")
+            let feed = try await FeedRecorder.connect(phone.session, to: server.baseURL)
+
+            let listed = try await server.api.devices(accessToken: laptop.session.accessToken).devices
+            #expect(Dictionary(uniqueKeysWithValues: listed.map { ($0.deviceName, $0.current) }) == ["laptop": true, "phone": false], "the caller's own device is marked")
+
+            try await server.api.revokeDevice(phone.info.deviceID, accessToken: laptop.session.accessToken)
+
+            // Refused from the next request, though the access token has not expired.
+            await #expect(performing: { try await phone.allChanges() }, throws: Self.refused(.unauthorized, 401))
+            await #expect(performing: { try await server.api.devices(accessToken: phone.session.accessToken) }, throws: Self.refused(.unauthorized, 401))
+            await #expect(performing: { try await server.api.refresh(refreshToken: phoneTokens.refreshToken) }, throws: Self.refused(.invalidRefreshToken, 401))
+            #expect(try await feed.end() == .tokenExpired, "its event connection is closed")
+            // Another session naming the revoked device is told to sign in again, not served.
+            let borrowed = VaultSession(accessToken: laptop.session.accessToken, deviceID: phone.info.deviceID)
+            await #expect(performing: { try await server.api.state(borrowed) }, throws: Self.refused(.unauthorized, 401))
+
+            let pushToken = try PostgresConnection(connectionString: server.databaseURL)
+                .query("SELECT push_token IS NULL, revoked_at IS NOT NULL FROM devices WHERE id = $1", [phone.info.deviceID]).first!
+            #expect(try pushToken.bool(0) && pushToken.bool(1), "its push token is dropped; the row stays for the history")
+            #expect(try await laptop.read("a.md") == "from the phone", "the other devices go on, and the phone's versions stay")
+            #expect(try await server.api.devices(accessToken: laptop.session.accessToken).devices.map(\.deviceName) == ["laptop"])
+            await #expect(performing: { try await server.api.revokeDevice(phone.info.deviceID, accessToken: laptop.session.accessToken) }, throws: Self.refused(.notFound, 404))
+
+            // Signing in again on the phone makes a new device.
+            let (again, _) = try await user.signedInDevice("phone")
+            #expect(again.info.deviceID != phone.info.deviceID)
+            #expect(try await again.read("a.md") == "from the phone")
+        }
+    }
+
+    @Test func aDeviceCanRevokeItself() async throws {
+        try await TestServer.with { server in
+            let (phone, tokens) = try await server.newUser().signedInDevice("phone")
+            try await server.api.revokeDevice(phone.info.deviceID, accessToken: phone.session.accessToken)
+            await #expect(performing: { try await phone.allChanges() }, throws: Self.refused(.unauthorized, 401))
+            await #expect(performing: { try await server.api.refresh(refreshToken: tokens.refreshToken) }, throws: Self.refused(.invalidRefreshToken, 401))
+        }
+    }
+
+    @Test func anotherUsersDeviceCannotBeRenamedOrRevoked() async throws {
+        try await TestServer.with { server in
+            let (alice, bob) = (try await server.newUser(), try await server.newUser())
+            let (phone, _) = try await alice.signedInDevice("alice's phone")
+            let (bobs, _) = try await bob.signedInDevice("bob's laptop")
+            await #expect(performing: { try await server.api.revokeDevice(phone.info.deviceID, accessToken: bobs.session.accessToken) }, throws: Self.refused(.notFound, 404))
+            await #expect(performing: { try await server.api.renameDevice(phone.info.deviceID, to: "mine", accessToken: bobs.session.accessToken) }, throws: Self.refused(.notFound, 404))
+            #expect(try await server.api.devices(accessToken: bobs.session.accessToken).devices.map(\.deviceName) == ["bob's laptop"])
+            #expect(try await server.api.devices(accessToken: phone.session.accessToken).devices.map(\.deviceName) == ["alice's phone"])
+            _ = try await phone.write("still.md", "works")
+        }
+    }
+
+    @Test func renamingADevice() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, _) = try await user.signedInDevice("laptop")
+            let (phone, _) = try await user.signedInDevice("phone")
+            let renamed = try await server.api.renameDevice(phone.info.deviceID, to: "  old phone ", accessToken: laptop.session.accessToken)
+            #expect(renamed.deviceName == "old phone" && renamed.current == false)
+            #expect(Set(try await server.api.devices(accessToken: phone.session.accessToken).devices.map(\.deviceName)) == ["laptop", "old phone"])
+            for bad in ["", "   ", String(repeating: "n", count: 201), "two\nlines"] {
+                await #expect(performing: { try await server.api.renameDevice(phone.info.deviceID, to: bad, accessToken: laptop.session.accessToken) }, throws: Self.refused(.invalidRequest, 400))
+            }
+            await #expect(performing: { try await server.api.renameDevice(UUID(), to: "ghost", accessToken: laptop.session.accessToken) }, throws: Self.refused(.notFound, 404))
+            #expect(Set(try await server.api.devices(accessToken: laptop.session.accessToken).devices.map(\.deviceName)) == ["laptop", "old phone"], "refused renames changed nothing")
+        }
+    }
+
+    /// A logout ends the session: its access token is refused at once too.
+    @Test func aLogoutRefusesTheAccessTokenAtOnce() async throws {
+        try await TestServer.with { server in
+            let (phone, tokens) = try await server.newUser().signedInDevice("phone")
+            try await server.api.logout(refreshToken: tokens.refreshToken)
+            await #expect(performing: { try await phone.allChanges() }, throws: Self.refused(.unauthorized, 401))
+        }
+    }
+}

@@ -1,0 +1,31 @@
+public import Foundation
+public import SyncProtocol
+
+extension SyncEngine {
+    /// The account's devices that are not revoked, oldest first (``DeviceInfo/current`` marks this one).
+    public func devices() async throws -> [DeviceInfo] {
+        try await session.run { [api] in try await api.devices(accessToken: $0.accessToken).devices }
+    }
+
+    /// Renames one of the account's devices (this one's name is also kept for a later sign-in).
+    public func renameDevice(_ id: UUID, to name: String) async throws -> DeviceInfo {
+        let device = try await session.run { [api] in try await api.renameDevice(id, to: name, accessToken: $0.accessToken) }
+        if id == (await session.vaultSession.deviceID) {
+            try await session.renamed(device.deviceName)
+            try await store.setMeta(.deviceName, device.deviceName)
+        }
+        return device
+    }
+
+    /// Revokes one of the account's devices: the server ends its sessions at once, so its next
+    /// request is refused and its files stay as they are. Revoking this device also removes its
+    /// credentials, as ``logout()`` does.
+    /// - Returns: whether it was this device.
+    @discardableResult
+    public func revokeDevice(_ id: UUID) async throws -> Bool {
+        try await session.run { [api] in try await api.revokeDevice(id, accessToken: $0.accessToken) }
+        guard id == (await session.vaultSession.deviceID) else { return false }
+        try CredentialStore(stateFolder: stateFolder).remove()
+        return true
+    }
+}

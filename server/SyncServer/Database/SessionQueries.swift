@@ -1,0 +1,54 @@
+import Foundation
+import Postgres
+
+/// SQL for `sessions`: one per login, the family of its refresh tokens (same id), bound to the
+/// device that signed in.
+enum SessionQueries {
+    /// A session that has not ended.
+    struct LiveSession: Sendable {
+        let id: UUID
+        /// The device bound to it; nil until one is.
+        let deviceID: UUID?
+    }
+
+    /// Starts a session for `userID`; returns its id (also its refresh tokens' family).
+    static func insert(_ db: PostgresConnection, userID: UUID, now: Date) throws -> UUID {
+        let id = UUID()
+        try db.query("INSERT INTO sessions (id, user_id, created_at) VALUES ($1, $2, $3)", [id, userID, now])
+        return id
+    }
+
+    /// The live session `id` of `userID`: nil when there is none (ended by a logout, a reused
+    /// refresh token, a revoked device).
+    static func live(_ db: PostgresConnection, id: UUID, userID: UUID) throws -> LiveSession? {
+        guard let row = try db.query("SELECT device_id FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL", [id, userID]).first else {
+            return nil
+        }
+        return LiveSession(id: id, deviceID: try row.optionalUUID(0))
+    }
+
+    /// Binds `deviceID` to session `id` when no device is bound to it yet.
+    static func bind(_ db: PostgresConnection, id: UUID, deviceID: UUID) throws {
+        try db.query("UPDATE sessions SET device_id = $2 WHERE id = $1 AND device_id IS NULL", [id, deviceID])
+    }
+
+    /// Ends session `id`: its refresh tokens stop working and its access tokens are refused.
+    static func revoke(_ db: PostgresConnection, id: UUID, now: Date) throws {
+        try db.query("UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", [id, now])
+        try db.query("UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL", [id, now])
+    }
+
+    /// Whether session `id` is bound to a device that was revoked.
+    static func endedByRevokedDevice(_ db: PostgresConnection, id: UUID) throws -> Bool {
+        !(try db.query("SELECT 1 FROM sessions s JOIN devices d ON d.id = s.device_id WHERE s.id = $1 AND d.revoked_at IS NOT NULL", [id])).isEmpty
+    }
+
+    /// Ends every session bound to `deviceID`.
+    static func revokeAll(_ db: PostgresConnection, deviceID: UUID, now: Date) throws {
+        try db.query(
+            """
+            WITH ended AS (UPDATE sessions SET revoked_at = $2 WHERE device_id = $1 AND revoked_at IS NULL RETURNING id)
+            UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id IN (SELECT id FROM ended) AND revoked_at IS NULL
+            """, [deviceID, now])
+    }
+}
