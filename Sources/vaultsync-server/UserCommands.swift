@@ -6,8 +6,96 @@ import SyncServer
 /// `vaultsync-server user …`: per-user administration.
 struct User: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Per-user administration: quotas and limits.",
-        subcommands: [SetQuota.self, Show.self])
+        abstract: "Per-user administration: accounts, passwords, quotas and limits.",
+        subcommands: [List.self, Show.self, SetQuota.self, ResetPassword.self, Delete.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List every user with their devices, files and bytes.")
+        @OptionGroup var common: CommonOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let env = ProcessInfo.processInfo.environment
+            var configuration = ServerConfiguration()
+            try common.apply(to: &configuration, environment: env)
+            let users = try await VaultSyncServer.listUsers(configuration: configuration, logger: try common.makeLogger(environment: env))
+            if json {
+                let encoder = WireCoding.encoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                return print(String(decoding: try encoder.encode(users), as: UTF8.self))
+            }
+            if users.isEmpty { print("no users") }
+            for user in users {
+                print("\(user.email)  created \(WireDate.format(user.createdAt))  \(user.devices) device\(user.devices == 1 ? "" : "s")  \(user.files) files  \(user.bytes) bytes")
+            }
+        }
+    }
+
+    struct ResetPassword: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-password",
+            abstract: "Set a user's password and sign out every device of theirs.",
+            discussion: "The new password comes from VAULTSYNC_NEW_PASSWORD, --password-stdin, or a prompt on a terminal. Each device then signs in again with it ('vaultsync login').")
+        @OptionGroup var common: CommonOptions
+        @Argument(help: "The user's email.") var email: String
+        @Flag(help: "Read the new password from the first line of standard input.") var passwordStdin = false
+
+        func run() async throws {
+            let env = ProcessInfo.processInfo.environment
+            var configuration = ServerConfiguration()
+            try common.apply(to: &configuration, environment: env)
+            let password = try newPassword(environment: env)
+            do {
+                guard try await VaultSyncServer.resetPassword(configuration: configuration, logger: try common.makeLogger(environment: env), email: email, password: password) else {
+                    throw AdminFailure("no user with email '\(email)'")
+                }
+            } catch let error as AdminError {
+                throw AdminFailure(error.description)
+            }
+            print("\(email): password set; every device of theirs was signed out")
+        }
+
+        private func newPassword(environment: [String: String]) throws -> String {
+            if passwordStdin {
+                guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw AdminFailure("no password on standard input") }
+                return line
+            }
+            if let value = environment["VAULTSYNC_NEW_PASSWORD"], !value.isEmpty { return value }
+            guard isatty(STDIN_FILENO) == 1, let typed = getpass("New password for \(email): ") else {
+                throw AdminFailure("no password: set VAULTSYNC_NEW_PASSWORD or use --password-stdin")
+            }
+            return String(cString: typed)
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a user: every vault, version, device and session, and every byte of theirs in the blob store.",
+            discussion: "There is no undo. Without --yes the command asks you to type the email again (on a terminal only).")
+        @OptionGroup var common: CommonOptions
+        @Argument(help: "The user's email.") var email: String
+        @Option(help: ArgumentHelp("Blob store, as for 'serve'. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec")) var blobStore: String?
+        @Flag(help: "Do not ask for confirmation.") var yes = false
+
+        func run() async throws {
+            let env = ProcessInfo.processInfo.environment
+            var configuration = ServerConfiguration()
+            try common.apply(to: &configuration, environment: env)
+            if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
+            applySecrets(to: &configuration, environment: env)
+            if !yes {
+                guard isatty(STDIN_FILENO) == 1 else { throw AdminFailure("refusing to delete '\(email)' without --yes when not on a terminal") }
+                print("This deletes \(email) and all their notes on this server, for good. Type the email again to confirm: ", terminator: "")
+                guard readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces).lowercased() == email.lowercased() else {
+                    throw AdminFailure("not confirmed; nothing was deleted")
+                }
+            }
+            guard let removed = try await VaultSyncServer.deleteUser(configuration: configuration, logger: try common.makeLogger(environment: env), email: email) else {
+                throw AdminFailure("no user with email '\(email)'")
+            }
+            print("\(email) deleted: \(removed.vaults) vault\(removed.vaults == 1 ? "" : "s"), \(removed.files) files, \(removed.blobs) stored blobs, \(removed.devices) devices")
+        }
+    }
 
     struct SetQuota: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -65,6 +153,12 @@ struct User: AsyncParsableCommand {
             print("quota: bytes \(usage.quotaBytes.map(String.init) ?? "unlimited")\(overrides.quotaBytes == nil ? " (default)" : ""), files \(usage.quotaFiles.map(String.init) ?? "unlimited")\(overrides.quotaFiles == nil ? " (default)" : ""), largest file \(usage.maxFileBytes)\(overrides.maxFileBytes == nil ? " (default)" : "")")
         }
     }
+}
+
+/// A refusal of an admin command: one line on standard error, exit code 1 (no usage text).
+struct AdminFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
 
 private func describe(_ value: Int64?) -> String { value.map(String.init) ?? "server default" }

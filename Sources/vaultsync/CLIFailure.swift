@@ -59,6 +59,6 @@ struct CLIFailure {
 
     /// Errors of VaultSync's own modules describe themselves for people.
     private static func isOurs(_ error: any Error) -> Bool {
-        error is SyncAPIError || error is DeviceChoiceError || error is VaultLockError || error is StateStoreError || error is ExportError || error is ExportArchiveError
+        error is SyncAPIError || error is DeviceChoiceError || error is CLIRefusal || error is VaultLockError || error is StateStoreError || error is ExportError || error is ExportArchiveError
     }
 }

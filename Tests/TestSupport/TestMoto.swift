@@ -43,6 +43,25 @@ public enum TestMoto {
 
     nonisolated(unsafe) private static var motoPID: Int32 = 0
 
+    /// Every object key in `bucket` (moto answers unsigned listings).
+    public static func objectKeys(bucket: String) async throws -> Set<String> {
+        var keys: Set<String> = []
+        var token: String?
+        repeat {
+            var components = URLComponents(url: try await endpoint().appendingPathComponent(bucket), resolvingAgainstBaseURL: false)!
+            components.queryItems = [URLQueryItem(name: "list-type", value: "2")] + (token.map { [URLQueryItem(name: "continuation-token", value: $0)] } ?? [])
+            let (data, _) = try await URLSession.shared.data(from: components.url!)
+            let xml = String(decoding: data, as: UTF8.self)
+            keys.formUnion(elements("Key", in: xml))
+            token = elements("NextContinuationToken", in: xml).first
+        } while token != nil
+        return keys
+    }
+
+    private static func elements(_ name: String, in xml: String) -> [String] {
+        xml.components(separatedBy: "<\(name)>").dropFirst().compactMap { $0.components(separatedBy: "</\(name)>").first }
+    }
+
     /// The moto endpoint, starting it on first use.
     public static func endpoint() async throws -> URL { try await ready.value }
 

@@ -102,6 +102,15 @@ public struct TestServer: Sendable {
         return Set(names.filter { !$0.hasPrefix("tmp") && !(Self.isDirectory(root.appendingPathComponent($0))) })
     }
 
+    /// What the blob store holds, whichever it is: file names of the file store, object keys of
+    /// an S3 bucket (not counting uploads in progress).
+    public func storedBlobs() async throws -> Set<String> {
+        let spec = configuration.blobStore
+        guard spec.hasPrefix("s3://") else { return storedBlobFiles() }
+        let bucket = String(spec.dropFirst("s3://".count).prefix { $0 != "?" && $0 != "/" })
+        return try await TestMoto.objectKeys(bucket: bucket)
+    }
+
     private static func isDirectory(_ url: URL) -> Bool {
         var isDirectory: ObjCBool = false
         return FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue

@@ -60,6 +60,16 @@ public struct SyncAPI: Sendable {
         let _: Empty = try await call("POST", "auth/logout", body: RefreshRequest(refreshToken: refreshToken))
     }
 
+    /// Changes the account's password; the account's other sessions end.
+    public func changePassword(_ request: ChangePasswordRequest, accessToken: String) async throws {
+        let _: Empty = try await call("POST", "auth/password", body: request, headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
+    /// Deletes the account and everything of it on the server; answers once it is gone.
+    public func deleteAccount(password: String, accessToken: String) async throws -> AccountDeletion {
+        try await call("DELETE", "account", body: DeleteAccountRequest(password: password), headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
     public func registerDevice(_ request: RegisterDeviceRequest, accessToken: String) async throws -> DeviceInfo {
         try await call("POST", "devices/register", body: request, headers: ["Authorization": "Bearer \(accessToken)"])
     }

@@ -16,6 +16,35 @@ public struct UserLimitOverrides: Sendable, Equatable {
     }
 }
 
+/// A user as `vaultsync-server user list` shows them.
+public struct UserSummary: Sendable, Equatable, Encodable {
+    public var userID: UUID
+    public var email: String
+    public var createdAt: Date
+    /// Devices that are not revoked.
+    public var devices: Int
+    /// Current files in all their vaults, and their bytes.
+    public var files: Int
+    public var bytes: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case email, devices, files, bytes
+        case userID = "user_id"
+        case createdAt = "created_at"
+    }
+}
+
+/// Refusals of admin commands.
+public enum AdminError: Error, CustomStringConvertible {
+    case passwordTooShort(Int)
+
+    public var description: String {
+        switch self {
+        case .passwordTooShort(let minimum): "the new password must be at least \(minimum) characters"
+        }
+    }
+}
+
 extension VaultSyncServer {
     /// Replaces a user's limit overrides (admin command). Returns false when no user has `email`.
     public static func setUserLimits(configuration: ServerConfiguration, logger: Logger, email: String, _ overrides: UserLimitOverrides) async throws -> Bool {
@@ -38,6 +67,39 @@ extension VaultSyncServer {
                     quotaBytes: overrides.quotaBytes ?? configuration.quotaBytes, quotaFiles: overrides.quotaFiles ?? configuration.quotaFiles,
                     maxFileBytes: overrides.maxFileBytes ?? configuration.maxFileBytes)
                 return (UserLimitOverrides(quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes), effective.report(usage))
+            }
+        }
+    }
+
+    /// Sets a user's password (admin command) and ends every session of theirs: each device must
+    /// sign in with the new password. Returns false when no user has `email`.
+    /// - Throws: ``AdminError/passwordTooShort(_:)``; when the user signs in only through another provider.
+    public static func resetPassword(configuration: ServerConfiguration, logger: Logger, email: String, password: String) async throws -> Bool {
+        guard password.count >= AuthService.minimumPasswordLength else { throw AdminError.passwordTooShort(AuthService.minimumPasswordLength) }
+        let hash = try PasswordHasher(cost: configuration.passwordHashCost).hash(password)
+        return try await withDatabase(configuration, logger: logger) { pool, _ in
+            guard let userID = try await pool.withConnection({ try AccountQueries.userID($0, email: email) }) else { return false }
+            try await AuthService.storePassword(pool, userID: userID, hash: hash, keeping: nil, now: Date())
+            return true
+        }
+    }
+
+    /// Deletes a user (admin command): every row and every blob of theirs, as `DELETE /account`
+    /// does. Returns nil when no user has `email`.
+    public static func deleteUser(configuration: ServerConfiguration, logger: Logger, email: String) async throws -> AccountDeletion? {
+        try await withDatabaseAndStore(configuration, logger: logger, now: { Date() }) { pool, store in
+            guard let userID = try await pool.withConnection({ try AccountQueries.userID($0, email: email) }) else { return nil }
+            return try await AccountService(db: pool, store: store, exports: nil, now: { Date() }, logger: logger).delete(userID: userID, keeping: nil)
+        }
+    }
+
+    /// Every user, oldest first (admin command).
+    public static func listUsers(configuration: ServerConfiguration, logger: Logger) async throws -> [UserSummary] {
+        try await withDatabase(configuration, logger: logger) { pool, _ in
+            try await pool.withConnection { db in
+                try AccountQueries.listUsers(db).map {
+                    UserSummary(userID: $0.id, email: $0.email, createdAt: $0.createdAt, devices: $0.devices, files: $0.files, bytes: $0.bytes)
+                }
             }
         }
     }

@@ -81,10 +81,8 @@ public enum VaultSyncServer {
         let hashing = BoundedExecutor(
             threads: configuration.passwordHashThreads, queueLimit: configuration.passwordHashQueue,
             refusal: "too many sign-ins at once; try again in a few seconds")
-        AuthRoutes(auth: AuthService(
-            db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost), hashing: hashing,
-            refreshTTL: configuration.refreshTokenTTL, now: now)
-        ).add(to: api.group("auth"))
+        let auth = authService(configuration, pool: pool, tokens: tokens, hashing: hashing, now: now)
+        AuthRoutes(auth: auth).add(to: api.group("auth"))
         let authenticated = api.group().add(middleware: AuthMiddleware(sessions: sessions))
         DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
         let exportsFolder = data.appendingPathComponent("exports")
@@ -94,6 +92,7 @@ public enum VaultSyncServer {
             db: pool, store: store, fileIO: fileIO, folder: exportsFolder, urls: serverURLs, jobs: ExportJobs(), runner: background,
             ttl: .seconds(24 * 3600), now: now, logger: logger)
         ExportDownloadRoutes(exports: exports, urls: serverURLs, fileIO: fileIO, now: now).add(to: router.group("exports"))
+        AccountRoutes(auth: auth, accounts: AccountService(db: pool, store: store, exports: exports, now: now, logger: logger)).add(to: authenticated)
         let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now)
         VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))
         let events = EventRoutes(vault: vault, feed: feed, presence: pushes?.presence)
@@ -164,21 +163,37 @@ public enum VaultSyncServer {
     /// Runs the retention job once (`vaultsync-server purge`): tombstones and old versions past
     /// their retention, bytes of pushes never confirmed, unreferenced blobs.
     public static func purge(configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) async throws -> PurgeReport {
+        try await withDatabaseAndStore(configuration, logger: logger, now: now) { pool, store in
+            try await purgeService(configuration, pool: pool, store: store, now: now, logger: logger).run()
+        }
+    }
+
+    /// ``withDatabase(_:logger:_:)`` with the configured blob store too (admin commands that remove bytes).
+    static func withDatabaseAndStore<T: Sendable>(
+        _ configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date, _ body: (PostgresPool, any BlobStore) async throws -> T
+    ) async throws -> T {
         let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
         return try await withDatabase(configuration, logger: logger) { pool, _ in
             let fileIO = NIOThreadPool(numberOfThreads: 2)
             fileIO.start()
             do {
                 let urls = ServerBlobURLs(publicURL: { configuration.effectivePublicURL }, signer: URLSigner(secret: secret))
-                let store = try await makeBlobStore(configuration, serverURLs: urls, fileIO: fileIO, now: now, logger: logger)
-                let report = try await purgeService(configuration, pool: pool, store: store, now: now, logger: logger).run()
+                let result = try await body(pool, try await makeBlobStore(configuration, serverURLs: urls, fileIO: fileIO, now: now, logger: logger))
                 try? await fileIO.shutdownGracefully()
-                return report
+                return result
             } catch {
                 try? await fileIO.shutdownGracefully()
                 throw error
             }
         }
+    }
+
+    private static func authService(
+        _ configuration: ServerConfiguration, pool: PostgresPool, tokens: TokenIssuer, hashing: BoundedExecutor, now: @escaping @Sendable () -> Date
+    ) -> AuthService {
+        AuthService(
+            db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost), hashing: hashing,
+            refreshTTL: configuration.refreshTokenTTL, now: now)
     }
 
     private static func purgeService(

@@ -32,4 +32,69 @@ enum AccountQueries {
     static func vaultID(_ db: PostgresConnection, userID: UUID, name: String) throws -> UUID? {
         try db.query("SELECT id FROM vaults WHERE user_id = $1 AND name = $2", [userID, name]).first?.uuid(0)
     }
+
+    /// The user with `email` (compared ignoring case).
+    static func userID(_ db: PostgresConnection, email: String) throws -> UUID? {
+        try db.query("SELECT id FROM users WHERE lower(email) = lower($1)", [email]).first?.uuid(0)
+    }
+
+    /// The stored hash of the user's password; nil when the user has no password sign-in.
+    static func passwordHash(_ db: PostgresConnection, userID: UUID) throws -> String? {
+        try db.query("SELECT secret_hash FROM auth_providers WHERE user_id = $1 AND provider = 'password'", [userID]).first?.optionalString(0)
+    }
+
+    /// Replaces the user's password; false when the user has no password sign-in.
+    static func setPasswordHash(_ db: PostgresConnection, userID: UUID, hash: String) throws -> Bool {
+        !(try db.query("UPDATE auth_providers SET secret_hash = $2 WHERE user_id = $1 AND provider = 'password' RETURNING 1", [userID, hash])).isEmpty
+    }
+
+    /// Every blob of the user's vaults the blob store may hold: confirmed ones and the uploads of
+    /// open push reservations.
+    static func blobKeys(_ db: PostgresConnection, userID: UUID) throws -> [(vaultID: UUID, hash: String)] {
+        try db.query(
+            """
+            SELECT b.vault_id, b.content_hash FROM blobs b JOIN vaults v ON v.id = b.vault_id WHERE v.user_id = $1
+            UNION
+            SELECT r.vault_id, r.content_hash FROM push_reservations r JOIN vaults v ON v.id = r.vault_id WHERE v.user_id = $1
+            """, [userID]
+        ).map { (try $0.uuid(0), try $0.string(1)) }
+    }
+
+    /// Deletes the user and, through the foreign keys, everything of theirs in the database;
+    /// returns what was there (nil when there was no such user).
+    static func deleteUser(_ db: PostgresConnection, userID: UUID) throws -> (vaults: Int, files: Int, devices: Int)? {
+        guard let row = try db.query(
+            """
+            SELECT (SELECT count(*) FROM vaults WHERE user_id = $1),
+                   (SELECT count(*) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = $1 AND NOT f.is_deleted),
+                   (SELECT count(*) FROM devices WHERE user_id = $1)
+            FROM users WHERE id = $1 FOR UPDATE
+            """, [userID]).first
+        else { return nil }
+        try db.query("DELETE FROM users WHERE id = $1", [userID])
+        return (try row.int(0), try row.int(1), try row.int(2))
+    }
+
+    /// A user as `vaultsync-server user list` shows them.
+    struct Listed: Sendable {
+        let id: UUID
+        let email: String
+        let createdAt: Date
+        let devices: Int
+        let files: Int
+        let bytes: Int64
+    }
+
+    /// Every user, oldest first, with their active devices and current files.
+    static func listUsers(_ db: PostgresConnection) throws -> [Listed] {
+        try db.query(
+            """
+            SELECT u.id, u.email, u.created_at,
+                   (SELECT count(*) FROM devices d WHERE d.user_id = u.id AND d.revoked_at IS NULL),
+                   (SELECT count(*) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = u.id AND NOT f.is_deleted),
+                   (SELECT coalesce(sum(f.size_bytes), 0) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = u.id AND NOT f.is_deleted)
+            FROM users u ORDER BY u.created_at, u.email
+            """
+        ).map { Listed(id: try $0.uuid(0), email: try $0.string(1), createdAt: try $0.date(2), devices: try $0.int(3), files: try $0.int(4), bytes: try $0.int64(5)) }
+    }
 }

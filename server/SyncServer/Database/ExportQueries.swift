@@ -3,6 +3,11 @@ import Postgres
 
 /// SQL for exports: the vault's current files with their authors.
 enum ExportQueries {
+    /// Whether vault `id` still exists.
+    static func vaultExists(_ db: PostgresConnection, id: UUID) throws -> Bool {
+        !(try db.query("SELECT 1 FROM vaults WHERE id = $1", [id])).isEmpty
+    }
+
     struct File: Sendable {
         let path: String
         let version: Int

@@ -51,4 +51,13 @@ enum SessionQueries {
             UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id IN (SELECT id FROM ended) AND revoked_at IS NULL
             """, [deviceID, now])
     }
+
+    /// Ends every session of `userID` but `kept` (the caller's own, which goes on).
+    static func revokeAll(_ db: PostgresConnection, userID: UUID, except kept: UUID?, now: Date) throws {
+        try db.query(
+            """
+            WITH ended AS (UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $3 RETURNING id)
+            UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id IN (SELECT id FROM ended) AND revoked_at IS NULL
+            """, [userID, now, kept])
+    }
 }

@@ -40,19 +40,60 @@ struct AuthService: Sendable {
                 throw ServiceError.invalidCredentialsFormat("the password provider needs 'email' and 'password'")
             }
             let credential = try await db.withConnection { try AccountQueries.credential($0, provider: LoginRequest.passwordProvider, subject: email) }
-            let stored = credential?.secretHash
-            let matches = try await hashing.run { [passwords] in
-                guard let stored else {
-                    passwords.dummyVerify(password)
-                    return false
-                }
-                return passwords.verify(password, against: stored)
-            }
+            let matches = try await check(password, against: credential?.secretHash)
             guard let credential, matches else { throw ServiceError.invalidCredentials }
             return try await startSession(userID: credential.userID)
         default:
             throw ServiceError.unsupportedProvider(request.provider)
         }
+    }
+
+    /// Checks the user's password again (for changing it, or deleting the account).
+    /// - Throws: ``ServiceError/invalidCredentials`` when it does not match or the user has none.
+    func verifyPassword(userID: UUID, _ password: String) async throws {
+        let stored = try await db.withConnection { try AccountQueries.passwordHash($0, userID: userID) }
+        guard try await check(password, against: stored) else { throw ServiceError.invalidCredentials }
+    }
+
+    /// Whether `password` matches `stored`, computed off the request threads; with nothing stored
+    /// it costs as much as a real check, so a missing account cannot be told by timing.
+    private func check(_ password: String, against stored: String?) async throws -> Bool {
+        try await hashing.run { [passwords] in
+            guard let stored else {
+                passwords.dummyVerify(password)
+                return false
+            }
+            return passwords.verify(password, against: stored)
+        }
+    }
+
+    /// Changes the caller's password (the current one proves it is them); every other session of
+    /// the account ends, the caller's goes on.
+    func changePassword(_ caller: Caller, _ request: ChangePasswordRequest) async throws {
+        try await verifyPassword(userID: caller.userID, request.currentPassword)
+        try await setPassword(userID: caller.userID, request.newPassword, keeping: caller.session.id)
+    }
+
+    /// Sets a user's password and ends their sessions but `kept` (an operator's reset keeps none).
+    /// - Throws: ``ServiceError/invalidCredentialsFormat(_:)`` for a short password,
+    ///   ``ServiceError/notFound(_:)`` when the user has no password sign-in.
+    func setPassword(userID: UUID, _ password: String, keeping kept: UUID?) async throws {
+        guard password.count >= Self.minimumPasswordLength else {
+            throw ServiceError.invalidCredentialsFormat("the new password must be at least \(Self.minimumPasswordLength) characters")
+        }
+        let hash = try await hashing.run { [passwords] in try passwords.hash(password) }
+        try await Self.storePassword(db, userID: userID, hash: hash, keeping: kept, now: now())
+    }
+
+    /// Stores a new password hash and ends the user's sessions but `kept`, in one transaction.
+    /// - Throws: ``ServiceError/notFound(_:)`` when the user has no password sign-in.
+    static func storePassword(_ db: PostgresPool, userID: UUID, hash: String, keeping kept: UUID?, now: Date) async throws {
+        let found = try await db.transaction { tx in
+            guard try AccountQueries.setPasswordHash(tx, userID: userID, hash: hash) else { return false }
+            try SessionQueries.revokeAll(tx, userID: userID, except: kept, now: now)
+            return true
+        }
+        guard found else { throw ServiceError.notFound("this account has no password sign-in") }
     }
 
     /// How long after a rotation the token it replaced may be presented again, when the answer

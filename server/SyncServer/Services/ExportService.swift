@@ -74,10 +74,21 @@ struct ExportService: Sendable {
         return status
     }
 
-    /// The archive of a ready export, for the download route.
+    /// The archive of a ready export, for the download route; nil also when its vault is gone
+    /// (the account was deleted, perhaps by an operator's command in another process).
     func archive(id: UUID) async -> URL? {
-        guard let job = await jobs.get(id), job.state == .ready else { return nil }
+        guard let job = await jobs.get(id), job.state == .ready,
+            (try? await db.withConnection({ try ExportQueries.vaultExists($0, id: job.vaultID) })) == true
+        else { return nil }
         return folder.appendingPathComponent("\(id).zip")
+    }
+
+    /// Drops the user's export jobs and their archives (the account is being deleted); a job
+    /// still writing notices and removes what it wrote.
+    func forget(userID: UUID) async {
+        for id in await jobs.removeAll(userID: userID) {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent("\(id).zip"))
+        }
     }
 
     private func build(id: UUID, scope: VaultScope, files: [ExportQueries.File]) async {
@@ -89,6 +100,7 @@ struct ExportService: Sendable {
             var manifest: [ExportedFile] = []
             for (index, file) in files.enumerated() {
                 try Task.checkCancellation()  // the server is shutting down
+                guard await jobs.get(id) != nil else { throw CancellationError() }  // the account was deleted
                 let hash = try ContentHash(file.contentHash)
                 try await copy(BlobKey(vaultID: scope.vaultID, contentHash: hash), to: scratch, expected: file.sizeBytes)
                 try await fileIO.runIfActive {
@@ -112,10 +124,12 @@ struct ExportService: Sendable {
                 $0.state = .ready
                 $0.sizeBytes = size
             }
+            if await jobs.get(id) == nil { try? FileManager.default.removeItem(at: target) }  // forgotten meanwhile
             logger.info("export ready", metadata: ["export": "\(id)", "files": "\(files.count)"])
         } catch {
             try? FileManager.default.removeItem(at: scratch)
             try? FileManager.default.removeItem(at: target)
+            guard await jobs.get(id) != nil else { return }  // the account was deleted: nothing to report
             // Cancelled at shutdown, whatever the interrupted call threw.
             let cancelled = Task.isCancelled
             let reason = cancelled ? "the server shut down while writing the export: start it again" : "the export could not be written: \(error)"
@@ -208,6 +222,13 @@ actor ExportJobs {
             change(&job)
             jobs[id] = job
         }
+    }
+
+    /// Forgets every job of `userID`; returns their ids.
+    func removeAll(userID: UUID) -> [UUID] {
+        let theirs = jobs.values.filter { $0.userID == userID }.map(\.id)
+        for id in theirs { jobs[id] = nil }
+        return theirs
     }
 
     /// Forgets finished jobs created before `cutoff`; returns their ids.

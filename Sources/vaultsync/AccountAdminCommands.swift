@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import SyncClient
+import SyncProtocol
+
+/// `vaultsync account [password|delete]`: the account the vault's device is signed in to.
+struct Account: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Change your password or delete your account.",
+        subcommands: [AccountPassword.self, AccountDelete.self])
+}
+
+struct AccountPassword: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "password", abstract: "Change your password; your other devices are signed out and sign in again with the new one.",
+        discussion: "The current password comes from VAULTSYNC_PASSWORD or a prompt, the new one from VAULTSYNC_NEW_PASSWORD or a prompt; with --password-stdin, the current one is the first line and the new one the second.")
+    @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+    @Flag(help: "Read the current and the new password from the first two lines of standard input.") var passwordStdin = false
+
+    func run() async throws {
+        let engine = try SyncEngine(root: vaultURL(directory))
+        let (current, new) = try passwords()
+        try await engine.changePassword(current: current, new: new)
+        print("password changed; your other devices were signed out ('vaultsync login' signs each in again)")
+    }
+
+    private func passwords() throws -> (String, String) {
+        if passwordStdin {
+            guard let current = readLine(strippingNewline: true), let new = readLine(strippingNewline: true), !current.isEmpty, !new.isEmpty else {
+                throw ValidationError("--password-stdin needs the current password and the new one on two lines")
+            }
+            return (current, new)
+        }
+        let env = ProcessInfo.processInfo.environment
+        let current = try env["VAULTSYNC_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 } ?? prompt("Current password: ")
+        let new = try env["VAULTSYNC_NEW_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 } ?? prompt("New password: ")
+        return (current, new)
+    }
+}
+
+struct AccountDelete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete your account and everything of it on the server (this folder's files stay).",
+        discussion: "There is no undo: save a copy first with 'vaultsync export DIR --out notes.zip'. Without --yes the command asks you to type 'delete' (on a terminal only). The password comes from VAULTSYNC_PASSWORD, --password-stdin, or a prompt.")
+    @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+    @Flag(help: "Do not ask for confirmation.") var yes = false
+    @Flag(help: "Print what was deleted as JSON.") var json = false
+    @OptionGroup var password: PasswordOptions
+
+    func run() async throws {
+        let root = vaultURL(directory)
+        let engine = try SyncEngine(root: root)
+        if !yes {
+            guard isatty(STDIN_FILENO) == 1 else { throw CLIRefusal("refusing to delete the account without --yes when not on a terminal; nothing was deleted") }
+            print("This deletes your account and every note, version and device of it on the server, for good.")
+            print("Save a copy first with 'vaultsync export \(root.path) --out notes.zip'. Type 'delete' to go on: ", terminator: "")
+            guard readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces) == "delete" else {
+                throw CLIRefusal("not confirmed; nothing was deleted")
+            }
+        }
+        let deleted = try await engine.deleteAccount(password: try password.password())
+        if json { return try printJSON(deleted) }
+        print("account deleted: \(deleted.vaults) vault\(deleted.vaults == 1 ? "" : "s"), \(deleted.files) files, \(deleted.devices) device\(deleted.devices == 1 ? "" : "s") removed from the server; the files in \(root.path) stay")
+    }
+}
+
+/// Asks for a secret on a terminal.
+func prompt(_ label: String) throws -> String {
+    guard isatty(STDIN_FILENO) == 1, let typed = getpass(label) else {
+        throw ValidationError("no password: set VAULTSYNC_PASSWORD and VAULTSYNC_NEW_PASSWORD, or use --password-stdin")
+    }
+    return String(cString: typed)
+}
+
+/// A command that declined to act (not confirmed): one line, exit code 1, nothing changed.
+struct CLIRefusal: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import SyncServer
+import TestSupport
+import Testing
+
+/// The account commands as a user and an operator meet them: real `vaultsync` and
+/// `vaultsync-server` processes against a real server and Postgres.
+@Suite struct AccountCLITests: CLISuite {
+    @Test func passwordChangeAccountDeletionAndTheOperatorsUserCommands() async throws {
+        let database = try await TestCluster.newDatabase()
+        let data = newFolder(), laptop = newFolder(), phone = newFolder(), other = newFolder()
+        defer { for folder in [data, laptop, phone, other] { try? FileManager.default.removeItem(at: folder) } }
+        let configure: @Sendable (inout ServerConfiguration) -> Void = { configuration in
+            configuration.databaseURL = database
+            configuration.dataDirectory = data
+            configuration.jwtSecret = "cli-test-secret-0123456789-0123456789"
+        }
+        let email = "account-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let otherEmail = "other-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let admin = ["--database-url", database, "--data-dir", data.path]
+        try await TestServer.with(configure: configure) { server in
+            let url = server.baseURL.absoluteString
+            for (folder, name, address, create) in [(laptop, "laptop", email, true), (phone, "phone", email, false), (other, "other", otherEmail, true)] {
+                let linked = try await vaultsync(["init", folder.path, "--server", url, "--email", address, "--device-name", name] + (create ? ["--create-account"] : []))
+                #expect(linked.exitCode == 0, "\(linked)")
+            }
+            try Data("# mine\n".utf8).write(to: laptop.appendingPathComponent("mine.md"))
+            #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0)
+
+            // A password change signs the phone out; it signs in with the new password.
+            let changed = try await CLIProcess.run("vaultsync", ["account", "password", laptop.path, "--password-stdin"], stdin: "\(Self.password)\nan even better one\n")
+            #expect(changed.exitCode == 0 && changed.stdout.contains("other devices were signed out"), "\(changed)")
+            #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0, "the laptop's session goes on")
+            #expect(try await vaultsync(["sync", phone.path]).exitCode == 4)
+            let back = try await CLIProcess.run("vaultsync", ["login", phone.path], environment: ["VAULTSYNC_PASSWORD": "an even better one"])
+            #expect(back.exitCode == 0, "\(back)")
+
+            // The operator's view.
+            let listed = try await CLIProcess.run("vaultsync-server", ["user", "list", "--json"] + admin)
+            #expect(listed.exitCode == 0, "\(listed)")
+            let users = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]] ?? []
+            let mine = try #require(users.first { $0["email"] as? String == email })
+            #expect(mine["devices"] as? Int == 2 && mine["files"] as? Int == 1, "\(mine)")
+            let reset = try await CLIProcess.run("vaultsync-server", ["user", "reset-password", otherEmail] + admin, environment: ["VAULTSYNC_NEW_PASSWORD": "set by the operator"])
+            #expect(reset.exitCode == 0, "\(reset)")
+            #expect(try await vaultsync(["sync", other.path]).exitCode == 4, "every device of theirs was signed out")
+            let short = try await CLIProcess.run("vaultsync-server", ["user", "reset-password", otherEmail] + admin, environment: ["VAULTSYNC_NEW_PASSWORD": "short"])
+            #expect(short.exitCode == 1 && short.stderr.contains("at least 8"), "\(short)")
+            let unsure = try await CLIProcess.run("vaultsync-server", ["user", "delete", otherEmail] + admin)
+            #expect(unsure.exitCode == 1 && unsure.stderr.contains("without --yes"), "\(unsure)")
+            let removed = try await CLIProcess.run("vaultsync-server", ["user", "delete", otherEmail, "--yes"] + admin)
+            #expect(removed.exitCode == 0 && removed.stdout.contains("\(otherEmail) deleted"), "\(removed)")
+            let nobody = try await CLIProcess.run("vaultsync-server", ["user", "delete", otherEmail, "--yes"] + admin)
+            #expect(nobody.exitCode == 1 && nobody.stderr.contains("no user with email"), "\(nobody)")
+
+            // The user deletes their own account: asked first, then gone; the folder's files stay.
+            let unconfirmed = try await CLIProcess.run("vaultsync", ["account", "delete", laptop.path], environment: ["VAULTSYNC_PASSWORD": "an even better one"])
+            #expect(unconfirmed.exitCode == 1 && unconfirmed.stderr.contains("nothing was deleted"), "\(unconfirmed)")
+            let wrong = try await vaultsync(["account", "delete", laptop.path, "--yes"])
+            #expect(wrong.exitCode == 1 && wrong.stderr.contains("password"), "the old password no longer works: \(wrong)")
+            let deleted = try await CLIProcess.run("vaultsync", ["account", "delete", laptop.path, "--yes", "--json"], environment: ["VAULTSYNC_PASSWORD": "an even better one"])
+            #expect(deleted.exitCode == 0, "\(deleted)")
+            let summary = try deleted.json()
+            #expect(summary["vaults"] as? Int == 1 && summary["files"] as? Int == 1 && summary["devices"] as? Int == 2, "\(summary)")
+            #expect(try String(contentsOf: laptop.appendingPathComponent("mine.md"), encoding: .utf8) == "# mine\n")
+            #expect(try await vaultsync(["sync", laptop.path]).exitCode == 4, "signed out")
+            #expect(try await vaultsync(["sync", phone.path]).exitCode == 4, "the other device is refused")
+            let after = try await CLIProcess.run("vaultsync-server", ["user", "list", "--json"] + admin)
+            #expect(after.exitCode == 0 && !after.stdout.contains(email) && !after.stdout.contains(otherEmail), "\(after)")
+        }
+    }
+}

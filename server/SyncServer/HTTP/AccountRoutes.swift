@@ -1,0 +1,23 @@
+import Hummingbird
+import SyncProtocol
+
+/// `POST /auth/password` and `DELETE /account` (authenticated).
+struct AccountRoutes {
+    let auth: AuthService
+    let accounts: AccountService
+
+    func add(to group: RouterGroup<ServerRequestContext>) {
+        group.post("auth/password") { request, context in
+            let caller = try context.requireCaller()
+            let body = try await request.decode(as: ChangePasswordRequest.self, context: context)
+            try await auth.changePassword(caller, body)
+            return Response(status: .noContent)
+        }
+        group.delete("account") { request, context in
+            let caller = try context.requireCaller()
+            let body = try await request.decode(as: DeleteAccountRequest.self, context: context)
+            try await auth.verifyPassword(userID: caller.userID, body.password)
+            return try context.json(try await accounts.delete(userID: caller.userID, keeping: caller.session.id))
+        }
+    }
+}
