@@ -103,6 +103,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between pings on an idle change-feed WebSocket; a peer that misses one is dropped. Default 30. Env: VAULTSYNC_EVENT_PING_SECONDS.", valueName: "seconds"))
     var eventPingSeconds: Int?
 
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("Address of a reverse proxy or load balancer in front of this server (repeatable): from it, the client's address is taken from X-Forwarded-For (for sign-in throttling and logs). Env: VAULTSYNC_TRUSTED_PROXIES (comma-separated).", valueName: "ip"))
+    var trustedProxies: [String] = []
+
     @OptionGroup(title: "Push notifications") var push: PushOptions
 
     func run() async throws {
@@ -115,6 +118,9 @@ struct Serve: AsyncParsableCommand {
             configuration.eventPingInterval = .seconds(value)
         }
         if let value = hostname ?? env["VAULTSYNC_HOSTNAME"] { configuration.hostname = value }
+        configuration.trustedProxies = trustedProxies.isEmpty
+            ? (env["VAULTSYNC_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            : trustedProxies
         if let value = try port ?? int(env, "VAULTSYNC_PORT") { configuration.port = value }
         if let value = publicURL ?? env["VAULTSYNC_PUBLIC_URL"] {
             guard let url = URL(string: value), url.scheme == "http" || url.scheme == "https" else { throw ValidationError("--public-url '\(value)' is not an http(s) URL") }

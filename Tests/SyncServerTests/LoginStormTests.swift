@@ -13,6 +13,7 @@ import Testing
             $0.passwordHashCost = 1 << 14  // half production strength: the storm lasts seconds either way
             $0.passwordHashThreads = 1
             $0.passwordHashQueue = 16
+            $0.trustedProxies = ["127.0.0.1"]  // the storm comes from many addresses (one would soon be throttled)
         }) { server in
             let user = try await server.newUser()
             let device = try await user.newDevice()
@@ -24,7 +25,13 @@ import Testing
             let stormStarted = clock.now
             let stormTask = Task {
                 try await withThrowingTaskGroup(of: RawHTTP.Answer.self) { group in
-                    for _ in 0..<40 { group.addTask { try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: wrong, session: RawHTTP.parallel) } }
+                    for i in 0..<40 {
+                        group.addTask {
+                            try await RawHTTP.send(
+                                "POST", server.baseURL.appendingPathComponent("auth/login"), body: wrong, headers: ["X-Forwarded-For": "198.51.100.\(i)"],
+                                session: RawHTTP.parallel)
+                        }
+                    }
                     var answers: [RawHTTP.Answer] = []
                     for try await answer in group { answers.append(answer) }
                     return (answers, clock.now)

@@ -73,6 +73,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let payloadTooLarge: ErrorCode = "payload_too_large"
     /// Storage quota reached.
     public static let quotaExceeded: ErrorCode = "quota_exceeded"
+    /// Too many failed sign-ins (for this account from this address, or from this address):
+    /// wait `Retry-After` seconds.
+    public static let tooManyRequests: ErrorCode = "too_many_requests"
     /// An incremental cursor is older than the oldest change the server remembers.
     public static let cursorExpired: ErrorCode = "cursor_expired"
 

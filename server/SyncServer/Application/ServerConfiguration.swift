@@ -7,6 +7,11 @@ public struct ServerConfiguration: Sendable {
     public var hostname = "127.0.0.1"
     /// Port to bind; 0 picks a free one (default 8080).
     public var port = 8080
+    /// Addresses of reverse proxies in front of the server: from them, the client's address is
+    /// taken from `X-Forwarded-For` (``ClientAddress``).
+    public var trustedProxies: [String] = []
+    /// When failed sign-ins make a client wait (``SignInThrottle``).
+    public var signInThrottle = SignInThrottlePolicy()
     /// Data folder: embedded Postgres cluster, file blob store, generated secret (default `./.vaultsync-server`).
     public var dataDirectory = URL(fileURLWithPath: ".vaultsync-server")
     /// The address clients reach this server at; blob URLs point here. Defaults to `http://hostname:port`.

@@ -82,7 +82,7 @@ public enum VaultSyncServer {
             threads: configuration.passwordHashThreads, queueLimit: configuration.passwordHashQueue,
             refusal: "too many sign-ins at once; try again in a few seconds")
         let auth = authService(configuration, pool: pool, tokens: tokens, hashing: hashing, now: now)
-        AuthRoutes(auth: auth).add(to: api.group("auth"))
+        AuthRoutes(auth: auth, trustedProxies: Set(configuration.trustedProxies)).add(to: api.group("auth"))
         let authenticated = api.group().add(middleware: AuthMiddleware(sessions: sessions))
         DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
         let exportsFolder = data.appendingPathComponent("exports")
@@ -193,7 +193,7 @@ public enum VaultSyncServer {
     ) -> AuthService {
         AuthService(
             db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost), hashing: hashing,
-            refreshTTL: configuration.refreshTokenTTL, now: now)
+            refreshTTL: configuration.refreshTokenTTL, throttle: SignInThrottle(db: pool, policy: configuration.signInThrottle, now: now), now: now)
     }
 
     private static func purgeService(

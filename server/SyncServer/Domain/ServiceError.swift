@@ -32,6 +32,8 @@ enum ServiceError: Error, Equatable {
     case quotaExceeded(String, usage: UsageResponse)
     /// The server cannot serve this now but will soon (shutting down, database down): retry after the given seconds.
     case unavailable(String, retryAfterSeconds: Int)
+    /// Too many failed sign-ins for this account from this address, or from this address.
+    case tooManyRequests(String, retryAfterSeconds: Int)
     /// The blob store is out of space (full disk, filesystem quota): nothing was stored.
     case storageUnavailable(String)
 }

@@ -1,9 +1,12 @@
+import HTTPTypes
 import Hummingbird
 import SyncProtocol
 
 /// `POST /auth/signup`, `/auth/login`, `/auth/refresh`, `/auth/logout`.
 struct AuthRoutes {
     let auth: AuthService
+    /// Proxies whose `X-Forwarded-For` names the client.
+    let trustedProxies: Set<String>
 
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.post("signup") { request, context in
@@ -12,7 +15,9 @@ struct AuthRoutes {
         }
         group.post("login") { request, context in
             let body = try await request.decode(as: LoginRequest.self, context: context)
-            return try context.json(try await auth.login(body))
+            let address = ClientAddress.resolve(
+                peer: context.peerAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], trusted: trustedProxies)
+            return try context.json(try await auth.login(body, address: address))
         }
         group.post("refresh") { request, context in
             let body = try await request.decode(as: RefreshRequest.self, context: context)

@@ -18,9 +18,12 @@ struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     /// When the access token expires.
     var tokenExpiresAt: Date? { caller?.claims.expiresAt }
     let webSocket = WebSocketHandlerReference<ServerRequestContext>()
+    /// The IP address of the connection's peer (a proxy's, behind one: see ``ClientAddress``).
+    let peerAddress: String?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.peerAddress = source.channel.remoteAddress?.ipAddress
     }
 
     var maxUploadSize: Int { Self.maxBodyBytes }

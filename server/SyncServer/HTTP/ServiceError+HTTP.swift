@@ -67,6 +67,8 @@ extension ServiceError {
             (.conflict, ErrorBody(code: .pathCaseConflict, message: "'\(existing)' exists already and differs from '\(path)' only by letter case", path: path.rawValue))
         case .unavailable(let m, _):
             (.serviceUnavailable, ErrorBody(code: .unavailable, message: m))
+        case .tooManyRequests(let m, _):
+            (.tooManyRequests, ErrorBody(code: .tooManyRequests, message: m))
         case .storageUnavailable(let m):
             (.init(code: 507, reasonPhrase: "Insufficient Storage"), ErrorBody(code: .storageUnavailable, message: m))
         }
@@ -75,7 +77,7 @@ extension ServiceError {
     /// Seconds for the `Retry-After` header, for errors a client should simply retry later.
     var retryAfterSeconds: Int? {
         switch self {
-        case .unavailable(_, let seconds): seconds
+        case .unavailable(_, let seconds), .tooManyRequests(_, let seconds): seconds
         // Space comes back when an operator frees it: a minute is soon enough to look again.
         case .storageUnavailable: 60
         default: nil

@@ -11,6 +11,8 @@ struct AuthService: Sendable {
     /// Where hashing runs: never on the threads that serve requests.
     let hashing: BoundedExecutor
     let refreshTTL: Duration
+    /// Makes repeated failed sign-ins wait.
+    let throttle: SignInThrottle
     let now: @Sendable () -> Date
 
     static let minimumPasswordLength = 8
@@ -33,15 +35,21 @@ struct AuthService: Sendable {
     }
 
     /// Logs in through a provider. Only `password` exists today; others slot in as new cases.
-    func login(_ request: LoginRequest) async throws -> AuthTokens {
+    /// - Parameter address: the client's address, for ``SignInThrottle``.
+    func login(_ request: LoginRequest, address: String) async throws -> AuthTokens {
         switch request.provider {
         case LoginRequest.passwordProvider:
             guard let email = request.email, let password = request.password else {
                 throw ServiceError.invalidCredentialsFormat("the password provider needs 'email' and 'password'")
             }
+            try await throttle.check(email: email, address: address)  // before any hashing
             let credential = try await db.withConnection { try AccountQueries.credential($0, provider: LoginRequest.passwordProvider, subject: email) }
             let matches = try await check(password, against: credential?.secretHash)
-            guard let credential, matches else { throw ServiceError.invalidCredentials }
+            guard let credential, matches else {
+                try await throttle.failed(email: email, address: address)
+                throw ServiceError.invalidCredentials
+            }
+            try await throttle.succeeded(email: email, address: address)
             return try await startSession(userID: credential.userID)
         default:
             throw ServiceError.unsupportedProvider(request.provider)

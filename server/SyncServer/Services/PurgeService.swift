@@ -54,6 +54,7 @@ struct PurgeService: Sendable {
             let cutoff = now.addingTimeInterval(-versionRetention.seconds)
             report.oldVersions = try await db.transaction { try PurgeQueries.purgeOldVersions($0, before: cutoff) }
         }
+        try await db.withConnection { try SignInThrottle.forget($0, before: now.addingTimeInterval(-24 * 3600)) }
         let uploadCutoff = now.addingTimeInterval(-uploadGrace.seconds)
         let abandoned = try await db.transaction { try PurgeQueries.purgeAbandonedReservations($0, before: uploadCutoff) }
         report.abandonedUploads = try await deleteBytes(abandoned)

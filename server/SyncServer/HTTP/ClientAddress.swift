@@ -1,0 +1,13 @@
+import Foundation
+
+/// The address a request came from: the peer's, or, when the peer is a trusted proxy, the
+/// nearest address in `X-Forwarded-For` that is not itself a trusted proxy (proxies append the
+/// address they saw, so everything to the left of it could be forged by the client).
+enum ClientAddress {
+    static func resolve(peer: String?, forwardedFor: String?, trusted: Set<String>) -> String {
+        guard let peer else { return "unknown" }
+        guard trusted.contains(peer), let forwardedFor else { return peer }
+        let hops = forwardedFor.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return hops.reversed().first { !trusted.contains($0) } ?? hops.first ?? peer
+    }
+}

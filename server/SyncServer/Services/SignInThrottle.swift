@@ -1,0 +1,83 @@
+public import Foundation
+import Postgres
+
+/// When failed sign-ins make a client wait (see ``SignInThrottle``).
+public struct SignInThrottlePolicy: Sendable, Equatable {
+    /// Failures of one account from one address before waits begin.
+    public var freeAccountFailures = 3
+    /// Failures from one address (any accounts) before waits begin.
+    public var freeAddressFailures = 20
+    /// The longest wait.
+    public var longestWait: Duration = .seconds(15 * 60)
+    /// Failures older than this are forgotten.
+    public var memory: Duration = .seconds(15 * 60)
+
+    public init() {}
+}
+
+/// Slows password guessing. Each failed sign-in counts against two keys: the account from that
+/// address, and the address. Past a few free failures, every further one makes the key wait
+/// twice as long (1 s, 2 s, 4 s … up to 15 minutes); a sign-in on a waiting key is answered
+/// `429 too_many_requests` with `Retry-After`, before any password is hashed. Failures a quarter
+/// of an hour old are forgotten. The account is keyed together with the address so that someone
+/// guessing from elsewhere can never lock its owner out: a successful sign-in is not delayed by
+/// others' failures, and it clears its own key. The counts live in Postgres, so every instance
+/// behind a load balancer sees the same ones.
+struct SignInThrottle: Sendable {
+    let db: PostgresPool
+    let policy: SignInThrottlePolicy
+    let now: @Sendable () -> Date
+
+    /// Refuses a sign-in whose account-and-address or address must still wait.
+    /// - Throws: ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
+    func check(email: String, address: String) async throws {
+        let now = now()
+        let keys = Self.keys(email: email, address: address)
+        let until = try await db.withConnection { db in
+            try db.query("SELECT max(blocked_until) FROM sign_in_failures WHERE key = ANY($1) AND blocked_until > $2", [[keys.account, keys.address], now]).first?.optionalDate(0)
+        }
+        guard let until else { return }
+        let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+        throw ServiceError.tooManyRequests("too many failed sign-ins: try again in \(seconds) s", retryAfterSeconds: seconds)
+    }
+
+    /// Counts a failed sign-in.
+    func failed(email: String, address: String) async throws {
+        let now = now()
+        let keys = Self.keys(email: email, address: address)
+        try await db.transaction { tx in
+            for (key, free) in [(keys.account, policy.freeAccountFailures), (keys.address, policy.freeAddressFailures)] {
+                try tx.query(
+                    """
+                    INSERT INTO sign_in_failures AS f (key, failures, last_failure_at) VALUES ($1, 1, $2)
+                    ON CONFLICT (key) DO UPDATE SET
+                        failures = CASE WHEN f.last_failure_at < $2::timestamptz - make_interval(secs => $3) THEN 1 ELSE f.failures + 1 END,
+                        last_failure_at = $2
+                    """, [key, now, Int(policy.memory.seconds)])
+                // Past the free failures the wait doubles with each one, up to the longest.
+                try tx.query(
+                    """
+                    UPDATE sign_in_failures SET blocked_until = CASE WHEN failures > $2
+                        THEN $3::timestamptz + make_interval(secs => least($4, power(2, least(failures - $2 - 1, 30))))
+                        ELSE NULL END
+                    WHERE key = $1
+                    """, [key, free, now, Int(policy.longestWait.seconds)])
+            }
+        }
+    }
+
+    /// Clears the account's key for this address after a successful sign-in.
+    func succeeded(email: String, address: String) async throws {
+        let key = Self.keys(email: email, address: address).account
+        try await db.withConnection { try $0.query("DELETE FROM sign_in_failures WHERE key = $1", [key]) }
+    }
+
+    /// Forgets failures older than the memory (run by the purge job).
+    static func forget(_ db: PostgresConnection, before cutoff: Date) throws {
+        try db.query("DELETE FROM sign_in_failures WHERE last_failure_at < $1 AND (blocked_until IS NULL OR blocked_until < $1)", [cutoff])
+    }
+
+    private static func keys(email: String, address: String) -> (account: String, address: String) {
+        ("account:\(email.trimmingCharacters(in: .whitespaces).lowercased())|\(address)", "address:\(address)")
+    }
+}
