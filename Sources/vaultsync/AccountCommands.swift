@@ -22,16 +22,22 @@ struct Init: AsyncParsableCommand {
     @Option(help: "Your email address.") var email: String
     @Option(help: "A name for this device (default: the host name).") var deviceName: String?
     @Flag(help: "Create the account first.") var createAccount = false
+    @Option(name: .customLong("vault"), help: "Which of the account's vaults to sync with (default: the one the folder synced with before, else 'default').") var vaultName: String?
+    @Flag(name: .customLong("create"), help: "Create the vault named by --vault when the account has none of that name.") var createVault = false
     @Flag(help: "Print the first sync's report as JSON.") var json = false
     @OptionGroup var password: PasswordOptions
+
+    func validate() throws {
+        if createVault && vaultName == nil { throw ValidationError("--create needs --vault NAME") }
+    }
 
     func run() async throws {
         let root = vaultURL(directory)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let engine = try await SyncEngine.link(
             root: root, server: try serverURL(server), email: email, password: try password.password(),
-            deviceName: deviceName ?? ProcessInfo.processInfo.hostName, createAccount: createAccount)
-        if !json { print("linked \(root.path) to \(server) as \(email)") }
+            deviceName: deviceName ?? ProcessInfo.processInfo.hostName, createAccount: createAccount, vault: vaultName, createVault: createVault)
+        if !json { print("linked \(root.path) to \(server) as \(email)\(vaultName.map { ", vault '\($0)'" } ?? "")") }
         try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
     }
 }

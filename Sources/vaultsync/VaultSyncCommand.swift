@@ -19,7 +19,7 @@ struct VaultSyncCommand: AsyncParsableCommand {
         version: ReleaseVersion.current,
         subcommands: [
             Signup.self, Init.self, Login.self, Logout.self, Sync.self, Watch.self, Status.self, Conflicts.self, Resolve.self, Retry.self,
-            History.self, Restore.self, Export.self, Import.self, Log.self, Devices.self, Account.self, ServerInfo.self,
+            History.self, Restore.self, Export.self, Import.self, Log.self, Devices.self, Vaults.self, Account.self, ServerInfo.self,
         ])
 
     /// Runs the command; failures the README documents become their exit code and one line on
@@ -65,3 +65,7 @@ extension DeviceList: JSONReporting {}
 extension DeviceRename: JSONReporting {}
 extension DeviceRevoke: JSONReporting {}
 extension AccountDelete: JSONReporting {}
+extension VaultsList: JSONReporting {}
+extension VaultsCreate: JSONReporting {}
+extension VaultsRename: JSONReporting {}
+extension VaultsDelete: JSONReporting {}

@@ -159,6 +159,11 @@ public struct TestDevice: Sendable {
     public let session: VaultSession
     public let info: DeviceInfo
 
+    /// This device working in another of the user's vaults (named by id or name).
+    public func inVault(_ vault: String) -> TestDevice {
+        TestDevice(api: api, session: VaultSession(accessToken: session.accessToken, deviceID: session.deviceID, vault: vault), info: info)
+    }
+
     /// This device talking to another server instance (one on the same database).
     public func through(_ server: TestServer) -> TestDevice {
         TestDevice(api: server.api, session: session, info: info)

@@ -14,7 +14,9 @@ actor AuthorizedSession {
         self.api = api
     }
 
-    var vaultSession: VaultSession { VaultSession(accessToken: credentials.accessToken, deviceID: credentials.deviceID) }
+    var vaultSession: VaultSession {
+        VaultSession(accessToken: credentials.accessToken, deviceID: credentials.deviceID, vault: credentials.vaultID?.uuidString.lowercased())
+    }
     var deviceName: String { credentials.deviceName }
 
     /// The session, once more checking that the device is still signed in: a long-lived engine

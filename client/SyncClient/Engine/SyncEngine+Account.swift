@@ -9,9 +9,13 @@ extension SyncEngine {
     /// same account: its sync state stays valid, so nothing is downloaded again.
     /// - Throws: ``SyncEngineError/linkedElsewhere(_:server:)`` or ``SyncEngineError/otherAccount(_:)``
     ///   when the folder syncs with another server or account.
+    /// - Parameters:
+    ///   - vault: the name of the account's vault to sync with; nil for the one the folder synced
+    ///     with before, or else `default`.
+    ///   - createVault: create `vault` when the account has none of that name.
     public static func link(
         root: URL, server: URL, email: String, password: String, deviceName: String, createAccount: Bool = false,
-        transport: any HTTPTransport = AsyncHTTPTransport()
+        vault: String? = nil, createVault: Bool = false, transport: any HTTPTransport = AsyncHTTPTransport()
     ) async throws -> SyncEngine {
         let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
         let previous = try LinkRecord.read(stateFolder: stateFolder)
@@ -24,6 +28,13 @@ extension SyncEngine {
             try? await api.logout(refreshToken: tokens.refreshToken)
             throw SyncEngineError.otherAccount(root.path)
         }
+        let vaultID: UUID?
+        do {
+            vaultID = try await chooseVault(vault, create: createVault, previous: previous, root: root, api: api, accessToken: tokens.accessToken)
+        } catch {
+            try? await api.logout(refreshToken: tokens.refreshToken)  // no session is left behind
+            throw error
+        }
         let name = previous?.deviceName ?? deviceName
         let deviceID: UUID
         if let known = previous?.deviceID, try await api.devices(accessToken: tokens.accessToken).devices.contains(where: { $0.deviceID == known }) {
@@ -33,16 +44,39 @@ extension SyncEngine {
         }
         try CredentialStore(stateFolder: stateFolder).save(Credentials(
             server: server, userID: tokens.userID, deviceID: deviceID, deviceName: name,
-            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken))
+            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, vaultID: vaultID))
         let engine = try SyncEngine(root: root, transport: transport)
         try await engine.store.setMeta(.server, server.absoluteString)
         try await engine.store.setMeta(.userID, tokens.userID.uuidString)
         try await engine.store.setMeta(.deviceID, deviceID.uuidString)
         try await engine.store.setMeta(.deviceName, name)
+        try await engine.store.setMeta(.vaultID, vaultID?.uuidString)
         try await engine.store.setMeta(.email, email)
         // Signed in again: a session refused earlier no longer describes the vault.
         if try await engine.store.meta(.lastStatus) == SyncStatus.unauthenticated.rawValue { try await engine.store.setMeta(.lastStatus, nil) }
         return engine
+    }
+
+    /// The id of the server vault a folder links to: the one named `name` (created when asked),
+    /// else the one it synced with before; nil for the account's `default` vault of a folder
+    /// that never chose one (the server's default when no vault is named).
+    /// - Throws: ``SyncEngineError/noSuchVault(_:known:)``, ``SyncEngineError/otherVault(_:vault:)``.
+    private static func chooseVault(
+        _ name: String?, create: Bool, previous: LinkRecord?, root: URL, api: SyncAPI, accessToken: String
+    ) async throws -> UUID? {
+        guard let name else { return previous?.vaultID }
+        let vaults = try await api.vaults(accessToken: accessToken)
+        let chosen = try await {
+            if let found = vaults.first(where: { $0.name == name }) { return found }
+            guard create else { throw SyncEngineError.noSuchVault(name, known: vaults.map(\.name)) }
+            return try await api.createVault(named: name, accessToken: accessToken)
+        }()
+        if let previous, previous.userID != nil {
+            // A folder keeps its vault: its sync state describes that vault's files.
+            let before = previous.vaultID ?? vaults.first { $0.name == "default" }?.vaultID
+            if before != chosen.vaultID { throw SyncEngineError.otherVault(root.path, vault: vaults.first { $0.vaultID == before }?.name ?? "default") }
+        }
+        return chosen.vaultID
     }
 
     /// Signs a linked, signed-out vault back in (after `logout`, or when the server ended the
@@ -76,6 +110,7 @@ struct LinkRecord: Equatable {
     var deviceID: UUID?
     var deviceName: String?
     var email: String?
+    var vaultID: UUID?
 
     /// The record, or nil when the folder was never linked (no `sync.db`, or no server in it).
     static func read(stateFolder: URL) throws -> LinkRecord? {
@@ -105,7 +140,7 @@ struct LinkRecord: Equatable {
             guard let server = meta[.server] else { return nil }
             return LinkRecord(
                 server: server, userID: meta[.userID].flatMap(UUID.init(uuidString:)), deviceID: meta[.deviceID].flatMap(UUID.init(uuidString:)),
-                deviceName: meta[.deviceName], email: meta[.email])
+                deviceName: meta[.deviceName], email: meta[.email], vaultID: meta[.vaultID].flatMap(UUID.init(uuidString:)))
         }
     }
 }

@@ -308,6 +308,10 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     case otherAccount(String)
     /// `login` on a folder linked before this client recorded the account's email.
     case emailNeeded(String)
+    /// `init --vault NAME` naming no vault of the account (without `--create`); the names it has.
+    case noSuchVault(String, known: [String])
+    /// `init --vault NAME` on a folder that syncs with another vault of the account.
+    case otherVault(String, vault: String)
     case noConflict(VaultPath)
     case serverMovedOn(VaultPath)
     public var description: String {
@@ -317,6 +321,9 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .linkedElsewhere(let path, let server): "'\(path)' is linked to \(server); use that server, or link an empty folder"
         case .otherAccount(let path): "'\(path)' syncs another account's vault; sign in as that account, or link an empty folder"
         case .emailNeeded(let path): "'\(path)' does not record its account's email: pass --email"
+        case .noSuchVault(let name, let known):
+            "the account has no vault named '\(name)' (its vaults: \(known.joined(separator: ", "))); add --create to create it"
+        case .otherVault(let path, let vault): "'\(path)' syncs with the vault '\(vault)' of this account; link an empty folder to another vault"
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }

@@ -9,14 +9,17 @@ public struct Credentials: Codable, Sendable, Equatable {
     public var deviceName: String
     public var accessToken: String
     public var refreshToken: String
+    /// The server vault the folder syncs with; nil: the account's `default` vault.
+    public var vaultID: UUID?
 
-    public init(server: URL, userID: UUID, deviceID: UUID, deviceName: String, accessToken: String, refreshToken: String) {
+    public init(server: URL, userID: UUID, deviceID: UUID, deviceName: String, accessToken: String, refreshToken: String, vaultID: UUID? = nil) {
         self.server = server
         self.userID = userID
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.accessToken = accessToken
         self.refreshToken = refreshToken
+        self.vaultID = vaultID
     }
 }
 

@@ -359,6 +359,9 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     /// The account's email and this device's name, so that `login` can sign the vault back in.
     public static let email = MetaKey(rawValue: "email")
     public static let deviceName = MetaKey(rawValue: "device_name")
+    /// The server vault the folder syncs with (its id; none for the account's `default` vault,
+    /// for folders linked before vaults could be chosen).
+    public static let vaultID = MetaKey(rawValue: "vault_id")
 }
 
 /// What a log line records.

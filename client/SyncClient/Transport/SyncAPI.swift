@@ -70,6 +70,25 @@ public struct SyncAPI: Sendable {
         try await call("DELETE", "account", body: DeleteAccountRequest(password: password), headers: ["Authorization": "Bearer \(accessToken)"])
     }
 
+    /// The account's vaults.
+    public func vaults(accessToken: String) async throws -> [VaultInfo] {
+        let list: VaultList = try await call("GET", "vaults", body: Optional<VaultNameRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
+        return list.vaults
+    }
+
+    public func createVault(named name: String, accessToken: String) async throws -> VaultInfo {
+        try await call("POST", "vaults", body: VaultNameRequest(name: name), headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
+    public func renameVault(_ id: UUID, to name: String, accessToken: String) async throws -> VaultInfo {
+        try await call("PATCH", "vaults/\(id.uuidString.lowercased())", body: VaultNameRequest(name: name), headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
+    /// Deletes a vault with everything in it; `confirmName` must be its current name.
+    public func deleteVault(_ id: UUID, confirmName: String, accessToken: String) async throws -> VaultDeletion {
+        try await call("DELETE", "vaults/\(id.uuidString.lowercased())", body: DeleteVaultRequest(confirmName: confirmName), headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
     public func registerDevice(_ request: RegisterDeviceRequest, accessToken: String) async throws -> DeviceInfo {
         try await call("POST", "devices/register", body: request, headers: ["Authorization": "Bearer \(accessToken)"])
     }

@@ -57,6 +57,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let methodNotAllowed: ErrorCode = "method_not_allowed"
     /// An account with this email exists already.
     public static let emailTaken: ErrorCode = "email_taken"
+    /// The user has a vault of that name already.
+    public static let vaultExists: ErrorCode = "vault_exists"
     /// `base_version` does not match the server's current version.
     public static let versionConflict: ErrorCode = "version_conflict"
     /// Another path differing only by letter case exists already.

@@ -93,6 +93,7 @@ public enum VaultSyncServer {
             ttl: .seconds(24 * 3600), now: now, logger: logger)
         ExportDownloadRoutes(exports: exports, urls: serverURLs, fileIO: fileIO, now: now).add(to: router.group("exports"))
         AccountRoutes(auth: auth, accounts: AccountService(db: pool, store: store, exports: exports, now: now, logger: logger)).add(to: authenticated)
+        VaultCatalogRoutes(catalog: VaultCatalog(db: pool, store: store, exports: exports, now: now, logger: logger)).add(to: authenticated.group("vaults"))
         let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now)
         VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))
         let events = EventRoutes(vault: vault, feed: feed, presence: pushes?.presence)

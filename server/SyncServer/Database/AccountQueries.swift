@@ -28,9 +28,15 @@ enum AccountQueries {
         return (try row.uuid(0), row.optionalString(1))
     }
 
-    /// The id of the user's vault called `name`.
-    static func vaultID(_ db: PostgresConnection, userID: UUID, name: String) throws -> UUID? {
-        try db.query("SELECT id FROM vaults WHERE user_id = $1 AND name = $2", [userID, name]).first?.uuid(0)
+    /// The id and name of the user's vault with id `nameOrID`, or else called `nameOrID` (names
+    /// never look like ids: ``VaultInfo/isValidName(_:)``).
+    static func vault(_ db: PostgresConnection, userID: UUID, nameOrID: String) throws -> (id: UUID, name: String)? {
+        let rows = if let id = UUID(uuidString: nameOrID) {
+            try db.query("SELECT id, name FROM vaults WHERE user_id = $1 AND id = $2", [userID, id])
+        } else {
+            try db.query("SELECT id, name FROM vaults WHERE user_id = $1 AND name = $2", [userID, nameOrID])
+        }
+        return try rows.first.map { (try $0.uuid(0), try $0.string(1)) }
     }
 
     /// The user with `email` (compared ignoring case).

@@ -24,6 +24,8 @@ enum ServiceError: Error, Equatable {
     case notFound(String)
     case methodNotAllowed
     case emailTaken
+    /// The user has a vault of that name already.
+    case vaultExists(String)
     case fileTooLarge(path: VaultPath, size: Int64, limit: Int64)
     case contentMismatch(String)
     case payloadTooLarge(limit: Int)

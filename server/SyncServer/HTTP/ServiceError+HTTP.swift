@@ -51,6 +51,8 @@ extension ServiceError {
             (.notFound, ErrorBody(code: .notFound, message: m))
         case .methodNotAllowed:
             (.methodNotAllowed, ErrorBody(code: .methodNotAllowed, message: "method not allowed on this resource"))
+        case .vaultExists(let name):
+            (.conflict, ErrorBody(code: .vaultExists, message: "you have a vault named '\(name)' already"))
         case .emailTaken:
             (.conflict, ErrorBody(code: .emailTaken, message: "an account with this email exists already: log in instead"))
         case .fileTooLarge(let path, let size, let limit):

@@ -86,7 +86,16 @@ struct ExportService: Sendable {
     /// Drops the user's export jobs and their archives (the account is being deleted); a job
     /// still writing notices and removes what it wrote.
     func forget(userID: UUID) async {
-        for id in await jobs.removeAll(userID: userID) {
+        await remove(await jobs.removeAll { $0.userID == userID })
+    }
+
+    /// Drops the vault's export jobs and their archives (the vault is being deleted).
+    func forget(vaultID: UUID) async {
+        await remove(await jobs.removeAll { $0.vaultID == vaultID })
+    }
+
+    private func remove(_ ids: [UUID]) async {
+        for id in ids {
             try? FileManager.default.removeItem(at: folder.appendingPathComponent("\(id).zip"))
         }
     }
@@ -224,9 +233,9 @@ actor ExportJobs {
         }
     }
 
-    /// Forgets every job of `userID`; returns their ids.
-    func removeAll(userID: UUID) -> [UUID] {
-        let theirs = jobs.values.filter { $0.userID == userID }.map(\.id)
+    /// Forgets every job that `matches`; returns their ids.
+    func removeAll(where matches: (ExportJob) -> Bool) -> [UUID] {
+        let theirs = jobs.values.filter(matches).map(\.id)
         for id in theirs { jobs[id] = nil }
         return theirs
     }

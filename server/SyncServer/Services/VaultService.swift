@@ -18,6 +18,7 @@ struct VaultService: Sendable {
     /// - Throws: ``ServiceError/deviceRequired(_:)`` for a missing or foreign device,
     ///   ``ServiceError/unauthorized(_:)`` for a revoked one (it must sign in again, as a new
     ///   device), ``ServiceError/notFound(_:)`` for an unknown vault.
+    /// - Parameter vaultName: the `X-VaultSync-Vault` header: a vault's id or name; nil for `default`.
     func scope(caller: Caller, vaultName: String?, deviceHeader: String?) async throws -> VaultScope {
         guard let deviceHeader else {
             throw ServiceError.deviceRequired("the \(SyncHeader.device) header is required: register with POST /devices/register")
@@ -28,18 +29,18 @@ struct VaultService: Sendable {
         let name = vaultName ?? AccountQueries.defaultVaultName
         let now = now()
         let userID = caller.userID
-        let (vaultID, device): (UUID?, DeviceQueries.Standing) = try await db.withConnection { db in
+        let (vault, device): ((id: UUID, name: String)?, DeviceQueries.Standing) = try await db.withConnection { db in
             let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now)
             if device == .active, caller.session.deviceID == nil { try SessionQueries.bind(db, id: caller.session.id, deviceID: deviceID) }
-            return (try AccountQueries.vaultID(db, userID: userID, name: name), device)
+            return (try AccountQueries.vault(db, userID: userID, nameOrID: name), device)
         }
         switch device {
         case .active: break
         case .revoked: throw ServiceError.unauthorized("device \(deviceHeader) was revoked: sign in again to sync as a new device")
         case .unknown: throw ServiceError.deviceRequired("device \(deviceHeader) is not registered to this account")
         }
-        guard let vaultID else { throw ServiceError.notFound("no vault named '\(name.prefix(64))'") }
-        return VaultScope(userID: userID, vaultID: vaultID, deviceID: deviceID, vaultName: name)
+        guard let vault else { throw ServiceError.notFound("no vault '\(name.prefix(64))' on this account (it may have been deleted)") }
+        return VaultScope(userID: userID, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name)
     }
 
     // MARK: state

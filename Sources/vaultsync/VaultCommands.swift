@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import SyncClient
+import SyncProtocol
+
+/// `vaultsync vaults [list|create|rename|delete]`: the account's vaults on the server.
+struct Vaults: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List, create, rename or delete the vaults of your account.",
+        discussion: "Link a folder to a vault with 'vaultsync init DIR --vault NAME' (add --create to create it). Commands here act through the folder given with --vault (default: the current folder).",
+        subcommands: [VaultsList.self, VaultsCreate.self, VaultsRename.self, VaultsDelete.self], defaultSubcommand: VaultsList.self)
+}
+
+/// The vault of `vaults` named `name`, or a failure that lists them.
+private func vaultNamed(_ name: String, in vaults: [VaultInfo]) throws -> VaultInfo {
+    guard let vault = vaults.first(where: { $0.name == name }) else {
+        throw CLIRefusal("the account has no vault named '\(name)'; its vaults: \(vaults.map(\.name).joined(separator: ", "))")
+    }
+    return vault
+}
+
+struct VaultsList: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the account's vaults (the folder's own marked).")
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let vaults = try await engine.vaults()
+        if json { return try printJSON(VaultList(vaults: vaults)) }
+        let linked = await engine.linkedVaultID
+        for info in vaults {
+            let mine = info.vaultID == linked || (linked == nil && info.name == "default")
+            print("\(info.name)  \(info.files) files  \(info.bytes) bytes  created \(WireDate.format(info.createdAt))\(mine ? "  (this folder)" : "")")
+        }
+    }
+}
+
+struct VaultsCreate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "create", abstract: "Create an empty vault.")
+    @Argument(help: "Its name.") var name: String
+    @Option(help: "The vault folder whose account is used (default: the current folder).") var vault: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let created = try await SyncEngine(root: vaultURL(vault)).createVault(named: name)
+        if json { return try printJSON(created) }
+        print("created vault '\(created.name)'; link a folder to it with 'vaultsync init DIR --vault \(created.name) --server … --email …'")
+    }
+}
+
+struct VaultsRename: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a vault (linked folders go on syncing).")
+    @Argument(help: "Its current name.") var name: String
+    @Argument(help: "The new name.") var newName: String
+    @Option(help: "The vault folder whose account is used (default: the current folder).") var vault: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let renamed = try await engine.renameVault(try vaultNamed(name, in: try await engine.vaults()).vaultID, to: newName)
+        if json { return try printJSON(renamed) }
+        print("renamed vault '\(name)' to '\(renamed.name)'")
+    }
+}
+
+struct VaultsDelete: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete", abstract: "Delete a vault and everything in it on the server (folders keep their files).",
+        discussion: "There is no undo: save a copy first with 'vaultsync export'. Without --yes the command asks you to type the vault's name (on a terminal only).")
+    @Argument(help: "Its name.") var name: String
+    @Option(help: "The vault folder whose account is used (default: the current folder).") var vault: String?
+    @Flag(help: "Do not ask for confirmation.") var yes = false
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let target = try vaultNamed(name, in: try await engine.vaults())
+        if !yes {
+            guard isatty(STDIN_FILENO) == 1 else { throw CLIRefusal("refusing to delete the vault '\(name)' without --yes when not on a terminal; nothing was deleted") }
+            print("This deletes the vault '\(name)' (\(target.files) files) and its history on the server, for good. Type its name to confirm: ", terminator: "")
+            guard readLine(strippingNewline: true) == name else { throw CLIRefusal("not confirmed; nothing was deleted") }
+        }
+        let deleted = try await engine.deleteVault(target.vaultID, confirmName: name)
+        if json { return try printJSON(deleted) }
+        print("deleted vault '\(name)': \(deleted.files) files and \(deleted.blobs) stored blobs removed from the server")
+    }
+}

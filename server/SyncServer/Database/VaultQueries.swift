@@ -1,0 +1,60 @@
+import Foundation
+import Postgres
+import SyncProtocol
+
+/// SQL for the `vaults` a user keeps (creating, renaming, deleting; the vault's files are
+/// ``FileStateQueries``').
+enum VaultQueries {
+    private static let columns = """
+        v.id, v.name, v.created_at,
+        (SELECT count(*) FROM file_state f WHERE f.vault_id = v.id AND NOT f.is_deleted),
+        (SELECT coalesce(sum(f.size_bytes), 0) FROM file_state f WHERE f.vault_id = v.id AND NOT f.is_deleted)
+        """
+
+    private static func info(_ row: PostgresRow) throws -> VaultInfo {
+        VaultInfo(vaultID: try row.uuid(0), name: try row.string(1), createdAt: try row.date(2), files: try row.int(3), bytes: try row.int64(4))
+    }
+
+    static func list(_ db: PostgresConnection, userID: UUID) throws -> [VaultInfo] {
+        try db.query("SELECT \(columns) FROM vaults v WHERE v.user_id = $1 ORDER BY v.created_at, v.name", [userID]).map(info)
+    }
+
+    static func get(_ db: PostgresConnection, userID: UUID, id: UUID) throws -> VaultInfo? {
+        try db.query("SELECT \(columns) FROM vaults v WHERE v.id = $1 AND v.user_id = $2", [id, userID]).first.map(info)
+    }
+
+    /// - Throws: ``ServiceError/vaultExists(_:)``.
+    static func create(_ db: PostgresConnection, userID: UUID, name: String, now: Date) throws -> UUID {
+        let id = UUID()
+        do {
+            try db.query("INSERT INTO vaults (id, user_id, name, created_at) VALUES ($1, $2, $3, $4)", [id, userID, name, now])
+        } catch let error as PostgresError where error.isUniqueViolation {
+            throw ServiceError.vaultExists(name)
+        }
+        return id
+    }
+
+    /// False when the user has no such vault.
+    /// - Throws: ``ServiceError/vaultExists(_:)``.
+    static func rename(_ db: PostgresConnection, userID: UUID, id: UUID, name: String) throws -> Bool {
+        do {
+            return !(try db.query("UPDATE vaults SET name = $3 WHERE id = $1 AND user_id = $2 RETURNING 1", [id, userID, name])).isEmpty
+        } catch let error as PostgresError where error.isUniqueViolation {
+            throw ServiceError.vaultExists(name)
+        }
+    }
+
+    /// Every blob the store may hold for the vault: confirmed ones and open reservations' uploads.
+    static func blobKeys(_ db: PostgresConnection, vaultID: UUID) throws -> [(vaultID: UUID, hash: String)] {
+        try db.query(
+            "SELECT vault_id, content_hash FROM blobs WHERE vault_id = $1 UNION SELECT vault_id, content_hash FROM push_reservations WHERE vault_id = $1",
+            [vaultID]
+        ).map { (try $0.uuid(0), try $0.string(1)) }
+    }
+
+    /// Deletes the vault's row and, through the foreign keys, its files, history, blobs' rows and
+    /// reservations.
+    static func delete(_ db: PostgresConnection, id: UUID) throws {
+        try db.query("DELETE FROM vaults WHERE id = $1", [id])
+    }
+}
