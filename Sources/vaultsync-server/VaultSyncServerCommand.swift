@@ -106,6 +106,18 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("Address of a reverse proxy or load balancer in front of this server (repeatable): from it, the client's address is taken from X-Forwarded-For (for sign-in throttling and logs). Env: VAULTSYNC_TRUSTED_PROXIES (comma-separated).", valueName: "ip"))
     var trustedProxies: [String] = []
 
+    @Option(name: .customLong("oidc"), help: ArgumentHelp("An OpenID Connect provider users may sign in with (repeatable): 'name=NAME;issuer=https://…;client_ids=A,B'. Env: VAULTSYNC_OIDC (several separated by '|').", valueName: "spec"))
+    var oidc: [String] = []
+
+    @Option(help: ArgumentHelp("Sign in with Apple for these client ids (bundle id, Services ID; comma-separated). Env: VAULTSYNC_APPLE_CLIENT_IDS.", valueName: "ids"))
+    var appleClientIDs: String?
+
+    @Option(help: ArgumentHelp("A PEM file of certificates trusted for the sign-in providers' HTTPS endpoints besides the system's. Env: VAULTSYNC_IDENTITY_TRUST_ROOTS.", valueName: "file"))
+    var identityTrustRoots: String?
+
+    @Flag(help: "A first sign-in through a provider does not create an account (env VAULTSYNC_NO_SIGNUP=1).")
+    var noSignup = false
+
     @OptionGroup(title: "Push notifications") var push: PushOptions
 
     func run() async throws {
@@ -118,6 +130,17 @@ struct Serve: AsyncParsableCommand {
             configuration.eventPingInterval = .seconds(value)
         }
         if let value = hostname ?? env["VAULTSYNC_HOSTNAME"] { configuration.hostname = value }
+        for spec in oidc.isEmpty ? (env["VAULTSYNC_OIDC"] ?? "").split(separator: "|").map(String.init) : oidc where !spec.isEmpty {
+            guard let provider = IdentityProviderSettings.parse(spec) else {
+                throw ValidationError("--oidc '\(spec)' must be 'name=NAME;issuer=https://…;client_ids=A,B' (a lower-case name other than 'password', an https issuer)")
+            }
+            configuration.identityProviders.append(provider)
+        }
+        if let ids = appleClientIDs ?? env["VAULTSYNC_APPLE_CLIENT_IDS"] {
+            configuration.identityProviders.append(.apple(clientIDs: ids.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
+        }
+        if let file = identityTrustRoots ?? env["VAULTSYNC_IDENTITY_TRUST_ROOTS"] { configuration.identityTrustRoots = URL(fileURLWithPath: file) }
+        if noSignup || env["VAULTSYNC_NO_SIGNUP"] == "1" { configuration.allowSignup = false }
         configuration.trustedProxies = trustedProxies.isEmpty
             ? (env["VAULTSYNC_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             : trustedProxies

@@ -121,25 +121,9 @@ public final class LocalPushProviders: Sendable {
 
     private static func start(now: @escaping @Sendable () -> Date) async throws -> LocalPushProviders {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("push-providers-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // TLS identity for "localhost".
-        let tlsKey = P256.Signing.PrivateKey()
-        let name = try DistinguishedName { CommonName("localhost") }
-        let certificate = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(tlsKey.publicKey),
-            notValidBefore: Date().addingTimeInterval(-3600), notValidAfter: Date().addingTimeInterval(86400), issuer: name, subject: name,
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                SubjectAlternativeNames([.dnsName("localhost")])
-            },
-            issuerPrivateKey: .init(tlsKey))
-        let certificatePEM = try certificate.serializeAsPEM().pemString
-        let certificateFile = folder.appendingPathComponent("ca.pem")
-        try certificatePEM.write(to: certificateFile, atomically: true, encoding: .utf8)
-        var tls = TLSConfiguration.makeServerConfiguration(
-            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem))],
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(tlsKey.pemRepresentation.utf8), format: .pem)))
+        let identity = try LocalTLSIdentity(folder: folder)
+        let certificateFile = identity.certificateFile
+        var tls = identity.serverTLS
         tls.applicationProtocols = ["h2"]  // HTTP/2 only, as APNs: an HTTP/1 client fails here
 
         // The APNs signing key (a .p8 file is a PKCS#8 P-256 key) and the service account.

@@ -52,6 +52,26 @@ public struct SyncAPI: Sendable {
         try await call("POST", "auth/login", body: LoginRequest(email: email, password: password))
     }
 
+    /// Signs in with an ID token of a provider the server trusts (Sign in with Apple, OIDC).
+    public func login(provider: String, idToken: String, nonce: String? = nil) async throws -> AuthTokens {
+        try await call("POST", "auth/login", body: LoginRequest(provider: provider, idToken: idToken, nonce: nonce))
+    }
+
+    /// The ways the account signs in.
+    public func identities(accessToken: String) async throws -> LinkedIdentities {
+        try await call("GET", "auth/identities", body: Optional<LinkIdentityRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
+    /// Links another provider's identity (proved by its ID token) to the account.
+    public func linkIdentity(_ request: LinkIdentityRequest, accessToken: String) async throws -> LinkedIdentities {
+        try await call("POST", "auth/identities", body: request, headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
+    /// Unlinks a provider from the account (never the last way to sign in).
+    public func unlinkIdentity(provider: String, accessToken: String) async throws -> LinkedIdentities {
+        try await call("DELETE", "auth/identities/\(provider)", body: Optional<LinkIdentityRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
     public func refresh(refreshToken: String) async throws -> AuthTokens {
         try await call("POST", "auth/refresh", body: RefreshRequest(refreshToken: refreshToken))
     }

@@ -17,20 +17,25 @@ public struct LoginRequest: Codable, Sendable, Equatable {
     public var provider: String
     public var email: String?
     public var password: String?
-    public var identityToken: String?
+    /// An OpenID Connect ID token (Sign in with Apple's identity token) for other providers.
+    public var idToken: String?
+    /// The nonce the client put in the provider's request, if it did: the token must carry it.
+    public var nonce: String?
 
-    public init(provider: String = LoginRequest.passwordProvider, email: String? = nil, password: String? = nil, identityToken: String? = nil) {
+    public init(provider: String = LoginRequest.passwordProvider, email: String? = nil, password: String? = nil, idToken: String? = nil, nonce: String? = nil) {
         self.provider = provider
         self.email = email
         self.password = password
-        self.identityToken = identityToken
+        self.idToken = idToken
+        self.nonce = nonce
     }
 
     /// The email + password provider.
     public static let passwordProvider = "password"
 
     enum CodingKeys: String, CodingKey {
-        case provider, email, password
+        case provider, email, password, nonce
+        case idToken = "id_token"
         case identityToken = "identity_token"
     }
 
@@ -39,8 +44,63 @@ public struct LoginRequest: Codable, Sendable, Equatable {
         self.provider = try c.decodeIfPresent(String.self, forKey: .provider) ?? Self.passwordProvider
         self.email = try c.decodeIfPresent(String.self, forKey: .email)
         self.password = try c.decodeIfPresent(String.self, forKey: .password)
-        self.identityToken = try c.decodeIfPresent(String.self, forKey: .identityToken)
+        // `identity_token` is what Sign in with Apple calls it.
+        self.idToken = try c.decodeIfPresent(String.self, forKey: .idToken) ?? c.decodeIfPresent(String.self, forKey: .identityToken)
+        self.nonce = try c.decodeIfPresent(String.self, forKey: .nonce)
     }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(provider, forKey: .provider)
+        try c.encodeIfPresent(email, forKey: .email)
+        try c.encodeIfPresent(password, forKey: .password)
+        try c.encodeIfPresent(idToken, forKey: .idToken)
+        try c.encodeIfPresent(nonce, forKey: .nonce)
+    }
+}
+
+/// `POST /auth/identities`: links another provider's identity to the signed-in account.
+public struct LinkIdentityRequest: Codable, Sendable, Equatable {
+    public var provider: String
+    public var idToken: String
+    public var nonce: String?
+
+    public init(provider: String, idToken: String, nonce: String? = nil) {
+        self.provider = provider
+        self.idToken = idToken
+        self.nonce = nonce
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case provider, nonce
+        case idToken = "id_token"
+    }
+}
+
+/// One way to sign in to the account, as `GET /auth/identities` lists them.
+public struct LinkedIdentity: Codable, Sendable, Equatable {
+    /// `password`, or a configured provider's name.
+    public var provider: String
+    /// The email for `password`; the provider's subject otherwise.
+    public var subject: String
+    public var createdAt: Date
+
+    public init(provider: String, subject: String, createdAt: Date) {
+        self.provider = provider
+        self.subject = subject
+        self.createdAt = createdAt
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case provider, subject
+        case createdAt = "created_at"
+    }
+}
+
+/// `GET /auth/identities`.
+public struct LinkedIdentities: Codable, Sendable, Equatable {
+    public var identities: [LinkedIdentity]
+    public init(identities: [LinkedIdentity]) { self.identities = identities }
 }
 
 /// The answer to signup, login and refresh.

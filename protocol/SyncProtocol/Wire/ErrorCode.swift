@@ -59,6 +59,16 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let emailTaken: ErrorCode = "email_taken"
     /// The user has a vault of that name already.
     public static let vaultExists: ErrorCode = "vault_exists"
+    /// An ID token failed a check (signature, key, algorithm, issuer, audience, times, nonce).
+    public static let invalidIdentityToken: ErrorCode = "invalid_identity_token"
+    /// A first sign-in through a provider whose email belongs to an existing account.
+    public static let accountExists: ErrorCode = "account_exists"
+    /// The identity is linked to an account already.
+    public static let identityInUse: ErrorCode = "identity_in_use"
+    /// Unlinking the account's last way to sign in.
+    public static let lastSignInMethod: ErrorCode = "last_sign_in_method"
+    /// The server does not create new accounts.
+    public static let signupDisabled: ErrorCode = "signup_disabled"
     /// `base_version` does not match the server's current version.
     public static let versionConflict: ErrorCode = "version_conflict"
     /// Another path differing only by letter case exists already.

@@ -10,6 +10,12 @@ public struct ServerConfiguration: Sendable {
     /// Addresses of reverse proxies in front of the server: from them, the client's address is
     /// taken from `X-Forwarded-For` (``ClientAddress``).
     public var trustedProxies: [String] = []
+    /// OpenID Connect providers whose ID tokens sign users in (Sign in with Apple, others).
+    public var identityProviders: [IdentityProviderSettings] = []
+    /// A PEM file of certificates trusted for the providers' HTTPS endpoints besides the system's.
+    public var identityTrustRoots: URL?
+    /// Whether a first sign-in through a provider creates an account.
+    public var allowSignup = true
     /// When failed sign-ins make a client wait (``SignInThrottle``).
     public var signInThrottle = SignInThrottlePolicy()
     /// Data folder: embedded Postgres cluster, file blob store, generated secret (default `./.vaultsync-server`).

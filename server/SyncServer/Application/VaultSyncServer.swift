@@ -81,7 +81,8 @@ public enum VaultSyncServer {
         let hashing = BoundedExecutor(
             threads: configuration.passwordHashThreads, queueLimit: configuration.passwordHashQueue,
             refusal: "too many sign-ins at once; try again in a few seconds")
-        let auth = authService(configuration, pool: pool, tokens: tokens, hashing: hashing, now: now)
+        let identities = try IdentityProviders(configuration.identityProviders, trustRoots: configuration.identityTrustRoots, now: now, logger: logger)
+        let auth = authService(configuration, pool: pool, tokens: tokens, hashing: hashing, identities: identities, now: now)
         AuthRoutes(auth: auth, trustedProxies: Set(configuration.trustedProxies)).add(to: api.group("auth"))
         let authenticated = api.group().add(middleware: AuthMiddleware(sessions: sessions))
         DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
@@ -106,7 +107,7 @@ public enum VaultSyncServer {
         events.addWebSocket(to: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(sessions: sessions)))
         // Shut down in reverse order: background jobs end before the pool they use closes.
         var services: [any Service] = [
-            DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background, hashing,
+            DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background, hashing, identities,
             ChangeFeedListener(feed: feed, connectionString: database.connectionString, now: now, logger: logger, onChange: { pushes?.dispatcher.changed($0) }),
         ]
         if let pushes { services.append(pushes.dispatcher) }
@@ -190,11 +191,13 @@ public enum VaultSyncServer {
     }
 
     private static func authService(
-        _ configuration: ServerConfiguration, pool: PostgresPool, tokens: TokenIssuer, hashing: BoundedExecutor, now: @escaping @Sendable () -> Date
+        _ configuration: ServerConfiguration, pool: PostgresPool, tokens: TokenIssuer, hashing: BoundedExecutor, identities: IdentityProviders,
+        now: @escaping @Sendable () -> Date
     ) -> AuthService {
         AuthService(
             db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost), hashing: hashing,
-            refreshTTL: configuration.refreshTokenTTL, throttle: SignInThrottle(db: pool, policy: configuration.signInThrottle, now: now), now: now)
+            refreshTTL: configuration.refreshTokenTTL, throttle: SignInThrottle(db: pool, policy: configuration.signInThrottle, now: now),
+            identityProviders: identities.byName, allowSignup: configuration.allowSignup, now: now)
     }
 
     private static func purgeService(

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import SyncProtocol
 
 /// SQL for `users`, `auth_providers` and `vaults`.
 enum AccountQueries {
@@ -102,5 +103,58 @@ enum AccountQueries {
             FROM users u ORDER BY u.created_at, u.email
             """
         ).map { Listed(id: try $0.uuid(0), email: try $0.string(1), createdAt: try $0.date(2), devices: try $0.int(3), files: try $0.int(4), bytes: try $0.int64(5)) }
+    }
+
+    // MARK: identities of other providers
+
+    /// The user an identity of `provider` signs in, if it is linked (subjects are compared exactly).
+    static func identityUser(_ db: PostgresConnection, provider: String, subject: String) throws -> UUID? {
+        try db.query("SELECT user_id FROM auth_providers WHERE provider = $1 AND subject = $2", [provider, subject]).first?.uuid(0)
+    }
+
+    /// Creates a user who signs in through `provider` only, with a default vault.
+    /// - Throws: ``ServiceError/accountExists(provider:)`` when the email belongs to an account.
+    static func createUser(_ db: PostgresConnection, id: UUID, email: String, provider: String, subject: String, now: Date) throws {
+        do {
+            try db.query("INSERT INTO users (id, email, created_at) VALUES ($1, $2, $3)", [id, email, now])
+        } catch let error as PostgresError where error.isUniqueViolation {
+            throw ServiceError.accountExists(provider: provider)
+        }
+        try linkIdentity(db, userID: id, provider: provider, subject: subject, now: now)
+        try db.query("INSERT INTO vaults (id, user_id, name, created_at) VALUES ($1, $2, $3, $4)", [UUID(), id, defaultVaultName, now])
+    }
+
+    /// Links an identity to the user; nothing when it is linked to them already.
+    /// - Throws: ``ServiceError/identityInUse`` when it is linked to another account.
+    static func linkIdentity(_ db: PostgresConnection, userID: UUID, provider: String, subject: String, now: Date) throws {
+        if let owner = try identityUser(db, provider: provider, subject: subject) {
+            guard owner == userID else { throw ServiceError.identityInUse }
+            return
+        }
+        do {
+            try db.query(
+                "INSERT INTO auth_providers (id, user_id, provider, subject, created_at) VALUES ($1, $2, $3, $4, $5)", [UUID(), userID, provider, subject, now])
+        } catch let error as PostgresError where error.isUniqueViolation {
+            throw ServiceError.identityInUse
+        }
+    }
+
+    /// Every way the user signs in.
+    static func identities(_ db: PostgresConnection, userID: UUID) throws -> [LinkedIdentity] {
+        try db.query("SELECT provider, subject, created_at FROM auth_providers WHERE user_id = $1 ORDER BY created_at, provider", [userID]).map {
+            LinkedIdentity(provider: try $0.string(0), subject: try $0.string(1), createdAt: try $0.date(2))
+        }
+    }
+
+    /// Unlinks every identity of `provider` from the user; false when there was none.
+    /// - Throws: ``ServiceError/lastSignInMethod`` when nothing else would be left to sign in with.
+    static func unlink(_ db: PostgresConnection, userID: UUID, provider: String) throws -> Bool {
+        let counts = try db.query(
+            "SELECT count(*) FILTER (WHERE provider = $2), count(*) FILTER (WHERE provider <> $2) FROM (SELECT provider FROM auth_providers WHERE user_id = $1 FOR UPDATE) p",
+            [userID, provider]).first!
+        guard try counts.int(0) > 0 else { return false }
+        guard try counts.int(1) > 0 else { throw ServiceError.lastSignInMethod }
+        try db.query("DELETE FROM auth_providers WHERE user_id = $1 AND provider = $2", [userID, provider])
+        return true
     }
 }

@@ -24,6 +24,16 @@ enum ServiceError: Error, Equatable {
     case notFound(String)
     case methodNotAllowed
     case emailTaken
+    /// An ID token that fails a check (signature, key, algorithm, issuer, audience, times, nonce).
+    case invalidIdentityToken(String)
+    /// A first sign-in through a provider whose email belongs to an existing account: never linked by itself.
+    case accountExists(provider: String)
+    /// Linking an identity that is linked to an account already.
+    case identityInUse
+    /// Unlinking the account's last way to sign in.
+    case lastSignInMethod
+    /// A first sign-in through a provider on a server that does not let new accounts in.
+    case signupDisabled
     /// The user has a vault of that name already.
     case vaultExists(String)
     case fileTooLarge(path: VaultPath, size: Int64, limit: Int64)

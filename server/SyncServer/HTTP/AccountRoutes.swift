@@ -1,7 +1,8 @@
 import Hummingbird
 import SyncProtocol
 
-/// `POST /auth/password` and `DELETE /account` (authenticated).
+/// `POST /auth/password`, `GET`/`POST /auth/identities`, `DELETE /auth/identities/{provider}` and
+/// `DELETE /account` (authenticated).
 struct AccountRoutes {
     let auth: AuthService
     let accounts: AccountService
@@ -12,6 +13,18 @@ struct AccountRoutes {
             let body = try await request.decode(as: ChangePasswordRequest.self, context: context)
             try await auth.changePassword(caller, body)
             return Response(status: .noContent)
+        }
+        group.get("auth/identities") { _, context in
+            try context.json(try await auth.identities(try context.requireCaller()))
+        }
+        group.post("auth/identities") { request, context in
+            let caller = try context.requireCaller()
+            let body = try await request.decode(as: LinkIdentityRequest.self, context: context)
+            return try context.json(try await auth.link(caller, body))
+        }
+        group.delete("auth/identities/:provider") { _, context in
+            let caller = try context.requireCaller()
+            return try context.json(try await auth.unlink(caller, provider: context.parameters.get("provider") ?? ""))
         }
         group.delete("account") { request, context in
             let caller = try context.requireCaller()

@@ -53,6 +53,16 @@ extension ServiceError {
             (.methodNotAllowed, ErrorBody(code: .methodNotAllowed, message: "method not allowed on this resource"))
         case .vaultExists(let name):
             (.conflict, ErrorBody(code: .vaultExists, message: "you have a vault named '\(name)' already"))
+        case .invalidIdentityToken(let m):
+            (.unauthorized, ErrorBody(code: .invalidIdentityToken, message: m))
+        case .accountExists(let provider):
+            (.conflict, ErrorBody(code: .accountExists, message: "an account with this email exists already; it is never linked by itself: sign in to it, then link \(provider) to it"))
+        case .identityInUse:
+            (.conflict, ErrorBody(code: .identityInUse, message: "this identity is linked to an account already"))
+        case .lastSignInMethod:
+            (.conflict, ErrorBody(code: .lastSignInMethod, message: "this is the account's last way to sign in: link another first"))
+        case .signupDisabled:
+            (.forbidden, ErrorBody(code: .signupDisabled, message: "this server does not create new accounts"))
         case .emailTaken:
             (.conflict, ErrorBody(code: .emailTaken, message: "an account with this email exists already: log in instead"))
         case .fileTooLarge(let path, let size, let limit):

@@ -13,6 +13,10 @@ struct AuthService: Sendable {
     let refreshTTL: Duration
     /// Makes repeated failed sign-ins wait.
     let throttle: SignInThrottle
+    /// The configured OpenID Connect providers, by name.
+    let identityProviders: [String: IdentityProvider]
+    /// Whether a first sign-in through a provider creates an account.
+    let allowSignup: Bool
     let now: @Sendable () -> Date
 
     static let minimumPasswordLength = 8
@@ -52,8 +56,53 @@ struct AuthService: Sendable {
             try await throttle.succeeded(email: email, address: address)
             return try await startSession(userID: credential.userID)
         default:
-            throw ServiceError.unsupportedProvider(request.provider)
+            let identity = try await verifiedIdentity(provider: request.provider, idToken: request.idToken, nonce: request.nonce)
+            if let userID = try await db.withConnection({ try AccountQueries.identityUser($0, provider: identity.provider, subject: identity.subject) }) {
+                return try await startSession(userID: userID)
+            }
+            // A first sign-in: a new account, never one that merely shares the email.
+            guard allowSignup else { throw ServiceError.signupDisabled }
+            guard let raw = identity.email, let email = try? Self.validatedEmail(raw) else {
+                throw ServiceError.invalidIdentityToken("the ID token carries no email address, which a new account needs: ask the provider for the email scope")
+            }
+            let userID = UUID()
+            let now = now()
+            try await db.transaction { try AccountQueries.createUser($0, id: userID, email: email, provider: identity.provider, subject: identity.subject, now: now) }
+            return try await startSession(userID: userID)
         }
+    }
+
+    /// The identity a configured provider's ID token proves.
+    /// - Throws: ``ServiceError/unsupportedProvider(_:)``, ``ServiceError/invalidIdentityToken(_:)``.
+    private func verifiedIdentity(provider name: String, idToken: String?, nonce: String?) async throws -> VerifiedIdentity {
+        guard let provider = identityProviders[name] else { throw ServiceError.unsupportedProvider(name) }
+        guard let idToken, !idToken.isEmpty else { throw ServiceError.invalidCredentialsFormat("the \(name) provider needs 'id_token'") }
+        return try await provider.verify(idToken, nonce: nonce)
+    }
+
+    /// Links another provider's identity to the caller's account (explicitly: an identity is never
+    /// linked because its email matches).
+    func link(_ caller: Caller, _ request: LinkIdentityRequest) async throws -> LinkedIdentities {
+        let identity = try await verifiedIdentity(provider: request.provider, idToken: request.idToken, nonce: request.nonce)
+        let now = now()
+        return LinkedIdentities(identities: try await db.transaction { tx in
+            try AccountQueries.linkIdentity(tx, userID: caller.userID, provider: identity.provider, subject: identity.subject, now: now)
+            return try AccountQueries.identities(tx, userID: caller.userID)
+        })
+    }
+
+    func identities(_ caller: Caller) async throws -> LinkedIdentities {
+        LinkedIdentities(identities: try await db.withConnection { try AccountQueries.identities($0, userID: caller.userID) })
+    }
+
+    /// Unlinks a provider from the caller's account; never the last way to sign in.
+    func unlink(_ caller: Caller, provider: String) async throws -> LinkedIdentities {
+        LinkedIdentities(identities: try await db.transaction { tx in
+            guard try AccountQueries.unlink(tx, userID: caller.userID, provider: provider) else {
+                throw ServiceError.notFound("no \(provider.prefix(40)) sign-in is linked to this account")
+            }
+            return try AccountQueries.identities(tx, userID: caller.userID)
+        })
     }
 
     /// Checks the user's password again (for changing it, or deleting the account).

@@ -1,0 +1,158 @@
+import AsyncHTTPClient
+import Foundation
+import JWTKit
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Who an ID token says signed in, once every check passed.
+struct VerifiedIdentity: Sendable, Equatable {
+    let provider: String
+    let subject: String
+    let email: String?
+}
+
+/// The claims VaultSync reads from an ID token. Times are checked against the server's injected
+/// clock in ``IdentityProvider/verify(_:nonce:)``, not here (jwt-kit would use the wall clock).
+struct IDTokenClaims: JWTPayload {
+    var iss: String
+    var sub: String
+    var aud: AudienceClaim
+    var exp: ExpirationClaim
+    var iat: IssuedAtClaim
+    var nonce: String?
+    var email: String?
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// One configured OpenID Connect issuer: its discovery document and keys (JWKS), fetched over
+/// HTTPS and cached, fetched again when a token names a key it does not know (at most once per
+/// ``minimumRefresh``, so unknown key ids cannot make the server hammer the issuer), and the
+/// complete check of an ID token.
+actor IdentityProvider {
+    let settings: IdentityProviderSettings
+    private let client: HTTPClient
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+    /// Tolerated difference between the issuer's clock and ours.
+    static let clockSkew: TimeInterval = 60
+    /// The shortest time between two key fetches.
+    let minimumRefresh: Duration
+    /// Only these: `none` and the HMAC algorithms (whose key would be public) are refused.
+    static let acceptedAlgorithms: Set<String> = ["RS256", "ES256"]
+
+    private var keys = JWTKeyCollection()
+    private var keyIDs: Set<String> = []
+    private var lastFetch: Date?
+
+    init(settings: IdentityProviderSettings, client: HTTPClient, minimumRefresh: Duration = .seconds(60), now: @escaping @Sendable () -> Date, logger: Logger) {
+        self.settings = settings
+        self.client = client
+        self.minimumRefresh = minimumRefresh
+        self.now = now
+        self.logger = logger
+    }
+
+    /// Checks an ID token completely: its algorithm (RS256 or ES256), its key (one the issuer
+    /// publishes), its signature, then `iss`, `aud`, `exp`, `iat` and, when the client sent one,
+    /// `nonce`.
+    /// - Throws: ``ServiceError/invalidIdentityToken(_:)``, or ``ServiceError/unavailable(_:retryAfterSeconds:)``
+    ///   when the issuer cannot be reached for its keys.
+    func verify(_ token: String, nonce: String?) async throws -> VerifiedIdentity {
+        let header = try Self.header(token)
+        guard let alg = header.alg, Self.acceptedAlgorithms.contains(alg) else {
+            throw ServiceError.invalidIdentityToken("the ID token's algorithm '\(header.alg ?? "none")' is not accepted (RS256 or ES256)")
+        }
+        guard let kid = header.kid else { throw ServiceError.invalidIdentityToken("the ID token names no key (kid)") }
+        if !keyIDs.contains(kid) { try await refreshKeys() }
+        guard keyIDs.contains(kid) else { throw ServiceError.invalidIdentityToken("the ID token is signed with a key the issuer does not publish") }
+        let claims: IDTokenClaims
+        do {
+            claims = try await keys.verify(token, as: IDTokenClaims.self)
+        } catch {
+            throw ServiceError.invalidIdentityToken("the ID token's signature does not verify")
+        }
+        let now = now()
+        guard Self.sameIssuer(claims.iss, settings.issuer) else { throw ServiceError.invalidIdentityToken("the ID token was issued by '\(claims.iss.prefix(100))', not by \(settings.name)'s issuer") }
+        guard claims.aud.value.contains(where: settings.clientIDs.contains) else { throw ServiceError.invalidIdentityToken("the ID token is for another app (aud)") }
+        guard claims.exp.value.timeIntervalSince(now) > -Self.clockSkew else { throw ServiceError.invalidIdentityToken("the ID token expired") }
+        guard claims.iat.value.timeIntervalSince(now) <= Self.clockSkew else { throw ServiceError.invalidIdentityToken("the ID token was issued in the future (iat)") }
+        if let nonce, claims.nonce != nonce { throw ServiceError.invalidIdentityToken("the ID token's nonce is not the one sent") }
+        guard !claims.sub.isEmpty else { throw ServiceError.invalidIdentityToken("the ID token names no subject") }
+        return VerifiedIdentity(provider: settings.name, subject: claims.sub, email: claims.email)
+    }
+
+    private struct Header: Decodable {
+        var alg: String?
+        var kid: String?
+    }
+
+    private static func header(_ token: String) throws -> Header {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let data = base64URLDecoded(parts[0]), let header = try? JSONDecoder().decode(Header.self, from: data) else {
+            throw ServiceError.invalidIdentityToken("the ID token is not a JWT")
+        }
+        return header
+    }
+
+    private static func base64URLDecoded(_ text: Substring) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        return Data(base64Encoded: base64)
+    }
+
+    private static func sameIssuer(_ claimed: String, _ issuer: URL) -> Bool {
+        func trimmed(_ text: String) -> String { text.hasSuffix("/") ? String(text.dropLast()) : text }
+        return trimmed(claimed) == trimmed(issuer.absoluteString)
+    }
+
+    /// Fetches the discovery document and the keys again, unless that happened less than
+    /// ``minimumRefresh`` ago.
+    private func refreshKeys() async throws {
+        let now = now()
+        if let lastFetch, now.timeIntervalSince(lastFetch) < minimumRefresh.seconds { return }
+        lastFetch = now
+        do {
+            let discovery = try await fetch(settings.issuer.appendingPathComponent(".well-known/openid-configuration"), as: Discovery.self)
+            guard Self.sameIssuer(discovery.issuer, settings.issuer) else {
+                throw IdentityProviderError.misconfigured("the discovery document names issuer '\(discovery.issuer)'")
+            }
+            guard let jwksURL = URL(string: discovery.jwks_uri), jwksURL.scheme == "https" else {
+                throw IdentityProviderError.misconfigured("jwks_uri '\(discovery.jwks_uri)' is not an https URL")
+            }
+            let jwks = try await fetch(jwksURL, as: JWKS.self)
+            let fresh = JWTKeyCollection()
+            var ids: Set<String> = []
+            for jwk in jwks.keys where [.rsa, .ecdsa].contains(jwk.keyType) {
+                guard let kid = jwk.keyIdentifier, (try? await fresh.add(jwk: jwk)) != nil else { continue }
+                ids.insert(kid.string)
+            }
+            keys = fresh
+            keyIDs = ids
+            logger.info("identity provider keys fetched", metadata: ["provider": "\(settings.name)", "keys": "\(ids.count)"])
+        } catch {
+            logger.error("could not fetch the identity provider's keys", metadata: ["provider": "\(settings.name)", "error": "\(error)"])
+            throw ServiceError.unavailable("\(settings.name) could not be reached for its signing keys: try again shortly", retryAfterSeconds: 10)
+        }
+    }
+
+    private struct Discovery: Decodable {
+        var issuer: String
+        var jwks_uri: String
+    }
+
+    private func fetch<T: Decodable>(_ url: URL, as type: T.Type) async throws -> T {
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.headers.add(name: "Accept", value: "application/json")
+        let response = try await client.execute(request, timeout: .seconds(10))
+        guard response.status == .ok else { throw IdentityProviderError.status(url, Int(response.status.code)) }
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return try JSONDecoder().decode(T.self, from: Data(body.readableBytesView))
+    }
+}
+
+enum IdentityProviderError: Error {
+    case status(URL, Int)
+    case misconfigured(String)
+}
