@@ -29,8 +29,8 @@ struct IdentityProviders: Service {
     }
 
     func run() async throws {
-        guard let client else { return }
+        // Returning early would end the whole service group: wait for the shutdown in any case.
         try? await gracefulShutdown()
-        try? await client.shutdown()
+        try? await client?.shutdown()
     }
 }
