@@ -6,8 +6,53 @@ import SyncProtocol
 /// `vaultsync account [password|delete]`: the account the vault's device is signed in to.
 struct Account: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Change your password or delete your account.",
-        subcommands: [AccountPassword.self, AccountDelete.self])
+        abstract: "Your account: its ways to sign in, its password, deleting it.",
+        subcommands: [AccountIdentities.self, AccountLink.self, AccountUnlink.self, AccountPassword.self, AccountDelete.self])
+}
+
+/// Prints the account's ways to sign in.
+private func printIdentities(_ identities: [LinkedIdentity], json: Bool) throws {
+    if json { return try printJSON(LinkedIdentities(identities: identities)) }
+    for identity in identities { print("\(identity.provider)  \(identity.subject)  since \(WireDate.format(identity.createdAt))") }
+}
+
+struct AccountIdentities: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "identities", abstract: "List the ways you sign in (password, providers).")
+    @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        try printIdentities(try await SyncEngine(root: vaultURL(directory)).identities(), json: json)
+    }
+}
+
+struct AccountLink: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "link", abstract: "Let a provider's identity sign in to this account too (its ID token on standard input).",
+        discussion: "An identity is never linked because its email matches: link it here, signed in, on purpose.")
+    @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+    @OptionGroup var identity: IdentityOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func validate() throws {
+        if identity.provider == nil { throw ValidationError("give --provider NAME --id-token-stdin") }
+    }
+
+    func run() async throws {
+        guard case .idToken(let provider, let token, let nonce) = try identity.credential() else { return }
+        try printIdentities(try await SyncEngine(root: vaultURL(directory)).linkIdentity(provider: provider, idToken: token, nonce: nonce), json: json)
+    }
+}
+
+struct AccountUnlink: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "unlink", abstract: "Stop a provider (or 'password') signing in to this account; never the last one.")
+    @Argument(help: "The provider, or 'password'.") var provider: String
+    @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        try printIdentities(try await SyncEngine(root: vaultURL(directory)).unlinkIdentity(provider: provider), json: json)
+    }
 }
 
 struct AccountPassword: AsyncParsableCommand {

@@ -19,7 +19,8 @@ struct Init: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Link a folder to your account and run the first sync.")
     @Argument(help: "The vault folder (created if missing).") var directory: String
     @Option(help: "The server's base URL.") var server: String
-    @Option(help: "Your email address.") var email: String
+    @Option(help: "Your email address (to sign in with a password).") var email: String?
+    @OptionGroup var identity: IdentityOptions
     @Option(help: "A name for this device (default: the host name).") var deviceName: String?
     @Flag(help: "Create the account first.") var createAccount = false
     @Option(name: .customLong("vault"), help: "Which of the account's vaults to sync with (default: the one the folder synced with before, else 'default').") var vaultName: String?
@@ -29,16 +30,44 @@ struct Init: AsyncParsableCommand {
 
     func validate() throws {
         if createVault && vaultName == nil { throw ValidationError("--create needs --vault NAME") }
+        guard (email == nil) != (identity.provider == nil) else { throw ValidationError("sign in with either --email (and a password) or --provider NAME --id-token-stdin") }
+        if identity.provider != nil && createAccount { throw ValidationError("--create-account is for passwords: a provider's first sign-in creates the account") }
     }
 
     func run() async throws {
         let root = vaultURL(directory)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let credential: SignInCredential = if let email {
+            .password(email: email, password: try password.password(), createAccount: createAccount)
+        } else {
+            try identity.credential()
+        }
         let engine = try await SyncEngine.link(
-            root: root, server: try serverURL(server), email: email, password: try password.password(),
-            deviceName: deviceName ?? ProcessInfo.processInfo.hostName, createAccount: createAccount, vault: vaultName, createVault: createVault)
-        if !json { print("linked \(root.path) to \(server) as \(email)\(vaultName.map { ", vault '\($0)'" } ?? "")") }
+            root: root, server: try serverURL(server), credential: credential,
+            deviceName: deviceName ?? ProcessInfo.processInfo.hostName, vault: vaultName, createVault: createVault)
+        if !json { print("linked \(root.path) to \(server) as \(email ?? identity.provider ?? "")\(vaultName.map { ", vault '\($0)'" } ?? "")") }
         try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
+    }
+}
+
+/// Signing in through a provider the server trusts, for scripts: an app gets the ID token from
+/// the provider's own SDK.
+struct IdentityOptions: ParsableArguments {
+    @Option(help: "Sign in through this provider of the server (e.g. 'apple') instead of a password.") var provider: String?
+    @Flag(help: "With --provider: read the provider's ID token from the first line of standard input.") var idTokenStdin = false
+    @Option(help: "With --provider: the nonce the token was requested with, if any.") var nonce: String?
+
+    func validate() throws {
+        if provider != nil && !idTokenStdin { throw ValidationError("--provider needs --id-token-stdin (the ID token on standard input)") }
+        if provider == nil && (idTokenStdin || nonce != nil) { throw ValidationError("--id-token-stdin and --nonce go with --provider NAME") }
+    }
+
+    func credential() throws -> SignInCredential {
+        guard let provider else { throw ValidationError("--provider is needed") }
+        guard let line = readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces), !line.isEmpty else {
+            throw ValidationError("no ID token on standard input")
+        }
+        return .idToken(provider: provider, token: line, nonce: nonce)
     }
 }
 
@@ -48,11 +77,20 @@ struct Login: AsyncParsableCommand {
         discussion: "Uses the server, account and device the folder was linked with; nothing is downloaded again.")
     @Argument(help: "The vault folder (default: the current folder).") var directory: String?
     @Option(help: "Your email address (default: the one the folder was linked with).") var email: String?
+    @OptionGroup var identity: IdentityOptions
     @OptionGroup var password: PasswordOptions
+
+    func validate() throws {
+        if identity.provider != nil && email != nil { throw ValidationError("sign in with either a password or --provider NAME --id-token-stdin") }
+    }
 
     func run() async throws {
         let root = vaultURL(directory)
-        _ = try await SyncEngine.login(root: root, email: email, password: try password.password())
+        if identity.provider != nil, case .idToken(let provider, let token, let nonce) = try identity.credential() {
+            _ = try await SyncEngine.login(root: root, provider: provider, idToken: token, nonce: nonce)
+        } else {
+            _ = try await SyncEngine.login(root: root, email: email, password: try password.password())
+        }
         print("signed in; \(root.path) syncs again ('vaultsync sync')")
     }
 }

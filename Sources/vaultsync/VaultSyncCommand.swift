@@ -65,6 +65,9 @@ extension DeviceList: JSONReporting {}
 extension DeviceRename: JSONReporting {}
 extension DeviceRevoke: JSONReporting {}
 extension AccountDelete: JSONReporting {}
+extension AccountIdentities: JSONReporting {}
+extension AccountLink: JSONReporting {}
+extension AccountUnlink: JSONReporting {}
 extension VaultsList: JSONReporting {}
 extension VaultsCreate: JSONReporting {}
 extension VaultsRename: JSONReporting {}

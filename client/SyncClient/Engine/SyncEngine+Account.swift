@@ -17,13 +17,24 @@ extension SyncEngine {
         root: URL, server: URL, email: String, password: String, deviceName: String, createAccount: Bool = false,
         vault: String? = nil, createVault: Bool = false, transport: any HTTPTransport = AsyncHTTPTransport()
     ) async throws -> SyncEngine {
+        try await link(
+            root: root, server: server, credential: .password(email: email, password: password, createAccount: createAccount), deviceName: deviceName,
+            vault: vault, createVault: createVault, transport: transport)
+    }
+
+    /// ``link(root:server:email:password:deviceName:createAccount:vault:createVault:transport:)``
+    /// with any way of signing in: a password, or an ID token of a provider the server trusts.
+    public static func link(
+        root: URL, server: URL, credential: SignInCredential, deviceName: String,
+        vault: String? = nil, createVault: Bool = false, transport: any HTTPTransport = AsyncHTTPTransport()
+    ) async throws -> SyncEngine {
         let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
         let previous = try LinkRecord.read(stateFolder: stateFolder)
         if let previous, !LinkRecord.sameServer(previous.server, server.absoluteString) {
             throw SyncEngineError.linkedElsewhere(root.path, server: previous.server)
         }
         let api = SyncAPI(baseURL: server, transport: transport)
-        let tokens = createAccount ? try await api.signup(email: email, password: password) : try await api.login(email: email, password: password)
+        let tokens = try await credential.signIn(api)
         if let previous, let user = previous.userID, user != tokens.userID {
             try? await api.logout(refreshToken: tokens.refreshToken)
             throw SyncEngineError.otherAccount(root.path)
@@ -51,7 +62,7 @@ extension SyncEngine {
         try await engine.store.setMeta(.deviceID, deviceID.uuidString)
         try await engine.store.setMeta(.deviceName, name)
         try await engine.store.setMeta(.vaultID, vaultID?.uuidString)
-        try await engine.store.setMeta(.email, email)
+        if case .password(let email, _, _) = credential { try await engine.store.setMeta(.email, email) }
         // Signed in again: a session refused earlier no longer describes the vault.
         if try await engine.store.meta(.lastStatus) == SyncStatus.unauthenticated.rawValue { try await engine.store.setMeta(.lastStatus, nil) }
         return engine
@@ -79,6 +90,18 @@ extension SyncEngine {
         return chosen.vaultID
     }
 
+    /// Signs a linked, signed-out vault back in through a provider the server trusts (an ID token).
+    /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
+    public static func login(root: URL, provider: String, idToken: String, nonce: String? = nil, transport: any HTTPTransport = AsyncHTTPTransport()) async throws -> SyncEngine {
+        let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
+        guard let record = try LinkRecord.read(stateFolder: stateFolder), let server = URL(string: record.server) else {
+            throw SyncEngineError.notLinked(root.path)
+        }
+        return try await link(
+            root: root, server: server, credential: .idToken(provider: provider, token: idToken, nonce: nonce),
+            deviceName: record.deviceName ?? ProcessInfo.processInfo.hostName, transport: transport)
+    }
+
     /// Signs a linked, signed-out vault back in (after `logout`, or when the server ended the
     /// session) with the server, account and device it was linked with.
     /// - Parameter email: the account's email; nil uses the one recorded at link time.
@@ -100,6 +123,22 @@ extension SyncEngine {
             try? await api.logout(refreshToken: credentials.refreshToken)
         }
         try store.remove()
+    }
+}
+
+/// How a device signs in.
+public enum SignInCredential: Sendable {
+    /// Email and password (`createAccount`: sign up first).
+    case password(email: String, password: String, createAccount: Bool = false)
+    /// An ID token from a provider the server trusts (Sign in with Apple, OpenID Connect); the
+    /// first one creates the account unless the server does not allow it.
+    case idToken(provider: String, token: String, nonce: String? = nil)
+
+    func signIn(_ api: SyncAPI) async throws -> AuthTokens {
+        switch self {
+        case .password(let email, let password, let create): create ? try await api.signup(email: email, password: password) : try await api.login(email: email, password: password)
+        case .idToken(let provider, let token, let nonce): try await api.login(provider: provider, idToken: token, nonce: nonce)
+        }
     }
 }
 

@@ -15,4 +15,21 @@ extension SyncEngine {
         try CredentialStore(stateFolder: stateFolder).remove()
         return deleted
     }
+
+    /// The ways the account signs in.
+    public func identities() async throws -> [LinkedIdentity] {
+        try await session.run { [api] in try await api.identities(accessToken: $0.accessToken).identities }
+    }
+
+    /// Links another provider's identity, proved by its ID token, to the account.
+    public func linkIdentity(provider: String, idToken: String, nonce: String? = nil) async throws -> [LinkedIdentity] {
+        try await session.run { [api] in
+            try await api.linkIdentity(LinkIdentityRequest(provider: provider, idToken: idToken, nonce: nonce), accessToken: $0.accessToken).identities
+        }
+    }
+
+    /// Unlinks a provider (never the account's last way to sign in).
+    public func unlinkIdentity(provider: String) async throws -> [LinkedIdentity] {
+        try await session.run { [api] in try await api.unlinkIdentity(provider: provider, accessToken: $0.accessToken).identities }
+    }
 }
