@@ -86,10 +86,11 @@ struct AccountPassword: AsyncParsableCommand {
 struct AccountDelete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete", abstract: "Delete your account and everything of it on the server (this folder's files stay).",
-        discussion: "There is no undo: save a copy first with 'vaultsync export DIR --out notes.zip'. Without --yes the command asks you to type 'delete' (on a terminal only). The password comes from VAULTSYNC_PASSWORD, --password-stdin, or a prompt.")
+        discussion: "There is no undo: save a copy first with 'vaultsync export DIR --out notes.zip'. Without --yes the command asks you to type 'delete' (on a terminal only). The password comes from VAULTSYNC_PASSWORD, --password-stdin, or a prompt; an account that signs in through a provider gives a fresh ID token instead (--provider NAME --id-token-stdin).")
     @Argument(help: "The vault folder (default: the current folder).") var directory: String?
     @Flag(help: "Do not ask for confirmation.") var yes = false
     @Flag(help: "Print what was deleted as JSON.") var json = false
+    @OptionGroup var identity: IdentityOptions
     @OptionGroup var password: PasswordOptions
 
     func run() async throws {
@@ -103,7 +104,12 @@ struct AccountDelete: AsyncParsableCommand {
                 throw CLIRefusal("not confirmed; nothing was deleted")
             }
         }
-        let deleted = try await engine.deleteAccount(password: try password.password())
+        let proof: DeleteAccountRequest = if identity.provider != nil, case .idToken(let provider, let token, _) = try identity.credential() {
+            DeleteAccountRequest(provider: provider, idToken: token)
+        } else {
+            DeleteAccountRequest(password: try password.password())
+        }
+        let deleted = try await engine.deleteAccount(proof: proof)
         if json { return try printJSON(deleted) }
         print("account deleted: \(deleted.vaults) vault\(deleted.vaults == 1 ? "" : "s"), \(deleted.files) files, \(deleted.devices) device\(deleted.devices == 1 ? "" : "s") removed from the server; the files in \(root.path) stay")
     }

@@ -115,6 +115,30 @@ import Testing
         }
     }
 
+    /// An account that signs in only through a provider proves itself with a fresh ID token.
+    @Test func aProviderOnlyAccountIsDeletedWithAFreshIDToken() async throws {
+        try await Self.withIssuer { server, issuer in
+            let api = server.api
+            let now = server.clock.now
+            let mine = issuer.claims(subject: "only-provider", email: "only@example.com", now: now)
+            let tokens = try await api.login(provider: "local", idToken: try await issuer.token(mine))
+            var stale = mine
+            stale.iat = Int(now.timeIntervalSince1970) - 660
+            await #expect(performing: { try await api.deleteAccount(DeleteAccountRequest(provider: "local", idToken: try await issuer.token(stale)), accessToken: tokens.accessToken) },
+                          throws: Self.refused(.invalidIdentityToken, 401))
+            let someoneElse = issuer.claims(subject: "someone-else", email: "else@example.com", now: now)
+            _ = try await api.login(provider: "local", idToken: try await issuer.token(someoneElse))
+            await #expect(performing: { try await api.deleteAccount(DeleteAccountRequest(provider: "local", idToken: try await issuer.token(someoneElse)), accessToken: tokens.accessToken) },
+                          throws: Self.refused(.invalidIdentityToken, 401))
+            await #expect(performing: { try await api.deleteAccount(DeleteAccountRequest(password: "guess"), accessToken: tokens.accessToken) },
+                          throws: Self.refused(.invalidCredentials, 401))
+            let deleted = try await api.deleteAccount(DeleteAccountRequest(provider: "local", idToken: try await issuer.token(mine)), accessToken: tokens.accessToken)
+            #expect(deleted.vaults == 1)
+            // Its identity is free again: the next sign-in is a new account.
+            #expect(try await api.login(provider: "local", idToken: try await issuer.token(mine)).userID != tokens.userID)
+        }
+    }
+
     @Test func aServerWithoutSignupCreatesNoAccount() async throws {
         try await LocalIdentityProvider.with { issuer in
             try await TestServer.with(configure: { configuration in

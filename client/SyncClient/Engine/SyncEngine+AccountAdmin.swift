@@ -10,8 +10,9 @@ extension SyncEngine {
     /// Deletes the account with every vault, version and device on the server. Only once the
     /// server confirms that all of it is gone are this folder's credentials removed; the folder's
     /// files stay as they are (and its link record, so `status` can say what happened).
-    public func deleteAccount(password: String) async throws -> AccountDeletion {
-        let deleted = try await session.run { [api] in try await api.deleteAccount(password: password, accessToken: $0.accessToken) }
+    /// - Parameter proof: the password, or a fresh ID token of a provider linked to the account.
+    public func deleteAccount(proof: DeleteAccountRequest) async throws -> AccountDeletion {
+        let deleted = try await session.run { [api] in try await api.deleteAccount(proof, accessToken: $0.accessToken) }
         try CredentialStore(stateFolder: stateFolder).remove()
         return deleted
     }

@@ -87,7 +87,12 @@ public struct SyncAPI: Sendable {
 
     /// Deletes the account and everything of it on the server; answers once it is gone.
     public func deleteAccount(password: String, accessToken: String) async throws -> AccountDeletion {
-        try await call("DELETE", "account", body: DeleteAccountRequest(password: password), headers: ["Authorization": "Bearer \(accessToken)"])
+        try await deleteAccount(DeleteAccountRequest(password: password), accessToken: accessToken)
+    }
+
+    /// Deletes the account, proved by the password or a fresh ID token of a linked provider.
+    public func deleteAccount(_ proof: DeleteAccountRequest, accessToken: String) async throws -> AccountDeletion {
+        try await call("DELETE", "account", body: proof, headers: ["Authorization": "Bearer \(accessToken)"])
     }
 
     /// The account's vaults.

@@ -16,10 +16,25 @@ public struct ChangePasswordRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// `DELETE /account`: the account's password, checked again however fresh the session.
+/// `DELETE /account`: proof that the owner is at the keyboard, however fresh the session: the
+/// account's password, or a fresh ID token (issued in the last 10 minutes) of a provider linked
+/// to the account.
 public struct DeleteAccountRequest: Codable, Sendable, Equatable {
-    public var password: String
+    public var password: String?
+    public var provider: String?
+    public var idToken: String?
+
     public init(password: String) { self.password = password }
+
+    public init(provider: String, idToken: String) {
+        self.provider = provider
+        self.idToken = idToken
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case password, provider
+        case idToken = "id_token"
+    }
 }
 
 /// What deleting an account removed; sent only once all of it is gone.

@@ -29,7 +29,7 @@ struct AccountRoutes {
         group.delete("account") { request, context in
             let caller = try context.requireCaller()
             let body = try await request.decode(as: DeleteAccountRequest.self, context: context)
-            try await auth.verifyPassword(userID: caller.userID, body.password)
+            try await auth.confirmOwner(caller, body)
             return try context.json(try await accounts.delete(userID: caller.userID, keeping: caller.session.id))
         }
     }

@@ -10,6 +10,7 @@ struct VerifiedIdentity: Sendable, Equatable {
     let provider: String
     let subject: String
     let email: String?
+    let issuedAt: Date
 }
 
 /// The claims VaultSync reads from an ID token. Times are checked against the server's injected
@@ -80,7 +81,7 @@ actor IdentityProvider {
         guard claims.iat.value.timeIntervalSince(now) <= Self.clockSkew else { throw ServiceError.invalidIdentityToken("the ID token was issued in the future (iat)") }
         if let nonce, claims.nonce != nonce { throw ServiceError.invalidIdentityToken("the ID token's nonce is not the one sent") }
         guard !claims.sub.isEmpty else { throw ServiceError.invalidIdentityToken("the ID token names no subject") }
-        return VerifiedIdentity(provider: settings.name, subject: claims.sub, email: claims.email)
+        return VerifiedIdentity(provider: settings.name, subject: claims.sub, email: claims.email, issuedAt: claims.iat.value)
     }
 
     private struct Header: Decodable {

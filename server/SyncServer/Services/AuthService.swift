@@ -124,6 +124,24 @@ struct AuthService: Sendable {
         }
     }
 
+    /// How recent an ID token must be to stand in for the password (deleting the account).
+    static let freshIdentity: TimeInterval = 600
+
+    /// Checks that the owner is at the keyboard: the password, or a fresh ID token of a provider
+    /// linked to the caller's account.
+    /// - Throws: ``ServiceError/invalidCredentials``, ``ServiceError/invalidIdentityToken(_:)``,
+    ///   ``ServiceError/invalidCredentialsFormat(_:)`` when neither is given.
+    func confirmOwner(_ caller: Caller, _ request: DeleteAccountRequest) async throws {
+        if let password = request.password { return try await verifyPassword(userID: caller.userID, password) }
+        guard let provider = request.provider else { throw ServiceError.invalidCredentialsFormat("send 'password', or 'provider' with a fresh 'id_token'") }
+        let identity = try await verifiedIdentity(provider: provider, idToken: request.idToken, nonce: nil)
+        guard identity.issuedAt.timeIntervalSince(now()) > -Self.freshIdentity else {
+            throw ServiceError.invalidIdentityToken("the ID token is older than \(Int(Self.freshIdentity / 60)) minutes: sign in with the provider again")
+        }
+        let owner = try await db.withConnection { try AccountQueries.identityUser($0, provider: identity.provider, subject: identity.subject) }
+        guard owner == caller.userID else { throw ServiceError.invalidIdentityToken("this identity does not sign in to this account") }
+    }
+
     /// Changes the caller's password (the current one proves it is them); every other session of
     /// the account ends, the caller's goes on.
     func changePassword(_ caller: Caller, _ request: ChangePasswordRequest) async throws {
