@@ -49,6 +49,14 @@ public enum TestCluster {
         return cluster.connectionString(database: name)
     }
 
+    /// A new database with no schema at all (for migration tests).
+    public static func newEmptyDatabase() async throws -> String {
+        let cluster = try await ready.value
+        let name = "test_\(getpid())_\(counter.next())"
+        try await offThePool { try cluster.createDatabase(name, template: "template0") }
+        return cluster.connectionString(database: name)
+    }
+
     /// A logger that only reports warnings and worse.
     public static var quietLogger: Logger {
         var logger = Logger(label: "test")
