@@ -1,5 +1,4 @@
 import Foundation
-import SyncServer
 import TestSupport
 import Testing
 
@@ -7,18 +6,12 @@ import Testing
 /// `vaultsync-server` processes against a real server and Postgres.
 @Suite struct AccountCLITests: CLISuite {
     @Test func passwordChangeAccountDeletionAndTheOperatorsUserCommands() async throws {
-        let database = try await TestCluster.newDatabase()
-        let data = newFolder(), laptop = newFolder(), phone = newFolder(), other = newFolder()
-        defer { for folder in [data, laptop, phone, other] { try? FileManager.default.removeItem(at: folder) } }
-        let configure: @Sendable (inout ServerConfiguration) -> Void = { configuration in
-            configuration.databaseURL = database
-            configuration.dataDirectory = data
-            configuration.jwtSecret = "cli-test-secret-0123456789-0123456789"
-        }
+        let laptop = newFolder(), phone = newFolder(), other = newFolder()
+        defer { for folder in [laptop, phone, other] { try? FileManager.default.removeItem(at: folder) } }
         let email = "account-\(UUID().uuidString.prefix(8).lowercased())@example.com"
         let otherEmail = "other-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-        let admin = ["--database-url", database, "--data-dir", data.path]
-        try await TestServer.with(configure: configure) { server in
+        try await TestServer.with { server in
+            let admin = ["--database-url", server.databaseURL, "--data-dir", server.dataDirectory.path]
             let url = server.baseURL.absoluteString
             for (folder, name, address, create) in [(laptop, "laptop", email, true), (phone, "phone", email, false), (other, "other", otherEmail, true)] {
                 let linked = try await vaultsync(["init", folder.path, "--server", url, "--email", address, "--device-name", name] + (create ? ["--create-account"] : []))

@@ -1,5 +1,4 @@
 import Foundation
-import SyncServer
 import TestSupport
 import Testing
 
@@ -14,16 +13,10 @@ import Testing
     }
 
     @Test func aRevokedDeviceIsRefusedAndKeepsItsFiles() async throws {
-        let database = try await TestCluster.newDatabase()
-        let data = newFolder(), laptop = newFolder(), phone = newFolder()
-        defer { for folder in [data, laptop, phone] { try? FileManager.default.removeItem(at: folder) } }
-        let configure: @Sendable (inout ServerConfiguration) -> Void = { configuration in
-            configuration.databaseURL = database
-            configuration.dataDirectory = data
-            configuration.jwtSecret = "cli-test-secret-0123456789-0123456789"
-        }
+        let laptop = newFolder(), phone = newFolder()
+        defer { for folder in [laptop, phone] { try? FileManager.default.removeItem(at: folder) } }
         let email = "devices-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-        try await TestServer.with(configure: configure) { server in
+        try await TestServer.with { server in
             let url = server.baseURL.absoluteString
             #expect(try await vaultsync(["signup", "--server", url, "--email", email]).exitCode == 0)
             for (folder, name) in [(laptop, "laptop"), (phone, "phone")] {

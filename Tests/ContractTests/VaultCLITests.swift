@@ -1,21 +1,14 @@
 import Foundation
-import SyncServer
 import TestSupport
 import Testing
 
 /// Several vaults from the command line: real `vaultsync` processes against a real server.
 @Suite struct VaultCLITests: CLISuite {
     @Test func foldersLinkToNamedVaultsThatCanBeRenamedAndDeleted() async throws {
-        let database = try await TestCluster.newDatabase()
-        let data = newFolder(), work = newFolder(), workPhone = newFolder(), personal = newFolder(), stray = newFolder()
-        defer { for folder in [data, work, workPhone, personal, stray] { try? FileManager.default.removeItem(at: folder) } }
-        let configure: @Sendable (inout ServerConfiguration) -> Void = { configuration in
-            configuration.databaseURL = database
-            configuration.dataDirectory = data
-            configuration.jwtSecret = "cli-test-secret-0123456789-0123456789"
-        }
+        let work = newFolder(), workPhone = newFolder(), personal = newFolder(), stray = newFolder()
+        defer { for folder in [work, workPhone, personal, stray] { try? FileManager.default.removeItem(at: folder) } }
         let email = "vaults-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-        try await TestServer.with(configure: configure) { server in
+        try await TestServer.with { server in
             let url = server.baseURL.absoluteString
             let link = ["--server", url, "--email", email]
             #expect(try await vaultsync(["init", personal.path, "--create-account"] + link).exitCode == 0)

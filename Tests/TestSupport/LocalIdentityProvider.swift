@@ -4,6 +4,7 @@ import X509
 import CryptoExtras
 public import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdTLS
 import JWTKit
 import Logging
@@ -145,7 +146,6 @@ public final class LocalIdentityProvider: Sendable {
     private static func start() async throws -> LocalIdentityProvider {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("identity-provider-\(UUID().uuidString)")
         let identity = try LocalTLSIdentity(folder: folder)
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let box = Mutex<LocalIdentityProvider?>(nil)
         let router = Router()
         router.get(".well-known/openid-configuration") { _, _ -> Response in
@@ -160,24 +160,9 @@ public final class LocalIdentityProvider: Sendable {
             guard let provider = box.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
             return Self.json(try provider.jwks())
         }
-        let logger = Logger(label: "identity-provider", factory: { _ in SwiftLogNoOpLogHandler() })
-        let app = Application(
-            router: router, server: try .tls(.http1(), tlsConfiguration: identity.serverTLS),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portSink.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let group = ServiceGroup(services: [app], logger: logger)
-        let task = Task {
-            defer { portSink.finish() }
-            try await group.run()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            try await task.value
-            throw TestServerError.stoppedBeforeListening
-        }
+        let (port, stop) = try await LocalTLSIdentity.serve(router, server: try .tls(.http1(), tlsConfiguration: identity.serverTLS), label: "identity-provider")
         let provider = LocalIdentityProvider(issuer: URL(string: "https://localhost:\(port)")!, certificateFile: identity.certificateFile) {
-            await group.triggerGracefulShutdown()
-            _ = await task.result
+            await stop()
             try? FileManager.default.removeItem(at: folder)
         }
         box.withLock { $0 = provider }
@@ -228,5 +213,28 @@ struct LocalTLSIdentity {
         serverTLS = TLSConfiguration.makeServerConfiguration(
             certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(certificatePEM.utf8), format: .pem))],
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(tlsKey.pemRepresentation.utf8), format: .pem)))
+    }
+
+    /// Serves `router` with `server` on a free loopback port; returns the port and what stops it.
+    static func serve(_ router: Router<BasicRequestContext>, server: HTTPServerBuilder, label: String) async throws -> (port: Int, stop: @Sendable () async -> Void) {
+        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
+        let logger = Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
+        let app = Application(
+            router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in portSink.yield(channel.localAddress?.port ?? 0) }, logger: logger)
+        let group = ServiceGroup(services: [app], logger: logger)
+        let task = Task {
+            defer { portSink.finish() }
+            try await group.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            try await task.value
+            throw TestServerError.stoppedBeforeListening
+        }
+        return (port, {
+            await group.triggerGracefulShutdown()
+            _ = await task.result
+        })
     }
 }

@@ -134,34 +134,18 @@ public final class LocalPushProviders: Sendable {
         let apnsKeys = JWTKeyCollection()
         let googleKeys = JWTKeyCollection()
 
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let box = Mutex<LocalPushProviders?>(nil)
         let router = Router()
         router.post("**") { request, _ -> Response in
             guard let providers = box.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
             return try await providers.handle(request)
         }
-        let logger = Logger(label: "push-providers", factory: { _ in SwiftLogNoOpLogHandler() })
-        let app = Application(
-            router: router, server: try .tls(.plaintextHTTP2(), tlsConfiguration: tls),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in portSink.yield(channel.localAddress?.port ?? 0) }, logger: logger)
-        let group = ServiceGroup(services: [app], logger: logger)
-        let task = Task {
-            defer { portSink.finish() }
-            try await group.run()
-        }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            try await task.value
-            throw TestServerError.stoppedBeforeListening
-        }
+        let (port, stop) = try await LocalTLSIdentity.serve(router, server: try .tls(.plaintextHTTP2(), tlsConfiguration: tls), label: "push-providers")
         let providers = LocalPushProviders(
             port: port, folder: folder, certificateFile: certificateFile, apnsKeyFile: apnsKeyFile, now: now, apnsKeys: apnsKeys,
             googleKeys: googleKeys,
             shutdown: {
-                await group.triggerGracefulShutdown()
-                _ = await task.result
+                await stop()
                 try? FileManager.default.removeItem(at: folder)
             })
         await apnsKeys.add(ecdsa: try ES256PublicKey(pem: apnsKey.publicKey.pemRepresentation), kid: JWKIdentifier(string: providers.apnsKeyID))
