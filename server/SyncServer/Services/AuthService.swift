@@ -38,7 +38,7 @@ struct AuthService: Sendable {
         return try await issue(userID: userID, session: session, refreshToken: refresh.token, now: now)
     }
 
-    /// Logs in through a provider. Only `password` exists today; others slot in as new cases.
+    /// Logs in with a password, or with an ID token of a configured identity provider.
     /// - Parameter address: the client's address, for ``SignInThrottle``.
     func login(_ request: LoginRequest, address: String) async throws -> AuthTokens {
         switch request.provider {
@@ -72,39 +72,6 @@ struct AuthService: Sendable {
         }
     }
 
-    /// The identity a configured provider's ID token proves.
-    /// - Throws: ``ServiceError/unsupportedProvider(_:)``, ``ServiceError/invalidIdentityToken(_:)``.
-    private func verifiedIdentity(provider name: String, idToken: String?, nonce: String?) async throws -> VerifiedIdentity {
-        guard let provider = identityProviders[name] else { throw ServiceError.unsupportedProvider(name) }
-        guard let idToken, !idToken.isEmpty else { throw ServiceError.invalidCredentialsFormat("the \(name) provider needs 'id_token'") }
-        return try await provider.verify(idToken, nonce: nonce)
-    }
-
-    /// Links another provider's identity to the caller's account (explicitly: an identity is never
-    /// linked because its email matches).
-    func link(_ caller: Caller, _ request: LinkIdentityRequest) async throws -> LinkedIdentities {
-        let identity = try await verifiedIdentity(provider: request.provider, idToken: request.idToken, nonce: request.nonce)
-        let now = now()
-        return LinkedIdentities(identities: try await db.transaction { tx in
-            try AccountQueries.linkIdentity(tx, userID: caller.userID, provider: identity.provider, subject: identity.subject, now: now)
-            return try AccountQueries.identities(tx, userID: caller.userID)
-        })
-    }
-
-    func identities(_ caller: Caller) async throws -> LinkedIdentities {
-        LinkedIdentities(identities: try await db.withConnection { try AccountQueries.identities($0, userID: caller.userID) })
-    }
-
-    /// Unlinks a provider from the caller's account; never the last way to sign in.
-    func unlink(_ caller: Caller, provider: String) async throws -> LinkedIdentities {
-        LinkedIdentities(identities: try await db.transaction { tx in
-            guard try AccountQueries.unlink(tx, userID: caller.userID, provider: provider) else {
-                throw ServiceError.notFound("no \(provider.prefix(40)) sign-in is linked to this account")
-            }
-            return try AccountQueries.identities(tx, userID: caller.userID)
-        })
-    }
-
     /// Checks the user's password again (for changing it, or deleting the account).
     /// - Throws: ``ServiceError/invalidCredentials`` when it does not match or the user has none.
     func verifyPassword(userID: UUID, _ password: String) async throws {
@@ -122,24 +89,6 @@ struct AuthService: Sendable {
             }
             return passwords.verify(password, against: stored)
         }
-    }
-
-    /// How recent an ID token must be to stand in for the password (deleting the account).
-    static let freshIdentity: TimeInterval = 600
-
-    /// Checks that the owner is at the keyboard: the password, or a fresh ID token of a provider
-    /// linked to the caller's account.
-    /// - Throws: ``ServiceError/invalidCredentials``, ``ServiceError/invalidIdentityToken(_:)``,
-    ///   ``ServiceError/invalidCredentialsFormat(_:)`` when neither is given.
-    func confirmOwner(_ caller: Caller, _ request: DeleteAccountRequest) async throws {
-        if let password = request.password { return try await verifyPassword(userID: caller.userID, password) }
-        guard let provider = request.provider else { throw ServiceError.invalidCredentialsFormat("send 'password', or 'provider' with a fresh 'id_token'") }
-        let identity = try await verifiedIdentity(provider: provider, idToken: request.idToken, nonce: nil)
-        guard identity.issuedAt.timeIntervalSince(now()) > -Self.freshIdentity else {
-            throw ServiceError.invalidIdentityToken("the ID token is older than \(Int(Self.freshIdentity / 60)) minutes: sign in with the provider again")
-        }
-        let owner = try await db.withConnection { try AccountQueries.identityUser($0, provider: identity.provider, subject: identity.subject) }
-        guard owner == caller.userID else { throw ServiceError.invalidIdentityToken("this identity does not sign in to this account") }
     }
 
     /// Changes the caller's password (the current one proves it is them); every other session of
