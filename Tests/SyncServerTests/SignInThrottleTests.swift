@@ -61,6 +61,25 @@ import Testing
         }
     }
 
+    /// A stolen access token is no way around the throttle: the password checks of a password
+    /// change and of an account deletion are counted too.
+    @Test func passwordChecksBehindASessionAreThrottledToo() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let guess = ChangePasswordRequest(currentPassword: "a guess", newPassword: "whatever it is")
+            for _ in 0..<4 {
+                await #expect(performing: { try await server.api.changePassword(guess, accessToken: user.tokens.accessToken) }, throws: {
+                    ($0 as? SyncAPIError)?.code == .invalidCredentials
+                })
+            }
+            await #expect(performing: { try await server.api.deleteAccount(password: user.password, accessToken: user.tokens.accessToken) }, throws: {
+                ($0 as? SyncAPIError)?.code == .tooManyRequests && ($0 as? SyncAPIError)?.status == 429
+            })
+            server.clock.advance(by: 2)
+            try await server.api.changePassword(ChangePasswordRequest(currentPassword: user.password, newPassword: "a new password"), accessToken: user.tokens.accessToken)
+        }
+    }
+
     /// Without a trusted proxy, `X-Forwarded-For` is the client's to forge, so it is ignored.
     @Test func forwardedForIsBelievedOnlyFromATrustedProxy() {
         #expect(ClientAddress.resolve(peer: "198.51.100.1", forwardedFor: "10.0.0.1", trusted: []) == "198.51.100.1")

@@ -93,7 +93,10 @@ public enum VaultSyncServer {
             db: pool, store: store, fileIO: fileIO, folder: exportsFolder, urls: serverURLs, jobs: ExportJobs(), runner: background,
             ttl: .seconds(24 * 3600), now: now, logger: logger)
         ExportDownloadRoutes(exports: exports, urls: serverURLs, fileIO: fileIO, now: now).add(to: router.group("exports"))
-        AccountRoutes(auth: auth, accounts: AccountService(db: pool, store: store, exports: exports, now: now, logger: logger)).add(to: authenticated)
+        AccountRoutes(
+            auth: auth, accounts: AccountService(db: pool, store: store, exports: exports, now: now, logger: logger),
+            trustedProxies: Set(configuration.trustedProxies)
+        ).add(to: authenticated)
         VaultCatalogRoutes(catalog: VaultCatalog(db: pool, store: store, exports: exports, now: now, logger: logger)).add(to: authenticated.group("vaults"))
         let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now)
         VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))

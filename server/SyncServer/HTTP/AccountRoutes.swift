@@ -6,12 +6,14 @@ import SyncProtocol
 struct AccountRoutes {
     let auth: AuthService
     let accounts: AccountService
+    /// Proxies whose `X-Forwarded-For` names the client (password checks are throttled per address).
+    let trustedProxies: Set<String>
 
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.post("auth/password") { request, context in
             let caller = try context.requireCaller()
             let body = try await request.decode(as: ChangePasswordRequest.self, context: context)
-            try await auth.changePassword(caller, body)
+            try await auth.changePassword(caller, body, address: context.clientAddress(request, trusting: trustedProxies))
             return Response(status: .noContent)
         }
         group.get("auth/identities") { _, context in
@@ -29,7 +31,7 @@ struct AccountRoutes {
         group.delete("account") { request, context in
             let caller = try context.requireCaller()
             let body = try await request.decode(as: DeleteAccountRequest.self, context: context)
-            try await auth.confirmOwner(caller, body)
+            try await auth.confirmOwner(caller, body, address: context.clientAddress(request, trusting: trustedProxies))
             return try context.json(try await accounts.delete(userID: caller.userID, keeping: caller.session.id))
         }
     }

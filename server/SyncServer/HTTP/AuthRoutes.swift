@@ -1,4 +1,3 @@
-import HTTPTypes
 import Hummingbird
 import SyncProtocol
 
@@ -15,9 +14,7 @@ struct AuthRoutes {
         }
         group.post("login") { request, context in
             let body = try await request.decode(as: LoginRequest.self, context: context)
-            let address = ClientAddress.resolve(
-                peer: context.peerAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], trusted: trustedProxies)
-            return try context.json(try await auth.login(body, address: address))
+            return try context.json(try await auth.login(body, address: context.clientAddress(request, trusting: trustedProxies)))
         }
         group.post("refresh") { request, context in
             let body = try await request.decode(as: RefreshRequest.self, context: context)

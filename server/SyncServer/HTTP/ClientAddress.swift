@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 
 /// The address a request came from: the peer's, or, when the peer is a trusted proxy, the
 /// nearest address in `X-Forwarded-For` that is not itself a trusted proxy (proxies append the
@@ -9,5 +11,12 @@ enum ClientAddress {
         guard trusted.contains(peer), let forwardedFor else { return peer }
         let hops = forwardedFor.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return hops.reversed().first { !trusted.contains($0) } ?? hops.first ?? peer
+    }
+}
+
+extension ServerRequestContext {
+    /// The address `request` came from (``ClientAddress``).
+    func clientAddress(_ request: Request, trusting proxies: Set<String>) -> String {
+        ClientAddress.resolve(peer: peerAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], trusted: proxies)
     }
 }

@@ -45,8 +45,8 @@ extension AuthService {
     /// linked to the caller's account.
     /// - Throws: ``ServiceError/invalidCredentials``, ``ServiceError/invalidIdentityToken(_:)``,
     ///   ``ServiceError/invalidCredentialsFormat(_:)`` when neither is given.
-    func confirmOwner(_ caller: Caller, _ request: DeleteAccountRequest) async throws {
-        if let password = request.password { return try await verifyPassword(userID: caller.userID, password) }
+    func confirmOwner(_ caller: Caller, _ request: DeleteAccountRequest, address: String) async throws {
+        if let password = request.password { return try await verifyPassword(userID: caller.userID, password, address: address) }
         guard let provider = request.provider else { throw ServiceError.invalidCredentialsFormat("send 'password', or 'provider' with a fresh 'id_token'") }
         let identity = try await verifiedIdentity(provider: provider, idToken: request.idToken, nonce: nil)
         guard identity.issuedAt.timeIntervalSince(now()) > -Self.freshIdentity else {

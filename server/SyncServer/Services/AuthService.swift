@@ -72,11 +72,19 @@ struct AuthService: Sendable {
         }
     }
 
-    /// Checks the user's password again (for changing it, or deleting the account).
-    /// - Throws: ``ServiceError/invalidCredentials`` when it does not match or the user has none.
-    func verifyPassword(userID: UUID, _ password: String) async throws {
+    /// Checks the user's password again (for changing it, or deleting the account), throttled as
+    /// sign-ins are: a stolen access token must not become a way to guess the password.
+    /// - Throws: ``ServiceError/invalidCredentials`` when it does not match or the user has none,
+    ///   ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
+    func verifyPassword(userID: UUID, _ password: String, address: String) async throws {
+        let key = "user:\(userID.uuidString.lowercased())"
+        try await throttle.check(email: key, address: address)
         let stored = try await db.withConnection { try AccountQueries.passwordHash($0, userID: userID) }
-        guard try await check(password, against: stored) else { throw ServiceError.invalidCredentials }
+        guard try await check(password, against: stored) else {
+            try await throttle.failed(email: key, address: address)
+            throw ServiceError.invalidCredentials
+        }
+        try await throttle.succeeded(email: key, address: address)
     }
 
     /// Whether `password` matches `stored`, computed off the request threads; with nothing stored
@@ -93,8 +101,8 @@ struct AuthService: Sendable {
 
     /// Changes the caller's password (the current one proves it is them); every other session of
     /// the account ends, the caller's goes on.
-    func changePassword(_ caller: Caller, _ request: ChangePasswordRequest) async throws {
-        try await verifyPassword(userID: caller.userID, request.currentPassword)
+    func changePassword(_ caller: Caller, _ request: ChangePasswordRequest, address: String) async throws {
+        try await verifyPassword(userID: caller.userID, request.currentPassword, address: address)
         try await setPassword(userID: caller.userID, request.newPassword, keeping: caller.session.id)
     }
 
