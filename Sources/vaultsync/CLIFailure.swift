@@ -26,7 +26,7 @@ struct CLIFailure {
             } else {
                 self.init(message: error.description, exitCode: 1)
             }
-        case let error as SyncAPIError where [.unauthorized, .invalidRefreshToken, .refreshTokenReused].contains(error.code):
+        case let error as SyncAPIError where error.isSessionRefused:
             self.init(message: "the server no longer accepts this device's session (\(error.serverMessage)): run 'vaultsync login'", exitCode: 4)
         case let error where Unreachable.matches(error):
             self.init(message: "\(Unreachable.describe(error)); try again later", exitCode: 3)

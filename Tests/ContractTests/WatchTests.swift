@@ -205,6 +205,20 @@ import Glibc
         }
     }
 
+    /// A device revoked from another one while its watcher runs: the server closes its feed at
+    /// once, the refresh is refused, and the watcher stops with exit code 4, its files untouched.
+    @Test(arguments: [[], ["--long-poll"]]) func aWatcherOfARevokedDeviceStops(_ extra: [String]) async throws {
+        try await withTwoWatchers(extra) { laptop, phone, laptopWatch, _ in
+            try write(laptop, "kept.md", "written before the revocation")
+            try await eventually("synced") { content(phone, "kept.md") != nil }
+            let revoked = try await vaultsync(["devices", "revoke", "laptop", "--vault", phone.path])
+            #expect(revoked.exitCode == 0, "\(revoked)")
+            let ended = try await laptopWatch.finish(timeout: .seconds(60))
+            #expect(ended.exitCode == 4 && ended.stderr.contains("revoked"), "\(ended)")
+            #expect(content(laptop, "kept.md") == "written before the revocation", "its files stay")
+        }
+    }
+
     /// kill -9 of a watcher in the middle of a sync, then a new watcher: nothing is lost.
     @Test func aWatcherKilledMidSyncLosesNothing() async throws {
         try await TestServer.with { server in

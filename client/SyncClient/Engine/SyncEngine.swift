@@ -107,7 +107,7 @@ public final class SyncEngine: Sendable {
             report.status = .offline
             report.notices.append("\(Unreachable.describe(error)); local changes stay pending")
             return report
-        } catch let error as SyncAPIError where [.invalidRefreshToken, .refreshTokenReused, .unauthorized].contains(error.code) {
+        } catch let error as SyncAPIError where error.isSessionRefused {
             report.status = .unauthenticated
             report.notices.append("the server no longer accepts this device's session (\(error.serverMessage)): sign in again with 'vaultsync login'")
             return report

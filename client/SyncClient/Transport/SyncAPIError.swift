@@ -13,6 +13,13 @@ public enum SyncAPIError: Error, Sendable, CustomStringConvertible {
         return nil
     }
 
+    /// Whether the server no longer accepts the device's session (signed out elsewhere, the
+    /// device revoked, a refresh token reused): the device must sign in again.
+    public var isSessionRefused: Bool {
+        guard let code else { return false }
+        return [.unauthorized, .invalidRefreshToken, .refreshTokenReused].contains(code)
+    }
+
     /// The limit the server named (`batch_too_large`, `file_too_large`), when it sent one.
     public var limit: Int64? {
         if case .server(_, let error) = self { return error.limit }

@@ -131,7 +131,7 @@ public final class VaultWatcher: Sendable {
                 switch end {
                 case .tokenExpired:
                     setConnected(false, detail: "the access token expired; renewing it")
-                    try? await engine.session.refresh()
+                    await renewingSession { try await engine.session.refresh() }
                     continue
                 case .closed(let why):
                     setConnected(false, detail: why)
@@ -142,7 +142,9 @@ public final class VaultWatcher: Sendable {
                 guard !Task.isCancelled else { return }
                 setConnected(false, detail: Unreachable.matches(error) ? Unreachable.describe(error) : "the server refused the change feed (\(error))")
                 // A refused upgrade may be an expired token: an authorised call renews it.
-                if !Unreachable.matches(error) { _ = try? await engine.session.run { [api = engine.api] in try await api.usage($0) } }
+                if !Unreachable.matches(error) {
+                    await renewingSession { _ = try await engine.session.run { [api = engine.api] in try await api.usage($0) } }
+                }
             }
             failures = reached.isSet ? 1 : failures + 1
             do {
@@ -185,6 +187,8 @@ public final class VaultWatcher: Sendable {
                 }
             } catch let error as SyncEngineError {
                 return stop(error)
+            } catch let error as SyncAPIError where error.isSessionRefused {
+                return stop(WatchError.sessionRefused(engine.root.path, reason: error.serverMessage))
             } catch let error as SyncAPIError where error.code == .cursorExpired {
                 // Deletions after the cursor were purged: a sync reads the whole state and stores a
                 // fresh cursor; the server is reachable all the same.
@@ -276,6 +280,17 @@ public final class VaultWatcher: Sendable {
 
     /// Records and reports the feed's state; a reconnect that fails as the one before does is not
     /// reported again (one line per change, not one per retry).
+    /// Runs `renewal` (a refresh, or a call that refreshes); when the server refuses the session
+    /// (the device was revoked or signed out elsewhere) the watcher stops, since nothing it could
+    /// do would sync again. Other failures are the reconnect loop's to retry.
+    private func renewingSession(_ renewal: () async throws -> Void) async {
+        do {
+            try await renewal()
+        } catch let error as SyncAPIError where error.isSessionRefused {
+            stop(WatchError.sessionRefused(engine.root.path, reason: error.serverMessage))
+        } catch {}
+    }
+
     private func setConnected(_ connected: Bool, detail: String?) {
         let changed = feedState.withLock { state in
             defer { state = (connected, detail) }

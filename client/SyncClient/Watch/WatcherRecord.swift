@@ -71,13 +71,15 @@ final class WatcherLock: Sendable {
 /// Why a watcher could not start.
 public enum WatchError: Error, CustomStringConvertible {
     case alreadyWatching(Int32?)
-    /// The server no longer accepts the device's session (the vault at this path): sign in again.
-    case sessionRefused(String)
+    /// The server no longer accepts the device's session (the vault at this path; the server's
+    /// reason, when it gave one): sign in again.
+    case sessionRefused(String, reason: String? = nil)
 
     public var description: String {
         switch self {
         case .alreadyWatching(let pid): "another 'vaultsync watch' already watches this vault\(pid.map { " (pid \($0))" } ?? "")"
-        case .sessionRefused(let path): "the server no longer accepts this device's session: run 'vaultsync login \(path)', then watch again"
+        case .sessionRefused(let path, let reason):
+            "the server no longer accepts this device's session\(reason.map { " (\($0))" } ?? ""): run 'vaultsync login \(path)', then watch again"
         }
     }
 }
