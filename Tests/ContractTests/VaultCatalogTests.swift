@@ -52,6 +52,18 @@ import Testing
         }
     }
 
+    /// A quota is the person's, whatever vaults their files are in.
+    @Test func aQuotaCountsEveryVault() async throws {
+        try await TestServer.with(configure: { $0.quotaFiles = 2 }) { server in
+            let laptop = try await server.newUser().newDevice("laptop")
+            _ = try await server.api.createVault(named: "work", accessToken: laptop.session.accessToken)
+            _ = try await laptop.write("personal.md", "one")
+            _ = try await laptop.inVault("work").write("work.md", "two")
+            await #expect(performing: { try await laptop.inVault("work").write("more.md", "three") }, throws: Self.refused(.quotaExceeded, 429))
+            await #expect(performing: { try await laptop.write("more.md", "three") }, throws: Self.refused(.quotaExceeded, 429))
+        }
+    }
+
     @Test func deletingAVaultRemovesItsFilesAndEveryByte() async throws {
         try await TestServer.withEachBackend { server, backend in
             let user = try await server.newUser()
