@@ -48,6 +48,31 @@ import Testing
         }
     }
 
+    /// A device that signs in again names itself: it stays the same device, and its new session is
+    /// its own at once, so revoking it ends that session before it made any vault request.
+    @Test func aDeviceSigningInAgainStaysItselfAndCanBeRevoked() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, _) = try await user.signedInDevice("laptop")
+            let (phone, phoneTokens) = try await user.signedInDevice("phone")
+            try await server.api.logout(refreshToken: phoneTokens.refreshToken)
+            let again = try await server.api.login(email: user.email, password: user.password)
+            let same = try await server.api.registerDevice(
+                RegisterDeviceRequest(deviceName: "phone", platform: "linux", deviceID: phone.info.deviceID), accessToken: again.accessToken)
+            #expect(same.deviceID == phone.info.deviceID && same.current == true)
+            #expect(try await server.api.devices(accessToken: laptop.session.accessToken).devices.count == 2, "no new device")
+
+            try await server.api.revokeDevice(phone.info.deviceID, accessToken: laptop.session.accessToken)
+            await #expect(performing: { try await server.api.devices(accessToken: again.accessToken) }, throws: Self.refused(.unauthorized, 401))
+            await #expect(performing: { try await server.api.refresh(refreshToken: again.refreshToken) }, throws: Self.refused(.invalidRefreshToken, 401))
+            // Naming a revoked device makes a new one.
+            let third = try await server.api.login(email: user.email, password: user.password)
+            let fresh = try await server.api.registerDevice(
+                RegisterDeviceRequest(deviceName: "phone", platform: "linux", deviceID: phone.info.deviceID), accessToken: third.accessToken)
+            #expect(fresh.deviceID != phone.info.deviceID)
+        }
+    }
+
     @Test func aDeviceCanRevokeItself() async throws {
         try await TestServer.with { server in
             let (phone, tokens) = try await server.newUser().signedInDevice("phone")

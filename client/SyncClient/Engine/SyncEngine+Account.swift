@@ -47,12 +47,10 @@ extension SyncEngine {
             throw error
         }
         let name = previous?.deviceName ?? deviceName
-        let deviceID: UUID
-        if let known = previous?.deviceID, try await api.devices(accessToken: tokens.accessToken).devices.contains(where: { $0.deviceID == known }) {
-            deviceID = known
-        } else {
-            deviceID = try await api.registerDevice(RegisterDeviceRequest(deviceName: name, platform: Self.platform), accessToken: tokens.accessToken).deviceID
-        }
+        // The same device again when the server still knows it (not revoked), else a new one; the
+        // session is bound to it either way.
+        let deviceID = try await api.registerDevice(
+            RegisterDeviceRequest(deviceName: name, platform: Self.platform, deviceID: previous?.deviceID), accessToken: tokens.accessToken).deviceID
         try CredentialStore(stateFolder: stateFolder).save(Credentials(
             server: server, userID: tokens.userID, deviceID: deviceID, deviceName: name,
             accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, vaultID: vaultID))

@@ -9,16 +9,21 @@ public struct RegisterDeviceRequest: Codable, Sendable, Equatable {
     /// Which service `pushToken` is from; when absent it follows from `platform`
     /// (``PushProvider/forPlatform(_:)``).
     public var pushProvider: PushProvider?
+    /// A device signing in again: its id. When it is one of the account's devices (not revoked),
+    /// the session becomes that device's and no new device is made.
+    public var deviceID: UUID?
 
-    public init(deviceName: String, platform: String, pushToken: String? = nil, pushProvider: PushProvider? = nil) {
+    public init(deviceName: String, platform: String, pushToken: String? = nil, pushProvider: PushProvider? = nil, deviceID: UUID? = nil) {
         self.deviceName = deviceName
         self.platform = platform
         self.pushToken = pushToken
         self.pushProvider = pushProvider
+        self.deviceID = deviceID
     }
 
     enum CodingKeys: String, CodingKey {
         case deviceName = "device_name"
+        case deviceID = "device_id"
         case platform
         case pushToken = "push_token"
         case pushProvider = "push_provider"

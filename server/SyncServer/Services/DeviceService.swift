@@ -10,7 +10,8 @@ struct DeviceService: Sendable {
     /// Longest push token accepted (APNs tokens are 64 hex digits, FCM's about 160 characters).
     static let maxPushToken = 4096
 
-    /// Registers a device; it becomes the caller's session's device when the session has none.
+    /// Registers a device, or, when `device_id` names one of the user's devices, signs that one in
+    /// again; it becomes the caller's session's device when the session has none.
     func register(_ caller: Caller, _ request: RegisterDeviceRequest) async throws -> DeviceInfo {
         let name = try Self.checkedName(request.deviceName)
         guard !request.platform.isEmpty, request.platform.count <= 50 else { throw ServiceError.invalidRequest("platform must be 1 to 50 characters") }
@@ -22,6 +23,15 @@ struct DeviceService: Sendable {
         }
         let now = now()
         return try await db.transaction { tx in
+            // A device signing in again stays itself, and its new session is bound to it at once
+            // (revoking it must end this session too).
+            if let known = request.deviceID, caller.session.deviceID == nil || caller.session.deviceID == known,
+                var device = try DeviceQueries.list(tx, userID: caller.userID, current: known).first(where: { $0.deviceID == known }) {
+                try SessionQueries.bind(tx, id: caller.session.id, deviceID: known)
+                if let push { _ = try DeviceQueries.setPushToken(tx, userID: caller.userID, deviceID: known, push: push) }
+                device.current = true
+                return device
+            }
             var device = try DeviceQueries.insert(tx, userID: caller.userID, name: name, platform: request.platform, push: push, now: now)
             if caller.session.deviceID == nil { try SessionQueries.bind(tx, id: caller.session.id, deviceID: device.deviceID) }
             device.current = caller.session.deviceID == nil
