@@ -62,8 +62,10 @@ import Testing
             }()
             let (ready, (answer, answered)) = try await (direct, served)
             #expect(answer == 1)
-            // The pool adds at most a second over what a fresh connection costs right now.
-            #expect(answered < ready + .seconds(1), "served within a second of the database being ready (took \(answered); ready took \(ready))")
+            // The pool waits for nothing once the database is back (a waiter left asleep would take
+            // the 60 s acquire timeout): it adds only scheduling time over a fresh connection. Two
+            // seconds of margin, since on a loaded 2-core runner a full run once measured 1.2 s.
+            #expect(answered < ready + .seconds(2), "served within two seconds of the database being ready (took \(answered); ready took \(ready))")
             await pool.close()
         }
     }
