@@ -40,7 +40,7 @@ extension ServiceError {
         case .invalidRefreshToken:
             (.unauthorized, ErrorBody(code: .invalidRefreshToken, message: "the refresh token is unknown, expired or revoked: log in again"))
         case .deviceRevoked:
-            (.unauthorized, ErrorBody(code: .invalidRefreshToken, message: "this device was revoked: sign in again to sync (as a new device)"))
+            (.unauthorized, ErrorBody(code: .invalidRefreshToken, message: "this device was revoked; signing in again makes it a new device"))
         case .refreshTokenReused:
             (.unauthorized, ErrorBody(code: .refreshTokenReused, message: "this refresh token was already used; every session of that login is now revoked: log in again"))
         case .invalidSignature:
