@@ -76,7 +76,7 @@ let package = Package(
 
         // MARK: executables
         .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),
-        .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),
+        .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vaultsync-bench",
             dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport", "SeededRandom", "Postgres", argumentParser, log],

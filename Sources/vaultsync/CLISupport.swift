@@ -46,6 +46,7 @@ func finish(_ report: SyncReport, json: Bool) throws {
         print("pushed \(report.pushed.count), pulled \(report.pulled.count), merged \(report.merged.count), deleted here \(report.deletedLocally.count), deleted on the server \(report.deletedRemotely.count)")
         for notice in report.notices { print("note: \(notice)") }
         if let full = report.storageFull { print("storage full: \(full)") }
+        printHeldDeletions(report.heldDeletions)
         for failure in report.failures { print("failed: \(failure)") }
         if !report.parked.isEmpty {
             print("\(report.parked.count) file\(report.parked.count == 1 ? "" : "s") parked after repeated failures: \(report.parked.map(\.rawValue).joined(separator: ", ")) (see 'vaultsync status', then 'vaultsync retry')")
@@ -55,12 +56,24 @@ func finish(_ report: SyncReport, json: Bool) throws {
         }
         print("status: \(report.status.rawValue)")
     }
+    try exitStatus(report)
+}
+
+/// Turns a sync report's status into the exit code (0 for IDLE and CONFLICT).
+func exitStatus(_ report: SyncReport) throws {
     switch report.status {
     case .idle, .conflict, .syncing: return
     case .offline: throw ExitCodes.offline
     case .unauthenticated: throw ExitCodes.unauthenticated
     case .error: throw ExitCodes.failure
     }
+}
+
+/// Says which deletions wait for the user, and how to let them through.
+func printHeldDeletions(_ held: HeldDeletionsRecord?) {
+    guard let held else { return }
+    for line in held.summary { print("held back: \(line)") }
+    print("nothing of that was deleted; if it is what you meant, run 'vaultsync sync --allow-mass-delete' (files deleted by mistake can be brought back with 'vaultsync restore --deleted-since')")
 }
 
 /// The documented exit codes.

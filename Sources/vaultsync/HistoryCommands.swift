@@ -29,17 +29,63 @@ struct History: AsyncParsableCommand {
 
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make an old version of a file current again (as a new version every device gets), then sync.",
-        discussion: "Works for deleted files too. See the versions with 'vaultsync history PATH'.")
-    @Argument(help: "The path, relative to the vault.") var path: String
-    @Option(help: "The version to restore.") var version: Int
+        abstract: "Make an old version of a file current again, or bring back every file deleted since a time; then sync.",
+        discussion: """
+            'restore PATH --version N' makes version N of PATH current again (as a new version every device gets); it works \
+            for deleted files too (see the versions with 'vaultsync history PATH'). 'restore --deleted-since TIME [--under FOLDER]' \
+            brings back every file deleted on the server at or after TIME, each with its content before the deletion, in one \
+            server call; TIME is an ISO 8601 date or time (2026-11-24, 2026-11-24T09:30:00Z) or a span ago (90m, 6h, 2d).
+            """)
+    @Argument(help: "The path, relative to the vault.") var path: String?
+    @Option(help: "The version to restore.") var version: Int?
+    @Option(help: "Bring back every file deleted at or after this time.") var deletedSince: String?
+    @Option(help: "With --deleted-since: only files under this folder of the vault.") var under: String?
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
-    @Flag(help: "Print the sync report as JSON.") var json = false
+    @Flag(help: "Print the result as JSON.") var json = false
+
+    func validate() throws {
+        switch (path, version, deletedSince) {
+        case (_?, _?, nil): if under != nil { throw ValidationError("--under goes with --deleted-since") }
+        case (nil, nil, let since?): _ = try Self.time(since, now: Date())
+        case (nil, _, nil): throw ValidationError("name a PATH and --version, or give --deleted-since")
+        case (_?, nil, nil): throw ValidationError("which version of \(path ?? "")? Add --version (see 'vaultsync history \(path ?? "")')")
+        default: throw ValidationError("--deleted-since brings back many files: give it without a PATH or --version")
+        }
+    }
 
     func run() async throws {
-        let (answer, report) = try await SyncEngine(root: vaultURL(vault)).restore(try vaultPath(path), version: version)
-        if !json { print("\(path): version \(answer.restoredFrom) restored as version \(answer.restored.version)") }
-        try finish(report, json: json)
+        let engine = try SyncEngine(root: vaultURL(vault))
+        guard let since = deletedSince else {
+            let (answer, report) = try await engine.restore(try vaultPath(path ?? ""), version: version ?? 0)
+            if !json { print("\(path ?? ""): version \(answer.restoredFrom) restored as version \(answer.restored.version)") }
+            return try finish(report, json: json)
+        }
+        let (answer, report) = try await engine.restoreDeleted(since: try Self.time(since, now: Date()), under: under)
+        if json {
+            try printJSON(RestoredDeleted(restored: answer.restored.map(\.path.rawValue), skipped: answer.skipped, sync: report))
+            return try exitStatus(report)
+        }
+        print("restored \(answer.restored.count) deleted file\(answer.restored.count == 1 ? "" : "s")\(under.map { " under \($0)/" } ?? "")")
+        for skipped in answer.skipped { print("not restored: \(skipped.path): \(skipped.message)") }
+        try finish(report, json: false)
+    }
+
+    /// The `--deleted-since --json` document.
+    struct RestoredDeleted: Encodable {
+        var restored: [String]
+        var skipped: [FileError]
+        var sync: SyncReport
+    }
+
+    /// An ISO 8601 date or time, or a span before `now` ("90m", "6h", "2d", "1w").
+    static func time(_ text: String, now: Date) throws -> Date {
+        if let date = WireDate.parse(text) { return date }
+        if let day = WireDate.parse(text + "T00:00:00Z") { return day }  // a date alone: midnight UTC
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604_800]
+        if let unit = text.last.flatMap({ units[$0] }), let count = Double(text.dropLast()), count >= 0, count.isFinite {
+            return now.addingTimeInterval(-count * unit)
+        }
+        throw ValidationError("--deleted-since '\(text)' is not a time: give 2026-11-24, 2026-11-24T09:30:00Z, or a span ago such as 90m, 6h or 2d")
     }
 }
 

@@ -23,9 +23,11 @@ struct Status: AsyncParsableCommand {
         var openConflicts: Int
         var failing: [Failing]
         var storageFull: String?
+        var heldDeletions: HeldDeletionsRecord?
         /// The running `vaultsync watch`, if any.
         var watcher: WatcherRecord?
         enum CodingKeys: String, CodingKey {
+            case heldDeletions = "held_deletions"
             case status, vault, server, email, failing, watcher
             case deviceID = "device_id"
             case signedIn = "signed_in"
@@ -53,7 +55,7 @@ struct Status: AsyncParsableCommand {
             status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID,
             signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
             failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
-            storageFull: state.storageFull, watcher: state.watcher)
+            storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher)
         if json { return try printJSON(output) }
         print("status: \(output.status)\(Self.explain(state.status, vault: state.vault))")
         print("vault: \(output.vault)\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
@@ -65,6 +67,7 @@ struct Status: AsyncParsableCommand {
             print("watcher: not running")
         }
         if let full = output.storageFull { print("storage full: \(full) (files that did not fit stay pending)") }
+        printHeldDeletions(state.heldDeletions)
         for file in output.failing {
             print("\(file.parked ? "parked" : "failing") (\(file.attempts) \(file.attempts == 1 ? "sync" : "syncs")): \(file.path): \(file.lastError)")
         }
@@ -75,7 +78,7 @@ struct Status: AsyncParsableCommand {
         case .idle: ""
         case .syncing: " (another vaultsync process is syncing this vault now)"
         case .offline: " (the last sync could not reach the server; changes stay pending)"
-        case .error: " (some files failed; see below)"
+        case .error: " (some files failed, or deletions are held back; see below)"
         case .unauthenticated: " (signed out: run 'vaultsync login \(vault)')"
         case .conflict: " (see 'vaultsync conflicts')"
         }

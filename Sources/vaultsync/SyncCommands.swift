@@ -1,15 +1,19 @@
 import ArgumentParser
 import Foundation
 import SyncClient
+import SyncCore
 import SyncProtocol
 
 struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Sync a linked folder now.")
     @Argument(help: "The vault folder (default: the current folder).") var directory: String?
     @Flag(help: "Print the report as JSON.") var json = false
+    @Flag(help: "Carry out deletions of most of the vault (over half of its files and more than 20, or every file), which are otherwise held back.")
+    var allowMassDelete = false
 
     func run() async throws {
-        try finish(try await SyncEngine(root: vaultURL(directory)).sync(progress: ProgressPrinter().handler), json: json)
+        let engine = try SyncEngine(root: vaultURL(directory), massDeletePolicy: allowMassDelete ? .allowAll : .standard)
+        try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
     }
 }
 

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import SyncClient
+import SyncCore
 import SyncProtocol
 
 /// `vaultsync watch`: keeps the vault in sync until stopped (SIGINT or SIGTERM: the running sync
@@ -17,6 +18,7 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Seconds between safety-net syncs.") var safetyInterval = 600.0
     @Option(help: "Seconds between scans where the file system cannot report changes.") var pollInterval = 5.0
     @Flag(help: "Hear of the server's changes by long polls instead of a WebSocket (for proxies that do not pass WebSockets).") var longPoll = false
+    @Flag(help: "Carry out deletions of most of the vault instead of holding them back (see 'vaultsync sync --help').") var allowMassDelete = false
 
     func validate() throws {
         for (name, value) in [("--debounce", debounce), ("--max-delay", maxDelay), ("--safety-interval", safetyInterval), ("--poll-interval", pollInterval)]
@@ -26,7 +28,7 @@ struct Watch: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let engine = try SyncEngine(root: vaultURL(directory))
+        let engine = try SyncEngine(root: vaultURL(directory), massDeletePolicy: allowMassDelete ? .allowAll : .standard)
         var settings = WatchSettings()
         settings.schedule.debounce = .seconds(debounce)
         settings.schedule.maxDelay = .seconds(maxDelay)
@@ -102,6 +104,7 @@ struct WatchPrinter: Sendable {
             write("\(timestamp()) \(report.status.rawValue)\(parts.isEmpty ? "" : ": " + parts.joined(separator: "; "))")
             for notice in report.notices { write("  note: \(notice)") }
             for failure in report.failures { write("  failed: \(failure)") }
+            for line in report.heldDeletions?.summary ?? [] { write("  held back: \(line); run 'vaultsync sync --allow-mass-delete' if it is meant") }
         case .syncFailed(let error): write("\(timestamp()) sync failed: \(error)")
         case .connection(true, _): write("\(timestamp()) connected to the server's change feed")
         case .connection(false, let detail): write("\(timestamp()) OFFLINE: \(detail ?? "disconnected"); local changes are queued")

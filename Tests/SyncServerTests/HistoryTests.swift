@@ -1,6 +1,7 @@
 import Foundation
 import SyncClient
 import SyncProtocol
+import SyncServer
 import TestSupport
 import Testing
 
@@ -64,6 +65,46 @@ import Testing
             // Nothing changed: still deleted at version 2, for both users.
             #expect(try await owner.allChanges().deleted.map(\.version) == [2])
             #expect(try await stranger.allChanges().files.isEmpty)
+        }
+    }
+
+    @Test func bulkUndeleteIsOneChangeWithinTheQuotaAndOnlyOfTheCallersVault() async throws {
+        try await TestServer.with(configure: { $0.quotaFiles = 3 }) { server in
+            let owner = try await server.newUser().newDevice()
+            let stranger = try await server.newUser().newDevice()
+            for name in ["a/1.md", "a/2.md", "b/3.md"] { try await owner.write(name, name) }
+            try await stranger.write("a/1.md", "theirs")
+            _ = try await stranger.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("a/1.md"), baseVersion: 1)]), session: stranger.session)
+            let since = server.clock.now
+            let deletions = try ["a/1.md", "a/2.md", "b/3.md"].map { DeleteFile(path: try VaultPath($0), baseVersion: 1) }
+            _ = try await owner.api.delete(DeleteRequest(files: deletions), session: owner.session)
+            try await owner.write("c.md", "new")  // two of three files' room is left
+            let before = try await owner.allChanges()
+
+            // Bad input: refused with the envelope, nothing changes.
+            let headers = RawHTTP.vaultHeaders(owner.session.accessToken, device: owner.session.deviceID)
+            let url = URL(string: server.baseURL.absoluteString + "/vault/restore-deleted")!
+            let noTime = try await RawHTTP.send("POST", url, body: Data("{}".utf8), headers: headers)
+            #expect(noTime.status == 400 && noTime.code == .invalidRequest, "\(noTime)")
+            let badFolder = try await RawHTTP.send("POST", url, body: Data(#"{"deleted_since": "2026-01-01T00:00:00Z", "under": "../x"}"#.utf8), headers: headers)
+            #expect(badFolder.status == 400 && badFolder.code == .invalidPath, "\(badFolder)")
+            // Three would not fit in the two files left: none comes back.
+            do {
+                _ = try await owner.api.restoreDeleted(RestoreDeletedRequest(deletedSince: since), session: owner.session)
+                Issue.record("restored over the quota")
+            } catch let error as SyncAPIError {
+                #expect(error.code == .quotaExceeded && error.serverMessage.contains("nothing was restored"), "\(error)")
+            }
+            let after = try await owner.allChanges()
+            #expect(after.files == before.files && after.deleted == before.deleted)
+
+            // Under a folder, they fit; the stranger's deletion of their own a/1.md stays.
+            let answer = try await owner.api.restoreDeleted(RestoreDeletedRequest(deletedSince: since, under: "a/"), session: owner.session)
+            #expect(answer.restored.map(\.path.rawValue).sorted() == ["a/1.md", "a/2.md"] && answer.restored.allSatisfy { $0.version == 3 })
+            #expect(answer.skipped.isEmpty)
+            #expect(try await owner.read("a/2.md") == "a/2.md")
+            #expect(try await stranger.allChanges().deleted.map(\.path.rawValue) == ["a/1.md"])
+            #expect(try await owner.api.history(try VaultPath("a/1.md"), session: owner.session).versions.map(\.version) == [3, 2, 1])
         }
     }
 }

@@ -2,6 +2,7 @@ public import Foundation
 import Synchronization
 import SeededRandom
 import SyncClient
+import SyncCore
 import SyncProtocol
 import SyncServer
 
@@ -117,7 +118,10 @@ public final class Simulation {
 
     func open(_ root: URL, _ transport: FaultyTransport) throws -> SyncEngine {
         let clock = server.clock
-        return try SyncEngine(root: root, transport: transport, parallelTransfers: 1, lockTimeout: .seconds(5), now: { clock.now })
+        // The mass-delete guard holds deletions back until a user confirms them, by design; the
+        // simulated users mean every deletion they make, and the invariants are about what sync
+        // does with it. The guard's own tests are MassDeleteGuardTests and MassDeleteTests.
+        return try SyncEngine(root: root, transport: transport, parallelTransfers: 1, lockTimeout: .seconds(5), massDeletePolicy: .allowAll, now: { clock.now })
     }
 
     // MARK: steps

@@ -1,3 +1,4 @@
+public import Foundation
 public import SyncProtocol
 
 extension SyncEngine {
@@ -20,6 +21,22 @@ extension SyncEngine {
             answer = try await session.run { [api] in try await api.restore(RestoreRequest(path: path, version: version), session: $0) }
         }
         try await store.log(.restore, path: path.rawValue, detail: "v\(version) restored as v\(answer.restored.version)", at: now())
+        return (answer, try await sync())
+    }
+
+    /// Brings back on the server every file deleted since `since` (under `folder`, when given),
+    /// each with its content before the deletion, in one call; then syncs so that this folder
+    /// has them. Files deleted here and not yet synced are not among them (their deletion never
+    /// reached the server): the sync itself keeps them deleted, unless the guard holds it back.
+    public func restoreDeleted(since: Date, under folder: String? = nil) async throws -> (RestoreDeletedResponse, SyncReport) {
+        let answer: RestoreDeletedResponse
+        do {
+            let lock = try await lockVault()  // as in restore(_:version:)
+            defer { withExtendedLifetime(lock) {} }
+            answer = try await session.run { [api] in try await api.restoreDeleted(RestoreDeletedRequest(deletedSince: since, under: folder), session: $0) }
+        }
+        let detail = "deleted since \(WireDate.format(since))\(folder.map { " under \($0)/" } ?? ""): \(answer.restored.count) restored, \(answer.skipped.count) not"
+        try await store.log(.restore, path: folder ?? "", detail: detail, at: now())
         return (answer, try await sync())
     }
 }

@@ -25,13 +25,19 @@ public final class SyncEngine: Sendable {
     let parallelTransfers: Int
     /// How long a sync waits for another process's sync of this vault before giving up.
     let lockTimeout: Duration
+    /// When deletions are held back for the user to confirm (``MassDeleteGuard``).
+    let massDeletePolicy: MassDeletePolicy
+    /// Checked before each sync: the folder on disk is still the one `sync.db` describes.
+    let folder: FolderIdentity
 
     /// Opens a vault folder linked with ``link(root:server:email:password:deviceName:createAccount:transport:)``.
+    /// - Parameter massDeletePolicy: when this engine's syncs hold deletions back for the user
+    ///   (``MassDeletePolicy/allowAll`` for `--allow-mass-delete`).
     /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked;
     ///   ``SyncEngineError/signedOut(_:)`` when it is linked but signed out (`logout`).
     public init(
         root: URL, transport: any HTTPTransport = AsyncHTTPTransport(), batchSize: Int = 500, parallelTransfers: Int = 8,
-        lockTimeout: Duration = .seconds(600), now: @escaping @Sendable () -> Date = { Date() }
+        lockTimeout: Duration = .seconds(600), massDeletePolicy: MassDeletePolicy = .standard, now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         self.root = root.standardizedFileURL
         self.stateFolder = self.root.appendingPathComponent(VaultPath.stateFolderName)
@@ -42,6 +48,9 @@ public final class SyncEngine: Sendable {
         self.api = SyncAPI(baseURL: credentials.server, transport: transport)
         self.session = AuthorizedSession(credentials: credentials, store: credentialStore, api: api)
         self.store = try StateStore(stateFolder: stateFolder)
+        self.folder = FolderIdentity(root: self.root, stateFolder: stateFolder)
+        try folder.establish(store)
+        self.massDeletePolicy = massDeletePolicy
         self.writer = AtomicFileWriter(root: self.root)
         self.preferredBatchSize = max(1, batchSize)
         self.parallelTransfers = parallelTransfers
@@ -117,14 +126,16 @@ public final class SyncEngine: Sendable {
         // merges now read the base from the server's history, so the copies only take space.
         try? FileManager.default.removeItem(at: stateFolder.appendingPathComponent("base"))
         report.conflicts = try await store.conflicts().map(\.path)
-        report.status = !report.failures.isEmpty || !report.parked.isEmpty ? .error : report.conflicts.isEmpty ? .idle : .conflict
+        report.status = !report.failures.isEmpty || !report.parked.isEmpty || report.heldDeletions != nil ? .error : report.conflicts.isEmpty ? .idle : .conflict
+        try await store.setMeta(.heldDeletions, try report.heldDeletions.map { String(decoding: try WireCoding.encoder().encode($0), as: UTF8.self) })
         try await store.setMeta(.lastSyncTime, WireDate.format(now()))
         return report
     }
 
     /// One scan–plan–execute pass; returns whether another pass is needed (the server changed under a push).
     func syncRound(_ report: inout SyncReport, progress: SyncProgressHandler?) async throws -> Bool {
-        // Phase 1: local.
+        // Phase 1: local, in the folder sync.db describes (not one unmounted or put in its place).
+        try folder.verify(store)
         progress?(SyncProgress(phase: .scanning))
         let ignore = IgnoreFile(root: root)
         let scan = try await scanLocal(ignore.rules)
@@ -149,6 +160,7 @@ public final class SyncEngine: Sendable {
             do {
                 // Pages of 2,000: decoding a 5,000-file page at once costs more memory than the round trips save.
                 page = try await session.run { [api] in try await api.state($0, cursor: from, limit: 2000) }
+                try await checkServerVault(page.vaultID)
             } catch let error as SyncAPIError where error.code == .cursorExpired && from != nil {
                 (cursor, remote, authors, incremental) = (nil, [:], [:], false)
                 Self.addOnce(&report.notices, ["this device was away longer than the server keeps deletions; reconciled with the server's full state"])
@@ -170,9 +182,15 @@ public final class SyncEngine: Sendable {
         let parked = Set(try await store.failures().filter(\.parked).map(\.path))
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
         let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: ignore.rules))
+        // Deletions of most of the vault wait for the user; everything else goes on.
+        let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: synced.count, localFiles: scan.localFiles.count, policy: massDeletePolicy)
+        report.heldDeletions = heldDeletions.map(HeldDeletionsRecord.init)
+        let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
         var run = Execution(scan: scan, synced: synced, authors: authors, remote: remote, onProgress: progress)
         run.cursor = cursor
-        for action in plan.actions where !held.contains(action.path) {
+        // The server's deletions not applied here must be read again by the next sync.
+        if !(heldDeletions?.here.isEmpty ?? true) { run.remoteSideComplete = false }
+        for action in plan.actions where !held.contains(action.path) && !heldBack.contains(action.path) {
             run.sort(action)
             if case .push(let path, nil) = action, !incremental, synced[path] != nil, remote[path] == nil {
                 Self.addOnce(&report.notices, ["\(path): deleted on another device long ago (the server no longer keeps that deletion), edited here; the edited version was kept"])
@@ -185,8 +203,10 @@ public final class SyncEngine: Sendable {
         // Phase 4: execute, remote-side changes first.
         try await applyRecords(&run, &report)
         try await applyPulls(&run, &report)
+        try folder.verify(store)  // deletions only in the folder that was scanned
         try await applyLocalDeletes(&run, &report)
         try await applyMerges(&run, &report)
+        try folder.verify(store)
         try await applyRemoteDeletes(&run, &report)
         try await applyPushes(run.pushes, &run, &report)
 
@@ -226,6 +246,16 @@ public final class SyncEngine: Sendable {
             synced.merge(adopted) { _, new in new }
         }
         try await store.clearSent()
+    }
+
+    /// Checks the vault the server answers for is the one this folder synced with (a server whose
+    /// database was replaced or restored could answer for another); records it the first time.
+    private func checkServerVault(_ id: UUID?) async throws {
+        guard let id else { return }
+        guard let known = try await store.meta(.vaultID).flatMap(UUID.init(uuidString:)) else {
+            return try await store.setMeta(.vaultID, id.uuidString)
+        }
+        if known != id { throw SyncEngineError.otherServerVault(root.path) }
     }
 
     /// Takes the vault's lock, waiting (and saying so through `progress`) while another process syncs.
@@ -312,6 +342,12 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     case noSuchVault(String, known: [String])
     /// `init --vault NAME` on a folder that syncs with another vault of the account.
     case otherVault(String, vault: String)
+    /// The folder (or its `.vaultsync`) is no longer there: unmounted, moved or deleted.
+    case folderGone(String)
+    /// The folder's `.vaultsync` is not the one this process opened (the folder was replaced).
+    case folderReplaced(String)
+    /// The server answers for another vault than the one this folder synced with.
+    case otherServerVault(String)
     case noConflict(VaultPath)
     case serverMovedOn(VaultPath)
     public var description: String {
@@ -324,6 +360,12 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .noSuchVault(let name, let known):
             "the account has no vault named '\(name)' (its vaults: \(known.joined(separator: ", "))); add --create to create it"
         case .otherVault(let path, let vault): "'\(path)' syncs with the vault '\(vault)' of this account; link an empty folder to another vault"
+        case .folderGone(let path):
+            "'\(path)' or its .vaultsync folder is gone (unmounted, moved or deleted?); nothing was synced, and nothing is deleted anywhere because of it. Mount or put the folder back, or link a new folder with 'vaultsync init'"
+        case .folderReplaced(let path):
+            "'\(path)' was replaced by another copy while this process had it open; nothing was synced. Start vaultsync again on the folder"
+        case .otherServerVault(let path):
+            "the server answers for another vault than the one '\(path)' synced with (was its database replaced or restored?); nothing was synced. Link an empty folder to sync with it"
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }

@@ -1,4 +1,5 @@
 public import SyncProtocol
+public import SyncCore
 import Foundation
 
 /// The seed's sync status.
@@ -27,6 +28,9 @@ public struct SyncReport: Sendable, Equatable {
     /// Files that did not fit stay pending (they are not parked); everything else (pulls, deletes,
     /// smaller pushes) went on.
     public var storageFull: String?
+    /// Deletions held back because they would take away most of the vault (``MassDeleteGuard``):
+    /// nothing of them happened; a sync with ``MassDeletePolicy/allowAll`` carries them out.
+    public var heldDeletions: HeldDeletionsRecord?
     /// This run's failures that count towards parking, by path.
     var failedPaths: [VaultPath: String] = [:]
 
@@ -76,6 +80,7 @@ extension SyncReport: Encodable {
         case deletedLocally = "deleted_locally"
         case deletedRemotely = "deleted_remotely"
         case storageFull = "storage_full"
+        case heldDeletions = "held_deletions"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -91,5 +96,27 @@ extension SyncReport: Encodable {
         try c.encode(failures, forKey: .failures)
         try c.encode(parked, forKey: .parked)
         try c.encodeIfPresent(storageFull, forKey: .storageFull)
+        try c.encodeIfPresent(heldDeletions, forKey: .heldDeletions)
+    }
+}
+
+/// Held-back deletions as `status` and `--json` show them: counts per side and a line per side
+/// saying where the files are (the paths themselves can be most of a large vault).
+public struct HeldDeletionsRecord: Codable, Sendable, Equatable {
+    /// Local files the server's deletions would have removed.
+    public var here: Int
+    /// Deletions this folder would have sent to the server.
+    public var onServer: Int
+    public var summary: [String]
+
+    public init(_ held: HeldDeletions) {
+        here = held.here.count
+        onServer = held.onServer.count
+        summary = held.summary
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case here, summary
+        case onServer = "on_server"
     }
 }

@@ -16,6 +16,8 @@ public struct VaultStatus: Sendable, Equatable {
     public var openConflicts: Int
     public var failing: [FailureRecord]
     public var storageFull: String?
+    /// Deletions the last sync held back for the user to confirm.
+    public var heldDeletions: HeldDeletionsRecord?
     /// The running `vaultsync watch`, if any.
     public var watcher: WatcherRecord?
 
@@ -31,13 +33,14 @@ public struct VaultStatus: Sendable, Equatable {
         let failing = try await store.failures()
         let conflicts = try await store.conflicts().count
         let last = try await store.meta(.lastStatus).flatMap(SyncStatus.init(rawValue:))
+        let held = try await store.meta(.heldDeletions).flatMap { try? WireCoding.decoder().decode(HeldDeletionsRecord.self, from: Data($0.utf8)) }
         let status = decide(
             syncing: VaultLock.isHeld(stateFolder: stateFolder), signedIn: signedIn, lastSync: last,
             parked: failing.contains(where: \.parked), openConflicts: conflicts)
         return VaultStatus(
             status: status, vault: root.path, server: link.server, email: link.email, deviceID: link.deviceID?.uuidString.lowercased(),
             signedIn: signedIn, lastSyncTime: try await store.meta(.lastSyncTime), openConflicts: conflicts, failing: failing,
-            storageFull: try await store.meta(.storageFull), watcher: WatcherRecord.running(stateFolder: stateFolder))
+            storageFull: try await store.meta(.storageFull), heldDeletions: held, watcher: WatcherRecord.running(stateFolder: stateFolder))
     }
 
     /// The status word from what is recorded, most pressing first: a sync running now; no session

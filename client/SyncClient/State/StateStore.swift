@@ -150,6 +150,13 @@ public final class StateStore: Sendable {
         return try body(meta)
     }
 
+    /// Writes a metadata value synchronously (for records made before anything async runs).
+    func setMetaSync(_ key: MetaKey, _ value: String) throws {
+        try db.write { db in
+            try db.execute(sql: "INSERT INTO sync_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key.rawValue, value])
+        }
+    }
+
     /// Writes (or with nil, removes) a metadata value.
     public func setMeta(_ key: MetaKey, _ value: String?) async throws {
         try await db.write { db in
@@ -362,6 +369,10 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     /// The server vault the folder syncs with (its id; none for the account's `default` vault,
     /// for folders linked before vaults could be chosen).
     public static let vaultID = MetaKey(rawValue: "vault_id")
+    /// The folder's identity (``FolderIdentity``), also kept in `.vaultsync/folder-id`.
+    public static let folderID = MetaKey(rawValue: "folder_id")
+    /// Deletions the last sync held back (``HeldDeletionsRecord`` as JSON), until a sync has none.
+    public static let heldDeletions = MetaKey(rawValue: "held_deletions")
 }
 
 /// What a log line records.

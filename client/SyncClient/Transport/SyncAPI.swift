@@ -192,6 +192,11 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/restore", body: request, headers: headers(session))
     }
 
+    /// `POST /vault/restore-deleted`: every file deleted in the window comes back as a new version.
+    public func restoreDeleted(_ request: RestoreDeletedRequest, session: VaultSession) async throws -> RestoreDeletedResponse {
+        try await call("POST", "vault/restore-deleted", body: request, headers: headers(session))
+    }
+
     public func delete(_ request: DeleteRequest, session: VaultSession) async throws -> DeleteResponse {
         try await call("POST", "vault/delete", body: request, headers: headers(session))
     }

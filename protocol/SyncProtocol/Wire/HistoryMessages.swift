@@ -69,3 +69,34 @@ public struct RestoreResponse: Codable, Sendable, Equatable {
         case restoredFrom = "restored_from"
     }
 }
+
+/// `POST /vault/restore-deleted`: bring back every file deleted in a window (optionally only
+/// under one folder), each as a new version with the content it had before its deletion, in one
+/// transaction: all of them or, when they do not fit the account's quota, none.
+public struct RestoreDeletedRequest: Codable, Sendable, Equatable {
+    /// Files whose deletion is at or after this time.
+    public var deletedSince: Date
+    /// Only files under this folder (a vault-relative folder path, no trailing slash).
+    public var under: String?
+
+    public init(deletedSince: Date, under: String? = nil) {
+        self.deletedSince = deletedSince
+        self.under = under
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case under
+        case deletedSince = "deleted_since"
+    }
+}
+
+/// `POST /vault/restore-deleted` answer: what came back, and what could not (with why).
+public struct RestoreDeletedResponse: Codable, Sendable, Equatable {
+    public var restored: [ConfirmedFile]
+    public var skipped: [FileError]
+
+    public init(restored: [ConfirmedFile], skipped: [FileError]) {
+        self.restored = restored
+        self.skipped = skipped
+    }
+}

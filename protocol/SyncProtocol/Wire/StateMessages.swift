@@ -9,13 +9,17 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
     public var cursor: String?
     /// Whether more changes follow this page.
     public var hasMore: Bool?
+    /// The vault this state is of, so that a client can tell its folder's vault from another
+    /// (a server whose database was replaced answers for vaults the folder never synced with).
+    public var vaultID: UUID?
 
-    public init(files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil) {
+    public init(files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil, vaultID: UUID? = nil) {
         self.files = files
         self.deletedSince = deletedSince
         self.serverTime = serverTime
         self.cursor = cursor
         self.hasMore = hasMore
+        self.vaultID = vaultID
     }
 
     enum CodingKeys: String, CodingKey {
@@ -24,6 +28,7 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
         case serverTime = "server_time"
         case cursor
         case hasMore = "has_more"
+        case vaultID = "vault_id"
     }
 }
 

@@ -4,7 +4,7 @@ import Hummingbird
 import SyncProtocol
 
 /// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
-/// `/vault/delete`, `/vault/restore` (authenticated;
+/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
@@ -55,6 +55,10 @@ struct VaultRoutes {
         group.post("restore") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.restore(scope, try await request.decode(as: RestoreRequest.self, context: context)))
+        }
+        group.post("restore-deleted") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.restoreDeleted(scope, try await request.decode(as: RestoreDeletedRequest.self, context: context)))
         }
         group.post("delete") { request, context in
             let scope = try await scope(request, context)

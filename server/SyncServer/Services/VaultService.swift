@@ -84,7 +84,7 @@ struct VaultService: Sendable {
             }
         }
         let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough)
-        return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize)
+        return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID)
     }
 
     // MARK: pull
