@@ -1,3 +1,4 @@
+import Foundation
 import SyncCore
 import SyncProtocol
 
@@ -10,11 +11,20 @@ struct PushCandidate: Sendable {
     var base: Int?
 }
 
+/// Who wrote the server's version of a path that also exists here, and when (server time): names
+/// conflict copies, and decides last-writer-wins merges.
+struct RemoteAuthor: Sendable {
+    var device: String?
+    var at: Date
+}
+
 /// One round's plan sorted into work lists, and what happened while carrying it out.
 struct Execution {
     let scan: LocalScan
     let synced: [VaultPath: SyncedEntry]
-    let authors: [VaultPath: String]
+    let authors: [VaultPath: RemoteAuthor]
+    /// How files changed on both sides merge (the vault's `.vaultsyncmerge`).
+    var mergePolicies = MergePolicies()
 
     var records: [VaultPath: SyncedEntry] = [:]
     var forgets: [VaultPath] = []
@@ -38,7 +48,7 @@ struct Execution {
     let onProgress: SyncProgressHandler?
     private(set) var progress = SyncProgress(phase: .transferring)
 
-    init(scan: LocalScan, synced: [VaultPath: SyncedEntry], authors: [VaultPath: String], remote: [VaultPath: RemoteEntry] = [:], onProgress: SyncProgressHandler? = nil) {
+    init(scan: LocalScan, synced: [VaultPath: SyncedEntry], authors: [VaultPath: RemoteAuthor], remote: [VaultPath: RemoteEntry] = [:], onProgress: SyncProgressHandler? = nil) {
         self.scan = scan
         self.synced = synced
         self.authors = authors

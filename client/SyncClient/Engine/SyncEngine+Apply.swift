@@ -85,9 +85,10 @@ extension SyncEngine {
         }
     }
 
-    /// Three-way merge of a file changed on both sides. Merged text is written and pushed on top of
-    /// the server's version; otherwise the server's version is kept beside the file as a conflict
-    /// copy, the local file stays, and the path waits for the user.
+    /// Merges a file changed on both sides by its path's ``MergePolicy``. A merge is written and
+    /// pushed on top of the server's version; last-writer-wins keeps the newer version on both
+    /// sides and the other in the server's history; otherwise the server's version is kept beside
+    /// the file as a conflict copy, the local file stays, and the path waits for the user.
     private func merge(_ path: VaultPath, base: SyncedEntry?, _ run: inout Execution, _ report: inout SyncReport) async throws {
         guard let local = run.scan.file(path), let stat = run.scan.stats[local.diskPath] else { return }
         let answer = try await session.run { [api] in try await api.pull(PullRequest(files: [path]), session: $0) }
@@ -100,17 +101,15 @@ extension SyncEngine {
         guard ContentHasher.hash(remoteData) == download.contentHash else { throw SyncFileError.corruptDownload }
         let localData = try Data(contentsOf: root.appendingPathComponent(local.diskPath))
         guard ContentHasher.hash(localData) == local.hash else { throw AtomicWriteError.changedSinceScan(local.diskPath) }
-        let outcome: MergeResult
-        if ConflictResolver.isMergeable(path.rawValue), let l = String(data: localData, encoding: .utf8), let r = String(data: remoteData, encoding: .utf8) {
-            var baseText: String?
-            if let base, let data = try await fetchBase(path, base) { baseText = String(data: data, encoding: .utf8) }
-            outcome = ConflictResolver.resolve(local: l, remote: r, base: baseText)
-        } else {
-            outcome = .needsUser(local: "", remote: "", base: nil, description: "changed on both sides and not a Markdown note, so not merged")
-        }
-        switch outcome {
-        case .merged(let text):
-            let data = Data(text.utf8)
+        let policy = run.mergePolicies.policy(for: path.rawValue)
+        var baseData: Data?
+        if policy.needsBase, let base { baseData = try await fetchBase(path, base) }
+        // Last writer by this device's clock against the server's: the local file's mtime, and
+        // when the server made its version current.
+        let remoteWritten = run.authors[path]?.at ?? .distantPast
+        let localIsNewer = Double(stat.mtimeNanoseconds) / 1e9 > remoteWritten.timeIntervalSince1970
+        switch policy.merge(local: localData, remote: remoteData, base: baseData, localIsNewer: localIsNewer) {
+        case .merged(let data):
             let hash = ContentHasher.hash(data)
             try writer.commit(staged: try writer.stage(data), to: local.diskPath, expected: .unchanged(stat))
             if hash == download.contentHash {
@@ -120,9 +119,23 @@ extension SyncEngine {
                 run.pushes.append(PushCandidate(path: path, diskPath: local.diskPath, hash: hash, sizeBytes: Int64(data.count), base: download.version))
                 report.merged.append(path)
             }
-            try await store.log(.conflictResolved, path: path.rawValue, detail: "merged automatically", at: now())
-        case .needsUser(_, _, _, let description):
-            let copy = try writeConflictCopy(of: path, remoteData, device: run.authors[path] ?? "server")
+            try await store.log(.conflictResolved, path: path.rawValue, detail: "merged automatically (\(policy.rawValue))", at: now())
+        case .keepLocal:
+            run.pushes.append(PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: Int64(localData.count), base: download.version))
+            report.merged.append(path)
+            try await store.log(.conflictResolved, path: path.rawValue, detail: "last writer wins: this device's version (v\(download.version) stays in history)", at: now())
+        case .keepRemote:
+            // This device's version goes into the server's history first, then the other
+            // version becomes current again on top of it, and here.
+            let candidate = PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: Int64(localData.count), base: download.version)
+            let kept = try await pushResolved(candidate)
+            let restored = try await session.run { [api] in try await api.restore(RestoreRequest(path: path, version: download.version), session: $0) }.restored
+            try writer.commit(staged: try writer.stage(remoteData), to: local.diskPath, expected: .unchanged(stat))
+            try await store.recordSynced([path: SyncedEntry(hash: restored.contentHash, version: restored.version)], at: now())
+            report.pulled.append(path)
+            try await store.log(.conflictResolved, path: path.rawValue, detail: "last writer wins: the other device's version (this one is v\(kept.version) in history)", at: now())
+        case .needsUser(let description):
+            let copy = try writeConflictCopy(of: path, remoteData, device: run.authors[path]?.device ?? "server")
             try await store.recordConflict(ConflictRecord(path: path, remoteVersion: download.version, conflictCopy: copy, description: description, createdAt: now()))
             try await store.log(.conflict, path: path.rawValue, detail: description, at: now())
             report.notices.append("\(path): needs you: \(description); the other version is in \(copy)")

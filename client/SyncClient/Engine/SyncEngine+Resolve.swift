@@ -66,7 +66,9 @@ extension SyncEngine {
         try await store.log(.conflictResolved, path: path.rawValue, detail: "\(resolution.name)", at: now())
     }
 
-    private func pushResolved(_ candidate: PushCandidate) async throws {
+    /// Pushes one file on top of the server's version and records it; returns what became current.
+    @discardableResult
+    func pushResolved(_ candidate: PushCandidate) async throws -> ConfirmedFile {
         let push = try await session.run { [api] in
             try await api.push(PushRequest(files: [PushFile(path: candidate.path, contentHash: candidate.hash, sizeBytes: candidate.sizeBytes, baseVersion: candidate.base)]), session: $0)
         }
@@ -76,6 +78,7 @@ extension SyncEngine {
         let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: upload.newVersion)]), session: $0) }
         guard let done = confirm.confirmed.first else { throw SyncEngineError.serverMovedOn(candidate.path) }
         try await store.recordSynced([done.path: SyncedEntry(hash: done.contentHash, version: done.version)], at: now())
+        return done
     }
 
     /// The name `path` has on disk: its NFC spelling, or another spelling of it (NFD, as some file

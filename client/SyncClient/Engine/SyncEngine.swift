@@ -153,7 +153,7 @@ public final class SyncEngine: Sendable {
         if cursor != nil, try await store.meta(.ignoreRules) != ignore.fingerprint { cursor = nil }
         var remote: [VaultPath: RemoteEntry] = [:]
         var incremental = cursor != nil
-        var authors: [VaultPath: String] = [:]
+        var authors: [VaultPath: RemoteAuthor] = [:]
         while true {
             let from = cursor
             let page: VaultStateResponse
@@ -169,7 +169,7 @@ public final class SyncEngine: Sendable {
             for file in page.files {
                 remote[file.path] = .live(version: file.version, hash: file.contentHash, sizeBytes: file.sizeBytes)
                 // Only a file that exists here can become a merge needing its author's name.
-                if scan.files[file.path] != nil { authors[file.path] = file.updatedByDevice }
+                if scan.files[file.path] != nil { authors[file.path] = RemoteAuthor(device: file.updatedByDevice, at: file.updatedAt) }
             }
             for gone in page.deletedSince { remote[gone.path] = .deleted(version: gone.version ?? 0, byDevice: gone.deletedByDevice) }
             cursor = page.cursor
@@ -188,6 +188,8 @@ public final class SyncEngine: Sendable {
         let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
         var run = Execution(scan: scan, synced: synced, authors: authors, remote: remote, onProgress: progress)
         run.cursor = cursor
+        run.mergePolicies = MergePolicies(file: try? String(contentsOf: root.appendingPathComponent(MergePolicies.fileName), encoding: .utf8))
+        Self.addOnce(&report.notices, run.mergePolicies.problems)
         // The server's deletions not applied here must be read again by the next sync.
         if !(heldDeletions?.here.isEmpty ?? true) { run.remoteSideComplete = false }
         for action in plan.actions where !held.contains(action.path) && !heldBack.contains(action.path) {

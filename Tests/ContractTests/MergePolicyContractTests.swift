@@ -1,0 +1,84 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import TestSupport
+import Testing
+
+/// Merge policies chosen by a synced `.vaultsyncmerge`, through two real engines and a server.
+@Suite struct MergePolicyContractTests {
+    /// Two linked folders of one user that both hold `files` (synced through the server).
+    func twoVaults(_ server: TestServer, _ files: [String: String]) async throws -> (TestVault, TestVault) {
+        let user = try await server.newUser()
+        let laptop = try await TestVault.link(user, deviceName: "laptop")
+        let phone = try await TestVault.link(user, deviceName: "phone")
+        for (path, text) in files { try laptop.write(path, text) }
+        _ = try await laptop.sync()
+        _ = try await phone.sync()
+        return (laptop, phone)
+    }
+
+    func setModified(_ vault: TestVault, _ path: String, _ date: Date) throws {
+        try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: vault.root.appendingPathComponent(path).path)
+    }
+
+    @Test func editorSettingsMergeKeyByKeyWithoutAConflictCopy() async throws {
+        try await TestServer.with { server in
+            let (laptop, phone) = try await twoVaults(server, [
+                ".vaultsyncmerge": ".obsidian/*.json json\n",
+                ".obsidian/app.json": "{\n  \"theme\": \"dark\",\n  \"fontSize\": 14\n}\n",
+            ])
+            defer { laptop.remove(); phone.remove() }
+            try laptop.write(".obsidian/app.json", "{\n  \"theme\": \"light\",\n  \"fontSize\": 14\n}\n")
+            try phone.write(".obsidian/app.json", "{\n  \"theme\": \"dark\",\n  \"fontSize\": 16,\n  \"spellcheck\": true\n}\n")
+            _ = try await laptop.sync()
+            let merged = try await phone.sync()
+            #expect(merged.merged.map(\.rawValue) == [".obsidian/app.json"] && merged.conflicts.isEmpty, "\(merged)")
+            _ = try await laptop.sync()
+            let expected = "{\n  \"theme\": \"light\",\n  \"fontSize\": 16,\n  \"spellcheck\": true\n}\n"
+            #expect(phone.read(".obsidian/app.json") == expected)
+            #expect(laptop.read(".obsidian/app.json") == expected)
+            #expect(phone.conflictCopies().isEmpty && laptop.conflictCopies().isEmpty)
+
+            // The same key changed differently: a conflict copy, as for any unmergeable change.
+            try laptop.write(".obsidian/app.json", expected.replacingOccurrences(of: "16", with: "18"))
+            try phone.write(".obsidian/app.json", expected.replacingOccurrences(of: "16", with: "12"))
+            _ = try await laptop.sync()
+            let conflict = try await phone.sync()
+            #expect(conflict.conflicts.map(\.rawValue) == [".obsidian/app.json"])
+            #expect(conflict.notices.contains { $0.contains("JSON key 'fontSize' changed differently") }, "\(conflict.notices)")
+        }
+    }
+
+    @Test func lastWriterWinsKeepsTheNewerVersionEverywhereAndTheOtherInHistory() async throws {
+        try await TestServer.with { server in
+            let (laptop, phone) = try await twoVaults(server, [".vaultsyncmerge": "*.canvas last-writer-wins\n", "board.canvas": "v0"])
+            defer { laptop.remove(); phone.remove() }
+            // The laptop's edit reaches the server; the phone's edit was made an hour before it.
+            try laptop.write("board.canvas", "laptop")
+            _ = try await laptop.sync()
+            try phone.write("board.canvas", "phone, older")
+            try setModified(phone, "board.canvas", server.clock.now.addingTimeInterval(-3600))
+            let report = try await phone.sync()
+            #expect(report.conflicts.isEmpty && phone.conflictCopies().isEmpty, "\(report)")
+            #expect(phone.read("board.canvas") == "laptop")
+            let history = try await phone.engine.history(try VaultPath("board.canvas"))
+            // Versions: the phone's edit, then the laptop's content made current again on top.
+            let older = ContentHasher.hash(Data("phone, older".utf8))
+            let kept = try await RawHTTP.send("GET", try #require(history.versions.first { $0.contentHash == older }?.downloadURL))
+            #expect(String(decoding: kept.body, as: UTF8.self) == "phone, older", "the older edit stays in history")
+            #expect(history.versions.first?.contentHash == ContentHasher.hash(Data("laptop".utf8)))
+
+            // Now the phone's edit is the newer one: it wins on both devices.
+            _ = try await laptop.sync()
+            try laptop.write("board.canvas", "laptop again")
+            _ = try await laptop.sync()
+            try phone.write("board.canvas", "phone, newer")
+            try setModified(phone, "board.canvas", server.clock.now.addingTimeInterval(3600))
+            let newer = try await phone.sync()
+            #expect(newer.merged.map(\.rawValue) == ["board.canvas"] && newer.conflicts.isEmpty, "\(newer)")
+            _ = try await laptop.sync()
+            #expect(laptop.read("board.canvas") == "phone, newer")
+            #expect(try await phone.engine.history(try VaultPath("board.canvas")).versions.contains { $0.contentHash == ContentHasher.hash(Data("laptop again".utf8)) })
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+@testable import SyncCore
+import Testing
+
+/// The merge policies, each on its own, and the settings file that picks them.
+@Suite struct MergePolicyTests {
+    func merge(_ policy: MergePolicy, local: String, remote: String, base: String?, localIsNewer: Bool = true) -> MergeDecision {
+        policy.merge(local: Data(local.utf8), remote: Data(remote.utf8), base: base.map { Data($0.utf8) }, localIsNewer: localIsNewer)
+    }
+
+    func text(_ decision: MergeDecision) -> String? {
+        if case .merged(let data) = decision { return String(decoding: data, as: UTF8.self) }
+        return nil
+    }
+
+    // MARK: json
+
+    /// A value changed on one side only is taken whole, in that side's order (`plugins` here).
+    @Test func jsonMergesKeysChangedOnDifferentSidesAndKeepsTheLocalOrder() {
+        let base = #"{"theme": "dark", "fontSize": 14, "plugins": {"a": true, "b": false}, "ratio": 1.50}"# + "\n"
+        let local = #"{"theme": "light", "fontSize": 14, "plugins": {"a": true, "b": false}, "ratio": 1.50}"# + "\n"
+        let remote = #"{"ratio": 1.50, "plugins": {"b": true, "a": true, "c": "x\"y\u00e9"}, "fontSize": 14, "theme": "dark", "new": [1, 2]}"# + "\n"
+        let merged = text(merge(.json, local: local, remote: remote, base: base))
+        #expect(merged == """
+            {
+              "theme": "light",
+              "fontSize": 14,
+              "plugins": {
+                "b": true,
+                "a": true,
+                "c": "x\\"yé"
+              },
+              "ratio": 1.50,
+              "new": [
+                1,
+                2
+              ]
+            }
+
+            """)
+    }
+
+    @Test func jsonKeyRemovedOnOneSideAndUnchangedOnTheOtherIsRemoved() {
+        let merged = text(merge(.json, local: #"{"a": 1}"#, remote: #"{"a": 1, "b": 2, "c": 3}"#, base: #"{"a": 1, "b": 2}"#))
+        #expect(merged == "{\n  \"a\": 1,\n  \"c\": 3\n}")
+    }
+
+    @Test func jsonSameKeyChangedDifferentlyNeedsTheUserNamingIt() {
+        let decision = merge(.json, local: #"{"a": {"x": 1}, "b": 1}"#, remote: #"{"a": {"x": 2}, "b": 1}"#, base: #"{"a": {"x": 0}, "b": 1}"#)
+        #expect(decision == .needsUser("JSON key 'a.x' changed differently on both sides"))
+    }
+
+    @Test func jsonThatDoesNotParseOnOneSideNeedsTheUser() {
+        guard case .needsUser(let why) = merge(.json, local: #"{"a": 1,}"#, remote: #"{"a": 2}"#, base: #"{"a": 0}"#) else {
+            Issue.record("merged invalid JSON")
+            return
+        }
+        #expect(why.contains("not valid JSON"))
+    }
+
+    @Test(arguments: [
+        #"{"a": 1} x"#, "[1, 2", #"{"a" 1}"#, "01", "1.", "-", #""\x""#, "\"a\u{01}b\"", #""\ud800x""#, "", "tru",
+    ])
+    func invalidJSONIsRefused(_ text: String) {
+        #expect(JSONValue(parsing: text) == nil)
+    }
+
+    @Test func jsonValuesRoundTripWithEscapesAndNumbersAsWritten() throws {
+        let value = try #require(JSONValue(parsing: #" {"k": ["\u00e9\n\t\\", -0.5e+3, 10, null, false, {}, []], "😀": "\ud83d\ude00"} "#))
+        #expect(value.text == "{\n  \"k\": [\n    \"é\\n\\t\\\\\",\n    -0.5e+3,\n    10,\n    null,\n    false,\n    {},\n    []\n  ],\n  \"😀\": \"😀\"\n}")
+        #expect(JSONValue(parsing: value.text) == value)
+        #expect(JSONValue(parsing: #"{"a": 1, "b": 2}"#) == JSONValue(parsing: #"{"b": 2, "a": 1}"#), "key order is no change")
+    }
+
+    // MARK: lines-union, last-writer-wins, binary
+
+    @Test func linesUnionKeepsBothSidesAppends() {
+        let base = "2026-11-01 started\n"
+        #expect(text(merge(.linesUnion, local: base + "2026-11-02 laptop\n", remote: base + "2026-11-02 phone\n", base: base))
+            == "2026-11-01 started\n2026-11-02 laptop\n2026-11-02 phone\n")
+        #expect(text(merge(.linesUnion, local: "a\nb\n", remote: "a\nc\nb\n", base: nil)) == "a\nb\nc\n", "no base: nothing dropped")
+        #expect(text(merge(.linesUnion, local: "x\nb\n", remote: "a\nb\ny\n", base: "a\nb\n")) == "x\nb\ny\n", "a clean line merge when there is one")
+    }
+
+    @Test func lastWriterWinsByWhichVersionIsNewer() {
+        #expect(merge(.lastWriterWins, local: "mine", remote: "theirs", base: "old", localIsNewer: true) == .keepLocal)
+        #expect(merge(.lastWriterWins, local: "mine", remote: "theirs", base: "old", localIsNewer: false) == .keepRemote)
+    }
+
+    @Test func binaryNeverMergesAndMarkdownStillDoes() {
+        #expect(merge(.binary, local: "a\nb\n", remote: "a\nc\n", base: "a\n") == .needsUser("changed on both sides, and its merge policy is 'binary' (never merged)"))
+        #expect(text(merge(.markdown, local: "one!\n2\n3\n4\nfive\n", remote: "one\n2\n3\n4\nfive!\n", base: "one\n2\n3\n4\nfive\n")) == "one!\n2\n3\n4\nfive!\n")
+        #expect(merge(.json, local: "same", remote: "same", base: nil) == .merged(Data("same".utf8)), "equal sides need no policy")
+    }
+
+    // MARK: the settings file
+
+    @Test func theSettingsFilePicksPoliciesLastMatchWinsOverTheDefaults() {
+        let policies = MergePolicies(file: """
+            # editor settings merge key by key
+            .obsidian/*.json   json
+            logs/              lines-union
+            *.log              last-writer-wins
+            logs/keep.log      binary
+            drafts/**/*.md     last-writer-wins
+            nonsense
+            *.txt  shout
+            """)
+        #expect(policies.policy(for: ".obsidian/app.json") == .json)
+        #expect(policies.policy(for: "other/app.json") == .binary)
+        #expect(policies.policy(for: "logs/2026/day.txt") == .linesUnion, "a folder pattern covers what is inside")
+        #expect(policies.policy(for: "logs/a.log") == .lastWriterWins, "a later line wins")
+        #expect(policies.policy(for: "logs/keep.log") == .binary)
+        #expect(policies.policy(for: "drafts/x/y.md") == .lastWriterWins)
+        #expect(policies.policy(for: "notes/a.md") == .markdown)
+        #expect(policies.policy(for: "pics/a.png") == .binary)
+        #expect(policies.problems.count == 2 && policies.problems[0].hasPrefix(".vaultsyncmerge line 7:") && policies.problems[1].contains("line 8"))
+    }
+}

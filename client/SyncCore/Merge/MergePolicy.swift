@@ -1,0 +1,179 @@
+public import Foundation
+
+/// How a file changed on both sides is combined. Chosen per path by ``MergePolicies``.
+public enum MergePolicy: String, Sendable, CaseIterable {
+    /// Frontmatter field by field, body line by line (``ConflictResolver``); default for `.md`.
+    case markdown
+    /// Key by key through nested JSON objects (editor settings such as `.obsidian/*.json`).
+    case json
+    /// Both sides' lines kept (append-only logs): a clean line merge, else every line of one side
+    /// followed by the other side's lines it lacks.
+    case linesUnion = "lines-union"
+    /// The version written last wins; the other one stays in the server's history, no conflict copy.
+    case lastWriterWins = "last-writer-wins"
+    /// Never merged: the other side's version is kept beside the file as a conflict copy. The
+    /// default for everything but Markdown.
+    case binary
+
+    /// Whether the merge reads the common ancestor.
+    public var needsBase: Bool { self == .markdown || self == .json || self == .linesUnion }
+}
+
+/// What a policy made of two versions.
+public enum MergeDecision: Sendable, Equatable {
+    /// These bytes are the file on both sides from now on.
+    case merged(Data)
+    /// This side's version wins (pushed on top; the other stays in history).
+    case keepLocal
+    /// The other side's version wins (this one is kept in history first).
+    case keepRemote
+    /// A person must choose; why.
+    case needsUser(String)
+}
+
+extension MergePolicy {
+    /// Merges `local` and `remote` against `base` (nil: unknown). Pure.
+    /// - Parameter localIsNewer: whether this side's version was written after the other's (for
+    ///   ``lastWriterWins``).
+    public func merge(local: Data, remote: Data, base: Data?, localIsNewer: Bool) -> MergeDecision {
+        if local == remote { return .merged(local) }
+        switch self {
+        case .binary:
+            return .needsUser("changed on both sides, and its merge policy is 'binary' (never merged)")
+        case .lastWriterWins:
+            return localIsNewer ? .keepLocal : .keepRemote
+        case .markdown, .json, .linesUnion:
+            guard let l = String(data: local, encoding: .utf8), let r = String(data: remote, encoding: .utf8) else {
+                return .needsUser("changed on both sides and not UTF-8 text, so not merged as '\(rawValue)'")
+            }
+            let b = base.flatMap { String(data: $0, encoding: .utf8) }
+            let result: MergeResult
+            switch self {
+            case .json: result = JSONMerge.merge(local: l, remote: r, base: b)
+            case .linesUnion: result = .merged(LinesUnion.merge(local: l, remote: r, base: b))
+            default: result = ConflictResolver.resolve(local: l, remote: r, base: b)
+            }
+            switch result {
+            case .merged(let text): return .merged(Data(text.utf8))
+            case .needsUser(_, _, _, let description): return .needsUser(description)
+            }
+        }
+    }
+}
+
+/// Which merge policy each path has: the vault's `.vaultsyncmerge` file (synced with the vault),
+/// one `PATTERN POLICY` per line (`#` comments; patterns as in `.vaultsyncignore`, the last
+/// matching line wins), over the defaults (`markdown` for `.md` and `.markdown`, `binary` for
+/// everything else).
+public struct MergePolicies: Sendable {
+    /// The settings file's name, at the vault's root.
+    public static let fileName = ".vaultsyncmerge"
+
+    private let rules: [(IgnoreRules.Rule, MergePolicy)]
+    /// Lines that could not be read, each with why (reported, otherwise ignored).
+    public let problems: [String]
+
+    public init(file text: String? = nil) {
+        var rules: [(IgnoreRules.Rule, MergePolicy)] = []
+        var problems: [String] = []
+        for (number, raw) in (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard words.count >= 2, let policy = MergePolicy(rawValue: String(words.last!)) else {
+                problems.append("\(Self.fileName) line \(number + 1): expected 'PATTERN POLICY' with a policy among \(MergePolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+                continue
+            }
+            let pattern = line.dropLast(words.last!.count).trimmingCharacters(in: .whitespaces)
+            guard let rule = IgnoreRules.Rule(pattern), !rule.negated else {
+                problems.append("\(Self.fileName) line \(number + 1): '\(pattern)' is not a pattern")
+                continue
+            }
+            rules.append((rule, policy))
+        }
+        self.rules = rules
+        self.problems = problems
+    }
+
+    /// The policy of the file at `path` (vault-relative, `/`-separated).
+    public func policy(for path: String) -> MergePolicy {
+        let segments = path.split(separator: "/").map(String.init)
+        if let match = rules.last(where: { $0.0.matches(segments, isFolder: false) || Self.inside($0.0, segments) }) { return match.1 }
+        return ConflictResolver.isMergeable(path) ? .markdown : .binary
+    }
+
+    /// Whether `rule` names a folder that holds the file (`logs/` covers `logs/a.log`).
+    private static func inside(_ rule: IgnoreRules.Rule, _ segments: [String]) -> Bool {
+        segments.count > 1 && (1..<segments.count).contains { rule.matches(Array(segments[0..<$0]), isFolder: true) }
+    }
+}
+
+/// Key-by-key three-way merge of JSON documents.
+enum JSONMerge {
+    static func merge(local: String, remote: String, base: String?) -> MergeResult {
+        guard let l = JSONValue(parsing: local), let r = JSONValue(parsing: remote) else {
+            return .needsUser(local: local, remote: remote, base: base, description: "changed on both sides and not valid JSON on one of them, so not merged")
+        }
+        let b = base.flatMap { JSONValue(parsing: $0) }
+        var conflicts: [String] = []
+        guard let merged = merge(base: b, local: l, remote: r, at: "", conflicts: &conflicts), conflicts.isEmpty else {
+            let keys = conflicts.isEmpty ? "the document" : conflicts.map { "'\($0)'" }.joined(separator: ", ")
+            return .needsUser(local: local, remote: remote, base: base, description: "JSON \(conflicts.count == 1 ? "key" : "keys") \(keys) changed differently on both sides")
+        }
+        return .merged(merged.text + (local.hasSuffix("\n") ? "\n" : ""))
+    }
+
+    /// One value three ways (nil: absent on that side). Returns nil for "absent in the result".
+    private static func merge(base: JSONValue?, local: JSONValue?, remote: JSONValue?, at path: String, conflicts: inout [String]) -> JSONValue? {
+        if local == remote { return local }
+        if local == base { return remote }
+        if remote == base { return local }
+        guard let l = local?.members, let r = remote?.members else {
+            conflicts.append(path.isEmpty ? "(top level)" : path)
+            return local
+        }
+        let b = base?.members ?? []
+        func value(_ members: [JSONValue.Member], _ key: String) -> JSONValue? { members.first { $0.key == key }?.value }
+        var keys = l.map(\.key)
+        for key in r.map(\.key) + b.map(\.key) where !keys.contains(key) { keys.append(key) }
+        var result: [JSONValue.Member] = []
+        for key in keys {
+            let merged = merge(base: value(b, key), local: value(l, key), remote: value(r, key), at: path.isEmpty ? key : path + "." + key, conflicts: &conflicts)
+            if let merged { result.append(JSONValue.Member(key: key, value: merged)) }
+        }
+        return .object(result)
+    }
+}
+
+/// Merge for append-only files: nothing either side wrote is dropped.
+enum LinesUnion {
+    static func merge(local: String, remote: String, base: String?) -> String {
+        let endsWithNewline = local.hasSuffix("\n") || (local.isEmpty && remote.hasSuffix("\n"))
+        let (l, r) = (lines(local), lines(remote))
+        if let base, let clean = ThreeWayMerge.merge(base: lines(base), local: l, remote: r) {
+            return join(clean, endsWithNewline)
+        }
+        // Both added lines at the same place (the end of a log): this side's, then the other's.
+        var unmatched: [Substring: Int] = [:]
+        for line in l { unmatched[line, default: 0] += 1 }
+        var result = l
+        for line in r {
+            if let count = unmatched[line], count > 0 {
+                unmatched[line] = count - 1
+            } else {
+                result.append(line)
+            }
+        }
+        return join(result, endsWithNewline)
+    }
+
+    private static func lines(_ text: String) -> [Substring] {
+        var parts = text.split(separator: "\n", omittingEmptySubsequences: false)
+        if parts.last == "" { parts.removeLast() }
+        return parts
+    }
+
+    private static func join(_ lines: [Substring], _ newline: Bool) -> String {
+        lines.joined(separator: "\n") + (newline && !lines.isEmpty ? "\n" : "")
+    }
+}
