@@ -75,7 +75,9 @@ import Testing
             for name in ["a/1.md", "a/2.md", "b/3.md"] { try await owner.write(name, name) }
             try await stranger.write("a/1.md", "theirs")
             _ = try await stranger.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("a/1.md"), baseVersion: 1)]), session: stranger.session)
+            server.clock.advance(by: 1)  // (timestamps are kept to the microsecond: a clear gap)
             let since = server.clock.now
+            server.clock.advance(by: 1)
             let deletions = try ["a/1.md", "a/2.md", "b/3.md"].map { DeleteFile(path: try VaultPath($0), baseVersion: 1) }
             _ = try await owner.api.delete(DeleteRequest(files: deletions), session: owner.session)
             try await owner.write("c.md", "new")  // two of three files' room is left

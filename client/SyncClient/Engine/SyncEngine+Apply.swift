@@ -136,9 +136,16 @@ extension SyncEngine {
             try await store.log(.conflictResolved, path: path.rawValue, detail: "last writer wins: the other device's version (this one is v\(kept.version) in history)", at: now())
         case .needsUser(let description):
             let copy = try writeConflictCopy(of: path, remoteData, device: run.authors[path]?.device ?? "server")
-            try await store.recordConflict(ConflictRecord(path: path, remoteVersion: download.version, conflictCopy: copy, description: description, createdAt: now()))
+            let conflict = ConflictRecord(path: path, remoteVersion: download.version, conflictCopy: copy, description: description, createdAt: now())
+            try await store.recordConflict(conflict)
             try await store.log(.conflict, path: path.rawValue, detail: description, at: now())
             report.notices.append("\(path): needs you: \(description); the other version is in \(copy)")
+            // The server keeps this device's version too; if it cannot now, the next sync sends it.
+            do {
+                try await keepConflictOnServer(conflict)
+            } catch let error where !Unreachable.matches(error) && (error as? SyncAPIError)?.isSessionRefused != true {
+                report.notices.append("\(path): the server could not keep a copy of this device's version (\(error)); tried again next sync")
+            } catch {}
         }
     }
 

@@ -13,17 +13,44 @@ public enum ConflictResolution: Sendable, Equatable {
     case keepRemote
     /// These bytes become the file on every device.
     case merged(Data)
+    /// The version the device with the conflict recorded on the server (for a conflict of another
+    /// device; in the folder that has the conflict, the same as ``keepLocal``).
+    case keepRecorded
 }
 
 extension SyncEngine {
-    /// Settles the conflict on `path` and syncs the result. The conflict copy stays where it is:
-    /// removing it is the user's decision.
-    /// - Throws: ``SyncEngineError/noConflict(_:)`` when `path` has no open conflict;
+    /// Settles the conflict on `path`, on every device: its record on the server is closed, so the
+    /// device that has it settles it too. The conflict copy stays where it is: removing it is the
+    /// user's decision. Without a conflict in this folder, the newest one another device recorded
+    /// for `path` is settled: keeping the current version (``ConflictResolution/keepLocal`` or
+    /// ``ConflictResolution/keepRemote``), taking the recorded version
+    /// (``ConflictResolution/keepRecorded``), or a merged file.
+    /// - Throws: ``SyncEngineError/noConflict(_:)`` when `path` has no open conflict anywhere;
     ///   ``SyncEngineError/serverMovedOn(_:)`` when another device changed the file again meanwhile (sync, then resolve again).
     public func resolve(_ path: VaultPath, _ resolution: ConflictResolution) async throws {
         let lock = try await lockVault()
         defer { withExtendedLifetime(lock) {} }
-        guard let record = try await store.conflicts().first(where: { $0.path == path }) else { throw SyncEngineError.noConflict(path) }
+        let closing: UUID?
+        if let record = try await store.conflicts().first(where: { $0.path == path }) {
+            try await settle(record, resolution == .keepRecorded ? .keepLocal : resolution)
+            closing = record.serverRecord
+        } else {
+            let recorded = try await session.run { [api] in try await api.conflicts(session: $0) }.conflicts.filter { $0.path == path }
+            guard let newest = recorded.max(by: { $0.createdAt < $1.createdAt }) else { throw SyncEngineError.noConflict(path) }
+            try await settleRecorded(newest, resolution)
+            closing = newest.id
+        }
+        // Only this conflict's record: another device's conflict on the same path is its own, and
+        // its version was not part of this decision.
+        if let closing {
+            _ = try await session.run { [api] in try await api.resolveConflict(ResolveConflictRequest(ids: [closing], resolution: resolution.wireName), session: $0) }
+        }
+        try await store.log(.conflictResolved, path: path.rawValue, detail: "\(resolution.name)", at: now())
+    }
+
+    /// Settles a conflict of this folder.
+    func settle(_ record: ConflictRecord, _ resolution: ConflictResolution) async throws {
+        let path = record.path
         let diskPath = Self.diskPath(of: path, in: root)
         let localURL = root.appendingPathComponent(diskPath)
         // The server's current version is the base of whatever is pushed now.
@@ -31,39 +58,68 @@ extension SyncEngine {
         if resolution != .keepRemote, let current, current.version != record.remoteVersion {
             // Another device changed the file after the conflict copy was written: the user decided
             // without seeing that version. Keep it as a new copy and ask again rather than overwrite it.
-            let data = try await api.downloadBlob(from: current.downloadURL, session: await session.vaultSession)
-            guard ContentHasher.hash(data) == current.contentHash else { throw SyncFileError.corruptDownload }
+            let data = try await verifiedDownload(current)
             let copy = try writeConflictCopy(of: path, data, device: "server-v\(current.version)")
-            try await store.recordConflict(ConflictRecord(
-                path: path, remoteVersion: current.version, conflictCopy: copy,
-                description: record.description + "; changed again on another device (newest version in \(copy))", createdAt: now()))
+            var changed = record
+            (changed.remoteVersion, changed.conflictCopy, changed.createdAt) = (current.version, copy, now())
+            changed.description = record.description + "; changed again on another device (newest version in \(copy))"
+            try await store.recordConflict(changed)
             throw SyncEngineError.serverMovedOn(path)
         }
         switch resolution {
         case .keepRemote:
             if let current {
-                let data = try await api.downloadBlob(from: current.downloadURL, session: await session.vaultSession)
-                guard ContentHasher.hash(data) == current.contentHash else { throw SyncFileError.corruptDownload }
-                try replaceLocal(diskPath, with: data)
+                try replaceLocal(diskPath, with: try await verifiedDownload(current))
                 try await store.recordSynced([path: SyncedEntry(hash: current.contentHash, version: current.version)], at: now())
             } else if FileManager.default.fileExists(atPath: localURL.path) {
                 try FileManager.default.removeItem(at: localURL)  // the server's current state is "deleted"
                 try await store.forget([path])
             }
-        case .keepLocal, .merged:
+        case .keepLocal, .merged, .keepRecorded:
             if case .merged(let data) = resolution { try replaceLocal(diskPath, with: data) }
-            if FileManager.default.fileExists(atPath: localURL.path) {
-                let hash = try FileHashing.hash(fileAt: localURL.path)
-                let size = (try FileManager.default.attributesOfItem(atPath: localURL.path)[.size] as? NSNumber)?.int64Value ?? 0
-                try await pushResolved(PushCandidate(path: path, diskPath: diskPath, hash: hash, sizeBytes: size, base: current?.version))
-            } else if let current {
-                let answer = try await session.run { [api] in try await api.delete(DeleteRequest(files: [DeleteFile(path: path, baseVersion: current.version)]), session: $0) }
-                guard answer.conflicts.isEmpty else { throw SyncEngineError.serverMovedOn(path) }
-                try await store.forget([path])
-            }
+            try await pushLocal(path, diskPath: diskPath, over: current)
         }
         try await store.clearConflict(path)
-        try await store.log(.conflictResolved, path: path.rawValue, detail: "\(resolution.name)", at: now())
+    }
+
+    /// Settles a conflict another device recorded on the server.
+    private func settleRecorded(_ recorded: ConflictInfo, _ resolution: ConflictResolution) async throws {
+        let path = recorded.path
+        let diskPath = Self.diskPath(of: path, in: root)
+        let current = try await session.run { [api] in try await api.pull(PullRequest(files: [path]), session: $0) }.downloads.first
+        switch resolution {
+        case .keepLocal, .keepRemote:
+            return  // the current version stays; closing the records is all
+        case .merged(let data):
+            try replaceLocal(diskPath, with: data)
+        case .keepRecorded:
+            guard let url = recorded.downloadURL else { throw SyncEngineError.noConflict(path) }
+            let data = try await api.downloadBlob(from: url, session: await session.vaultSession)
+            guard ContentHasher.hash(data) == recorded.contentHash else { throw SyncFileError.corruptDownload }
+            try replaceLocal(diskPath, with: data)
+        }
+        try await pushLocal(path, diskPath: diskPath, over: current)
+    }
+
+    /// Pushes the local file on top of the server's current version (a missing local file deletes it there).
+    private func pushLocal(_ path: VaultPath, diskPath: String, over current: Download?) async throws {
+        let localURL = root.appendingPathComponent(diskPath)
+        if FileManager.default.fileExists(atPath: localURL.path) {
+            let hash = try FileHashing.hash(fileAt: localURL.path)
+            let size = (try FileManager.default.attributesOfItem(atPath: localURL.path)[.size] as? NSNumber)?.int64Value ?? 0
+            try await pushResolved(PushCandidate(path: path, diskPath: diskPath, hash: hash, sizeBytes: size, base: current?.version))
+        } else if let current {
+            let answer = try await session.run { [api] in try await api.delete(DeleteRequest(files: [DeleteFile(path: path, baseVersion: current.version)]), session: $0) }
+            guard answer.conflicts.isEmpty else { throw SyncEngineError.serverMovedOn(path) }
+            try await store.forget([path])
+        }
+    }
+
+    /// The bytes of a download, checked against its hash.
+    private func verifiedDownload(_ download: Download) async throws -> Data {
+        let data = try await api.downloadBlob(from: download.downloadURL, session: await session.vaultSession)
+        guard ContentHasher.hash(data) == download.contentHash else { throw SyncFileError.corruptDownload }
+        return data
     }
 
     /// Pushes one file on top of the server's version and records it; returns what became current.
@@ -111,6 +167,17 @@ extension ConflictResolution {
         case .keepLocal: "kept local"
         case .keepRemote: "kept remote"
         case .merged: "merged by the user"
+        case .keepRecorded: "kept the recorded version"
+        }
+    }
+
+    /// The word the server's record keeps.
+    var wireName: String {
+        switch self {
+        case .keepLocal: "kept_local"
+        case .keepRemote: "kept_remote"
+        case .merged: "merged"
+        case .keepRecorded: "kept_recorded"
         }
     }
 }

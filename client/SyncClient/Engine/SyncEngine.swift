@@ -103,6 +103,7 @@ public final class SyncEngine: Sendable {
         var report = SyncReport()
         do {
             try await learnServerLimits()
+            try await reconcileConflicts(&report)
             var rounds = 0
             while rounds < 3 {
                 rounds += 1

@@ -8,7 +8,7 @@ public import SyncProtocol
 /// migrations; a database from a newer client is refused rather than misread.
 public final class StateStore: Sendable {
     /// The schema version this build writes.
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     let db: DatabasePool
 
@@ -86,6 +86,10 @@ public final class StateStore: Sendable {
         migrator.registerMigration("v4-sent-pushes") { db in
             // What this device sent in pushes whose answer it may never have seen (``StateStore/sentPushes()``).
             try db.execute(sql: "CREATE TABLE sent_pushes (relative_path TEXT PRIMARY KEY, content_hash TEXT NOT NULL);")
+        }
+        migrator.registerMigration("v5-conflict-records") { db in
+            // The id of the server's record of a conflict (``StateStore/setServerRecord(_:for:)``).
+            try db.execute(sql: "ALTER TABLE conflicts ADD COLUMN server_record TEXT; ALTER TABLE conflicts ADD COLUMN recorded_hash TEXT;")
         }
         return migrator
     }
@@ -194,33 +198,6 @@ public final class StateStore: Sendable {
         }
     }
 
-    // MARK: conflicts
-
-    /// Records that `path` needs the user; it is held back from syncing until resolved.
-    public func recordConflict(_ conflict: ConflictRecord) async throws {
-        try await db.write { db in
-            try db.execute(
-                sql: "INSERT OR REPLACE INTO conflicts (relative_path, remote_version, conflict_copy, description, created_at) VALUES (?, ?, ?, ?, ?)",
-                arguments: [conflict.path.rawValue, conflict.remoteVersion, conflict.conflictCopy?.rawValue, conflict.description, WireDate.format(conflict.createdAt)])
-        }
-    }
-
-    /// Open conflicts, by path.
-    public func conflicts() async throws -> [ConflictRecord] {
-        try await db.read { db in
-            try Row.fetchAll(db, sql: "SELECT relative_path, remote_version, conflict_copy, description, created_at FROM conflicts ORDER BY relative_path").map { row in
-                ConflictRecord(
-                    path: try VaultPath(row[0] as String), remoteVersion: row[1], conflictCopy: try (row[2] as String?).map { try VaultPath($0) },
-                    description: row[3], createdAt: WireDate.parse(row[4]) ?? .distantPast)
-            }
-        }
-    }
-
-    /// Marks a conflict resolved.
-    public func clearConflict(_ path: VaultPath) async throws {
-        try await db.write { try $0.execute(sql: "DELETE FROM conflicts WHERE relative_path = ?", arguments: [path.rawValue]) }
-    }
-
     // MARK: failures
 
     /// Counts one more failed run for each path; a path reaching `parkAfter` attempts is parked.
@@ -321,22 +298,6 @@ public final class StateStore: Sendable {
 }
 
 /// A path that needs the user: the local file stays, the remote version is in `conflictCopy`.
-public struct ConflictRecord: Sendable, Equatable {
-    public var path: VaultPath
-    public var remoteVersion: Int
-    public var conflictCopy: VaultPath?
-    public var description: String
-    public var createdAt: Date
-
-    public init(path: VaultPath, remoteVersion: Int, conflictCopy: VaultPath?, description: String, createdAt: Date) {
-        self.path = path
-        self.remoteVersion = remoteVersion
-        self.conflictCopy = conflictCopy
-        self.description = description
-        self.createdAt = createdAt
-    }
-}
-
 /// A path that failed on consecutive runs; `parked` ones wait for ``SyncEngine/retry(_:)``.
 public struct FailureRecord: Sendable, Equatable {
     public var path: VaultPath

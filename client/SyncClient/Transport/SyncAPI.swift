@@ -197,6 +197,26 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/restore-deleted", body: request, headers: headers(session))
     }
 
+    /// `POST /vault/conflicts`: keeps this device's unmerged version on the server.
+    public func recordConflict(_ request: RecordConflictRequest, session: VaultSession) async throws -> RecordConflictResponse {
+        try await call("POST", "vault/conflicts", body: request, headers: headers(session))
+    }
+
+    /// `POST /vault/conflicts/{id}/confirm`: the record's bytes are uploaded.
+    public func confirmConflict(_ id: UUID, session: VaultSession) async throws -> ConflictInfo {
+        try await call("POST", "vault/conflicts/\(id.uuidString.lowercased())/confirm", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
+    /// `GET /vault/conflicts`: the vault's open conflicts, from every device.
+    public func conflicts(session: VaultSession) async throws -> ConflictListResponse {
+        try await call("GET", "vault/conflicts", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
+    /// `POST /vault/conflicts/resolve`: closes every open record of a path.
+    public func resolveConflict(_ request: ResolveConflictRequest, session: VaultSession) async throws -> ResolveConflictResponse {
+        try await call("POST", "vault/conflicts/resolve", body: request, headers: headers(session))
+    }
+
     public func delete(_ request: DeleteRequest, session: VaultSession) async throws -> DeleteResponse {
         try await call("POST", "vault/delete", body: request, headers: headers(session))
     }

@@ -56,13 +56,15 @@ enum AccountQueries {
     }
 
     /// Every blob of the user's vaults the blob store may hold: confirmed ones and the uploads of
-    /// open push reservations.
+    /// open push reservations and conflict records.
     static func blobKeys(_ db: PostgresConnection, userID: UUID) throws -> [(vaultID: UUID, hash: String)] {
         try db.query(
             """
             SELECT b.vault_id, b.content_hash FROM blobs b JOIN vaults v ON v.id = b.vault_id WHERE v.user_id = $1
             UNION
             SELECT r.vault_id, r.content_hash FROM push_reservations r JOIN vaults v ON v.id = r.vault_id WHERE v.user_id = $1
+            UNION
+            SELECT c.vault_id, c.content_hash FROM conflict_records c JOIN vaults v ON v.id = c.vault_id WHERE v.user_id = $1
             """, [userID]
         ).map { (try $0.uuid(0), try $0.string(1)) }
     }

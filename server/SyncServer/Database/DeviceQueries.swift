@@ -14,6 +14,11 @@ enum DeviceQueries {
     }
 
     /// The user's devices that are not revoked, oldest first; `current` is the caller's.
+    /// A device's name (nil when there is no such device).
+    static func name(_ db: PostgresConnection, deviceID: UUID) throws -> String? {
+        try db.query("SELECT name FROM devices WHERE id = $1", [deviceID]).first?.string(0)
+    }
+
     static func list(_ db: PostgresConnection, userID: UUID, current: UUID?) throws -> [DeviceInfo] {
         try db.query(
             "SELECT \(columns) FROM devices WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at, id", [userID]

@@ -2,8 +2,8 @@ import Foundation
 import Postgres
 
 /// SQL of the purge job: expired tombstones, old versions, abandoned reservations and
-/// unreferenced blobs. A blob is referenced by a live file, any retained version, or any push
-/// reservation (an in-flight push), so none of those ever loses its bytes.
+/// unreferenced blobs. A blob is referenced by a live file, any retained version, any push
+/// reservation (an in-flight push) or conflict record, so none of those ever loses its bytes.
 enum PurgeQueries {
     /// Vaults holding tombstones deleted before `cutoff`.
     static func vaultsWithExpiredTombstones(_ db: PostgresConnection, before cutoff: Date) throws -> [UUID] {
@@ -51,7 +51,25 @@ enum PurgeQueries {
         ).map { (try $0.uuid(0), try $0.string(1)) }
     }
 
-    /// Removes confirmed blobs that no live file, retained version or reservation references;
+    /// Removes resolved conflict records older than `cutoff`, and records whose bytes were never
+    /// confirmed before `uploadCutoff`; returns the blobs of the latter that nothing else
+    /// references (their bytes, if any arrived, are in the store without a row).
+    static func purgeConflictRecords(_ db: PostgresConnection, resolvedBefore cutoff: Date, unconfirmedBefore uploadCutoff: Date) throws -> [(vaultID: UUID, hash: String)] {
+        try db.query("DELETE FROM conflict_records WHERE resolved_at < $1", [cutoff])
+        return try db.query(
+            """
+            WITH gone AS (
+                DELETE FROM conflict_records WHERE NOT stored AND created_at < $1 RETURNING id, vault_id, content_hash
+            )
+            SELECT DISTINCT g.vault_id, g.content_hash FROM gone g
+            WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.vault_id = g.vault_id AND b.content_hash = g.content_hash)
+              AND NOT EXISTS (SELECT 1 FROM push_reservations r WHERE r.vault_id = g.vault_id AND r.content_hash = g.content_hash)
+              AND NOT EXISTS (SELECT 1 FROM conflict_records c WHERE c.vault_id = g.vault_id AND c.content_hash = g.content_hash AND c.id NOT IN (SELECT id FROM gone))
+            """, [uploadCutoff]
+        ).map { (try $0.uuid(0), try $0.string(1)) }
+    }
+
+    /// Removes confirmed blobs that no live file, retained version, reservation or conflict record references;
     /// returns them so their bytes can be deleted from the store.
     static func purgeUnreferencedBlobs(_ db: PostgresConnection) throws -> [(vaultID: UUID, hash: String)] {
         try db.query(
@@ -60,6 +78,7 @@ enum PurgeQueries {
             WHERE NOT EXISTS (SELECT 1 FROM file_state f WHERE f.vault_id = b.vault_id AND f.content_hash = b.content_hash)
               AND NOT EXISTS (SELECT 1 FROM file_versions v WHERE v.vault_id = b.vault_id AND v.content_hash = b.content_hash)
               AND NOT EXISTS (SELECT 1 FROM push_reservations r WHERE r.vault_id = b.vault_id AND r.content_hash = b.content_hash)
+              AND NOT EXISTS (SELECT 1 FROM conflict_records c WHERE c.vault_id = b.vault_id AND c.content_hash = b.content_hash)
             RETURNING b.vault_id, b.content_hash
             """
         ).map { (try $0.uuid(0), try $0.string(1)) }

@@ -44,10 +44,15 @@ enum VaultQueries {
         }
     }
 
-    /// Every blob the store may hold for the vault: confirmed ones and open reservations' uploads.
+    /// Every blob the store may hold for the vault: confirmed ones, open reservations' uploads and
+    /// conflict records' uploads.
     static func blobKeys(_ db: PostgresConnection, vaultID: UUID) throws -> [(vaultID: UUID, hash: String)] {
         try db.query(
-            "SELECT vault_id, content_hash FROM blobs WHERE vault_id = $1 UNION SELECT vault_id, content_hash FROM push_reservations WHERE vault_id = $1",
+            """
+            SELECT vault_id, content_hash FROM blobs WHERE vault_id = $1
+            UNION SELECT vault_id, content_hash FROM push_reservations WHERE vault_id = $1
+            UNION SELECT vault_id, content_hash FROM conflict_records WHERE vault_id = $1
+            """,
             [vaultID]
         ).map { (try $0.uuid(0), try $0.string(1)) }
     }

@@ -38,6 +38,8 @@ enum ServiceError: Error, Equatable {
     case vaultExists(String)
     case fileTooLarge(path: VaultPath, size: Int64, limit: Int64)
     case contentMismatch(String)
+    /// Bytes a confirm names were never uploaded.
+    case uploadMissing(String)
     case payloadTooLarge(limit: Int)
     case pathCaseConflict(path: VaultPath, existing: String)
     case cursorExpired(String)

@@ -69,6 +69,8 @@ extension ServiceError {
             (.contentTooLarge, ErrorBody(code: .fileTooLarge, message: "file '\(path)' is \(size) bytes; the limit is \(limit)", path: path.rawValue, limit: limit))
         case .contentMismatch(let m):
             (.badRequest, ErrorBody(code: .contentMismatch, message: m))
+        case .uploadMissing(let m):
+            (.conflict, ErrorBody(code: .uploadMissing, message: m))
         case .payloadTooLarge(let limit):
             (.contentTooLarge, ErrorBody(code: .payloadTooLarge, message: "request body is over \(limit) bytes", limit: Int64(limit)))
         case .quotaExceeded(let m, let usage):

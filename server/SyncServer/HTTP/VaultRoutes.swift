@@ -4,7 +4,7 @@ import Hummingbird
 import SyncProtocol
 
 /// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
-/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted` (authenticated;
+/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/conflicts…` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
@@ -59,6 +59,23 @@ struct VaultRoutes {
         group.post("restore-deleted") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.restoreDeleted(scope, try await request.decode(as: RestoreDeletedRequest.self, context: context)))
+        }
+        group.post("conflicts") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.recordConflict(scope, try await request.decode(as: RecordConflictRequest.self, context: context)), status: .created)
+        }
+        group.get("conflicts") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.conflicts(scope))
+        }
+        group.post("conflicts/resolve") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.resolveConflict(scope, try await request.decode(as: ResolveConflictRequest.self, context: context)))
+        }
+        group.post("conflicts/:id/confirm") { request, context in
+            let scope = try await scope(request, context)
+            guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else { throw ServiceError.notFound("no such conflict record") }
+            return try context.json(try await vault.confirmConflict(scope, id: id))
         }
         group.post("delete") { request, context in
             let scope = try await scope(request, context)

@@ -57,7 +57,10 @@ struct PurgeService: Sendable {
         try await db.withConnection { try SignInThrottle.forget($0, before: now.addingTimeInterval(-24 * 3600)) }
         let uploadCutoff = now.addingTimeInterval(-uploadGrace.seconds)
         let abandoned = try await db.transaction { try PurgeQueries.purgeAbandonedReservations($0, before: uploadCutoff) }
-        report.abandonedUploads = try await deleteBytes(abandoned)
+        let conflictUploads = try await db.transaction {
+            try PurgeQueries.purgeConflictRecords($0, resolvedBefore: tombstoneCutoff, unconfirmedBefore: uploadCutoff)
+        }
+        report.abandonedUploads = try await deleteBytes(abandoned + conflictUploads)
         let unreferenced = try await db.transaction { try PurgeQueries.purgeUnreferencedBlobs($0) }
         report.blobs = try await deleteBytes(unreferenced)
         // An upload in progress writes its temporary file all the time; one untouched for an hour

@@ -1,0 +1,72 @@
+public import Foundation
+import SyncCore
+public import SyncProtocol
+
+/// Conflicts kept on the server as well as in the folder: the version a device could not merge is
+/// sent to the server (`POST /vault/conflicts`), so that it survives the device, every device
+/// sees it in `vaultsync conflicts`, and resolving it on any device settles it everywhere.
+extension SyncEngine {
+    /// The vault's open conflicts: this folder's, and those the server keeps for every device
+    /// (nil when the server cannot be reached: the folder's are still known).
+    public func allConflicts() async throws -> (here: [ConflictRecord], recorded: [ConflictInfo]?) {
+        let here = try await store.conflicts()
+        do {
+            return (here, try await session.run { [api] in try await api.conflicts(session: $0) }.conflicts)
+        } catch where Unreachable.matches(error) {
+            return (here, nil)
+        }
+    }
+
+    /// Sends this device's version of a conflicted path to the server; records the id here.
+    func keepConflictOnServer(_ conflict: ConflictRecord) async throws {
+        let url = root.appendingPathComponent(Self.diskPath(of: conflict.path, in: root))
+        let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
+        let inline = size <= InlineContent.maxFileBytes ? try Data(contentsOf: url) : nil
+        let hash = try inline.map { ContentHasher.hash($0) } ?? FileHashing.hash(fileAt: url.path)
+        let request = RecordConflictRequest(
+            path: conflict.path, remoteVersion: conflict.remoteVersion, contentHash: hash, sizeBytes: inline.map { Int64($0.count) } ?? size,
+            description: conflict.description, content: inline)
+        let answer = try await session.run { [api] in try await api.recordConflict(request, session: $0) }
+        if let uploadURL = answer.uploadURL {
+            try await api.uploadBlob(file: url, to: uploadURL, headers: answer.uploadHeaders ?? [:], session: await session.vaultSession)
+            _ = try await session.run { [api] in try await api.confirmConflict(answer.conflict.id, session: $0) }
+        }
+        try await store.setServerRecord(answer.conflict.id, hash: hash, for: conflict.path)
+    }
+
+    /// Before planning: conflicts of this folder the server does not hold (or holds an older
+    /// version of) are sent; those resolved on another device are settled here. A local file
+    /// still as it was recorded takes the server's version (the user decided elsewhere, having
+    /// seen it); one edited since goes back to the planner, which merges it with the server's
+    /// version or makes it a new conflict, so an edit made after the record is never dropped.
+    func reconcileConflicts(_ report: inout SyncReport) async throws {
+        let local = try await store.conflicts()
+        guard !local.isEmpty else { return }
+        let open = try await session.run { [api] in try await api.conflicts(session: $0) }.conflicts
+        let openByID = Dictionary(open.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for conflict in local {
+            let url = root.appendingPathComponent(Self.diskPath(of: conflict.path, in: root))
+            let current = FileManager.default.fileExists(atPath: url.path) ? try? FileHashing.hash(fileAt: url.path) : nil
+            if let id = conflict.serverRecord, openByID[id] == nil {
+                if current == conflict.recordedHash {
+                    try await settle(conflict, .keepRemote)
+                    report.notices.append("\(conflict.path): the conflict was resolved on another device; this folder took the server's version (this device's was kept there)")
+                } else {
+                    // The cursor went past the server's version while the path was held: read
+                    // the full state once, so the planner sees that version and merges with it.
+                    try await store.clearConflict(conflict.path)
+                    try await store.setMeta(.cursor, nil)
+                    report.notices.append("\(conflict.path): the conflict was resolved on another device, but the file was edited here since; it is merged again")
+                }
+                try await store.log(.conflictResolved, path: conflict.path.rawValue, detail: "resolved on another device", at: now())
+                continue
+            }
+            guard let current, current != conflict.recordedHash else { continue }
+            do {
+                try await keepConflictOnServer(conflict)
+            } catch let error where !Unreachable.matches(error) && (error as? SyncAPIError)?.isSessionRefused != true {
+                Self.addOnce(&report.notices, ["\(conflict.path): the conflict is kept in this folder, but the server could not keep a copy (\(error)); tried again next sync"])
+            }
+        }
+    }
+}

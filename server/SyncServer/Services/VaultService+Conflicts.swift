@@ -1,0 +1,96 @@
+import Foundation
+import Postgres
+import SyncProtocol
+
+extension VaultService {
+    /// `POST /vault/conflicts`: keeps a device's unmerged version of a path on the server. Bytes the
+    /// vault holds already, or small ones sent inline, make the record complete at once; otherwise
+    /// the answer carries an upload URL and the record is complete after ``confirmConflict(_:id:)``.
+    func recordConflict(_ scope: VaultScope, _ request: RecordConflictRequest) async throws -> RecordConflictResponse {
+        guard request.sizeBytes >= 0 else { throw ServiceError.invalidRequest("size_bytes must not be negative") }
+        guard request.remoteVersion >= 1 else { throw ServiceError.invalidRequest("remote_version must be a version of the path (1 or more)") }
+        let description = String(request.description.prefix(1000))
+        let account = try await db.withConnection { try accountLimits($0, userID: scope.userID) }
+        guard request.sizeBytes <= account.maxFileBytes else {
+            throw ServiceError.fileTooLarge(path: request.path, size: request.sizeBytes, limit: account.maxFileBytes)
+        }
+        let asPush = PushFile(path: request.path, contentHash: request.contentHash, sizeBytes: request.sizeBytes, baseVersion: nil, content: request.content)
+        try Self.checkInline([asPush])
+        let key = BlobKey(vaultID: scope.vaultID, contentHash: request.contentHash)
+        let hash = request.contentHash.rawValue
+        let now = now()
+        var stored = try await db.withConnection { try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [hash])[hash] == request.sizeBytes }
+        if !stored, let content = request.content {
+            stored = await blobs.storeInline([(key, content)]).isEmpty
+            if stored { try await db.transaction { try PushQueries.recordBlobs($0, vaultID: scope.vaultID, hashes: [hash], sizes: [request.sizeBytes], now: now) } }
+        }
+        let record = ConflictQueries.Record(
+            id: UUID(), path: request.path.rawValue, deviceName: "", remoteVersion: request.remoteVersion, contentHash: hash,
+            sizeBytes: request.sizeBytes, description: description, createdAt: now, stored: stored)
+        let deviceName = try await db.transaction { tx in
+            let name = try DeviceQueries.name(tx, deviceID: scope.deviceID) ?? "a removed device"
+            try ConflictQueries.insert(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, deviceName: name, record, now: now)
+            return name
+        }
+        let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
+        let info = try conflictInfo(scope, record, deviceName: deviceName, expires: expires)
+        guard !stored else { return RecordConflictResponse(conflict: info) }
+        let upload = try blobs.upload(for: key, sizeBytes: request.sizeBytes, expiresAt: expires)
+        return RecordConflictResponse(conflict: info, uploadURL: upload.url, uploadHeaders: upload.headers.isEmpty ? nil : upload.headers)
+    }
+
+    /// `POST /vault/conflicts/{id}/confirm`: the record's bytes were uploaded; checked like a
+    /// push's (size and hash) before the record counts as kept.
+    /// - Throws: ``ServiceError/uploadMissing(_:)``, ``ServiceError/contentMismatch(_:)``,
+    ///   ``ServiceError/notFound(_:)`` (no open record of this vault).
+    func confirmConflict(_ scope: VaultScope, id: UUID) async throws -> ConflictInfo {
+        guard let record = try await db.withConnection({ try ConflictQueries.openRecord($0, vaultID: scope.vaultID, id: id) }) else {
+            throw ServiceError.notFound("no open conflict record \(id)")
+        }
+        let now = now()
+        if !record.stored {
+            let known = try await db.withConnection { try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [record.contentHash]) }
+            if known[record.contentHash] != record.sizeBytes {
+                let key = BlobKey(vaultID: scope.vaultID, contentHash: try ContentHash(record.contentHash))
+                switch try await blobs.verify([key])[key] {
+                case .verified(let size) where size == record.sizeBytes: break
+                case .verified(let size): throw ServiceError.contentMismatch("the uploaded bytes are \(size) bytes, \(record.sizeBytes) were declared")
+                case .mismatch(let why): throw ServiceError.contentMismatch(why)
+                case nil: throw ServiceError.uploadMissing("the conflict's bytes were never uploaded: PUT them to the upload URL first")
+                }
+            }
+            try await db.transaction { tx in
+                try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: [record.contentHash], sizes: [record.sizeBytes], now: now)
+                try ConflictQueries.markStored(tx, vaultID: scope.vaultID, id: id)
+            }
+        }
+        let stored = ConflictQueries.Record(
+            id: record.id, path: record.path, deviceName: record.deviceName, remoteVersion: record.remoteVersion, contentHash: record.contentHash,
+            sizeBytes: record.sizeBytes, description: record.description, createdAt: record.createdAt, stored: true)
+        return try conflictInfo(scope, stored, deviceName: record.deviceName, expires: now.addingTimeInterval(limits.blobURLTTL.seconds))
+    }
+
+    /// `GET /vault/conflicts`: the vault's open conflicts whose bytes are kept, oldest first.
+    func conflicts(_ scope: VaultScope) async throws -> ConflictListResponse {
+        let records = try await db.withConnection { try ConflictQueries.open($0, vaultID: scope.vaultID, storedOnly: true) }
+        let expires = now().addingTimeInterval(limits.blobURLTTL.seconds)
+        return ConflictListResponse(conflicts: try records.map { try conflictInfo(scope, $0, deviceName: $0.deviceName, expires: expires) })
+    }
+
+    /// `POST /vault/conflicts/resolve`: closes the vault's open records among the ids.
+    func resolveConflict(_ scope: VaultScope, _ request: ResolveConflictRequest) async throws -> ResolveConflictResponse {
+        guard request.ids.count <= limits.maxBatchFiles else { throw ServiceError.batchTooLarge(count: request.ids.count, limit: limits.maxBatchFiles) }
+        let resolution = String(request.resolution.prefix(40))
+        let now = now()
+        let closed = try await db.transaction { try ConflictQueries.resolve($0, vaultID: scope.vaultID, ids: request.ids, resolution: resolution, now: now) }
+        return ResolveConflictResponse(resolved: closed)
+    }
+
+    private func conflictInfo(_ scope: VaultScope, _ record: ConflictQueries.Record, deviceName: String, expires: Date) throws -> ConflictInfo {
+        let hash = try ContentHash(record.contentHash)
+        return ConflictInfo(
+            id: record.id, path: VaultPath(alreadyValidated: record.path), device: deviceName, remoteVersion: record.remoteVersion, contentHash: hash,
+            sizeBytes: record.sizeBytes, description: record.description, createdAt: record.createdAt, stored: record.stored,
+            downloadURL: record.stored ? try blobs.downloadURL(for: BlobKey(vaultID: scope.vaultID, contentHash: hash), expiresAt: expires) : nil)
+    }
+}
