@@ -311,7 +311,7 @@ extension SyncEngine {
 
     private func fetchAll(_ downloads: [Download]) async -> [VaultPath: Result<URL, any Error>] {
         let vaultSession = await session.vaultSession
-        let (api, writer, limit) = (api, writer, parallelTransfers)
+        let (api, writer, limit, partials) = (api, writer, parallelTransfers, PartialDownloads(stateFolder: stateFolder))
         return await withTaskGroup(of: (VaultPath, Result<URL, any Error>).self) { group in
             var results: [VaultPath: Result<URL, any Error>] = [:]
             var pending = downloads.makeIterator()
@@ -319,8 +319,11 @@ extension SyncEngine {
                 guard let download = pending.next() else { return false }
                 group.addTask {
                     do {
-                        let file = try await api.downloadBlobToFile(from: download.downloadURL, session: vaultSession)
-                        let staged = try writer.adopt(file)
+                        // Into a partial file kept in .vaultsync/partial: a download cut off (or
+                        // killed) resumes there next time instead of starting over.
+                        let partial = try partials.file(for: download)
+                        try await api.downloadBlob(from: download.downloadURL, into: partial, session: vaultSession)
+                        let staged = try writer.adopt(partial)
                         guard try FileHashing.hash(fileAt: staged.path) == download.contentHash else {
                             try? FileManager.default.removeItem(at: staged)
                             throw SyncFileError.corruptDownload

@@ -218,6 +218,8 @@ public final class SyncEngine: Sendable {
             try await store.setMeta(.cursor, cursor)
             try await store.setMeta(.ignoreRules, ignore.fingerprint)
         }
+        // Downloads cut off are continued by the next sync; once everything came, none is left.
+        if run.remoteSideComplete { PartialDownloads(stateFolder: stateFolder).removeAll() }
         return run.serverMovedUnderUs
     }
 

@@ -78,6 +78,21 @@ public struct AsyncHTTPTransport: HTTPTransport {
         }
     }
 
+    public func download(_ request: URLRequest, into file: URL, resumingAt offset: Int64) async throws -> (HTTPURLResponse, Data) {
+        let outgoing = try Self.outgoing(request)
+        return try await Self.mappingFailures {
+            let response = try await client.execute(outgoing, timeout: Self.deadline)
+            let incoming = try Self.incoming(response, request)
+            guard (200..<300).contains(incoming.statusCode) else {
+                return (incoming, Data(try await response.body.collect(upTo: 1 << 20).readableBytesView))
+            }
+            let handle = try ResumableFile.open(file, at: incoming.statusCode == 206 ? offset : 0)
+            defer { try? handle.close() }
+            for try await chunk in response.body { try handle.write(contentsOf: Data(chunk.readableBytesView)) }
+            return (incoming, Data())
+        }
+    }
+
     // MARK: translation
 
     private static func outgoing(_ request: URLRequest) throws -> HTTPClientRequest {

@@ -12,6 +12,40 @@ public protocol HTTPTransport: Sendable {
     func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse)
     /// Downloads the response body of `request` into a temporary file and returns its location.
     func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse)
+    /// Downloads a 2xx response body into `file`: a `206` continues it at `offset` (what the file
+    /// held before the request), any other 2xx replaces it. Bytes are written as they arrive, so
+    /// an interrupted download leaves what came. Returns the response, and the body of a
+    /// non-2xx one (then `file` is untouched).
+    func download(_ request: URLRequest, into file: URL, resumingAt offset: Int64) async throws -> (HTTPURLResponse, Data)
+}
+
+extension HTTPTransport {
+    /// Through ``download(_:)`` and a copy: for transports without a streaming form.
+    public func download(_ request: URLRequest, into file: URL, resumingAt offset: Int64) async throws -> (HTTPURLResponse, Data) {
+        let (temporary, response) = try await download(request)
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        guard (200..<300).contains(response.statusCode) else { return (response, (try? Data(contentsOf: temporary)) ?? Data()) }
+        let handle = try ResumableFile.open(file, at: response.statusCode == 206 ? offset : 0)
+        defer { try? handle.close() }
+        let source = try FileHandle(forReadingFrom: temporary)
+        defer { try? source.close() }
+        while let chunk = try source.read(upToCount: 1 << 20), !chunk.isEmpty { try handle.write(contentsOf: chunk) }
+        return (response, Data())
+    }
+}
+
+/// Writing a download into a partial file at the right place.
+enum ResumableFile {
+    /// Opens (creating) `file` for writing, cut at `offset` and positioned there.
+    static func open(_ file: URL, at offset: Int64) throws -> FileHandle {
+        if !FileManager.default.fileExists(atPath: file.path) {
+            guard FileManager.default.createFile(atPath: file.path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        }
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: UInt64(offset))
+        try handle.seek(toOffset: UInt64(offset))
+        return handle
+    }
 }
 
 /// The URLSession transport: keep-alive connections, bodies streamed from and to files. Not the

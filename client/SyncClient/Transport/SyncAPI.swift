@@ -248,6 +248,31 @@ public struct SyncAPI: Sendable {
         return body
     }
 
+    /// GETs a download URL into `partial`, continuing what it already holds (`Range: bytes=N-`):
+    /// an interrupted download resumes where it stopped. A server that answers the whole blob
+    /// instead (`200`) starts the file over; one that has nothing after N (`416`, the partial is
+    /// whole or longer) too. The caller checks the result's hash.
+    public func downloadBlob(from url: URL, into partial: URL, session: VaultSession? = nil) async throws {
+        let have = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.int64Value ?? 0
+        let headers = have > 0 ? ["Range": "bytes=\(have)-"] : [:]
+        let (response, body) = try await transport.download(blobRequest("GET", url, headers: headers, session: session), into: partial, resumingAt: have)
+        let resumedAt = response.value(forHTTPHeaderField: "Content-Range").flatMap { Self.rangeStart($0) }
+        if have > 0, response.statusCode == 416 || (response.statusCode == 206 && resumedAt != have) {
+            try? FileManager.default.removeItem(at: partial)
+            return try await downloadBlob(from: url, into: partial, session: session)
+        }
+        guard (200..<300).contains(response.statusCode) else {
+            try check(response, body)
+            throw SyncAPIError.unexpectedResponse(status: response.statusCode, body: "")
+        }
+    }
+
+    /// N of `Content-Range: bytes N-M/T`.
+    static func rangeStart(_ header: String) -> Int64? {
+        guard header.hasPrefix("bytes ") else { return nil }
+        return Int64(header.dropFirst("bytes ".count).prefix { $0 != "-" })
+    }
+
     /// GETs a download URL into a temporary file; the caller moves or removes it.
     public func downloadBlobToFile(from url: URL, session: VaultSession? = nil) async throws -> URL {
         let (file, response) = try await transport.download(blobRequest("GET", url, session: session))

@@ -79,6 +79,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let uploadMissing: ErrorCode = "upload_missing"
     /// The uploaded bytes do not match the declared hash or size.
     public static let contentMismatch: ErrorCode = "content_mismatch"
+    /// A blob download resumed (`Range`) at or past the blob's end.
+    public static let rangeNotSatisfiable: ErrorCode = "range_not_satisfiable"
     /// The file is larger than the server's limit.
     public static let fileTooLarge: ErrorCode = "file_too_large"
     /// The request body is larger than the server accepts.

@@ -40,6 +40,8 @@ enum ServiceError: Error, Equatable {
     case contentMismatch(String)
     /// Bytes a confirm names were never uploaded.
     case uploadMissing(String)
+    /// A download resumed at or past the end of a blob of this size.
+    case rangeNotSatisfiable(size: Int64)
     case payloadTooLarge(limit: Int)
     case pathCaseConflict(path: VaultPath, existing: String)
     case cursorExpired(String)

@@ -29,13 +29,25 @@ struct BlobRoutes {
         group.get(":vault/:prefix/:hash") { request, context in
             let key = try verifiedKey("GET", request, context, size: nil)
             try await owners?.check(request, key: key)
-            let content = try await store.read(key)
+            // A resumed download asks for the rest: `Range: bytes=N-` (other forms get everything).
+            let offset = request.headers[.range].flatMap(Self.openEndedRangeStart) ?? 0
+            let content = try await store.read(key, from: offset)
             let body = ResponseBody(contentLength: content.size >= 0 ? Int(content.size) : nil) { writer in
                 for try await chunk in content.chunks { try await writer.write(chunk) }
                 try await writer.finish(nil)
             }
-            return Response(status: .ok, headers: [.contentType: "application/octet-stream"], body: body)
+            var headers: HTTPFields = [.contentType: "application/octet-stream", .acceptRanges: "bytes"]
+            guard offset > 0 else { return Response(status: .ok, headers: headers, body: body) }
+            let total = content.totalSize >= 0 ? String(content.totalSize) : "*"
+            headers[.contentRange] = "bytes \(offset)-\(content.totalSize >= 0 ? String(content.totalSize - 1) : "*")/\(total)"
+            return Response(status: .partialContent, headers: headers, body: body)
         }
+    }
+
+    /// N of `bytes=N-`, the one range form a resuming client sends; nil for any other.
+    static func openEndedRangeStart(_ header: String) -> Int64? {
+        guard header.hasPrefix("bytes="), header.hasSuffix("-") else { return nil }
+        return Int64(header.dropFirst("bytes=".count).dropLast()).flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// Checks the URL's signature over the exact path it was presented with, and only then parses

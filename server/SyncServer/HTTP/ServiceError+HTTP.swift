@@ -71,6 +71,8 @@ extension ServiceError {
             (.badRequest, ErrorBody(code: .contentMismatch, message: m))
         case .uploadMissing(let m):
             (.conflict, ErrorBody(code: .uploadMissing, message: m))
+        case .rangeNotSatisfiable(let size):
+            (.rangeNotSatisfiable, ErrorBody(code: .rangeNotSatisfiable, message: "the blob has \(size) bytes: nothing is left to read from there; download it from the start"))
         case .payloadTooLarge(let limit):
             (.contentTooLarge, ErrorBody(code: .payloadTooLarge, message: "request body is over \(limit) bytes", limit: Int64(limit)))
         case .quotaExceeded(let m, let usage):

@@ -38,12 +38,19 @@ package protocol BlobStore: Sendable {
     /// Removes what interrupted uploads left behind that was last written before `cutoff`;
     /// returns how many. Run at start-up and by the purge job.
     func removeStaleUploads(before cutoff: Date) async throws -> Int
-    /// The stored bytes as a stream read at the consumer's pace (memory does not grow with size).
-    /// - Throws: ``ServiceError/notFound(_:)`` when nothing is stored under `key`.
-    func read(_ key: BlobKey) async throws -> BlobContent
+    /// The stored bytes from `offset` on, as a stream read at the consumer's pace (memory does not
+    /// grow with size): a resumed download asks for the rest of a blob it has part of.
+    /// - Throws: ``ServiceError/notFound(_:)`` when nothing is stored under `key`;
+    ///   ``ServiceError/rangeNotSatisfiable(size:)`` when `offset` is not before the end.
+    func read(_ key: BlobKey, from offset: Int64) async throws -> BlobContent
 }
 
 extension BlobStore {
+    /// The whole stored blob (``read(_:from:)`` from its start).
+    package func read(_ key: BlobKey) async throws -> BlobContent {
+        try await read(key, from: 0)
+    }
+
     /// How many writes of one ``writeSmall(_:)`` batch run at once, by default.
     static var smallWriteParallelism: Int { 16 }
 
@@ -104,11 +111,17 @@ package struct BlobUpload: Sendable {
 
 /// Stored bytes being read: their size and a stream of chunks.
 package struct BlobContent: Sendable {
+    /// Bytes in `chunks` (-1: unknown).
     package var size: Int64
     package var chunks: any AsyncSequence<ByteBuffer, any Error> & Sendable
+    /// Where `chunks` start in the blob, and the blob's whole size (-1: unknown).
+    package var offset: Int64
+    package var totalSize: Int64
 
-    package init(size: Int64, chunks: any AsyncSequence<ByteBuffer, any Error> & Sendable) {
+    package init(size: Int64, chunks: any AsyncSequence<ByteBuffer, any Error> & Sendable, offset: Int64 = 0, totalSize: Int64? = nil) {
         self.size = size
         self.chunks = chunks
+        self.offset = offset
+        self.totalSize = totalSize ?? (size >= 0 ? offset + size : -1)
     }
 }

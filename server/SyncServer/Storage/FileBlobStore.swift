@@ -246,9 +246,10 @@ package struct FileBlobStore: BlobStore {
         }
     }
 
-    package func read(_ key: BlobKey) async throws -> BlobContent {
-        guard let file = try await OpenFile.open(filePath(for: key), io: io) else { throw ServiceError.notFound("blob not found") }
-        return BlobContent(size: file.size, chunks: FileChunks(file: file, io: io))
+    package func read(_ key: BlobKey, from offset: Int64) async throws -> BlobContent {
+        guard let file = try await OpenFile.open(filePath(for: key), io: io, at: offset) else { throw ServiceError.notFound("blob not found") }
+        guard offset == 0 || offset < file.size else { throw ServiceError.rangeNotSatisfiable(size: file.size) }
+        return BlobContent(size: file.size - offset, chunks: FileChunks(file: file, io: io), offset: offset, totalSize: file.size)
     }
 
     private static func create(_ path: String) throws -> Int32 {
@@ -308,13 +309,13 @@ package enum FileStoreFaults {
 final class OpenFile: Sendable {
     let fd: Int32
     let size: Int64
-    /// Opens `path` for reading on the I/O threads; nil when there is no such file.
-    static func open(_ path: String, io: NIOThreadPool) async throws -> OpenFile? {
+    /// Opens `path` for reading on the I/O threads, positioned at `offset`; nil when there is no such file.
+    static func open(_ path: String, io: NIOThreadPool, at offset: Int64 = 0) async throws -> OpenFile? {
         try await io.runIfActive { () -> OpenFile? in
             let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { return nil }
             let size = lseek(fd, 0, SEEK_END)
-            lseek(fd, 0, SEEK_SET)
+            lseek(fd, off_t(offset), SEEK_SET)
             return OpenFile(fd: fd, size: Int64(size))
         }
     }

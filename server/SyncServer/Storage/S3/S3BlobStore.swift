@@ -164,14 +164,18 @@ package struct S3BlobStore: BlobStore {
         }
     }
 
-    package func read(_ key: BlobKey) async throws -> BlobContent {
-        let response = try await send(.GET, url: location.url(forKey: key.rawValue), timeout: .hours(1))
-        guard response.status.code == 200 else {
+    package func read(_ key: BlobKey, from offset: Int64) async throws -> BlobContent {
+        let range = offset > 0 ? ["range": "bytes=\(offset)-"] : [:]
+        let response = try await send(.GET, url: location.url(forKey: key.rawValue), headers: range, timeout: .hours(1))
+        guard response.status.code == (offset > 0 ? 206 : 200) else {
             if response.status.code == 404 { throw ServiceError.notFound("blob not found") }
+            if response.status.code == 416 { throw ServiceError.rangeNotSatisfiable(size: try await size(of: key) ?? -1) }
             throw try await S3Error(response, action: "GET \(key)")
         }
         let size = response.headers.first(name: "content-length").flatMap { Int64($0) } ?? -1
-        return BlobContent(size: size, chunks: response.body)
+        // `Content-Range: bytes 100-199/200`: the whole size follows the slash.
+        let total = response.headers.first(name: "content-range").flatMap { $0.split(separator: "/").last.flatMap { Int64($0) } }
+        return BlobContent(size: size, chunks: response.body, offset: offset, totalSize: total)
     }
 
     /// Creates the bucket if it does not exist (tests, and `--s3-create-bucket`).
