@@ -60,6 +60,10 @@ struct Purge: AsyncParsableCommand {
         if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
         applySecrets(to: &configuration, environment: env)
         let report = try await VaultSyncServer.purge(configuration: configuration, logger: logger)
+        guard !report.skipped else {
+            print("nothing purged: another server instance is purging this database now (one at a time); try again later")
+            return
+        }
         print("purged \(report.tombstones) tombstones, \(report.oldVersions) old versions, \(report.abandonedUploads) abandoned uploads, \(report.blobs) unreferenced blobs")
     }
 }

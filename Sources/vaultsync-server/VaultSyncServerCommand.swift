@@ -24,6 +24,9 @@ struct CommonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical. Default info. Env: VAULTSYNC_LOG_LEVEL.", valueName: "level"))
     var logLevel: String?
 
+    @Option(help: ArgumentHelp("Log format: 'text' (one readable line per event, the default) or 'json' (one JSON object per line, for log shippers). Env: VAULTSYNC_LOG_FORMAT.", valueName: "format"))
+    var logFormat: String?
+
     func apply(to configuration: inout ServerConfiguration, environment: [String: String]) throws {
         if let dir = dataDir ?? environment["VAULTSYNC_DATA_DIR"] { configuration.dataDirectory = URL(fileURLWithPath: dir) }
         configuration.databaseURL = databaseURL ?? environment["VAULTSYNC_DATABASE_URL"]
@@ -32,7 +35,14 @@ struct CommonOptions: ParsableArguments {
     func makeLogger(environment: [String: String]) throws -> Logger {
         let levelName = logLevel ?? environment["VAULTSYNC_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level '\(levelName)'") }
+        let format = logFormat ?? environment["VAULTSYNC_LOG_FORMAT"] ?? "text"
+        guard ["text", "json"].contains(format) else { throw ValidationError("unknown log format '\(format)': use text or json") }
         LoggingSystem.bootstrap { label in
+            if format == "json" {
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler

@@ -66,6 +66,16 @@ public final class PostgresPool: Sendable {
         }
     }
 
+    /// Lends `body` one connection for as long as it runs, across awaits: session state such as an
+    /// advisory lock lasts exactly that long (and ends with the connection if it is lost). `body`
+    /// must leave no session state behind: the connection goes back to the pool afterwards.
+    public func withReservedConnection<T: Sendable>(_ body: (ReservedConnection) async throws -> T) async throws -> T {
+        let connection = try await acquire()
+        connection.beginUse()
+        defer { release(connection) }
+        return try await body(ReservedConnection(connection: connection, threads: threads))
+    }
+
     /// Runs `body` on a connection; when the connection turns out lost and `repeatable` says the
     /// use committed nothing, once more on another connection.
     private func run<T: Sendable>(
@@ -222,5 +232,18 @@ extension Duration {
     var timeInterval: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// A connection lent by ``PostgresPool/withReservedConnection(_:)``; statements run on the pool's
+/// threads, like every other use of libpq here.
+public struct ReservedConnection: Sendable {
+    let connection: PostgresConnection
+    let threads: NIOThreadPool
+
+    /// Runs `body` on the lent connection.
+    public func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        let connection = connection
+        return try await threads.runIfActive { try body(connection) }
     }
 }

@@ -28,5 +28,45 @@ struct HealthRoutes {
                 database: databaseUp ? "ok" : "unavailable", blobStorage: storageFull ? "full" : "ok")
             return try context.json(health, status: databaseUp ? .ok : .serviceUnavailable)
         }
+        // Readiness, for load balancers and orchestrators: this instance can serve requests now
+        // (the database answers and its schema is the one this build expects).
+        router.get("health/ready") { _, context in
+            let readiness = await Readiness.check(db)
+            return try context.json(readiness, status: readiness.ready ? .ok : .serviceUnavailable)
+        }
+    }
+}
+
+/// `GET /health/ready`'s answer.
+struct Readiness: Codable, Sendable {
+    var ready: Bool
+    var database: String
+    /// The schema version the database is at, and the one this build expects.
+    var schemaVersion: Int?
+    var expectedSchemaVersion: Int
+    var reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case ready, database, reason
+        case schemaVersion = "schema_version"
+        case expectedSchemaVersion = "expected_schema_version"
+    }
+
+    static func check(_ db: PostgresPool) async -> Readiness {
+        let expected = Migration.all.last?.version ?? 0
+        let version: Int?
+        do {
+            version = try await db.withConnection { try $0.query("SELECT max(version) FROM schema_migrations").first?.optionalInt(0) }
+        } catch let error as PostgresError where error.isUnavailable {
+            return Readiness(ready: false, database: "unavailable", expectedSchemaVersion: expected, reason: "the database cannot be reached")
+        } catch {
+            version = nil  // no schema_migrations table: never migrated
+        }
+        guard version == expected else {
+            return Readiness(
+                ready: false, database: "ok", schemaVersion: version, expectedSchemaVersion: expected,
+                reason: "the database schema is at version \(version.map(String.init) ?? "none"), this server needs \(expected): run 'vaultsync-server migrate'")
+        }
+        return Readiness(ready: true, database: "ok", schemaVersion: version, expectedSchemaVersion: expected)
     }
 }

@@ -11,11 +11,13 @@ public struct PurgeReport: Sendable, Equatable, Encodable {
     public var abandonedUploads = 0
     public var blobs = 0
     public var staleUploads = 0
+    /// True when another instance held the purge's lock: nothing was done.
+    public var skipped = false
 
     public init() {}
 
     enum CodingKeys: String, CodingKey {
-        case tombstones, blobs
+        case tombstones, blobs, skipped
         case oldVersions = "old_versions"
         case abandonedUploads = "abandoned_uploads"
         case staleUploads = "stale_uploads"
@@ -38,7 +40,32 @@ struct PurgeService: Sendable {
     /// How long an interrupted upload's temporary file is kept.
     static let staleUploadAge: Duration = .seconds(3600)
 
+    /// The advisory lock that makes the purge run on one instance at a time.
+    static let lockKey: Int64 = 7_246_611_002
+
+    /// Runs the purge unless another instance runs it now (then the report says `skipped`). The
+    /// lock is a session advisory lock on a connection held for the whole run: an instance that
+    /// dies mid-purge drops its connection, and with it the lock.
     func run() async throws -> PurgeReport {
+        try await db.withReservedConnection { held in
+            guard try await held.run({ try $0.query("SELECT pg_try_advisory_lock($1)", [Self.lockKey]).first?.bool(0) ?? false }) else {
+                logger.info("purge skipped: another instance is running it")
+                var skipped = PurgeReport()
+                skipped.skipped = true
+                return skipped
+            }
+            do {
+                let report = try await runLocked()
+                _ = try await held.run { try $0.query("SELECT pg_advisory_unlock($1)", [Self.lockKey]) }
+                return report
+            } catch {
+                _ = try? await held.run { try $0.query("SELECT pg_advisory_unlock($1)", [Self.lockKey]) }
+                throw error
+            }
+        }
+    }
+
+    private func runLocked() async throws -> PurgeReport {
         let now = now()
         var report = PurgeReport()
         let tombstoneCutoff = now.addingTimeInterval(-tombstoneRetention.seconds)

@@ -1,0 +1,69 @@
+import Foundation
+import Logging
+import Postgres
+import SyncClient
+import Synchronization
+import SyncProtocol
+@testable import SyncServer
+import TestSupport
+import Testing
+
+/// What an operator running several instances relies on: one purge at a time, a readiness check,
+/// JSON logs.
+@Suite struct OperationsTests {
+    @Test func thePurgeRunsOnOneInstanceAtATime() async throws {
+        try await TestServer.with { server in
+            // Another instance's purge holds the lock (on its own connection, as the purge does).
+            let other = try PostgresConnection(connectionString: server.databaseURL)
+            #expect(try other.query("SELECT pg_try_advisory_lock($1)", [PurgeService.lockKey]).first?.bool(0) == true)
+            let skipped = try await server.purge()
+            #expect(skipped.skipped, "a second purge does nothing while one runs")
+
+            // The other instance dies mid-purge: its connection, and with it the lock, goes.
+            other.close()
+            let device = try await server.newUser().newDevice()
+            try await device.write("a.md", "x")
+            _ = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("a.md"), baseVersion: 1)]), session: device.session)
+            server.clock.advance(by: 91 * 24 * 3600)
+            let ran = try await server.purge()
+            #expect(!ran.skipped && ran.tombstones == 1)
+            #expect(try await !server.purge().skipped, "the lock is given back after each run")
+        }
+    }
+
+    @Test func readinessSaysWhetherTheDatabaseAndItsSchemaAreReady() async throws {
+        try await TestServer.with { server in
+            let url = URL(string: server.baseURL.absoluteString + "/health/ready")!
+            let ready = try await RawHTTP.send("GET", url, protocolVersion: nil)
+            let body = try JSONSerialization.jsonObject(with: ready.body) as? [String: Any]
+            #expect(ready.status == 200 && body?["ready"] as? Bool == true, "\(String(decoding: ready.body, as: UTF8.self))")
+            #expect(body?["schema_version"] as? Int == Migration.all.last?.version)
+
+            // A schema behind this build (a migration missing): not ready, and why.
+            let db = try PostgresConnection(connectionString: server.databaseURL)
+            defer { db.close() }
+            let newest = try #require(Migration.all.last?.version)
+            try db.query("DELETE FROM schema_migrations WHERE version = $1", [newest])
+            let behind = try await RawHTTP.send("GET", url, protocolVersion: nil)
+            let why = try JSONSerialization.jsonObject(with: behind.body) as? [String: Any]
+            #expect(behind.status == 503 && why?["ready"] as? Bool == false)
+            #expect((why?["reason"] as? String)?.contains("vaultsync-server migrate") == true, "\(why ?? [:])")
+        }
+    }
+
+    @Test func jsonLogsAreOneObjectPerLineWithTheMetadataAtTheTop() throws {
+        final class Lines: Sendable { let value = Mutex<[String]>([]) }
+        let lines = Lines()
+        var logger = Logger(label: "vaultsync-server") { JSONLogHandler(label: $0) { line in lines.value.withLock { $0.append(line) } } }
+        logger[metadataKey: "hb.request.id"] = "abc123"
+        logger.info("request", metadata: ["http.status": "200", "message": "shadowed", "sizes": .array(["1", "2"])])
+        logger.debug("not at info level")
+        let written = lines.value.withLock { $0 }
+        #expect(written.count == 1 && written[0].hasSuffix("\n") && !written[0].dropLast().contains("\n"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(written[0].utf8)) as? [String: Any])
+        #expect(object["message"] as? String == "request" && object["level"] as? String == "info" && object["label"] as? String == "vaultsync-server")
+        #expect(object["hb.request.id"] as? String == "abc123" && object["http.status"] as? String == "200")
+        #expect(object["meta.message"] as? String == "shadowed" && object["sizes"] as? [String] == ["1", "2"])
+        #expect((object["time"] as? String).flatMap(WireDate.parse) != nil)
+    }
+}
