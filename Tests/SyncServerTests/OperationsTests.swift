@@ -51,6 +51,15 @@ import Testing
         }
     }
 
+    @Test func aFileBlobStoreBesideASharedDatabaseIsCalledOneInstanceOnly() async throws {
+        let shared = LogCapture()
+        try await TestServer.with(logger: shared.logger()) { _ in }  // the test database is an external one
+        #expect(shared.text.contains("the file blob store keeps blobs on this machine: right for one server instance"))
+        let s3 = LogCapture()
+        try await TestServer.with(configure: try await BlobBackend.s3Presigned.configuration(), logger: s3.logger()) { _ in }
+        #expect(!s3.text.contains("the file blob store keeps blobs"))
+    }
+
     @Test func jsonLogsAreOneObjectPerLineWithTheMetadataAtTheTop() throws {
         final class Lines: Sendable { let value = Mutex<[String]>([]) }
         let lines = Lines()

@@ -245,11 +245,18 @@ public enum VaultSyncServer {
         _ configuration: ServerConfiguration, serverURLs: ServerBlobURLs, fileIO: NIOThreadPool, now: @escaping @Sendable () -> Date, logger: Logger
     ) async throws -> any BlobStore {
         let spec = configuration.blobStore
-        if spec == "file" {
-            return try FileBlobStore(root: configuration.dataDirectory.appendingPathComponent("blobs"), urls: serverURLs, io: fileIO)
-        }
-        if spec.hasPrefix("file://"), let url = URL(string: spec), url.isFileURL, url.path.hasPrefix("/") {
-            return try FileBlobStore(root: url, urls: serverURLs, io: fileIO)
+        var fileRoot: URL?
+        if spec == "file" { fileRoot = configuration.dataDirectory.appendingPathComponent("blobs") }
+        if spec.hasPrefix("file://"), let url = URL(string: spec), url.isFileURL, url.path.hasPrefix("/") { fileRoot = url }
+        if let fileRoot {
+            // A database of its own is how several instances share state; their blobs cannot be
+            // shared this way (each instance would hold, and serve, only the bytes sent to it).
+            if configuration.databaseURL != nil {
+                logger.notice(
+                    "the file blob store keeps blobs on this machine: right for one server instance; several instances on this database need a shared s3:// store (docs/deployment.md)",
+                    metadata: ["blobs": "\(fileRoot.path)"])
+            }
+            return try FileBlobStore(root: fileRoot, urls: serverURLs, io: fileIO)
         }
         if spec.hasPrefix("s3://") {
             let location = try S3Location(spec: spec)
