@@ -9,7 +9,7 @@ struct VaultSyncServerCommand: AsyncParsableCommand {
         commandName: "vaultsync-server",
         abstract: "The VaultSync sync server.",
         version: VaultSyncServer.version,
-        subcommands: [Serve.self, Migrate.self, Purge.self, User.self],
+        subcommands: [Serve.self, Migrate.self, Purge.self, User.self, ResetHistory.self],
         defaultSubcommand: Serve.self)
 }
 
@@ -215,5 +215,28 @@ struct Migrate: AsyncParsableCommand {
         try common.apply(to: &configuration, environment: env)
         let applied = try await VaultSyncServer.migrate(configuration: configuration, logger: logger)
         print(applied.isEmpty ? "database is up to date" : "applied migrations: \(applied.map(String.init).joined(separator: ", "))")
+    }
+}
+
+struct ResetHistory: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reset-history",
+        abstract: "After restoring a backup into the same database: make every device reconcile from the full state.",
+        discussion: """
+            Cursors carry an id of the database's history. A backup restored into another cluster or database, or a \
+            point-in-time recovery, changes it by itself; a dump restored into the same database does not, so run \
+            this once afterwards (servers need no restart). Devices then read the full state once and reconcile: \
+            nothing is skipped, and files they changed meanwhile are pushed again.
+            """)
+
+    @OptionGroup var common: CommonOptions
+
+    func run() async throws {
+        let env = ProcessInfo.processInfo.environment
+        let logger = try common.makeLogger(environment: env)
+        var configuration = ServerConfiguration()
+        try common.apply(to: &configuration, environment: env)
+        let id = try await VaultSyncServer.resetHistory(configuration: configuration, logger: logger)
+        print("new history \(id): devices reconcile from the full state at their next sync (servers pick it up within 30 s)")
     }
 }

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     public var maxStatePage = 5000
     /// How long tombstones (and the history of deleted files) are kept (default 90 days).
     public var tombstoneRetention: Duration = .seconds(90 * 24 * 3600)
+    /// How often an instance reads the database's history id again (``DatabaseHistory``): a
+    /// failover or `reset-history` reaches cursors within this time.
+    public var historyCheckInterval: Duration = .seconds(30)
     /// How long old versions of existing files are kept; nil keeps them as long as the file exists (default).
     public var versionRetention: Duration?
     /// How long bytes uploaded for a push that was never confirmed are kept after its reservation expired (default 1 day).

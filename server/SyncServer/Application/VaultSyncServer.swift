@@ -98,7 +98,7 @@ public enum VaultSyncServer {
             trustedProxies: Set(configuration.trustedProxies)
         ).add(to: authenticated)
         VaultCatalogRoutes(catalog: VaultCatalog(db: pool, store: store, exports: exports, now: now, logger: logger)).add(to: authenticated.group("vaults"))
-        let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, now: now)
+        let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, history: DatabaseHistory(db: pool, refreshAfter: configuration.historyCheckInterval), now: now)
         VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))
         let events = EventRoutes(vault: vault, feed: feed, presence: pushes?.presence)
         events.addLongPoll(to: authenticated.group("vault"))
@@ -214,6 +214,18 @@ public enum VaultSyncServer {
     /// Applies pending migrations and returns them (`vaultsync-server migrate`).
     public static func migrate(configuration: ServerConfiguration, logger: Logger) async throws -> [Int] {
         try await withDatabase(configuration, logger: logger) { _, applied in applied }
+    }
+
+    /// Starts a new history of the database (after a backup was restored into it in place): every
+    /// device's cursor is then refused as expired, and devices reconcile from the full state.
+    /// Returns the new history id.
+    public static func resetHistory(configuration: ServerConfiguration, logger: Logger) async throws -> String {
+        try await withDatabase(configuration, logger: logger) { pool, _ in
+            try await pool.withConnection { db in
+                try DatabaseHistory.reset(db)
+                return try DatabaseHistory.read(db)
+            }
+        }
     }
 
     /// Applies pending migrations through an open pool (the test harness migrates its template this way).

@@ -84,6 +84,12 @@ enum PurgeQueries {
         ).map { (try $0.uuid(0), try $0.string(1)) }
     }
 
+    /// How far a vault's change log was purged, and its last change sequence number.
+    static func positions(_ db: PostgresConnection, vaultID: UUID) throws -> (purgedThrough: Int64, changeSequence: Int64) {
+        guard let row = try db.query("SELECT purged_through_seq, change_seq FROM vaults WHERE id = $1", [vaultID]).first else { return (0, 0) }
+        return (try row.int64(0), try row.int64(1))
+    }
+
     /// The sequence number up to which a vault's change log was purged (0: never).
     static func purgedThrough(_ db: PostgresConnection, vaultID: UUID) throws -> Int64 {
         try db.query("SELECT purged_through_seq FROM vaults WHERE id = $1", [vaultID]).first?.int64(0) ?? 0

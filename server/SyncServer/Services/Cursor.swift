@@ -3,18 +3,22 @@ import Foundation
 /// The opaque position in a vault's change sequence that `GET /vault/state` hands out.
 /// Clients must treat it as opaque; its form may change with a new cursor version.
 ///
-/// `c2.<sequence>.<purge mark>` in base64url: the mark is how far the vault's tombstones had been
-/// purged when the cursor was issued. A cursor is expired when tombstones it had not yet passed
-/// were purged after it was issued (`sequence < purged_through` and `mark < purged_through`); a
-/// full read started after a purge carries the new mark, so paging through it never expires.
+/// `c3.<sequence>.<purge mark>.<history>` in base64url: the mark is how far the vault's tombstones
+/// had been purged when the cursor was issued. A cursor is expired when tombstones it had not yet
+/// passed were purged after it was issued (`sequence < purged_through` and `mark < purged_through`);
+/// a full read started after a purge carries the new mark, so paging through it never expires.
+/// `history` is the ``DatabaseHistory`` id of the database that issued it: a cursor of another
+/// history is expired too. `c2.<sequence>.<purge mark>` (before history ids) carries none;
 /// `c1.<sequence>` (before purging existed) reads as mark 0.
 struct Cursor: Equatable {
     let sequence: Int64
     let purgeMark: Int64
+    let history: String?
 
-    init(sequence: Int64, purgeMark: Int64) {
+    init(sequence: Int64, purgeMark: Int64, history: String?) {
         self.sequence = sequence
         self.purgeMark = purgeMark
+        self.history = history
     }
 
     /// - Throws: ``ServiceError/invalidCursor(_:)``.
@@ -27,22 +31,36 @@ struct Cursor: Equatable {
         switch (parts.first, parts.count) {
         case ("c1", 2):
             guard let sequence = Int64(parts[1]), sequence >= 0 else { throw invalid }
-            (self.sequence, self.purgeMark) = (sequence, 0)
-        case ("c2", 3):
+            (self.sequence, self.purgeMark, self.history) = (sequence, 0, nil)
+        case ("c2", 3), ("c3", 4):
             guard let sequence = Int64(parts[1]), let mark = Int64(parts[2]), sequence >= 0, mark >= 0 else { throw invalid }
-            (self.sequence, self.purgeMark) = (sequence, mark)
+            let history = parts.count == 4 ? String(parts[3]) : nil
+            guard history.map({ !$0.isEmpty && $0.allSatisfy(\.isHexDigit) }) ?? true else { throw invalid }
+            (self.sequence, self.purgeMark, self.history) = (sequence, mark, history)
         default:
             throw invalid
         }
     }
 
-    /// Whether deletions this cursor had not yet seen were purged since it was issued.
-    func isExpired(purgedThrough: Int64) -> Bool {
-        sequence < purgedThrough && purgeMark < purgedThrough
+    /// Why this cursor no longer describes a position the device can continue from, or nil: the
+    /// database holds another history than the one that issued it (replaced, or restored from a
+    /// backup), it is behind the cursor (restored), or deletions the cursor had not yet seen were
+    /// purged since.
+    func expiry(purgedThrough: Int64, history current: String, changeSequence: Int64) -> String? {
+        if let history, history != current {
+            return "this cursor comes from another history of the server's database (it was replaced or restored from a backup): read the full state (no cursor) and reconcile"
+        }
+        if sequence > changeSequence {
+            return "this cursor is ahead of the server's database (it was restored from a backup): read the full state (no cursor) and reconcile"
+        }
+        if sequence < purgedThrough && purgeMark < purgedThrough {
+            return "deletions after this cursor were purged (tombstones are kept for a limited time): read the full state (no cursor) and reconcile"
+        }
+        return nil
     }
 
     var encoded: String {
-        Data("c2.\(sequence).\(purgeMark)".utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        Data((history.map { "c3.\(sequence).\(purgeMark).\($0)" } ?? "c2.\(sequence).\(purgeMark)").utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 }

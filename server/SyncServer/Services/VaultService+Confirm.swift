@@ -11,7 +11,7 @@ extension VaultService {
     /// reservation open for a correct upload.
     func confirm(_ scope: VaultScope, _ request: ConfirmRequest) async throws -> ConfirmResponse {
         try checkBatch(request.confirmed.map(\.path))
-        let sentCursor = try request.cursor.map(Cursor.init(encoded:))
+        let (sentCursor, historyID) = try await sentCursor(request.cursor)
         let now = now()
         let paths = request.confirmed.map(\.path.rawValue)
         let versions = request.confirmed.map(\.version)
@@ -110,7 +110,7 @@ extension VaultService {
             try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
             try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: writes.compactMap(\.contentHash), sizes: writes.map(\.sizeBytes), now: now)
             try PushQueries.consume(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: writes.map(\.path), versions: writes.map(\.version))
-            if sentIsCurrent, let sentCursor { o.cursor = Cursor(sequence: sequence, purgeMark: sentCursor.purgeMark).encoded }
+            if sentIsCurrent, let sentCursor { o.cursor = Cursor(sequence: sequence, purgeMark: sentCursor.purgeMark, history: historyID).encoded }
             return o
         }
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)

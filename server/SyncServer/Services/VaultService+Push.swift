@@ -20,12 +20,12 @@ extension VaultService {
         let now = now()
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
         let commit = request.commitInline == true
-        let sentCursor = commit ? try request.cursor.map(Cursor.init(encoded:)) : nil
+        let (sentCursor, historyID) = commit ? try await sentCursor(request.cursor) : (nil, "")
         // Committing: the bytes are in the store before any version names them.
         let stored = commit ? try await storeInlineFirst(scope, request.files) : [:]
         let decisions: PushDecisions
         do {
-            decisions = try await decide(scope, request, account: account, commit: commit, sentCursor: sentCursor, stored: stored, now: now, expires: expires)
+            decisions = try await decide(scope, request, account: account, commit: commit, sentCursor: sentCursor, history: historyID, stored: stored, now: now, expires: expires)
         } catch let error as ServiceError {
             // Refused as a whole (quota): bytes stored for it are recorded, so the purge collects
             // them unless a later push uses them.
@@ -60,7 +60,7 @@ extension VaultService {
     /// The push's transaction: base versions checked, files reserved, and with `commit` the
     /// files whose bytes are `stored` written as current versions.
     private func decide(
-        _ scope: VaultScope, _ request: PushRequest, account: AccountLimits, commit: Bool, sentCursor: Cursor?,
+        _ scope: VaultScope, _ request: PushRequest, account: AccountLimits, commit: Bool, sentCursor: Cursor?, history: String,
         stored: [String: Int64], now: Date, expires: Date
     ) async throws -> PushDecisions {
         try await db.transaction { tx in
@@ -133,7 +133,7 @@ extension VaultService {
                 // Every blob stored for this push is recorded, also those of files that turned out
                 // to conflict: recorded and unreferenced, the purge collects them.
                 try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: Array(stored.keys), sizes: Array(stored.values), now: now)
-                if sentIsCurrent, let sentCursor { d.cursor = Cursor(sequence: sequence, purgeMark: sentCursor.purgeMark).encoded }
+                if sentIsCurrent, let sentCursor { d.cursor = Cursor(sequence: sequence, purgeMark: sentCursor.purgeMark, history: history).encoded }
             }
             return d
         }

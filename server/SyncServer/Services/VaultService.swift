@@ -11,6 +11,8 @@ struct VaultService: Sendable {
     let limits: VaultLimits
     /// How long tombstones are kept: a `since` older than this may have missed purged deletions.
     let retention: Duration
+    /// The database history's id, which cursors carry.
+    let history: DatabaseHistory
     let now: @Sendable () -> Date
 
     /// Resolves and authorises the vault and device a request names. The first device a session
@@ -62,11 +64,12 @@ struct VaultService: Sendable {
         if let sinceDate, sinceDate < serverTime.addingTimeInterval(-retention.seconds) {
             throw ServiceError.cursorExpired("since is older than the \(Int(retention.seconds / 86400))-day tombstone retention: read the full state (no cursor) and reconcile")
         }
+        let history = try await history.id()
         let (purgedThrough, rows) = try await db.withConnection { [pageSize] db in
             // Read before the rows: a purge in between only makes the next cursor expire early.
-            let purgedThrough = try PurgeQueries.purgedThrough(db, vaultID: scope.vaultID)
-            if let from, from.isExpired(purgedThrough: purgedThrough) {
-                throw ServiceError.cursorExpired("deletions after this cursor were purged (tombstones are kept for a limited time): read the full state (no cursor) and reconcile")
+            let (purgedThrough, changeSequence) = try PurgeQueries.positions(db, vaultID: scope.vaultID)
+            if let from, let why = from.expiry(purgedThrough: purgedThrough, history: history, changeSequence: changeSequence) {
+                throw ServiceError.cursorExpired(why)
             }
             return (purgedThrough, try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1))
         }
@@ -83,8 +86,16 @@ struct VaultService: Sendable {
                     updatedAt: row.updatedAt, updatedByDevice: row.deviceName))
             }
         }
-        let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough)
+        let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough, history: history)
         return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID)
+    }
+
+    /// The cursor a device sent with a write, when it can be moved on (issued by this database's
+    /// history: one of another is left for the next state call to expire), and the history's id.
+    func sentCursor(_ encoded: String?) async throws -> (cursor: Cursor?, history: String) {
+        let current = try await history.id()
+        let cursor = try encoded.map(Cursor.init(encoded:))
+        return (cursor.flatMap { $0.history == nil || $0.history == current ? $0 : nil }, current)
     }
 
     // MARK: pull
