@@ -52,10 +52,8 @@ struct Purge: AsyncParsableCommand {
     var blobStore: String?
 
     func run() async throws {
-        let env = ProcessInfo.processInfo.environment
-        let logger = try common.makeLogger(environment: env)
-        var configuration = ServerConfiguration()
-        try common.apply(to: &configuration, environment: env)
+        let (env, logger, base) = try common.setUp()
+        var configuration = base
         try retention.apply(to: &configuration, environment: env)
         if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
         applySecrets(to: &configuration, environment: env)

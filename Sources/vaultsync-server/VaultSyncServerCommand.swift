@@ -32,6 +32,15 @@ struct CommonOptions: ParsableArguments {
         configuration.databaseURL = databaseURL ?? environment["VAULTSYNC_DATABASE_URL"]
     }
 
+    /// The process's environment, the logger and the configuration these options describe: what
+    /// every administrative command starts with.
+    func setUp() throws -> (environment: [String: String], logger: Logger, configuration: ServerConfiguration) {
+        let env = ProcessInfo.processInfo.environment
+        var configuration = ServerConfiguration()
+        try apply(to: &configuration, environment: env)
+        return (env, try makeLogger(environment: env), configuration)
+    }
+
     func makeLogger(environment: [String: String]) throws -> Logger {
         let levelName = logLevel ?? environment["VAULTSYNC_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level '\(levelName)'") }
@@ -209,10 +218,7 @@ struct Migrate: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() async throws {
-        let env = ProcessInfo.processInfo.environment
-        let logger = try common.makeLogger(environment: env)
-        var configuration = ServerConfiguration()
-        try common.apply(to: &configuration, environment: env)
+        let (_, logger, configuration) = try common.setUp()
         let applied = try await VaultSyncServer.migrate(configuration: configuration, logger: logger)
         print(applied.isEmpty ? "database is up to date" : "applied migrations: \(applied.map(String.init).joined(separator: ", "))")
     }
@@ -232,10 +238,7 @@ struct ResetHistory: AsyncParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() async throws {
-        let env = ProcessInfo.processInfo.environment
-        let logger = try common.makeLogger(environment: env)
-        var configuration = ServerConfiguration()
-        try common.apply(to: &configuration, environment: env)
+        let (_, logger, configuration) = try common.setUp()
         let id = try await VaultSyncServer.resetHistory(configuration: configuration, logger: logger)
         print("new history \(id): devices reconcile from the full state at their next sync (servers pick it up within 30 s)")
     }
