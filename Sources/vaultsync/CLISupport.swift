@@ -52,7 +52,7 @@ func finish(_ report: SyncReport, json: Bool) throws {
             print("\(report.parked.count) file\(report.parked.count == 1 ? "" : "s") parked after repeated failures: \(report.parked.map(\.rawValue).joined(separator: ", ")) (see 'vaultsync status', then 'vaultsync retry')")
         }
         if !report.conflicts.isEmpty {
-            print("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s") need you: \(report.conflicts.map(\.rawValue).joined(separator: ", ")) (see 'vaultsync conflicts')")
+            print("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? " needs" : "s need") you: \(report.conflicts.map(\.rawValue).joined(separator: ", ")) (see 'vaultsync conflicts')")
         }
         print("status: \(report.status.rawValue)")
     }

@@ -164,7 +164,9 @@ public final class SyncEngine: Sendable {
                 try await checkServerVault(page.vaultID)
             } catch let error as SyncAPIError where error.code == .cursorExpired && from != nil {
                 (cursor, remote, authors, incremental) = (nil, [:], [:], false)
-                Self.addOnce(&report.notices, ["this device was away longer than the server keeps deletions; reconciled with the server's full state"])
+                // Away longer than the server keeps deletions, or the server's database was
+                // replaced or restored: the server's message says which.
+                Self.addOnce(&report.notices, ["the server could not continue from this device's last position (\(error.serverMessage)); reconciled with the server's full state"])
                 continue
             }
             for file in page.files {
