@@ -15,10 +15,8 @@ struct User: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let env = ProcessInfo.processInfo.environment
-            var configuration = ServerConfiguration()
-            try common.apply(to: &configuration, environment: env)
-            let users = try await VaultSyncServer.listUsers(configuration: configuration, logger: try common.makeLogger(environment: env))
+            let (_, logger, configuration) = try common.setUp()
+            let users = try await VaultSyncServer.listUsers(configuration: configuration, logger: logger)
             if json {
                 let encoder = WireCoding.encoder()
                 encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -41,12 +39,10 @@ struct User: AsyncParsableCommand {
         @Flag(help: "Read the new password from the first line of standard input.") var passwordStdin = false
 
         func run() async throws {
-            let env = ProcessInfo.processInfo.environment
-            var configuration = ServerConfiguration()
-            try common.apply(to: &configuration, environment: env)
+            let (env, logger, configuration) = try common.setUp()
             let password = try newPassword(environment: env)
             do {
-                guard try await VaultSyncServer.resetPassword(configuration: configuration, logger: try common.makeLogger(environment: env), email: email, password: password) else {
+                guard try await VaultSyncServer.resetPassword(configuration: configuration, logger: logger, email: email, password: password) else {
                     throw AdminFailure("no user with email '\(email)'")
                 }
             } catch let error as AdminError {
@@ -78,9 +74,8 @@ struct User: AsyncParsableCommand {
         @Flag(help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
-            let env = ProcessInfo.processInfo.environment
-            var configuration = ServerConfiguration()
-            try common.apply(to: &configuration, environment: env)
+            let (env, logger, base) = try common.setUp()
+            var configuration = base
             if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
             applySecrets(to: &configuration, environment: env)
             if !yes {
@@ -90,7 +85,7 @@ struct User: AsyncParsableCommand {
                     throw AdminFailure("not confirmed; nothing was deleted")
                 }
             }
-            guard let removed = try await VaultSyncServer.deleteUser(configuration: configuration, logger: try common.makeLogger(environment: env), email: email) else {
+            guard let removed = try await VaultSyncServer.deleteUser(configuration: configuration, logger: logger, email: email) else {
                 throw AdminFailure("no user with email '\(email)'")
             }
             print("\(email) deleted: \(removed.vaults) vault\(removed.vaults == 1 ? "" : "s"), \(removed.files) files, \(removed.blobs) stored blobs, \(removed.devices) devices")
@@ -123,11 +118,9 @@ struct User: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let env = ProcessInfo.processInfo.environment
-            var configuration = ServerConfiguration()
-            try common.apply(to: &configuration, environment: env)
+            let (_, logger, configuration) = try common.setUp()
             let overrides = UserLimitOverrides(quotaBytes: bytes, quotaFiles: files, maxFileBytes: maxFileBytes)
-            guard try await VaultSyncServer.setUserLimits(configuration: configuration, logger: try common.makeLogger(environment: env), email: email, overrides) else {
+            guard try await VaultSyncServer.setUserLimits(configuration: configuration, logger: logger, email: email, overrides) else {
                 throw ValidationError("no user with email '\(email)'")
             }
             print("\(email): bytes \(describe(bytes)), files \(describe(files)), largest file \(describe(maxFileBytes))")
@@ -142,11 +135,10 @@ struct User: AsyncParsableCommand {
         @Argument(help: "The user's email.") var email: String
 
         func run() async throws {
-            let env = ProcessInfo.processInfo.environment
-            var configuration = ServerConfiguration()
-            try common.apply(to: &configuration, environment: env)
+            let (env, logger, base) = try common.setUp()
+            var configuration = base
             try defaults.apply(to: &configuration, environment: env)
-            guard let (overrides, usage) = try await VaultSyncServer.userUsage(configuration: configuration, logger: try common.makeLogger(environment: env), email: email) else {
+            guard let (overrides, usage) = try await VaultSyncServer.userUsage(configuration: configuration, logger: logger, email: email) else {
                 throw ValidationError("no user with email '\(email)'")
             }
             print("\(email): \(usage.bytesUsed) bytes in \(usage.fileCount) files")
