@@ -102,6 +102,6 @@ let package = Package(
         .testTarget(
             name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log, crypto, nioCore, nioPosix, asyncHTTPClient],
             resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "ContractTests", dependencies: ["SyncServer", "SyncClient", "SyncCore", "SyncProtocol", "TestSupport", "SeededRandom"], swiftSettings: swiftSettings),
+        .testTarget(name: "ContractTests", dependencies: ["SyncServer", "SyncClient", "SyncCore", "SyncProtocol", "TestSupport", "SeededRandom", "Postgres"], swiftSettings: swiftSettings),
     ]
 )

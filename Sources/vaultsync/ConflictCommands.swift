@@ -29,7 +29,15 @@ struct Conflicts: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (here, recorded) = try await SyncEngine(root: vaultURL(directory)).allConflicts()
+        let (here, recorded, unavailable): ([ConflictRecord], [ConflictInfo]?, String?)
+        do {
+            (here, recorded, unavailable) = try await SyncEngine(root: vaultURL(directory)).allConflicts()
+        } catch SyncEngineError.signedOut {
+            let root = vaultURL(directory)
+            (here, recorded, unavailable) = (try await SyncEngine.localConflicts(root: root), nil, "this folder is signed out ('vaultsync login \(root.path)' signs it back in)")
+        }
+        // Said on standard error: a script reading --json gets the folder's conflicts either way.
+        if let unavailable { FileHandle.standardError.write(Data("note: only this folder's conflicts are listed: \(unavailable)\n".utf8)) }
         let byID = Dictionary((recorded ?? []).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         var items = here.map { conflict in
             let record = conflict.serverRecord.flatMap { byID[$0] }
@@ -52,7 +60,6 @@ struct Conflicts: AsyncParsableCommand {
                 print("\(item.path): \(item.description)\n  recorded by \(item.recordedBy ?? "another device") at \(item.recordedAt.map(WireDate.format) ?? "-"): 'vaultsync resolve \(item.path) --keep-recorded' takes its version, --keep-local keeps the current one")
             }
         }
-        if recorded == nil { print("note: the server could not be reached; only this folder's conflicts are listed") }
     }
 }
 

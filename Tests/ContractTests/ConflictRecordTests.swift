@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import SyncClient
 import SyncProtocol
 import TestSupport
@@ -35,6 +36,13 @@ import Testing
             #expect(items.count == 1 && items.first?["here"] as? Bool == false && items.first?["recorded_by"] as? String == "phone", "\(listed)")
             let own = try await vaultsync(["conflicts", phone.root.path])
             #expect(own.stdout.contains("this device's version is kept on the server too"), "\(own)")
+
+            // Signed out, the phone still lists its own conflict (and says why it lists only that).
+            #expect(try await vaultsync(["logout", phone.root.path]).exitCode == 0)
+            let signedOut = try await vaultsync(["conflicts", phone.root.path, "--json"])
+            let mine = try JSONSerialization.jsonObject(with: Data(signedOut.stdout.utf8)) as? [[String: Any]] ?? []
+            #expect(signedOut.exitCode == 0 && mine.count == 1 && mine.first?["here"] as? Bool == true, "\(signedOut)")
+            #expect(signedOut.stderr.contains("only this folder's conflicts are listed: this folder is signed out"), "\(signedOut)")
 
             // The phone is lost before anyone resolves it; nothing of its version is.
             phone.remove()
@@ -81,6 +89,26 @@ import Testing
         }
     }
 
+    /// A record the server lost (its database restored from a backup taken before it) was resolved
+    /// by nobody: the device keeps its conflict and sends its version again, never taking the
+    /// server's version over its own.
+    @Test func aRecordTheServerLostIsSentAgainNotTakenAsResolved() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, phone, _) = try await conflicted(user, "a.md", base: Data("base\n".utf8), laptop: Data("laptop\n".utf8), phone: Data("phone\n".utf8))
+            defer { laptop.remove(); phone.remove() }
+            let lost = try #require(try await phone.engine.state.conflicts().first?.serverRecord)
+            let db = try PostgresConnection(connectionString: server.databaseURL)
+            defer { db.close() }
+            try db.query("DELETE FROM conflict_records WHERE id = $1", [lost])
+            let report = try await phone.sync()
+            #expect(report.conflicts.map(\.rawValue) == ["a.md"] && phone.read("a.md") == "phone\n", "\(report)")
+            let again = try #require(try await phone.engine.state.conflicts().first?.serverRecord)
+            #expect(again != lost)
+            #expect(try await laptop.engine.allConflicts().recorded?.map(\.id) == [again])
+        }
+    }
+
     @Test func resolvingOneDevicesConflictLeavesAnotherDevicesOnTheSamePathOpen() async throws {
         try await TestServer.with { server in
             let user = try await server.newUser()
@@ -116,7 +144,7 @@ import Testing
             let (laptop, phone, report) = try await conflicted(user, "clip.bin", base: bytes(0), laptop: bytes(1), phone: bytes(2))
             defer { laptop.remove(); phone.remove() }
             #expect(report.conflicts.map(\.rawValue) == ["clip.bin"], "\(backend)")
-            let (_, recorded) = try await laptop.engine.allConflicts()
+            let (_, recorded, _) = try await laptop.engine.allConflicts()
             let record = try #require(recorded?.first)
             #expect(record.stored && record.sizeBytes == Int64(size) && record.device == "phone")
             _ = try await server.purge()

@@ -7,14 +7,25 @@ public import SyncProtocol
 /// sees it in `vaultsync conflicts`, and resolving it on any device settles it everywhere.
 extension SyncEngine {
     /// The vault's open conflicts: this folder's, and those the server keeps for every device
-    /// (nil when the server cannot be reached: the folder's are still known).
-    public func allConflicts() async throws -> (here: [ConflictRecord], recorded: [ConflictInfo]?) {
+    /// (nil, with why, when the server's cannot be read now: the folder's are still known).
+    public func allConflicts() async throws -> (here: [ConflictRecord], recorded: [ConflictInfo]?, unavailable: String?) {
         let here = try await store.conflicts()
         do {
-            return (here, try await session.run { [api] in try await api.conflicts(session: $0) }.conflicts)
+            return (here, try await session.run { [api] in try await api.conflicts(session: $0) }.conflicts, nil)
         } catch where Unreachable.matches(error) {
-            return (here, nil)
+            return (here, nil, Unreachable.describe(error))
+        } catch let error as SyncAPIError where error.isSessionRefused {
+            return (here, nil, "the server no longer accepts this device's session: sign in again with 'vaultsync login'")
         }
+    }
+
+    /// The conflicts of a linked folder as `sync.db` records them, without a session (a signed-out
+    /// folder's conflicts are still its own to see).
+    /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
+    public static func localConflicts(root: URL) async throws -> [ConflictRecord] {
+        let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
+        guard let store = try LinkRecord.existingStore(stateFolder), try LinkRecord.read(store) != nil else { throw SyncEngineError.notLinked(root.path) }
+        return try await store.conflicts()
     }
 
     /// Sends this device's version of a conflicted path to the server; records the id here.
@@ -38,16 +49,20 @@ extension SyncEngine {
     /// version of) are sent; those resolved on another device are settled here. A local file
     /// still as it was recorded takes the server's version (the user decided elsewhere, having
     /// seen it); one edited since goes back to the planner, which merges it with the server's
-    /// version or makes it a new conflict, so an edit made after the record is never dropped.
+    /// version or makes it a new conflict, so an edit made after the record is never dropped. A
+    /// record the server no longer has at all (its database was restored or replaced) was not
+    /// resolved by anyone: it is sent again.
     func reconcileConflicts(_ report: inout SyncReport) async throws {
         let local = try await store.conflicts()
         guard !local.isEmpty else { return }
-        let open = try await session.run { [api] in try await api.conflicts(session: $0) }.conflicts
-        let openByID = Dictionary(open.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let ids = local.compactMap(\.serverRecord)
+        let records = ids.isEmpty ? [] : try await session.run { [api] in try await api.conflicts(session: $0, ids: ids) }.conflicts
+        let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for conflict in local {
             let url = root.appendingPathComponent(Self.diskPath(of: conflict.path, in: root))
             let current = FileManager.default.fileExists(atPath: url.path) ? try? FileHashing.hash(fileAt: url.path) : nil
-            if let id = conflict.serverRecord, openByID[id] == nil {
+            let record = conflict.serverRecord.flatMap { byID[$0] }
+            if let record, record.resolvedAt != nil, record.resolution != "replaced" {
                 if current == conflict.recordedHash {
                     try await settle(conflict, .keepRemote)
                     report.notices.append("\(conflict.path): the conflict was resolved on another device; this folder took the server's version (this device's was kept there)")
@@ -61,7 +76,9 @@ extension SyncEngine {
                 try await store.log(.conflictResolved, path: conflict.path.rawValue, detail: "resolved on another device", at: now())
                 continue
             }
-            guard let current, current != conflict.recordedHash else { continue }
+            // Open and up to date: nothing to do. Never sent, gone from the server, replaced by a
+            // record this device made but did not note, or older than the file: send it.
+            guard let current, record == nil || record?.resolvedAt != nil || current != conflict.recordedHash else { continue }
             do {
                 try await keepConflictOnServer(conflict)
             } catch let error where !Unreachable.matches(error) && (error as? SyncAPIError)?.isSessionRefused != true {

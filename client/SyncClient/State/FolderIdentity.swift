@@ -22,20 +22,20 @@ struct FolderIdentity: Sendable {
 
     private var file: URL { stateFolder.appendingPathComponent(Self.fileName) }
 
-    /// The id recorded in `store`, creating both records for a folder linked before folders had
-    /// one (only while the state folder is really there: a missing one is not re-created).
+    /// Makes sure both records exist, at the opening of the folder (a folder linked before folders
+    /// had an id gets one). The id is decided inside one `sync.db` transaction, so two processes
+    /// opening the folder at once agree on it; the file is then written from that id when missing.
     func establish(_ store: StateStore) throws {
-        guard try store.readMetaSync({ $0[.folderID] }) == nil else { return }
-        let id = UUID().uuidString.lowercased()
+        let id = try store.metaSyncInsertingIfMissing(.folderID, UUID().uuidString.lowercased())
+        guard !FileManager.default.fileExists(atPath: file.path) else { return }
         try Data((id + "\n").utf8).write(to: file, options: .atomic)
-        try store.setMetaSync(.folderID, id)
     }
 
     /// Checks that the folder on disk is the one `store` describes.
     /// - Throws: ``SyncEngineError/folderGone(_:)`` when the folder or its state folder is not
     ///   there any more; ``SyncEngineError/folderReplaced(_:)`` when another folder's state is.
     func verify(_ store: StateStore) throws {
-        guard let expected = try store.readMetaSync({ $0[.folderID] }) else { return try establish(store) }
+        guard let expected = try store.readMetaSync({ $0[.folderID] }) else { throw SyncEngineError.folderReplaced(root.path) }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue,
             let data = FileManager.default.contents(atPath: file.path)

@@ -154,10 +154,12 @@ public final class StateStore: Sendable {
         return try body(meta)
     }
 
-    /// Writes a metadata value synchronously (for records made before anything async runs).
-    func setMetaSync(_ key: MetaKey, _ value: String) throws {
+    /// The value of `key`, first writing `value` when there is none, in one transaction: of two
+    /// processes calling this at once, both get the value the first one wrote.
+    func metaSyncInsertingIfMissing(_ key: MetaKey, _ value: String) throws -> String {
         try db.write { db in
-            try db.execute(sql: "INSERT INTO sync_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key.rawValue, value])
+            try db.execute(sql: "INSERT INTO sync_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING", arguments: [key.rawValue, value])
+            return try String.fetchOne(db, sql: "SELECT value FROM sync_meta WHERE key = ?", arguments: [key.rawValue]) ?? value
         }
     }
 

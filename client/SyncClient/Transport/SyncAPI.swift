@@ -207,9 +207,11 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/conflicts/\(id.uuidString.lowercased())/confirm", body: Optional<SignupRequest>.none, headers: headers(session))
     }
 
-    /// `GET /vault/conflicts`: the vault's open conflicts, from every device.
-    public func conflicts(session: VaultSession) async throws -> ConflictListResponse {
-        try await call("GET", "vault/conflicts", body: Optional<SignupRequest>.none, headers: headers(session))
+    /// `GET /vault/conflicts`: the vault's open conflicts, from every device; with `ids`, those
+    /// records whether open or closed.
+    public func conflicts(session: VaultSession, ids: [UUID]? = nil) async throws -> ConflictListResponse {
+        let query = ids.map { [URLQueryItem(name: "ids", value: $0.map { $0.uuidString.lowercased() }.joined(separator: ","))] } ?? []
+        return try await call("GET", "vault/conflicts", query: query, body: Optional<SignupRequest>.none, headers: headers(session))
     }
 
     /// `POST /vault/conflicts/resolve`: closes every open record of a path.

@@ -48,10 +48,15 @@ public struct ConflictInfo: Codable, Sendable, Equatable {
     public var stored: Bool
     /// Where to read the recorded version (stored records only).
     public var downloadURL: URL?
+    /// When and how it was closed (only for closed records, asked for by id).
+    public var resolvedAt: Date?
+    /// `kept_local`, `kept_remote`, `merged`, `kept_recorded`, or `replaced` (the device recorded
+    /// a newer version of it).
+    public var resolution: String?
 
     public init(
         id: UUID, path: VaultPath, device: String, remoteVersion: Int, contentHash: ContentHash, sizeBytes: Int64, description: String,
-        createdAt: Date, stored: Bool, downloadURL: URL?
+        createdAt: Date, stored: Bool, downloadURL: URL?, resolvedAt: Date? = nil, resolution: String? = nil
     ) {
         self.id = id
         self.path = path
@@ -63,10 +68,13 @@ public struct ConflictInfo: Codable, Sendable, Equatable {
         self.createdAt = createdAt
         self.stored = stored
         self.downloadURL = downloadURL
+        self.resolvedAt = resolvedAt
+        self.resolution = resolution
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, path, device, description, stored
+        case id, path, device, description, stored, resolution
+        case resolvedAt = "resolved_at"
         case remoteVersion = "remote_version"
         case contentHash = "content_hash"
         case sizeBytes = "size_bytes"

@@ -13,9 +13,11 @@ enum ConflictQueries {
         let description: String
         let createdAt: Date
         let stored: Bool
+        var resolvedAt: Date? = nil
+        var resolution: String? = nil
     }
 
-    private static let columns = "id, path, device_name, remote_version, content_hash, size_bytes, description, created_at, stored"
+    private static let columns = "id, path, device_name, remote_version, content_hash, size_bytes, description, created_at, stored, resolved_at, resolution"
 
     /// Records a conflict, closing the same device's open record of the path (the new one replaces it).
     static func insert(_ db: PostgresConnection, vaultID: UUID, deviceID: UUID, deviceName: String, _ record: Record, now: Date) throws {
@@ -36,6 +38,12 @@ enum ConflictQueries {
             "SELECT \(columns) FROM conflict_records WHERE vault_id = $1 AND resolved_at IS NULL AND (stored OR NOT $2) ORDER BY created_at, path",
             [vaultID, storedOnly]
         ).map(record)
+    }
+
+    /// The vault's records among `ids`, open or closed (closed ones are kept for the tombstone
+    /// retention): a device learns whether its record was resolved, or is gone.
+    static func records(_ db: PostgresConnection, vaultID: UUID, ids: [UUID]) throws -> [Record] {
+        try db.query("SELECT \(columns) FROM conflict_records WHERE vault_id = $1 AND id = ANY($2::uuid[]) ORDER BY created_at, path", [vaultID, ids]).map(record)
     }
 
     /// One open record of the vault.
@@ -59,6 +67,7 @@ enum ConflictQueries {
     private static func record(_ row: PostgresRow) throws -> Record {
         Record(
             id: try row.uuid(0), path: try row.string(1), deviceName: try row.string(2), remoteVersion: try row.int(3), contentHash: try row.string(4),
-            sizeBytes: try row.int64(5), description: try row.string(6), createdAt: try row.date(7), stored: try row.bool(8))
+            sizeBytes: try row.int64(5), description: try row.string(6), createdAt: try row.date(7), stored: try row.bool(8),
+            resolvedAt: try row.optionalDate(9), resolution: row.optionalString(10))
     }
 }

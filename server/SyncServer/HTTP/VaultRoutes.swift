@@ -66,7 +66,7 @@ struct VaultRoutes {
         }
         group.get("conflicts") { request, context in
             let scope = try await scope(request, context)
-            return try context.json(try await vault.conflicts(scope))
+            return try context.json(try await vault.conflicts(scope, ids: request.uri.queryParameters["ids"].map(String.init)))
         }
         group.post("conflicts/resolve") { request, context in
             let scope = try await scope(request, context)

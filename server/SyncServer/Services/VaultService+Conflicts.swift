@@ -70,9 +70,19 @@ extension VaultService {
         return try conflictInfo(scope, stored, deviceName: record.deviceName, expires: now.addingTimeInterval(limits.blobURLTTL.seconds))
     }
 
-    /// `GET /vault/conflicts`: the vault's open conflicts whose bytes are kept, oldest first.
-    func conflicts(_ scope: VaultScope) async throws -> ConflictListResponse {
-        let records = try await db.withConnection { try ConflictQueries.open($0, vaultID: scope.vaultID, storedOnly: true) }
+    /// `GET /vault/conflicts`: the vault's open conflicts whose bytes are kept, oldest first; with
+    /// `ids`, those records whatever their state (closed ones carry `resolved_at`).
+    func conflicts(_ scope: VaultScope, ids: String? = nil) async throws -> ConflictListResponse {
+        let wanted = try ids.map { text in
+            try text.split(separator: ",").map { item in
+                guard let id = UUID(uuidString: String(item)) else { throw ServiceError.invalidRequest("ids: '\(item.prefix(64))' is not a conflict record id") }
+                return id
+            }
+        }
+        if let wanted, wanted.count > limits.maxBatchFiles { throw ServiceError.batchTooLarge(count: wanted.count, limit: limits.maxBatchFiles) }
+        let records = try await db.withConnection { db in
+            try wanted.map { try ConflictQueries.records(db, vaultID: scope.vaultID, ids: $0) } ?? ConflictQueries.open(db, vaultID: scope.vaultID, storedOnly: true)
+        }
         let expires = now().addingTimeInterval(limits.blobURLTTL.seconds)
         return ConflictListResponse(conflicts: try records.map { try conflictInfo(scope, $0, deviceName: $0.deviceName, expires: expires) })
     }
@@ -91,6 +101,7 @@ extension VaultService {
         return ConflictInfo(
             id: record.id, path: VaultPath(alreadyValidated: record.path), device: deviceName, remoteVersion: record.remoteVersion, contentHash: hash,
             sizeBytes: record.sizeBytes, description: record.description, createdAt: record.createdAt, stored: record.stored,
-            downloadURL: record.stored ? try blobs.downloadURL(for: BlobKey(vaultID: scope.vaultID, contentHash: hash), expiresAt: expires) : nil)
+            downloadURL: record.stored ? try blobs.downloadURL(for: BlobKey(vaultID: scope.vaultID, contentHash: hash), expiresAt: expires) : nil,
+            resolvedAt: record.resolvedAt, resolution: record.resolution)
     }
 }
