@@ -82,3 +82,22 @@ enum ExitCodes {
     static let offline = ExitCode(3)
     static let unauthenticated = ExitCode(4)
 }
+
+/// How `sync` and `watch` move bytes.
+struct TransferOptions: ParsableArguments {
+    @Option(help: "Uploads and downloads (or parts of one large file) in flight at once.") var transfers = 8
+    @Option(help: "Files of at least this many MiB are uploaded in parts, resumably (at least 6).") var multipartThreshold = 64
+    @Option(help: "The size of each part, in MiB (5 to 5120).") var partSize = 16
+
+    func validate() throws {
+        guard (1...64).contains(transfers) else { throw ValidationError("--transfers must be from 1 to 64") }
+        guard multipartThreshold >= 6 else { throw ValidationError("--multipart-threshold must be at least 6 (MiB)") }
+        guard (5...5120).contains(partSize) else { throw ValidationError("--part-size must be from 5 to 5120 (MiB)") }
+    }
+
+    var settings: TransferSettings {
+        TransferSettings(
+            parallelTransfers: transfers, multipartThreshold: Int64(multipartThreshold) * TransferSettings.mebibyte,
+            partSize: Int64(partSize) * TransferSettings.mebibyte)
+    }
+}

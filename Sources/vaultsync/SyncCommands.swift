@@ -10,9 +10,10 @@ struct Sync: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
     @Flag(help: "Carry out deletions of most of the vault (over half of its files and more than 20, or every file), which are otherwise held back.")
     var allowMassDelete = false
+    @OptionGroup var transfer: TransferOptions
 
     func run() async throws {
-        let engine = try SyncEngine(root: vaultURL(directory), massDeletePolicy: allowMassDelete ? .allowAll : .standard)
+        let engine = try SyncEngine(root: vaultURL(directory), transfers: transfer.settings, massDeletePolicy: allowMassDelete ? .allowAll : .standard)
         try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
     }
 }

@@ -19,6 +19,7 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Seconds between scans where the file system cannot report changes.") var pollInterval = 5.0
     @Flag(help: "Hear of the server's changes by long polls instead of a WebSocket (for proxies that do not pass WebSockets).") var longPoll = false
     @Flag(help: "Carry out deletions of most of the vault instead of holding them back (see 'vaultsync sync --help').") var allowMassDelete = false
+    @OptionGroup var transfer: TransferOptions
 
     func validate() throws {
         for (name, value) in [("--debounce", debounce), ("--max-delay", maxDelay), ("--safety-interval", safetyInterval), ("--poll-interval", pollInterval)]
@@ -28,7 +29,7 @@ struct Watch: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let engine = try SyncEngine(root: vaultURL(directory), massDeletePolicy: allowMassDelete ? .allowAll : .standard)
+        let engine = try SyncEngine(root: vaultURL(directory), transfers: transfer.settings, massDeletePolicy: allowMassDelete ? .allowAll : .standard)
         var settings = WatchSettings()
         settings.schedule.debounce = .seconds(debounce)
         settings.schedule.maxDelay = .seconds(maxDelay)

@@ -3,8 +3,8 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
-/// A TCP proxy on loopback that counts the bytes crossing it each way and can slow the way back
-/// to the client down: tests put it between a real client process and a real server to measure
+/// A TCP proxy on loopback that counts the bytes crossing it each way and can slow either way
+/// down: tests put it between a real client process and a real server to measure
 /// what a transfer moved, and to catch a large download in the middle (to kill its client there).
 public final class CountingProxy: Sendable {
     /// Where clients connect.
@@ -13,6 +13,7 @@ public final class CountingProxy: Sendable {
     private let target: NIOLockedValueBox<(host: String, port: Int)?>
     private let counters: Counters
     private let limit: NIOLockedValueBox<Int?>
+    private let uploadLimit: NIOLockedValueBox<Int?>
 
     final class Counters: Sendable {
         let toServer = NIOLockedValueBox(0)
@@ -24,6 +25,7 @@ public final class CountingProxy: Sendable {
         let target = NIOLockedValueBox<(host: String, port: Int)?>(nil)
         let counters = Counters()
         let limit = NIOLockedValueBox<Int?>(nil)
+        let uploadLimit = NIOLockedValueBox<Int?>(nil)
         let group = MultiThreadedEventLoopGroup.singleton
         channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -36,11 +38,11 @@ public final class CountingProxy: Sendable {
                         server.pipeline.addHandler(Relay(peer: client, counter: counters.toClient, bytesPerSecond: { limit.withLockedValue { $0 } }))
                     }
                     .connect(host: host, port: port)
-                    .flatMap { server in client.pipeline.addHandler(Relay(peer: server, counter: counters.toServer, bytesPerSecond: { nil })) }
+                    .flatMap { server in client.pipeline.addHandler(Relay(peer: server, counter: counters.toServer, bytesPerSecond: { uploadLimit.withLockedValue { $0 } })) }
             }
             .bind(host: "127.0.0.1", port: 0).get()
         url = URL(string: "http://127.0.0.1:\(channel.localAddress!.port!)")!
-        (self.target, self.counters, self.limit) = (target, counters, limit)
+        (self.target, self.counters, self.limit, self.uploadLimit) = (target, counters, limit, uploadLimit)
     }
 
     /// Sends new connections to `url`'s host and port.
@@ -56,6 +58,11 @@ public final class CountingProxy: Sendable {
     /// Limits what flows back to clients to about this many bytes per second (nil: no limit).
     public func limitDownloads(toBytesPerSecond rate: Int?) {
         limit.withLockedValue { $0 = rate }
+    }
+
+    /// Limits what flows from clients to the server to about this many bytes per second (nil: no limit).
+    public func limitUploads(toBytesPerSecond rate: Int?) {
+        uploadLimit.withLockedValue { $0 = rate }
     }
 
     public func stop() async {

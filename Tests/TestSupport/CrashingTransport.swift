@@ -32,8 +32,8 @@ public final class CrashingTransport: HTTPTransport, @unchecked Sendable {
         return answer
     }
 
-    public func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse) {
-        let answer = try await base.upload(request, fromFile: file)
+    public func upload(_ request: URLRequest, fromFile file: URL, range: Range<Int64>?) async throws -> (Data, HTTPURLResponse) {
+        let answer = try await base.upload(request, fromFile: file, range: range)
         try check(request)
         return answer
     }

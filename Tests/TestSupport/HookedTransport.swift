@@ -17,9 +17,9 @@ public struct HookedTransport: HTTPTransport {
         return try await base.send(request)
     }
 
-    public func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse) {
+    public func upload(_ request: URLRequest, fromFile file: URL, range: Range<Int64>?) async throws -> (Data, HTTPURLResponse) {
         try await before(request)
-        return try await base.upload(request, fromFile: file)
+        return try await base.upload(request, fromFile: file, range: range)
     }
 
     public func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse) {

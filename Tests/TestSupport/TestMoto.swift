@@ -58,6 +58,12 @@ public enum TestMoto {
         return keys
     }
 
+    /// The upload ids of the bucket's multipart uploads in progress (ListMultipartUploads).
+    public static func multipartUploads(bucket: String) async throws -> [String] {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: try await endpoint().appendingPathComponent(bucket).absoluteString + "?uploads")!)
+        return elements("UploadId", in: String(decoding: data, as: UTF8.self))
+    }
+
     private static func elements(_ name: String, in xml: String) -> [String] {
         xml.components(separatedBy: "<\(name)>").dropFirst().compactMap { $0.components(separatedBy: "</\(name)>").first }
     }

@@ -156,8 +156,8 @@ final class FaultyTransport: HTTPTransport, Sendable {
         return (Self.damagedInlineContent(data, request, fault), response)
     }
 
-    func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse) {
-        let ((data, response), _) = try await answer(request, { try await base.upload(request, fromFile: file) }, proxy: { Self.proxyResponse(request, $0) })
+    func upload(_ request: URLRequest, fromFile file: URL, range: Range<Int64>?) async throws -> (Data, HTTPURLResponse) {
+        let ((data, response), _) = try await answer(request, { try await base.upload(request, fromFile: file, range: range) }, proxy: { Self.proxyResponse(request, $0) })
         return (data, response)
     }
 

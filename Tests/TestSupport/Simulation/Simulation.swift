@@ -121,7 +121,7 @@ public final class Simulation {
         // The mass-delete guard holds deletions back until a user confirms them, by design; the
         // simulated users mean every deletion they make, and the invariants are about what sync
         // does with it. The guard's own tests are MassDeleteGuardTests and MassDeleteTests.
-        return try SyncEngine(root: root, transport: transport, parallelTransfers: 1, lockTimeout: .seconds(5), massDeletePolicy: .allowAll, now: { clock.now })
+        return try SyncEngine(root: root, transport: transport, transfers: TransferSettings(parallelTransfers: 1), lockTimeout: .seconds(5), massDeletePolicy: .allowAll, now: { clock.now })
     }
 
     // MARK: steps

@@ -344,8 +344,34 @@ extension SyncEngine {
         }
     }
 
-    /// Uploads from disk with bounded parallelism; returns the failures by path.
+    /// Uploads from disk with bounded parallelism; returns the failures by path. Files of the
+    /// multipart threshold or more go afterwards, one at a time, each in parts sent in parallel
+    /// (``uploadInParts(_:)``), so at most ``TransferSettings/parallelTransfers`` transfers run.
     func uploadAll(_ uploads: [PushUpload], files: [VaultPath: PushCandidate]) async -> [VaultPath: any Error] {
+        let isLarge = { (upload: PushUpload) in (files[upload.path]?.sizeBytes ?? 0) >= max(self.transfers.multipartThreshold, MultipartRules.minimumFileBytes) }
+        var failures = await uploadWhole(uploads.filter { !isLarge($0) }, files: files)
+        // The same bytes under two paths are sent once.
+        var sent: [ContentHash: (any Error)?] = [:]
+        for upload in uploads.filter(isLarge) {
+            guard let file = files[upload.path] else {
+                failures[upload.path] = SyncFileError.noUploadURL
+                continue
+            }
+            if sent[file.hash] == nil {
+                do {
+                    try await uploadInParts(file)
+                    sent[file.hash] = .some(nil)
+                } catch {
+                    sent[file.hash] = error
+                }
+            }
+            if let error = sent[file.hash] ?? nil { failures[upload.path] = error }
+        }
+        return failures
+    }
+
+    /// One `PUT` per file, several at a time.
+    private func uploadWhole(_ uploads: [PushUpload], files: [VaultPath: PushCandidate]) async -> [VaultPath: any Error] {
         let vaultSession = await session.vaultSession
         let (api, root, limit) = (api, root, parallelTransfers)
         return await withTaskGroup(of: (VaultPath, (any Error)?).self) { group in

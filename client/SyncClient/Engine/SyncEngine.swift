@@ -22,7 +22,8 @@ public final class SyncEngine: Sendable {
     let preferredBatchSize: Int
     /// The server's `max_batch_files`, once learnt (from `/health`, or a `batch_too_large` answer).
     let serverBatchLimit = Mutex<Int?>(nil)
-    let parallelTransfers: Int
+    let transfers: TransferSettings
+    var parallelTransfers: Int { transfers.parallelTransfers }
     /// How long a sync waits for another process's sync of this vault before giving up.
     let lockTimeout: Duration
     /// When deletions are held back for the user to confirm (``MassDeleteGuard``).
@@ -33,10 +34,11 @@ public final class SyncEngine: Sendable {
     /// Opens a vault folder linked with ``link(root:server:email:password:deviceName:createAccount:transport:)``.
     /// - Parameter massDeletePolicy: when this engine's syncs hold deletions back for the user
     ///   (``MassDeletePolicy/allowAll`` for `--allow-mass-delete`).
+    /// - Parameter transfers: parallel transfers, and when and how large files go in parts.
     /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked;
     ///   ``SyncEngineError/signedOut(_:)`` when it is linked but signed out (`logout`).
     public init(
-        root: URL, transport: any HTTPTransport = AsyncHTTPTransport(), batchSize: Int = 500, parallelTransfers: Int = 8,
+        root: URL, transport: any HTTPTransport = AsyncHTTPTransport(), batchSize: Int = 500, transfers: TransferSettings = TransferSettings(),
         lockTimeout: Duration = .seconds(600), massDeletePolicy: MassDeletePolicy = .standard, now: @escaping @Sendable () -> Date = { Date() }
     ) throws {
         self.root = root.standardizedFileURL
@@ -53,7 +55,7 @@ public final class SyncEngine: Sendable {
         self.massDeletePolicy = massDeletePolicy
         self.writer = AtomicFileWriter(root: self.root)
         self.preferredBatchSize = max(1, batchSize)
-        self.parallelTransfers = parallelTransfers
+        self.transfers = transfers
         self.lockTimeout = lockTimeout
         self.now = now
     }

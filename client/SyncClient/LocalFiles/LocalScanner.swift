@@ -205,20 +205,25 @@ public enum LocalNameProblem: Error, Sendable, Equatable, CustomStringConvertibl
 
 /// Streaming SHA-256 of a file (64 KiB at a time; never the whole file in memory).
 public enum FileHashing {
-    public static func hash(fileAt path: String) throws -> ContentHash {
+    /// The hash of the file's bytes (those in `range`, or all), read in 64 KiB chunks.
+    public static func hash(fileAt path: String, range: Range<Int64>? = nil) throws -> ContentHash {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
         var hasher = ContentHasher()
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+        var position = range?.lowerBound ?? 0
+        let end = range?.upperBound ?? .max
+        while position < end {
+            let want = Int(min(Int64(buffer.count), end - position))
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, want, off_t(position)) }
             if n < 0 {
                 if errno == EINTR { continue }
                 throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
             }
             if n == 0 { break }
             buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            position += Int64(n)
         }
         return hasher.finalize()
     }

@@ -8,7 +8,7 @@ public import SyncProtocol
 /// migrations; a database from a newer client is refused rather than misread.
 public final class StateStore: Sendable {
     /// The schema version this build writes.
-    public static let schemaVersion = 5
+    public static let schemaVersion = 6
 
     let db: DatabasePool
 
@@ -90,6 +90,15 @@ public final class StateStore: Sendable {
         migrator.registerMigration("v5-conflict-records") { db in
             // The id of the server's record of a conflict (``StateStore/setServerRecord(_:for:)``).
             try db.execute(sql: "ALTER TABLE conflicts ADD COLUMN server_record TEXT; ALTER TABLE conflicts ADD COLUMN recorded_hash TEXT;")
+        }
+        migrator.registerMigration("v6-multipart-uploads") { db in
+            // Large files' upload sessions and the parts sent (``StateStore/multipartUpload(for:)``).
+            try db.execute(sql: """
+                CREATE TABLE multipart_uploads (
+                    content_hash TEXT PRIMARY KEY, upload_id TEXT NOT NULL, part_size INTEGER NOT NULL, size_bytes INTEGER NOT NULL);
+                CREATE TABLE multipart_parts (
+                    upload_id TEXT NOT NULL, number INTEGER NOT NULL, PRIMARY KEY (upload_id, number));
+                """)
         }
         return migrator
     }

@@ -46,13 +46,13 @@ public struct AsyncHTTPTransport: HTTPTransport {
         }
     }
 
-    public func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse) {
+    public func upload(_ request: URLRequest, fromFile file: URL, range: Range<Int64>?) async throws -> (Data, HTTPURLResponse) {
         var outgoing = try Self.outgoing(request)
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
-        let size = try handle.seekToEnd()
-        try handle.seek(toOffset: 0)
-        outgoing.body = .stream(FileBytes(handle: handle, chunkSize: Self.chunkSize), length: .known(Int64(size)))
+        let range = try range ?? 0..<Int64(handle.seekToEnd())
+        try handle.seek(toOffset: UInt64(range.lowerBound))
+        outgoing.body = .stream(FileBytes(handle: handle, chunkSize: Self.chunkSize, length: Int64(range.count)), length: .known(Int64(range.count)))
         return try await Self.mappingFailures {
             let response = try await client.execute(outgoing, timeout: Self.deadline)
             let body = try await response.body.collect(upTo: Int.max)
@@ -141,20 +141,23 @@ public struct AsyncHTTPTransport: HTTPTransport {
     }
 }
 
-/// A file's bytes in chunks, read as the request body is sent.
+/// `length` bytes of a file from the handle's position, in chunks, read as the request body is sent.
 private struct FileBytes: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let handle: FileHandle
     let chunkSize: Int
+    let length: Int64
 
     struct Iterator: AsyncIteratorProtocol {
         let handle: FileHandle
         let chunkSize: Int
+        var remaining: Int64
         mutating func next() async throws -> ByteBuffer? {
-            guard let data = try handle.read(upToCount: chunkSize), !data.isEmpty else { return nil }
+            guard remaining > 0, let data = try handle.read(upToCount: Int(Swift.min(Int64(chunkSize), remaining))), !data.isEmpty else { return nil }
+            remaining -= Int64(data.count)
             return ByteBuffer(bytes: data)
         }
     }
 
-    func makeAsyncIterator() -> Iterator { Iterator(handle: handle, chunkSize: chunkSize) }
+    func makeAsyncIterator() -> Iterator { Iterator(handle: handle, chunkSize: chunkSize, remaining: length) }
 }

@@ -8,8 +8,9 @@ public import FoundationNetworking
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns the whole response body.
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse)
-    /// Sends `request` with the contents of `file` as the body, streamed from disk.
-    func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse)
+    /// Sends `request` with the contents of `file` (the bytes in `range`, or all) as the body,
+    /// streamed from disk.
+    func upload(_ request: URLRequest, fromFile file: URL, range: Range<Int64>?) async throws -> (Data, HTTPURLResponse)
     /// Downloads the response body of `request` into a temporary file and returns its location.
     func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse)
     /// Downloads a 2xx response body into `file`: a `206` continues it at `offset` (what the file
@@ -20,6 +21,11 @@ public protocol HTTPTransport: Sendable {
 }
 
 extension HTTPTransport {
+    /// Sends the whole of `file` as the body.
+    public func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse) {
+        try await upload(request, fromFile: file, range: nil)
+    }
+
     /// Through ``download(_:)`` and a copy: for transports without a streaming form.
     public func download(_ request: URLRequest, into file: URL, resumingAt offset: Int64) async throws -> (HTTPURLResponse, Data) {
         let (temporary, response) = try await download(request)
@@ -77,8 +83,17 @@ public struct URLSessionTransport: HTTPTransport {
         return (data, try http(response))
     }
 
-    public func upload(_ request: URLRequest, fromFile file: URL) async throws -> (Data, HTTPURLResponse) {
-        let (data, response) = try await session.upload(for: request, fromFile: file)
+    /// A range is read into memory (a part of a large file: tens of MiB at most).
+    public func upload(_ request: URLRequest, fromFile file: URL, range: Range<Int64>?) async throws -> (Data, HTTPURLResponse) {
+        guard let range else {
+            let (data, response) = try await session.upload(for: request, fromFile: file)
+            return (data, try http(response))
+        }
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(range.lowerBound))
+        let body = try handle.read(upToCount: Int(range.count)) ?? Data()
+        let (data, response) = try await session.upload(for: request, from: body)
         return (data, try http(response))
     }
 

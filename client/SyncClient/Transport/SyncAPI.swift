@@ -219,6 +219,26 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/conflicts/resolve", body: request, headers: headers(session))
     }
 
+    /// `POST /vault/uploads`: starts, or finds again, this device's multipart upload of a blob.
+    public func startUpload(_ request: StartUploadRequest, session: VaultSession) async throws -> UploadSession {
+        try await call("POST", "vault/uploads", body: request, headers: headers(session))
+    }
+
+    /// `POST /vault/uploads/{id}/parts`: URLs for parts, each bound to its SHA-256.
+    public func uploadParts(_ id: UUID, _ request: UploadPartsRequest, session: VaultSession) async throws -> UploadPartsResponse {
+        try await call("POST", "vault/uploads/\(id.uuidString.lowercased())/parts", body: request, headers: headers(session))
+    }
+
+    /// `POST /vault/uploads/{id}/complete`: the parts become the blob, its hash checked.
+    public func completeUpload(_ id: UUID, session: VaultSession) async throws -> CompleteUploadResponse {
+        try await call("POST", "vault/uploads/\(id.uuidString.lowercased())/complete", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
+    /// `DELETE /vault/uploads/{id}`: ends a session and discards its parts.
+    public func abortUpload(_ id: UUID, session: VaultSession) async throws {
+        let _: Empty = try await call("DELETE", "vault/uploads/\(id.uuidString.lowercased())", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
     public func delete(_ request: DeleteRequest, session: VaultSession) async throws -> DeleteResponse {
         try await call("POST", "vault/delete", body: request, headers: headers(session))
     }
@@ -240,6 +260,13 @@ public struct SyncAPI: Sendable {
     public func uploadBlob(file: URL, to url: URL, headers: [String: String] = [:], session: VaultSession? = nil) async throws {
         let request = blobRequest("PUT", url, headers: headers, session: session)
         let (body, response) = try await transport.upload(request, fromFile: file)
+        try check(response, body)
+    }
+
+    /// PUTs the bytes of `file` in `range` (one part of a large file), streamed from disk.
+    public func uploadBlob(file: URL, range: Range<Int64>, to url: URL, headers: [String: String] = [:], session: VaultSession? = nil) async throws {
+        let request = blobRequest("PUT", url, headers: headers, session: session)
+        let (body, response) = try await transport.upload(request, fromFile: file, range: range)
         try check(response, body)
     }
 

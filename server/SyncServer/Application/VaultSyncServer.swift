@@ -65,7 +65,7 @@ public enum VaultSyncServer {
         let gateway = BlobGateway(store: store, proxy: configuration.blobAccess == .proxied ? serverURLs : nil)
         let limits = VaultLimits(
             maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
-            maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL,
+            maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL, uploadSessionTTL: configuration.uploadGrace,
             defaultQuotaBytes: configuration.quotaBytes, defaultQuotaFiles: configuration.quotaFiles)
         let router = Router(context: ServerRequestContext.self)
         router.middlewares.add(RequestLogMiddleware())
@@ -76,6 +76,7 @@ public enum VaultSyncServer {
         if store is FileBlobStore || configuration.blobAccess == .proxied {
             let owners = configuration.blobAccess == .proxied ? BlobOwnerCheck(sessions: sessions, db: pool) : nil
             BlobRoutes(store: store, urls: serverURLs, now: now, owners: owners).add(to: router.group("blobs"))
+            PartRoutes(store: store, db: pool, urls: serverURLs, now: now, owners: owners).add(to: router.group("uploads"))
         }
         let api = router.group().add(middleware: ProtocolVersionMiddleware())
         let hashing = BoundedExecutor(

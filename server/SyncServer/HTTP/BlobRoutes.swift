@@ -67,6 +67,46 @@ struct BlobRoutes {
     }
 }
 
+/// `PUT /uploads/{session}/{number}`: one part of a multipart upload session, streamed to the
+/// store (the file store's part URLs, and every store's in proxied mode). The URL's signature names
+/// the session, part number, size and SHA-256; it is checked before the session is looked up.
+struct PartRoutes {
+    let store: any BlobStore
+    let db: PostgresPool
+    let urls: ServerBlobURLs
+    let now: @Sendable () -> Date
+    /// Set in proxied mode.
+    let owners: BlobOwnerCheck?
+
+    func add(to group: RouterGroup<ServerRequestContext>) {
+        group.put(":session/:number") { request, context in
+            let sessionText = context.parameters.get("session") ?? ""
+            let numberText = context.parameters.get("number") ?? ""
+            let query = request.uri.queryParameters
+            let sha = query["sha256"].map(String.init) ?? ""
+            let size = query["size"].flatMap { Int64(String($0)) }
+            try urls.signer.verify(
+                method: "PUT", key: ServerBlobURLs.partKey(session: sessionText, number: numberText, sha256: sha),
+                expires: query["expires"].flatMap { Int64(String($0)) }, size: size, signature: query["signature"].map(String.init), now: now())
+            guard let id = UUID(uuidString: sessionText), let number = Int(numberText), let size, let digest = Hex.decode(sha), digest.count == 32 else {
+                throw ServiceError.invalidSignature
+            }
+            guard let session = try await db.withConnection({ try UploadQueries.session($0, id: id) }) else {
+                throw ServiceError.notFound("no such upload session (it was completed, aborted or expired)")
+            }
+            let key = BlobKey(vaultID: session.vaultID, contentHash: ContentHash(alreadyValidated: session.contentHash))
+            try await owners?.check(request, key: key)
+            let range = MultipartRules.range(ofPart: number, partSize: session.partSize, fileSize: session.sizeBytes)
+            guard range.sizeBytes == size else { throw ServiceError.invalidSignature }
+            if let declared = request.headers[.contentLength].flatMap(Int64.init), declared != size {
+                throw ServiceError.contentMismatch("Content-Length \(declared) differs from the part's \(size) bytes")
+            }
+            try await store.writePart(request.body, key: key, uploadID: session.storeUploadID, part: BlobPart(number: number, offset: range.offset, sizeBytes: size, sha256: digest))
+            return Response(status: .ok)
+        }
+    }
+}
+
 /// Proxied mode's extra check: the bearer token's user owns the vault the blob belongs to.
 struct BlobOwnerCheck: Sendable {
     let sessions: SessionCheck

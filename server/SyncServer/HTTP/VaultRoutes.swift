@@ -4,7 +4,7 @@ import Hummingbird
 import SyncProtocol
 
 /// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
-/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/conflicts…` (authenticated;
+/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/conflicts…`, `/vault/uploads…` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
@@ -77,10 +77,32 @@ struct VaultRoutes {
             guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else { throw ServiceError.notFound("no such conflict record") }
             return try context.json(try await vault.confirmConflict(scope, id: id))
         }
+        group.post("uploads") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.startUpload(scope, try await request.decode(as: StartUploadRequest.self, context: context)))
+        }
+        group.post("uploads/:id/parts") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.uploadParts(scope, id: try uploadID(context), try await request.decode(as: UploadPartsRequest.self, context: context)))
+        }
+        group.post("uploads/:id/complete") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.completeUpload(scope, id: try uploadID(context)))
+        }
+        group.delete("uploads/:id") { request, context in
+            let scope = try await scope(request, context)
+            try await vault.abortUpload(scope, id: try uploadID(context))
+            return Response(status: .noContent)
+        }
         group.post("delete") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.delete(scope, try await request.decode(as: DeleteRequest.self, context: context)))
         }
+    }
+
+    private func uploadID(_ context: ServerRequestContext) throws -> UUID {
+        guard let text = context.parameters.get("id"), let id = UUID(uuidString: text) else { throw ServiceError.notFound("no such upload session") }
+        return id
     }
 
     private func scope(_ request: Request, _ context: ServerRequestContext) async throws -> VaultScope {

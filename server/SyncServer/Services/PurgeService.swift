@@ -11,6 +11,8 @@ public struct PurgeReport: Sendable, Equatable, Encodable {
     public var abandonedUploads = 0
     public var blobs = 0
     public var staleUploads = 0
+    /// Multipart upload sessions that expired unfinished and were aborted.
+    public var abortedUploads = 0
     /// True when another instance held the purge's lock: nothing was done.
     public var skipped = false
 
@@ -21,6 +23,7 @@ public struct PurgeReport: Sendable, Equatable, Encodable {
         case oldVersions = "old_versions"
         case abandonedUploads = "abandoned_uploads"
         case staleUploads = "stale_uploads"
+        case abortedUploads = "aborted_uploads"
     }
 }
 
@@ -88,6 +91,7 @@ struct PurgeService: Sendable {
             try PurgeQueries.purgeConflictRecords($0, resolvedBefore: tombstoneCutoff, unconfirmedBefore: uploadCutoff)
         }
         report.abandonedUploads = try await deleteBytes(abandoned + conflictUploads)
+        report.abortedUploads = try await abortExpiredSessions(now: now)
         let unreferenced = try await db.transaction { try PurgeQueries.purgeUnreferencedBlobs($0) }
         report.blobs = try await deleteBytes(unreferenced)
         // An upload in progress writes its temporary file all the time; one untouched for an hour
@@ -95,9 +99,26 @@ struct PurgeService: Sendable {
         report.staleUploads = try await store.removeStaleUploads(before: now.addingTimeInterval(-Self.staleUploadAge.seconds))
         logger.info("purge finished", metadata: [
             "tombstones": "\(report.tombstones)", "old_versions": "\(report.oldVersions)",
-            "abandoned_uploads": "\(report.abandonedUploads)", "blobs": "\(report.blobs)", "stale_uploads": "\(report.staleUploads)",
+            "abandoned_uploads": "\(report.abandonedUploads)", "aborted_uploads": "\(report.abortedUploads)", "blobs": "\(report.blobs)", "stale_uploads": "\(report.staleUploads)",
         ])
         return report
+    }
+
+    /// Aborts the store uploads of multipart sessions unused for the upload grace; returns how
+    /// many. Rows go first, as for blobs: an abort that fails leaves parts the bucket's lifecycle
+    /// rule removes (logged), never a session pointing at nothing.
+    private func abortExpiredSessions(now: Date) async throws -> Int {
+        let expired = try await db.transaction { try UploadQueries.purgeExpired($0, now: now) }
+        var aborted = 0
+        for session in expired {
+            do {
+                try await store.abortMultipart(BlobKey(vaultID: session.vaultID, contentHash: try ContentHash(session.contentHash)), uploadID: session.storeUploadID)
+                aborted += 1
+            } catch {
+                logger.error("could not abort an expired multipart upload", metadata: ["vault": "\(session.vaultID)", "upload": "\(session.storeUploadID)", "error": "\(error)"])
+            }
+        }
+        return aborted
     }
 
     /// Deletes the bytes of blobs whose rows are already gone; returns how many. Rows go first:

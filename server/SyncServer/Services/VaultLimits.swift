@@ -4,6 +4,8 @@ struct VaultLimits: Sendable {
     var maxFileBytes: Int64
     var maxStatePage: Int
     var blobURLTTL: Duration
+    /// How long an unfinished multipart upload session lives after its last use (the upload grace).
+    var uploadSessionTTL: Duration = .seconds(24 * 3600)
     /// Server-wide defaults of the per-user quotas (nil: unlimited); users may have overrides.
     var defaultQuotaBytes: Int64? = nil
     var defaultQuotaFiles: Int64? = nil

@@ -17,6 +17,12 @@ struct BlobGateway: Sendable {
         return try store.downloadURL(for: key, expiresAt: expiresAt)
     }
 
+    /// Where a client `PUT`s one part of a multipart upload session.
+    func partUpload(for key: BlobKey, session: UUID, uploadID: String, part: BlobPart, expiresAt: Date) throws -> BlobUpload {
+        if let proxy { return BlobUpload(url: try proxy.partURL(session: session, part: part, expiresAt: expiresAt)) }
+        return try store.partUpload(key, session: session, uploadID: uploadID, part: part, expiresAt: expiresAt)
+    }
+
     func verify(_ keys: [BlobKey]) async throws -> [BlobKey: BlobCheck] { try await store.verify(keys) }
 }
 

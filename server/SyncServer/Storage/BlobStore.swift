@@ -43,6 +43,52 @@ package protocol BlobStore: Sendable {
     /// - Throws: ``ServiceError/notFound(_:)`` when nothing is stored under `key`;
     ///   ``ServiceError/rangeNotSatisfiable(size:)`` when `offset` is not before the end.
     func read(_ key: BlobKey, from offset: Int64) async throws -> BlobContent
+
+    // MARK: multipart uploads
+    //
+    // A large blob arrives in numbered parts, possibly over days and from a client that was killed
+    // in between, and becomes the blob only at ``completeMultipart(_:uploadID:sizeBytes:partCount:)``,
+    // which checks the whole file's hash as a single upload's confirm does.
+
+    /// Starts a multipart upload of `key`; returns the store's id for it. `session` is the
+    /// server's id of the upload session (the file store uses it as its own).
+    func startMultipart(_ key: BlobKey, session: UUID) async throws -> String
+    /// Where and how a client may `PUT` exactly this part until `expiresAt` (bound to its size and SHA-256).
+    func partUpload(_ key: BlobKey, session: UUID, uploadID: String, part: BlobPart, expiresAt: Date) throws -> BlobUpload
+    /// Stores one part streamed through this server (proxied mode, and the file store's part URLs).
+    /// - Throws: ``ServiceError/contentMismatch(_:)`` when its size or SHA-256 differ (nothing is kept).
+    func writePart<Body: AsyncSequence & Sendable>(_ body: Body, key: BlobKey, uploadID: String, part: BlobPart) async throws where Body.Element == ByteBuffer
+    /// The numbers and sizes of the parts the store holds; nil when there is no such upload.
+    func storedParts(_ key: BlobKey, uploadID: String) async throws -> [Int: Int64]?
+    /// Joins parts 1...`partCount` into the blob and checks that the result is `sizeBytes` bytes
+    /// hashing to the key; nothing is stored under the key otherwise.
+    /// - Throws: ``ServiceError/uploadMissing(_:)`` naming the parts missing;
+    ///   ``ServiceError/contentMismatch(_:)`` (the upload is then discarded: it cannot become right).
+    func completeMultipart(_ key: BlobKey, uploadID: String, sizeBytes: Int64, partCount: Int) async throws
+    /// Discards an unfinished upload and its parts; an unknown one is not an error.
+    func abortMultipart(_ key: BlobKey, uploadID: String) async throws
+}
+
+/// One part of a multipart upload: its number (from 1), where it goes in the file, its size and
+/// the SHA-256 its bytes must have.
+package struct BlobPart: Sendable, Equatable {
+    package var number: Int
+    package var offset: Int64
+    package var sizeBytes: Int64
+    /// 32 bytes.
+    package var sha256: [UInt8]
+
+    package init(number: Int, offset: Int64, sizeBytes: Int64, sha256: [UInt8]) {
+        self.number = number
+        self.offset = offset
+        self.sizeBytes = sizeBytes
+        self.sha256 = sha256
+    }
+
+    /// Which parts of 1...`count` are not in `stored`, as text for an error ("parts 2, 5 of 9").
+    static func missing(_ count: Int, stored: [Int: Int64]) -> [Int] {
+        (1...max(count, 1)).filter { stored[$0] == nil }
+    }
 }
 
 extension BlobStore {

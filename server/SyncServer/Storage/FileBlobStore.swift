@@ -224,7 +224,7 @@ package struct FileBlobStore: BlobStore {
 
     /// A full disk (or a filesystem quota) is the store's condition, not a fault of the upload:
     /// the client keeps the file and sends it again once space is free.
-    private func storageError(_ error: any Error) -> any Error {
+    func storageError(_ error: any Error) -> any Error {
         guard let posix = error as? POSIXError, posix.code == .ENOSPC || posix.code == .EDQUOT else { return error }
         outOfSpace.withLockedValue { $0 = true }
         return ServiceError.storageUnavailable("the server's storage is full; the upload was not stored: try again once space is free")
@@ -252,13 +252,13 @@ package struct FileBlobStore: BlobStore {
         return BlobContent(size: file.size - offset, chunks: FileChunks(file: file, io: io), offset: offset, totalSize: file.size)
     }
 
-    private static func create(_ path: String) throws -> Int32 {
+    static func create(_ path: String) throws -> Int32 {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         return fd
     }
 
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
@@ -273,7 +273,7 @@ package struct FileBlobStore: BlobStore {
     /// Renames `temporary` to `destination`, creating the folders between `root` and it only when
     /// the rename finds them missing: a `mkdir` of an existing folder still locks its parent, and
     /// one per stored blob made concurrent writers queue on that lock.
-    private static func moveIntoPlace(_ temporary: String, _ destination: String, below root: String) throws {
+    static func moveIntoPlace(_ temporary: String, _ destination: String, below root: String) throws {
         if rename(temporary, destination) == 0 { return }
         guard errno == ENOENT else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         try makeDirectories((destination as NSString).deletingLastPathComponent, below: root)
@@ -281,7 +281,7 @@ package struct FileBlobStore: BlobStore {
     }
 
     /// `mkdir -p` for the folders between `root` and `path`, cheap when they exist.
-    private static func makeDirectories(_ path: String, below root: String) throws {
+    static func makeDirectories(_ path: String, below root: String) throws {
         if mkdir(path, 0o700) == 0 || errno == EEXIST { return }
         guard errno == ENOENT, path.count > root.count else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         try makeDirectories((path as NSString).deletingLastPathComponent, below: root)

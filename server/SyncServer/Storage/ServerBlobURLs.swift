@@ -20,6 +20,23 @@ struct ServerBlobURLs: Sendable {
         return url
     }
 
+    /// The upload URL of one part of a multipart upload session (`/uploads/{session}/{number}`),
+    /// signed over the session, number, the part's SHA-256 and size.
+    func partURL(session: UUID, part: BlobPart, expiresAt: Date) throws -> URL {
+        let expires = Int64(expiresAt.timeIntervalSince1970)
+        var base = publicURL().absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        let sha = Hex.encode(part.sha256)
+        let key = Self.partKey(session: session.uuidString.lowercased(), number: String(part.number), sha256: sha)
+        let signature = signer.signature(method: "PUT", key: key, expires: expires, size: part.sizeBytes)
+        let text = base + "/uploads/\(session.uuidString.lowercased())/\(part.number)?sha256=\(sha)&expires=\(expires)&size=\(part.sizeBytes)&signature=\(signature)"
+        guard let url = URL(string: text) else { throw ConfigurationError.invalid("public URL '\(base)' does not form valid upload URLs") }
+        return url
+    }
+
+    /// What a part URL's signature covers.
+    static func partKey(session: String, number: String, sha256: String) -> String { "uploads/\(session)/\(number)/\(sha256)" }
+
     /// The download URL of a finished export archive (`/exports/{id}`), signed like blob URLs.
     func exportURL(id: UUID, expiresAt: Date) throws -> URL {
         let expires = Int64(expiresAt.timeIntervalSince1970)

@@ -1,0 +1,58 @@
+import Foundation
+import SyncProtocol
+
+/// Large files go up in parts: a session on the server (found again after a crash, with the parts
+/// the store holds), each part hashed, sent to a URL bound to that hash, and recorded in `sync.db`
+/// once accepted; then the server joins them and checks the whole file's hash. A sync killed at
+/// any point sends only the missing parts next time.
+extension SyncEngine {
+    func uploadInParts(_ file: PushCandidate) async throws {
+        let disk = root.appendingPathComponent(file.diskPath)
+        // A session recorded for these bytes keeps its part size (the server keeps it anyway).
+        let recorded = try await store.multipartUpload(for: file.hash)
+        let partSize = recorded.flatMap { $0.sizeBytes == file.sizeBytes ? $0.partSize : nil }
+            ?? MultipartRules.partSize(preferred: transfers.partSize, fileSize: file.sizeBytes)
+        let request = StartUploadRequest(contentHash: file.hash, sizeBytes: file.sizeBytes, partSize: partSize)
+        var attempts = 0
+        while true {
+            attempts += 1
+            let upload = try await session.run { [api] in try await api.startUpload(request, session: $0) }
+            try await store.recordMultipartUpload(upload)
+            let stored = Set(upload.storedParts)
+            try await sendParts((1...upload.partCount).filter { !stored.contains($0) }, of: upload, from: disk)
+            do {
+                _ = try await session.run { [api] in try await api.completeUpload(upload.uploadID, session: $0) }
+                try await store.forgetMultipartUpload(for: file.hash)
+                return
+            } catch let error as SyncAPIError where error.code == .uploadMissing && attempts < 2 {
+                continue  // the store lost a part: the session's list of stored parts says which
+            } catch let error as SyncAPIError where error.code == .contentMismatch || error.code == .notFound {
+                try await store.forgetMultipartUpload(for: file.hash)  // the session ended: the next sync starts afresh
+                throw error
+            }
+        }
+    }
+
+    /// Sends `numbers`, ``TransferSettings/parallelTransfers`` at a time; stops at the first failure.
+    private func sendParts(_ numbers: [Int], of upload: UploadSession, from disk: URL) async throws {
+        let (api, session, store, limit) = (api, session, store, parallelTransfers)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var pending = numbers.makeIterator()
+            func next() -> Bool {
+                guard let number = pending.next() else { return false }
+                group.addTask {
+                    let range = upload.range(ofPart: number)
+                    let bytes = range.offset..<(range.offset + range.sizeBytes)
+                    let sha = try FileHashing.hash(fileAt: disk.path, range: bytes).hex
+                    let answer = try await session.run { try await api.uploadParts(upload.uploadID, UploadPartsRequest(parts: [PartChecksum(number: number, sha256: String(sha))]), session: $0) }
+                    guard let target = answer.parts.first(where: { $0.number == number }) else { throw SyncFileError.noUploadURL }
+                    try await api.uploadBlob(file: disk, range: bytes, to: target.uploadURL, headers: target.uploadHeaders ?? [:], session: await session.vaultSession)
+                    try await store.recordPartDone(uploadID: upload.uploadID, number: number)
+                }
+                return true
+            }
+            for _ in 0..<limit where !next() { break }
+            while try await group.next() != nil { _ = next() }
+        }
+    }
+}
