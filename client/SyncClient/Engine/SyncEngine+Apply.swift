@@ -88,7 +88,9 @@ extension SyncEngine {
     /// Merges a file changed on both sides by its path's ``MergePolicy``. A merge is written and
     /// pushed on top of the server's version; last-writer-wins keeps the newer version on both
     /// sides and the other in the server's history; otherwise the server's version is kept beside
-    /// the file as a conflict copy, the local file stays, and the path waits for the user.
+    /// the file as a conflict copy, the local file stays, and the path waits for the user. Only the
+    /// text policies read the versions into memory: for `binary` and `last-writer-wins` the server's
+    /// version is streamed to a staged file (resumably, as any download), whatever its size.
     private func merge(_ path: VaultPath, base: SyncedEntry?, _ run: inout Execution, _ report: inout SyncReport) async throws {
         guard let local = run.scan.file(path), let stat = run.scan.stats[local.diskPath] else { return }
         let answer = try await session.run { [api] in try await api.pull(PullRequest(files: [path]), session: $0) }
@@ -96,19 +98,33 @@ extension SyncEngine {
             run.remoteSideComplete = false  // deleted meanwhile: the next run sees it
             return
         }
-        let vaultSession = await session.vaultSession
-        let remoteData = try await api.downloadBlob(from: download.downloadURL, session: vaultSession)
-        guard ContentHasher.hash(remoteData) == download.contentHash else { throw SyncFileError.corruptDownload }
-        let localData = try Data(contentsOf: root.appendingPathComponent(local.diskPath))
-        guard ContentHasher.hash(localData) == local.hash else { throw AtomicWriteError.changedSinceScan(local.diskPath) }
         let policy = run.mergePolicies.policy(for: path.rawValue)
-        var baseData: Data?
-        if policy.needsBase, let base { baseData = try await fetchBase(path, base) }
         // Last writer by this device's clock against the server's: the local file's mtime, and
         // when the server made its version current.
         let remoteWritten = run.authors[path]?.at ?? .distantPast
         let localIsNewer = Double(stat.mtimeNanoseconds) / 1e9 > remoteWritten.timeIntervalSince1970
-        switch policy.merge(local: localData, remote: remoteData, base: baseData, localIsNewer: localIsNewer) {
+        let decision: MergeDecision
+        let remote: StagedVersion
+        if policy.readsContent {
+            let remoteData = try await api.downloadBlob(from: download.downloadURL, session: await session.vaultSession)
+            guard ContentHasher.hash(remoteData) == download.contentHash else { throw SyncFileError.corruptDownload }
+            let localData = try Data(contentsOf: root.appendingPathComponent(local.diskPath))
+            guard ContentHasher.hash(localData) == local.hash else { throw AtomicWriteError.changedSinceScan(local.diskPath) }
+            var baseData: Data?
+            if policy.needsBase, let base { baseData = try await fetchBase(path, base) }
+            decision = policy.merge(local: localData, remote: remoteData, base: baseData, localIsNewer: localIsNewer)
+            remote = .bytes(remoteData)
+        } else if local.hash == download.contentHash {
+            // The same bytes on both sides.
+            try await store.recordSynced([path: SyncedEntry(hash: local.hash, version: download.version)], at: now())
+            report.pulled.append(path)
+            return
+        } else {
+            guard let fetched = await fetchAll([download])[path] else { throw SyncFileError.corruptDownload }
+            remote = .file(try fetched.get())
+            decision = policy.decideUnread(localIsNewer: localIsNewer)
+        }
+        switch decision {
         case .merged(let data):
             let hash = ContentHasher.hash(data)
             try writer.commit(staged: try writer.stage(data), to: local.diskPath, expected: .unchanged(stat))
@@ -121,21 +137,29 @@ extension SyncEngine {
             }
             try await store.log(.conflictResolved, path: path.rawValue, detail: "merged automatically (\(policy.rawValue))", at: now())
         case .keepLocal:
-            run.pushes.append(PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: Int64(localData.count), base: download.version))
+            remote.discard()
+            run.pushes.append(PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: local.sizeBytes, base: download.version))
             report.merged.append(path)
             try await store.log(.conflictResolved, path: path.rawValue, detail: "last writer wins: this device's version (v\(download.version) stays in history)", at: now())
         case .keepRemote:
             // This device's version goes into the server's history first, then the other
             // version becomes current again on top of it, and here.
-            let candidate = PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: Int64(localData.count), base: download.version)
-            let kept = try await pushResolved(candidate)
-            let restored = try await session.run { [api] in try await api.restore(RestoreRequest(path: path, version: download.version), session: $0) }.restored
-            try writer.commit(staged: try writer.stage(remoteData), to: local.diskPath, expected: .unchanged(stat))
+            let candidate = PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: local.sizeBytes, base: download.version)
+            let kept: ConfirmedFile
+            let restored: ConfirmedFile
+            do {
+                kept = try await pushResolved(candidate)
+                restored = try await session.run { [api] in try await api.restore(RestoreRequest(path: path, version: download.version), session: $0) }.restored
+            } catch {
+                remote.discard()
+                throw error
+            }
+            try writer.commit(staged: try remote.staged(writer), to: local.diskPath, expected: .unchanged(stat))
             try await store.recordSynced([path: SyncedEntry(hash: restored.contentHash, version: restored.version)], at: now())
             report.pulled.append(path)
             try await store.log(.conflictResolved, path: path.rawValue, detail: "last writer wins: the other device's version (this one is v\(kept.version) in history)", at: now())
         case .needsUser(let description):
-            let copy = try writeConflictCopy(of: path, remoteData, device: run.authors[path]?.device ?? "server")
+            let copy = try writeConflictCopy(of: path, try remote.staged(writer), device: run.authors[path]?.device ?? "server")
             let conflict = ConflictRecord(path: path, remoteVersion: download.version, conflictCopy: copy, description: description, createdAt: now())
             try await store.recordConflict(conflict)
             try await store.log(.conflict, path: path.rawValue, detail: description, at: now())
@@ -404,16 +428,19 @@ extension SyncEngine {
 
     /// Writes the other side's version beside `path` under a new conflict-copy name.
     func writeConflictCopy(of path: VaultPath, _ data: Data, device: String) throws -> VaultPath {
+        try writeConflictCopy(of: path, try writer.stage(data), device: device)
+    }
+
+    /// Moves a staged file beside `path` under a new conflict-copy name (the first one free).
+    func writeConflictCopy(of path: VaultPath, _ staged: URL, device: String) throws -> VaultPath {
         let date = now()
         for attempt in 1...50 {
             let copy = ConflictFileName.copy(of: path, device: device, date: date, attempt: attempt)
-            do {
-                try writer.commit(staged: try writer.stage(data), to: copy.rawValue, expected: .absent)
-                return copy
-            } catch AtomicWriteError.changedSinceScan {
-                continue  // that name is taken: try the next
-            }
+            guard !FileManager.default.fileExists(atPath: root.appendingPathComponent(copy.rawValue).path) else { continue }
+            try writer.commit(staged: staged, to: copy.rawValue, expected: .absent)
+            return copy
         }
+        try? FileManager.default.removeItem(at: staged)
         throw AtomicWriteError.changedSinceScan(path.rawValue)
     }
 
@@ -438,6 +465,26 @@ extension SyncEngine {
         guard let kept = history.versions.first(where: { $0.version == base.version && $0.contentHash == base.hash }), let url = kept.downloadURL else { return nil }
         let data = try await api.downloadBlob(from: url, session: await session.vaultSession)
         return ContentHasher.hash(data) == base.hash ? data : nil
+    }
+}
+
+/// The server's version of a merged path: its bytes in memory (text policies) or a verified
+/// staged file (the others, whatever the size).
+enum StagedVersion {
+    case bytes(Data)
+    case file(URL)
+
+    /// A staged file holding the version (written now for bytes in memory).
+    func staged(_ writer: AtomicFileWriter) throws -> URL {
+        switch self {
+        case .bytes(let data): try writer.stage(data)
+        case .file(let url): url
+        }
+    }
+
+    /// Removes a staged file that is not used.
+    func discard() {
+        if case .file(let url) = self { try? FileManager.default.removeItem(at: url) }
     }
 }
 

@@ -16,7 +16,19 @@ public enum MergePolicy: String, Sendable, CaseIterable {
     case binary
 
     /// Whether the merge reads the common ancestor.
-    public var needsBase: Bool { self == .markdown || self == .json || self == .linesUnion }
+    public var needsBase: Bool { readsContent }
+    /// Whether merging reads both versions: `binary` and `last-writer-wins` decide without them, so
+    /// a large file's versions never need to be in memory.
+    public var readsContent: Bool { self == .markdown || self == .json || self == .linesUnion }
+
+    /// The decision of a policy that does not read the versions (``readsContent`` false), for two
+    /// versions that differ.
+    public func decideUnread(localIsNewer: Bool) -> MergeDecision {
+        switch self {
+        case .lastWriterWins: localIsNewer ? .keepLocal : .keepRemote
+        default: .needsUser("changed on both sides, and its merge policy is '\(rawValue)' (never merged)")
+        }
+    }
 }
 
 /// What a policy made of two versions.
@@ -38,10 +50,8 @@ extension MergePolicy {
     public func merge(local: Data, remote: Data, base: Data?, localIsNewer: Bool) -> MergeDecision {
         if local == remote { return .merged(local) }
         switch self {
-        case .binary:
-            return .needsUser("changed on both sides, and its merge policy is 'binary' (never merged)")
-        case .lastWriterWins:
-            return localIsNewer ? .keepLocal : .keepRemote
+        case .binary, .lastWriterWins:
+            return decideUnread(localIsNewer: localIsNewer)
         case .markdown, .json, .linesUnion:
             guard let l = String(data: local, encoding: .utf8), let r = String(data: remote, encoding: .utf8) else {
                 return .needsUser("changed on both sides and not UTF-8 text, so not merged as '\(rawValue)'")
