@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Large files end to end: a SIZE MiB random file synced up by one real `vaultsync` (multipart, the
-# default 16 MiB parts) and down by another (streamed to .vaultsync/partial), through a standalone
+# default 8 MiB parts) and down by another (streamed to .vaultsync/partial), through a standalone
 # release `vaultsync-server` on the chosen blob store. Reports wall time, throughput and the peak
 # resident memory (VmHWM / max RSS) of each client run and of the server.
 # Usage: bench/large-file.sh [size-in-MiB] [file|s3-proxied|s3-presigned]   (default: 4096 file)

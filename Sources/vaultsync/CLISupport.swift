@@ -87,7 +87,7 @@ enum ExitCodes {
 struct TransferOptions: ParsableArguments {
     @Option(help: "Uploads and downloads (or parts of one large file) in flight at once.") var transfers = 8
     @Option(help: "Files of at least this many MiB are uploaded in parts, resumably (at least 6).") var multipartThreshold = 64
-    @Option(help: "The size of each part, in MiB (5 to 5120).") var partSize = 16
+    @Option(help: "The size of each part, in MiB (5 to 5120).") var partSize = 8
 
     func validate() throws {
         guard (1...64).contains(transfers) else { throw ValidationError("--transfers must be from 1 to 64") }

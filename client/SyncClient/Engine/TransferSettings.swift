@@ -11,8 +11,9 @@ public struct TransferSettings: Sendable, Equatable {
 
     public static let mebibyte: Int64 = 1024 * 1024
 
-    /// - Parameters: defaults 8 transfers, parts of 16 MiB for files of 64 MiB or more.
-    public init(parallelTransfers: Int = 8, multipartThreshold: Int64 = 64 * mebibyte, partSize: Int64 = 16 * mebibyte) {
+    /// - Parameters: defaults 8 transfers, parts of 8 MiB for files of 64 MiB or more (a part in
+    ///   flight costs the client memory in proportion to its size: `docs/performance.md`).
+    public init(parallelTransfers: Int = 8, multipartThreshold: Int64 = 64 * mebibyte, partSize: Int64 = 8 * mebibyte) {
         self.parallelTransfers = max(1, parallelTransfers)
         self.multipartThreshold = multipartThreshold
         self.partSize = partSize

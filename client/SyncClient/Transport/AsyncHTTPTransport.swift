@@ -3,6 +3,9 @@ public import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -30,7 +33,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
     /// No whole-request deadline: large transfers take what they take; the read timeout (60 s
     /// without a byte) ends a stalled one.
     private static let deadline: TimeAmount = .hours(24)
-    private static let chunkSize = 256 * 1024
+    private static let chunkSize = 128 * 1024
 
     public init() {
         client = Self.shared
@@ -141,7 +144,8 @@ public struct AsyncHTTPTransport: HTTPTransport {
     }
 }
 
-/// `length` bytes of a file from the handle's position, in chunks, read as the request body is sent.
+/// `length` bytes of a file from the handle's position, in chunks read straight into the buffers
+/// the request body sends (no intermediate copy), as the body is sent.
 private struct FileBytes: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     let handle: FileHandle
@@ -153,9 +157,21 @@ private struct FileBytes: AsyncSequence, Sendable {
         let chunkSize: Int
         var remaining: Int64
         mutating func next() async throws -> ByteBuffer? {
-            guard remaining > 0, let data = try handle.read(upToCount: Int(Swift.min(Int64(chunkSize), remaining))), !data.isEmpty else { return nil }
-            remaining -= Int64(data.count)
-            return ByteBuffer(bytes: data)
+            guard remaining > 0 else { return nil }
+            let want = Int(Swift.min(Int64(chunkSize), remaining))
+            var buffer = ByteBufferAllocator().buffer(capacity: want)
+            let fd = handle.fileDescriptor
+            let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: want) { raw -> Int in
+                while true {
+                    let n = Glibc.read(fd, raw.baseAddress!, want)
+                    if n < 0, errno == EINTR { continue }
+                    guard n >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                    return n
+                }
+            }
+            guard read > 0 else { return nil }
+            remaining -= Int64(read)
+            return buffer
         }
     }
 
