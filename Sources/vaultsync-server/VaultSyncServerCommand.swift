@@ -72,6 +72,8 @@ struct Serve: AsyncParsableCommand {
               VAULTSYNC_S3_ACCESS_KEY_ID, VAULTSYNC_S3_SECRET_ACCESS_KEY, VAULTSYNC_S3_SESSION_TOKEN
                                      credentials of an s3:// blob store (AWS_ACCESS_KEY_ID,
                                      AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN are read when these are unset).
+              VAULTSYNC_METRICS_TOKEN
+                                     the bearer token GET /metrics (Prometheus text) asks for; unset: no /metrics.
             Stops cleanly on SIGINT/SIGTERM, including the embedded Postgres cluster.
             """)
 
@@ -210,6 +212,7 @@ func applySecrets(to configuration: inout ServerConfiguration, environment env: 
     configuration.s3SecretAccessKey = env["VAULTSYNC_S3_SECRET_ACCESS_KEY"] ?? env["AWS_SECRET_ACCESS_KEY"]
     configuration.s3SessionToken = env["VAULTSYNC_S3_SESSION_TOKEN"] ?? env["AWS_SESSION_TOKEN"]
     configuration.jwtSecret = env["VAULTSYNC_JWT_SECRET"]
+    configuration.metricsToken = env["VAULTSYNC_METRICS_TOKEN"]
 }
 
 struct Migrate: AsyncParsableCommand {

@@ -31,6 +31,46 @@ import Testing
         }
     }
 
+    @Test func metricsAreServedToTheHolderOfTheMetricsToken() async throws {
+        try await TestServer.with(configure: { $0.metricsToken = "scrape-me-0123456789" }) { server in
+            let url = URL(string: server.baseURL.absoluteString + "/metrics")!
+            let device = try await server.newUser().newDevice()
+            try await device.write("a.md", "one")
+            try await device.write("b.bin", bytes: Data(repeating: 7, count: 3_000_000))  // uploaded, not inline
+            // A second edit from the same base: one conflict.
+            try await device.write("a.md", "two", base: 1)
+            let stale = Data("three".utf8)
+            let lost = try await device.api.push(
+                PushRequest(files: [PushFile(path: try VaultPath("a.md"), contentHash: ContentHasher.hash(stale), sizeBytes: Int64(stale.count), baseVersion: 1)]),
+                session: device.session)
+            #expect(lost.conflicts.count == 1)
+
+            let refused = try await RawHTTP.send("GET", url, headers: ["Authorization": "Bearer wrong-token-0123456789"], protocolVersion: nil)
+            #expect(refused.status == 401)
+            #expect(try await RawHTTP.send("GET", url, protocolVersion: nil).status == 401)
+            let scraped = try await RawHTTP.send("GET", url, headers: ["Authorization": "Bearer scrape-me-0123456789"], protocolVersion: nil)
+            #expect(scraped.status == 200)
+            let text = String(decoding: scraped.body, as: UTF8.self)
+            let lines = text.split(separator: "\n").map(String.init)
+            func value(_ prefix: String) -> Double? {
+                lines.first { $0.hasPrefix(prefix + " ") }.flatMap { Double($0.split(separator: " ").last ?? "") }
+            }
+            #expect(value("vaultsync_versions_confirmed_total") == 3, "\(text)")
+            #expect(value("vaultsync_conflicts_total") == 1)
+            #expect(value("vaultsync_blob_bytes_received_total") == 3_000_006, "the two notes went up by PUT too")
+            #expect(value("vaultsync_event_connections") == 0)
+            // Requests by route pattern, method and status, with a latency histogram.
+            #expect(lines.contains { $0.hasPrefix("vaultsync_http_requests_total{") && $0.contains("route=\"/vault/push\"") && $0.contains("status=\"200\"") }, "\(text)")
+            #expect(lines.contains { $0.hasPrefix("vaultsync_http_request_duration_seconds_bucket{") && $0.contains("route=\"/vault/push/confirm\"") })
+            #expect(text.contains("# TYPE vaultsync_database_pool_wait_seconds histogram"))
+        }
+        // Without a token there is no such endpoint.
+        try await TestServer.with { server in
+            let answer = try await RawHTTP.send("GET", URL(string: server.baseURL.absoluteString + "/metrics")!, protocolVersion: nil)
+            #expect(answer.status == 404)
+        }
+    }
+
     @Test func readinessSaysWhetherTheDatabaseAndItsSchemaAreReady() async throws {
         try await TestServer.with { server in
             let url = URL(string: server.baseURL.absoluteString + "/health/ready")!

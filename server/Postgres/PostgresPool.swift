@@ -28,6 +28,7 @@ public final class PostgresPool: Sendable {
     private let threads: NIOThreadPool
     private let state = NIOLockedValueBox(State())
     private let logger: Logger
+    private let onWait: (@Sendable (Duration) -> Void)?
 
     /// Creates a pool; connections open lazily.
     /// - Parameters:
@@ -35,7 +36,12 @@ public final class PostgresPool: Sendable {
     ///   - maxConnections: connections (and threads) at most.
     ///   - acquireTimeout: how long a caller waits for a free connection before
     ///     ``PostgresError/Kind/acquireTimeout``.
-    public init(connectionString: String, maxConnections: Int = 8, acquireTimeout: Duration = .seconds(10), logger: Logger) {
+    ///   - onWait: told how long a caller waited whenever it had to queue for a connection (metrics).
+    public init(
+        connectionString: String, maxConnections: Int = 8, acquireTimeout: Duration = .seconds(10), logger: Logger,
+        onWait: (@Sendable (Duration) -> Void)? = nil
+    ) {
+        self.onWait = onWait
         self.connectionString = connectionString
         self.maxConnections = maxConnections
         self.acquireTimeout = acquireTimeout
@@ -146,6 +152,8 @@ public final class PostgresPool: Sendable {
         case .open:
             return try await openConnection()
         case nil:
+            let queuedAt = ContinuousClock.now
+            defer { onWait?(ContinuousClock.now - queuedAt) }
             let handedOver: PostgresConnection? = try await withCheckedThrowingContinuation { continuation in
                 // Decided again under the lock that queues the waiter: a connection released since
                 // the first look would otherwise find no waiter, and this one would sleep.

@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable {
     public var s3CreateBucket = false
     /// Secret for access tokens and blob URL signatures (secret; generated and kept in the data folder if nil).
     public var jwtSecret: String?
+    /// The bearer token `GET /metrics` asks for (`VAULTSYNC_METRICS_TOKEN`); nil turns the
+    /// endpoint off (404).
+    public var metricsToken: String?
     /// Access token lifetime (default 15 minutes).
     public var accessTokenTTL: Duration = .seconds(15 * 60)
     /// Refresh token lifetime (default 30 days).

@@ -34,7 +34,8 @@ public enum VaultSyncServer {
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
         let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: data)
 
-        let database = try await openDatabase(configuration, logger: logger)
+        let metrics = ServerMetrics()
+        let database = try await openDatabase(configuration, logger: logger, onWait: { metrics.databaseWaited($0) })
         let pool = database.pool
         do {
             try await Migrator.migrate(pool, logger: logger)
@@ -68,15 +69,17 @@ public enum VaultSyncServer {
             maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL, uploadSessionTTL: configuration.uploadGrace,
             defaultQuotaBytes: configuration.quotaBytes, defaultQuotaFiles: configuration.quotaFiles)
         let router = Router(context: ServerRequestContext.self)
+        router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
         router.middlewares.add(RequestLogMiddleware())
         router.middlewares.add(ErrorEnvelopeMiddleware())
         HealthRoutes(limits: limits, db: pool, store: store).add(to: router)
+        MetricsRoutes(metrics: metrics, token: configuration.metricsToken).add(to: router)
         let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL, now: now)
         let sessions = SessionCheck(tokens: tokens, db: pool)
         if store is FileBlobStore || configuration.blobAccess == .proxied {
             let owners = configuration.blobAccess == .proxied ? BlobOwnerCheck(sessions: sessions, db: pool) : nil
-            BlobRoutes(store: store, urls: serverURLs, now: now, owners: owners).add(to: router.group("blobs"))
-            PartRoutes(store: store, db: pool, urls: serverURLs, now: now, owners: owners).add(to: router.group("uploads"))
+            BlobRoutes(store: store, urls: serverURLs, now: now, owners: owners, metrics: metrics).add(to: router.group("blobs"))
+            PartRoutes(store: store, db: pool, urls: serverURLs, now: now, owners: owners, metrics: metrics).add(to: router.group("uploads"))
         }
         let api = router.group().add(middleware: ProtocolVersionMiddleware())
         let hashing = BoundedExecutor(
@@ -99,9 +102,9 @@ public enum VaultSyncServer {
             trustedProxies: Set(configuration.trustedProxies)
         ).add(to: authenticated)
         VaultCatalogRoutes(catalog: VaultCatalog(db: pool, store: store, exports: exports, now: now, logger: logger)).add(to: authenticated.group("vaults"))
-        let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, history: DatabaseHistory(db: pool, refreshAfter: configuration.historyCheckInterval), now: now)
+        let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, history: DatabaseHistory(db: pool, refreshAfter: configuration.historyCheckInterval), metrics: metrics, now: now)
         VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))
-        let events = EventRoutes(vault: vault, feed: feed, presence: pushes?.presence)
+        let events = EventRoutes(vault: vault, feed: feed, presence: pushes?.presence, metrics: metrics)
         events.addLongPoll(to: authenticated.group("vault"))
         // Upgrades go through a router of their own with the same checks: a refused upgrade falls
         // through to the HTTP router, whose long poll answers with the error envelope.
@@ -116,7 +119,7 @@ public enum VaultSyncServer {
         ]
         if let pushes { services.append(pushes.dispatcher) }
         if let interval = configuration.purgeInterval {
-            services.append(PurgeJob(purge: purgeService(configuration, pool: pool, store: store, now: now, logger: logger), interval: interval, logger: logger))
+            services.append(PurgeJob(purge: purgeService(configuration, pool: pool, store: store, now: now, logger: logger), interval: interval, metrics: metrics, logger: logger))
         }
 
         return Application(
@@ -237,9 +240,12 @@ public enum VaultSyncServer {
 
     /// Opens the configured database: a pool, and the embedded cluster started (or adopted) when
     /// no database URL is configured.
-    static func openDatabase(_ configuration: ServerConfiguration, logger: Logger) async throws -> OpenedDatabase {
+    /// - Parameter onWait: told how long each request that had to queue for a connection waited.
+    static func openDatabase(_ configuration: ServerConfiguration, logger: Logger, onWait: (@Sendable (Duration) -> Void)? = nil) async throws -> OpenedDatabase {
         func pool(_ connectionString: String) -> PostgresPool {
-            PostgresPool(connectionString: connectionString, maxConnections: configuration.databasePoolSize, acquireTimeout: configuration.databaseWaitTimeout, logger: logger)
+            PostgresPool(
+                connectionString: connectionString, maxConnections: configuration.databasePoolSize, acquireTimeout: configuration.databaseWaitTimeout,
+                logger: logger, onWait: onWait)
         }
         if let url = configuration.databaseURL { return OpenedDatabase(pool: pool(url), connectionString: url, cluster: nil, startedCluster: false) }
         let cluster = try EmbeddedPostgres(clusterDirectory: configuration.dataDirectory.appendingPathComponent("postgres"), logger: logger)

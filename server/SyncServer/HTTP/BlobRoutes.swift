@@ -13,6 +13,7 @@ struct BlobRoutes {
     let now: @Sendable () -> Date
     /// Set in proxied mode.
     let owners: BlobOwnerCheck?
+    let metrics: ServerMetrics
 
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.put(":vault/:prefix/:hash") { request, context in
@@ -24,6 +25,7 @@ struct BlobRoutes {
                 throw ServiceError.contentMismatch("Content-Length \(declared) differs from the \(size) bytes declared at push")
             }
             try await store.write(request.body, key: key, sizeBytes: size)
+            metrics.blobBytesReceived(Int(size))
             return Response(status: .ok)
         }
         group.get(":vault/:prefix/:hash") { request, context in
@@ -32,8 +34,11 @@ struct BlobRoutes {
             // A resumed download asks for the rest: `Range: bytes=N-` (other forms get everything).
             let offset = request.headers[.range].flatMap(Self.openEndedRangeStart) ?? 0
             let content = try await store.read(key, from: offset)
-            let body = ResponseBody(contentLength: content.size >= 0 ? Int(content.size) : nil) { writer in
-                for try await chunk in content.chunks { try await writer.write(chunk) }
+            let body = ResponseBody(contentLength: content.size >= 0 ? Int(content.size) : nil) { [metrics] writer in
+                for try await chunk in content.chunks {
+                    try await writer.write(chunk)
+                    metrics.blobBytesSent(chunk.readableBytes)
+                }
                 try await writer.finish(nil)
             }
             var headers: HTTPFields = [.contentType: "application/octet-stream", .acceptRanges: "bytes"]
@@ -77,6 +82,7 @@ struct PartRoutes {
     let now: @Sendable () -> Date
     /// Set in proxied mode.
     let owners: BlobOwnerCheck?
+    let metrics: ServerMetrics
 
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.put(":session/:number") { request, context in
@@ -102,6 +108,7 @@ struct PartRoutes {
                 throw ServiceError.contentMismatch("Content-Length \(declared) differs from the part's \(size) bytes")
             }
             try await store.writePart(request.body, key: key, uploadID: session.storeUploadID, part: BlobPart(number: number, offset: range.offset, sizeBytes: size, sha256: digest))
+            metrics.blobBytesReceived(Int(size))
             return Response(status: .ok)
         }
     }

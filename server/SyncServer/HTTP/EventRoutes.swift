@@ -14,6 +14,8 @@ struct EventRoutes {
     let feed: ChangeFeed
     /// Records open connections for the push dispatcher (nil when pushes are off).
     let presence: FeedPresence?
+    /// Counts open event connections (WebSockets and long polls).
+    let metrics: ServerMetrics
 
     /// The longest long-poll wait, in seconds.
     static let maxWait = 45  // under the clients' 60 s read timeout
@@ -28,6 +30,8 @@ struct EventRoutes {
             }
             _ = try Cursor(encoded: cursor)
             let wait = try Self.wait(query["wait"].map(String.init))
+            metrics.eventConnectionOpened()
+            defer { metrics.eventConnectionClosed() }
             return try context.json(try await longPoll(try await vault.scope(request, context), cursor: cursor, wait: wait))
         }
     }
@@ -42,6 +46,8 @@ struct EventRoutes {
             },
             onUpgrade: { inbound, outbound, context in
                 let scope = try await vault.scope(context.request, context.requestContext)
+                metrics.eventConnectionOpened()
+                defer { metrics.eventConnectionClosed() }
                 try await stream(scope, tokenExpiresAt: context.requestContext.tokenExpiresAt, inbound: inbound, outbound: outbound)
             })
     }

@@ -141,6 +141,7 @@ struct PurgeService: Sendable {
 struct PurgeJob: Service {
     let purge: PurgeService
     let interval: Duration
+    let metrics: ServerMetrics
     let logger: Logger
 
     func run() async throws {
@@ -151,7 +152,7 @@ struct PurgeJob: Service {
                 return  // shutting down
             }
             do {
-                _ = try await purge.run()
+                metrics.recordPurge(try await purge.run())
             } catch {
                 logger.error("purge failed; retrying at the next interval", metadata: ["error": "\(error)"])
             }

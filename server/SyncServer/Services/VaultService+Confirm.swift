@@ -115,6 +115,8 @@ extension VaultService {
         }
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
         let conflicts = try outcome.conflicts.map { try conflict($0.0.path, base: $0.1, current: $0.2, scope: scope, expires: expires) }
+        metrics.versionsConfirmed(outcome.confirmed.count)
+        metrics.conflictsFound(conflicts.count)
         return ConfirmResponse(confirmed: outcome.confirmed, conflicts: conflicts, failed: failed + outcome.failed, cursor: outcome.cursor)
     }
 

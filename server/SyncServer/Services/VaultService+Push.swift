@@ -54,6 +54,8 @@ extension VaultService {
         }
         let conflicts = try decisions.conflicts.map { try conflict($0.0.path, base: $0.0.baseVersion, current: $0.1, scope: scope, expires: expires) }
         let committed = commit ? ConfirmResponse(confirmed: decisions.committed, conflicts: [], failed: [], cursor: decisions.cursor) : nil
+        metrics.versionsConfirmed(decisions.committed.count)
+        metrics.conflictsFound(conflicts.count)
         return PushResponse(uploads: uploads, conflicts: conflicts, rejected: decisions.rejected, committed: committed)
     }
 

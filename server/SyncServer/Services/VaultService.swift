@@ -13,6 +13,7 @@ struct VaultService: Sendable {
     let retention: Duration
     /// The database history's id, which cursors carry.
     let history: DatabaseHistory
+    let metrics: ServerMetrics
     let now: @Sendable () -> Date
 
     /// Resolves and authorises the vault and device a request names. The first device a session
