@@ -89,7 +89,7 @@ extension VaultSyncServer {
     public static func deleteUser(configuration: ServerConfiguration, logger: Logger, email: String) async throws -> AccountDeletion? {
         try await withDatabaseAndStore(configuration, logger: logger, now: { Date() }) { pool, store in
             guard let userID = try await pool.withConnection({ try AccountQueries.userID($0, email: email) }) else { return nil }
-            return try await AccountService(db: pool, store: store, exports: nil, now: { Date() }, logger: logger).delete(userID: userID, keeping: nil)
+            return try await AccountService(db: pool, store: store, now: { Date() }, logger: logger).delete(userID: userID, keeping: nil)
         }
     }
 

@@ -91,17 +91,14 @@ public enum VaultSyncServer {
         let authenticated = api.group().add(middleware: AuthMiddleware(sessions: sessions))
         DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
         let exportsFolder = data.appendingPathComponent("exports")
-        try? FileManager.default.removeItem(at: exportsFolder)  // jobs do not survive a restart; neither do their files
+        try? FileManager.default.removeItem(at: exportsFolder)  // scratch of archives being written when this instance stopped
         let background = BackgroundJobs()
-        let exports = ExportService(
-            db: pool, store: store, fileIO: fileIO, folder: exportsFolder, urls: serverURLs, jobs: ExportJobs(), runner: background,
-            ttl: .seconds(24 * 3600), now: now, logger: logger)
-        ExportDownloadRoutes(exports: exports, urls: serverURLs, fileIO: fileIO, now: now).add(to: router.group("exports"))
+        let exports = ExportService(db: pool, blobs: gateway, fileIO: fileIO, folder: exportsFolder, runner: background, now: now, logger: logger)
         AccountRoutes(
-            auth: auth, accounts: AccountService(db: pool, store: store, exports: exports, now: now, logger: logger),
+            auth: auth, accounts: AccountService(db: pool, store: store, now: now, logger: logger),
             trustedProxies: Set(configuration.trustedProxies)
         ).add(to: authenticated)
-        VaultCatalogRoutes(catalog: VaultCatalog(db: pool, store: store, exports: exports, now: now, logger: logger)).add(to: authenticated.group("vaults"))
+        VaultCatalogRoutes(catalog: VaultCatalog(db: pool, store: store, now: now, logger: logger)).add(to: authenticated.group("vaults"))
         let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, history: DatabaseHistory(db: pool, refreshAfter: configuration.historyCheckInterval), metrics: metrics, now: now)
         VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))
         let events = EventRoutes(vault: vault, feed: feed, presence: pushes?.presence, metrics: metrics)

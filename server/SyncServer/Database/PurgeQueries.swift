@@ -79,6 +79,7 @@ enum PurgeQueries {
               AND NOT EXISTS (SELECT 1 FROM file_versions v WHERE v.vault_id = b.vault_id AND v.content_hash = b.content_hash)
               AND NOT EXISTS (SELECT 1 FROM push_reservations r WHERE r.vault_id = b.vault_id AND r.content_hash = b.content_hash)
               AND NOT EXISTS (SELECT 1 FROM conflict_records c WHERE c.vault_id = b.vault_id AND c.content_hash = b.content_hash)
+              AND NOT EXISTS (SELECT 1 FROM export_jobs e WHERE e.vault_id = b.vault_id AND e.archive_hash = b.content_hash)
             RETURNING b.vault_id, b.content_hash
             """
         ).map { (try $0.uuid(0), try $0.string(1)) }

@@ -8,8 +8,6 @@ import SyncProtocol
 struct AccountService: Sendable {
     let db: PostgresPool
     let store: any BlobStore
-    /// This process's export jobs (nil for an admin command, which has none).
-    let exports: ExportService?
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -27,7 +25,6 @@ struct AccountService: Sendable {
             return try AccountQueries.blobKeys(tx, userID: userID)
         }
         try await eraser.erase(keys, what: "account \(userID)")
-        await exports?.forget(userID: userID)
         let erased = Set(keys.map { "\($0.vaultID)/\($0.hash)" })
         guard let (removed, late) = try await db.transaction({ tx in
             let late = try AccountQueries.blobKeys(tx, userID: userID).filter { !erased.contains("\($0.vaultID)/\($0.hash)") }

@@ -6,24 +6,30 @@ import Postgres
 import SyncProtocol
 import ZIPFoundation
 
-/// Whole-vault export as a job: `start` lists the vault's current files and returns at once; a
-/// background job (``BackgroundJobs``, under the service lifecycle) writes the zip to
-/// `<data-dir>/exports/<id>.zip`, one file at a time (each blob is streamed from the store to a
-/// temporary file, then copied into the archive in chunks), so memory does not grow with the vault.
-/// The client polls `status` and downloads the archive from a signed URL on this server. Jobs live
-/// in memory: after a restart a client starts the export again.
+/// Whole-vault export as a job: `start` lists the vault's current files, records the job in
+/// Postgres and returns at once; a background job (``BackgroundJobs``, under the service lifecycle)
+/// writes the zip to a scratch file in `<data-dir>/exports`, one file at a time (each blob streamed
+/// from the store to a temporary file, then copied into the archive in chunks, so memory does not
+/// grow with the vault), then stores the finished archive in the blob store as a blob of the vault.
+/// Any server instance answers for a job and hands out its archive's URL (presigned, or on the
+/// server like any blob). A job beats while it works: one whose instance died is reported as
+/// failed. Archives are kept ``archiveTTL``, then the purge collects them.
 struct ExportService: Sendable {
     let db: PostgresPool
-    let store: any BlobStore
+    let blobs: BlobGateway
     let fileIO: NIOThreadPool
+    /// Scratch space for archives being written (this instance's).
     let folder: URL
-    let urls: ServerBlobURLs
-    let jobs: ExportJobs
     let runner: BackgroundJobs
-    /// How long a finished archive (and its URL) is kept.
-    let ttl: Duration
     let now: @Sendable () -> Date
     let logger: Logger
+
+    /// How long a finished archive (and its URL) is kept.
+    static let archiveTTL: Duration = .seconds(24 * 3600)
+    /// A running job not heard of for this long is reported failed (its instance stopped).
+    static let staleAfter: Duration = .seconds(120)
+    /// How often a running job records its progress (and that it is alive).
+    static let heartbeat: TimeInterval = 2
 
     /// Starts a new export of the vault as it is now.
     func start(_ scope: VaultScope) async throws -> ExportStatus {
@@ -37,13 +43,13 @@ struct ExportService: Sendable {
             throw ServiceError.invalidRequest("the vault has a file named '\(ExportManifest.entryName)' at its root, which is the export's manifest: rename it, then export")
         }
         let id = UUID()
-        await jobs.add(ExportJob(id: id, userID: scope.userID, vaultID: scope.vaultID, changeSequence: sequence, createdAt: now(), fileCount: files.count))
+        let now = now()
+        try await db.withConnection {
+            try ExportQueries.insertJob($0, id: id, userID: scope.userID, vaultID: scope.vaultID, changeSequence: sequence, fileCount: files.count, now: now)
+        }
         let service = self
         guard runner.submit({ await service.build(id: id, scope: scope, files: files) }) else {
-            await jobs.update(id) {
-                $0.state = .failed
-                $0.error = "the server is shutting down"
-            }
+            try await db.withConnection { try ExportQueries.fail($0, id: id, error: "the server is shutting down", now: now) }
             throw ServiceError.unavailable("the server is shutting down: start the export again in a moment", retryAfterSeconds: 5)
         }
         return try await status(scope, id: id)
@@ -54,91 +60,57 @@ struct ExportService: Sendable {
     /// Polling it therefore ends with a ready export and its download URL.
     func current(_ scope: VaultScope) async throws -> ExportStatus {
         try await removeExpired()
-        let sequence = try await db.withConnection { try ExportQueries.changeSequence($0, vaultID: scope.vaultID) }
-        if let job = await jobs.newest(vaultID: scope.vaultID, userID: scope.userID),
-            job.state == .running || (job.state == .ready && job.changeSequence == sequence)
-        {
+        let (sequence, job) = try await db.withConnection { db in
+            (try ExportQueries.changeSequence(db, vaultID: scope.vaultID), try ExportQueries.newestJob(db, vaultID: scope.vaultID, userID: scope.userID))
+        }
+        if let job, job.state == "running" || (job.state == "ready" && job.changeSequence == sequence) {
             return try await status(scope, id: job.id)
         }
         return try await start(scope)
     }
 
     func status(_ scope: VaultScope, id: UUID) async throws -> ExportStatus {
-        guard let job = await jobs.get(id), job.userID == scope.userID else { throw ServiceError.notFound("no export \(id) (exports are kept \(Int(ttl.seconds / 3600)) hours, and not across a server restart)") }
-        var status = ExportStatus(exportID: id, state: job.state, fileCount: job.fileCount, filesDone: job.filesDone, sizeBytes: job.sizeBytes, error: job.error)
-        if job.state == .ready {
-            let expires = job.createdAt.addingTimeInterval(ttl.seconds)
-            status.downloadURL = try urls.exportURL(id: id, expiresAt: expires)
+        let stale = now().addingTimeInterval(-Self.staleAfter.seconds)
+        guard var job = try await db.withConnection({ try ExportQueries.job($0, id: id) }), job.userID == scope.userID else {
+            throw ServiceError.notFound("no export \(id) (exports are kept \(Int(Self.archiveTTL.seconds / 3600)) hours)")
+        }
+        if job.state == "running", job.heartbeatAt < stale {
+            let now = now()
+            try await db.withConnection { try ExportQueries.failStale($0, before: stale, now: now) }
+            job = try await db.withConnection({ try ExportQueries.job($0, id: id) }) ?? job
+        }
+        let state = ExportStatus.State(rawValue: job.state) ?? .failed
+        var status = ExportStatus(exportID: id, state: state, fileCount: job.fileCount, filesDone: job.filesDone, sizeBytes: job.sizeBytes, error: job.error)
+        if state == .ready, let hash = job.archiveHash {
+            let expires = job.createdAt.addingTimeInterval(Self.archiveTTL.seconds)
+            status.downloadURL = try blobs.downloadURL(for: BlobKey(vaultID: job.vaultID, contentHash: try ContentHash(hash)), expiresAt: expires)
             status.expiresAt = expires
         }
         return status
     }
 
-    /// The archive of a ready export, for the download route; nil also when its vault is gone
-    /// (the account was deleted, perhaps by an operator's command in another process).
-    func archive(id: UUID) async -> URL? {
-        guard let job = await jobs.get(id), job.state == .ready,
-            (try? await db.withConnection({ try ExportQueries.vaultExists($0, id: job.vaultID) })) == true
-        else { return nil }
-        return folder.appendingPathComponent("\(id).zip")
-    }
-
-    /// Drops the user's export jobs and their archives (the account is being deleted); a job
-    /// still writing notices and removes what it wrote.
-    func forget(userID: UUID) async {
-        await remove(await jobs.removeAll { $0.userID == userID })
-    }
-
-    /// Drops the vault's export jobs and their archives (the vault is being deleted).
-    func forget(vaultID: UUID) async {
-        await remove(await jobs.removeAll { $0.vaultID == vaultID })
-    }
-
-    private func remove(_ ids: [UUID]) async {
-        for id in ids {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent("\(id).zip"))
-        }
-    }
-
     private func build(id: UUID, scope: VaultScope, files: [ExportQueries.File]) async {
         let target = folder.appendingPathComponent("\(id).zip")
         let scratch = folder.appendingPathComponent("\(id).tmp")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            let archive = ArchiveBox(try Archive(url: target, accessMode: .create))
-            var manifest: [ExportedFile] = []
-            for (index, file) in files.enumerated() {
-                try Task.checkCancellation()  // the server is shutting down
-                guard await jobs.get(id) != nil else { throw CancellationError() }  // the account was deleted
-                let hash = try ContentHash(file.contentHash)
-                try await copy(BlobKey(vaultID: scope.vaultID, contentHash: hash), to: scratch, expected: file.sizeBytes)
-                try await fileIO.runIfActive {
-                    try archive.add(path: file.path, from: scratch, size: file.sizeBytes, modified: file.updatedAt)
-                }
-                manifest.append(ExportedFile(
-                    path: try VaultPath(file.path), version: file.version, contentHash: hash, sizeBytes: file.sizeBytes,
-                    updatedAt: file.updatedAt, updatedByDevice: file.deviceName))
-                await jobs.update(id) { $0.filesDone = index + 1 }
-            }
-            let encoder = WireCoding.encoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            let json = try encoder.encode(ExportManifest(exportedAt: now(), vault: scope.vaultName, files: manifest))
-            try json.write(to: scratch)
-            try await fileIO.runIfActive {
-                try archive.add(path: ExportManifest.entryName, from: scratch, size: Int64(json.count), modified: Date())
-            }
-            try? FileManager.default.removeItem(at: scratch)
-            let size = (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? NSNumber)?.int64Value
-            await jobs.update(id) {
-                $0.state = .ready
-                $0.sizeBytes = size
-            }
-            if await jobs.get(id) == nil { try? FileManager.default.removeItem(at: target) }  // forgotten meanwhile
-            logger.info("export ready", metadata: ["export": "\(id)", "files": "\(files.count)"])
-        } catch {
+        defer {
             try? FileManager.default.removeItem(at: scratch)
             try? FileManager.default.removeItem(at: target)
-            guard await jobs.get(id) != nil else { return }  // the account was deleted: nothing to report
+        }
+        var beat = Date.distantPast
+        /// Records progress every few seconds; false once the job is gone (its vault was deleted).
+        func alive(_ done: Int) async throws -> Bool {
+            guard Date().timeIntervalSince(beat) >= Self.heartbeat else { return true }
+            beat = Date()
+            let now = now()
+            return try await db.withConnection { try ExportQueries.progress($0, id: id, filesDone: done, now: now) }
+        }
+        do {
+            try await writeArchive(target, scratch: scratch, files: files, scope: scope, alive: alive)
+            guard try await keep(target, id: id, vaultID: scope.vaultID) else { throw JobGone() }
+            logger.info("export ready", metadata: ["export": "\(id)", "files": "\(files.count)"])
+        } catch is JobGone {
+            logger.notice("export dropped: its vault was deleted", metadata: ["export": "\(id)"])
+        } catch {
             // Cancelled at shutdown, whatever the interrupted call threw.
             let cancelled = Task.isCancelled
             let reason = cancelled ? "the server shut down while writing the export: start it again" : "the export could not be written: \(error)"
@@ -147,16 +119,60 @@ struct ExportService: Sendable {
             } else {
                 logger.error("export failed", metadata: ["export": "\(id)", "error": "\(error)"])
             }
-            await jobs.update(id) {
-                $0.state = .failed
-                $0.error = reason
-            }
+            let now = now()
+            try? await db.withConnection { try ExportQueries.fail($0, id: id, error: reason, now: now) }
         }
+    }
+
+    /// The job's vault (or account) was deleted while it ran.
+    private struct JobGone: Error {}
+
+    /// Writes every file and the manifest into the zip at `target`; the archive is closed on return.
+    private func writeArchive(
+        _ target: URL, scratch: URL, files: [ExportQueries.File], scope: VaultScope, alive: (Int) async throws -> Bool
+    ) async throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let archive = ArchiveBox(try Archive(url: target, accessMode: .create))
+        var manifest: [ExportedFile] = []
+        for (index, file) in files.enumerated() {
+            try Task.checkCancellation()  // the server is shutting down
+            guard try await alive(index) else { throw JobGone() }
+            let hash = try ContentHash(file.contentHash)
+            try await copy(BlobKey(vaultID: scope.vaultID, contentHash: hash), to: scratch, expected: file.sizeBytes)
+            try await fileIO.runIfActive {
+                try archive.add(path: file.path, from: scratch, size: file.sizeBytes, modified: file.updatedAt)
+            }
+            manifest.append(ExportedFile(
+                path: try VaultPath(file.path), version: file.version, contentHash: hash, sizeBytes: file.sizeBytes,
+                updatedAt: file.updatedAt, updatedByDevice: file.deviceName))
+        }
+        let encoder = WireCoding.encoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let json = try encoder.encode(ExportManifest(exportedAt: now(), vault: scope.vaultName, files: manifest))
+        try json.write(to: scratch)
+        try await fileIO.runIfActive {
+            try archive.add(path: ExportManifest.entryName, from: scratch, size: Int64(json.count), modified: Date())
+        }
+    }
+
+    /// Puts the finished archive in the blob store, as a blob of the vault, and marks the job
+    /// ready; false when the job is gone meanwhile (its vault was deleted: the bytes go too).
+    private func keep(_ archive: URL, id: UUID, vaultID: UUID) async throws -> Bool {
+        let hash = try await fileIO.runIfActive { try Self.hash(fileAt: archive) }
+        let key = BlobKey(vaultID: vaultID, contentHash: hash.hash)
+        guard let opened = try await OpenFile.open(archive.path, io: fileIO) else { throw ServiceError.notFound("the archive vanished") }
+        try await blobs.store.write(FileChunks(file: opened, io: fileIO), key: key, sizeBytes: hash.size)
+        let now = now()
+        let kept = try await db.transaction { try ExportQueries.finish($0, id: id, vaultID: vaultID, archiveHash: hash.hash.rawValue, sizeBytes: hash.size, now: now) }
+        if !kept, try await !db.withConnection({ try ExportQueries.vaultExists($0, id: vaultID) }) {
+            try? await blobs.store.delete(key)
+        }
+        return kept
     }
 
     /// Streams a blob from the store into `file`, checking its size.
     private func copy(_ key: BlobKey, to file: URL, expected: Int64) async throws {
-        let content = try await store.read(key)
+        let content = try await blobs.store.read(key)
         FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
@@ -169,10 +185,21 @@ struct ExportService: Sendable {
         guard written == expected else { throw ServiceError.contentMismatch("blob \(key) has \(written) bytes, \(expected) expected") }
     }
 
+    /// The content hash and size of a file, read in 1 MiB chunks.
+    private static func hash(fileAt url: URL) throws -> (hash: ContentHash, size: Int64) {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = ContentHasher()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(chunk) }
+        return (hasher.finalize(), hasher.byteCount)
+    }
+
+    /// Fails jobs whose instance stopped, and forgets archives past their time.
     private func removeExpired() async throws {
-        let cutoff = now().addingTimeInterval(-ttl.seconds)
-        for id in await jobs.removeOlder(than: cutoff) {
-            try? FileManager.default.removeItem(at: folder.appendingPathComponent("\(id).zip"))
+        let now = now()
+        try await db.transaction { tx in
+            try ExportQueries.failStale(tx, before: now.addingTimeInterval(-Self.staleAfter.seconds), now: now)
+            try ExportQueries.removeExpired(tx, before: now.addingTimeInterval(-Self.archiveTTL.seconds))
         }
     }
 }
@@ -192,58 +219,3 @@ private final class ArchiveBox: @unchecked Sendable {
     }
 }
 
-/// One export job's state.
-struct ExportJob: Sendable {
-    let id: UUID
-    let userID: UUID
-    let vaultID: UUID
-    /// The vault's change sequence when the job listed its files.
-    let changeSequence: Int64
-    let createdAt: Date
-    var fileCount: Int
-    var filesDone = 0
-    var state: ExportStatus.State = .running
-    var sizeBytes: Int64?
-    var error: String?
-
-    init(id: UUID, userID: UUID, vaultID: UUID, changeSequence: Int64, createdAt: Date, fileCount: Int) {
-        self.id = id
-        self.userID = userID
-        self.vaultID = vaultID
-        self.changeSequence = changeSequence
-        self.createdAt = createdAt
-        self.fileCount = fileCount
-    }
-}
-
-/// The export jobs of this server process.
-actor ExportJobs {
-    private var jobs: [UUID: ExportJob] = [:]
-
-    func add(_ job: ExportJob) { jobs[job.id] = job }
-    func get(_ id: UUID) -> ExportJob? { jobs[id] }
-    /// The vault's most recently created job.
-    func newest(vaultID: UUID, userID: UUID) -> ExportJob? {
-        jobs.values.filter { $0.vaultID == vaultID && $0.userID == userID }.max { $0.createdAt < $1.createdAt }
-    }
-    func update(_ id: UUID, _ change: (inout ExportJob) -> Void) {
-        if var job = jobs[id] {
-            change(&job)
-            jobs[id] = job
-        }
-    }
-
-    /// Forgets every job that `matches`; returns their ids.
-    func removeAll(where matches: (ExportJob) -> Bool) -> [UUID] {
-        let theirs = jobs.values.filter(matches).map(\.id)
-        for id in theirs { jobs[id] = nil }
-        return theirs
-    }
-
-    /// Forgets finished jobs created before `cutoff`; returns their ids.
-    func removeOlder(than cutoff: Date) -> [UUID] {
-        let old = jobs.values.filter { $0.createdAt < cutoff && $0.state != .running }.map(\.id)
-        for id in old { jobs[id] = nil }
-        return old
-    }
-}

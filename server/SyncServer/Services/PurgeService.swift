@@ -92,6 +92,8 @@ struct PurgeService: Sendable {
         }
         report.abandonedUploads = try await deleteBytes(abandoned + conflictUploads)
         report.abortedUploads = try await abortExpiredSessions(now: now)
+        // Export archives past their time: their blobs are then unreferenced (unless a file has the same bytes).
+        try await db.transaction { try ExportQueries.removeExpired($0, before: now.addingTimeInterval(-ExportService.archiveTTL.seconds)) }
         let unreferenced = try await db.transaction { try PurgeQueries.purgeUnreferencedBlobs($0) }
         report.blobs = try await deleteBytes(unreferenced)
         // An upload in progress writes its temporary file all the time; one untouched for an hour

@@ -7,7 +7,6 @@ import SyncProtocol
 struct VaultCatalog: Sendable {
     let db: PostgresPool
     let store: any BlobStore
-    let exports: ExportService
     let now: @Sendable () -> Date
     let logger: Logger
 
@@ -48,7 +47,6 @@ struct VaultCatalog: Sendable {
         let eraser = BlobEraser(store: store, logger: logger)
         let keys = try await db.withConnection { try VaultQueries.blobKeys($0, vaultID: id) }
         try await eraser.erase(keys, what: "vault \(id)")
-        await exports.forget(vaultID: id)
         let erased = Set(keys.map(\.hash))
         let late = try await db.transaction { tx in
             _ = try FileStateQueries.lockVault(tx, vaultID: id)  // no confirm runs beside the last look

@@ -36,18 +36,4 @@ struct ServerBlobURLs: Sendable {
 
     /// What a part URL's signature covers.
     static func partKey(session: String, number: String, sha256: String) -> String { "uploads/\(session)/\(number)/\(sha256)" }
-
-    /// The download URL of a finished export archive (`/exports/{id}`), signed like blob URLs.
-    func exportURL(id: UUID, expiresAt: Date) throws -> URL {
-        let expires = Int64(expiresAt.timeIntervalSince1970)
-        var base = publicURL().absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        let key = Self.exportKey(id.uuidString.lowercased())
-        let text = base + "/" + key + "?expires=" + String(expires) + "&signature=" + signer.signature(method: "GET", key: key, expires: expires, size: nil)
-        guard let url = URL(string: text) else { throw ConfigurationError.invalid("public URL '\(base)' does not form valid export URLs") }
-        return url
-    }
-
-    /// What an export URL's signature covers: the id as the URL carries it.
-    static func exportKey(_ id: String) -> String { "exports/" + id }
 }
