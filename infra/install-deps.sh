@@ -4,7 +4,8 @@
 # Also installs moto's S3 server from PyPI for the tests of the S3 blob store.
 set -euo pipefail
 # systemd: the tests check the user unit in infra/systemd with systemd-analyze verify.
-packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql systemd)
+# haproxy: the multi-instance test runs three servers behind it.
+packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql systemd haproxy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -79,7 +79,8 @@ public enum TestMoto {
         throw TestMotoError.notInstalled
     }
 
-    private static func freePort() throws -> Int {
+    /// A TCP port on loopback that nothing listens on now.
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
