@@ -8,7 +8,7 @@ infra/install-deps.sh
 swift build --build-tests
 
 # Processes the test harness starts; any still running after the tests is a harness defect.
-harness_processes() { pgrep -f 'moto_server -H 127.0.0.1 -p|postgres -D /tmp/vaultsync-test-' | sort || true; }
+harness_processes() { pgrep -f 'moto_server -H 127.0.0.1 -p|postgres -D /tmp/vaultsync-test-|haproxy -f /tmp/vaultsync-lb-|vaultsync-server serve .*/tmp/vaultsync-lb-' | sort || true; }
 before=$(harness_processes)
 status=0
 swift test --skip-build "$@" || status=$?
