@@ -9,7 +9,7 @@ struct VaultSyncServerCommand: AsyncParsableCommand {
         commandName: "vaultsync-server",
         abstract: "The VaultSync sync server.",
         version: VaultSyncServer.version,
-        subcommands: [Serve.self, Migrate.self, Purge.self, User.self, ResetHistory.self],
+        subcommands: [Serve.self, Migrate.self, Purge.self, User.self, ResetHistory.self, Blobs.self],
         defaultSubcommand: Serve.self)
 }
 

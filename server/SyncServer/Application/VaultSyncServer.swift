@@ -178,13 +178,24 @@ public enum VaultSyncServer {
     static func withDatabaseAndStore<T: Sendable>(
         _ configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date, _ body: (PostgresPool, any BlobStore) async throws -> T
     ) async throws -> T {
+        try await withDatabaseAndStores(configuration, stores: [configuration], logger: logger, now: now) { pool, stores in try await body(pool, stores[0]) }
+    }
+
+    /// ``withDatabase(_:logger:_:)`` with the blob stores `stores` configure (their `blobStore` and
+    /// S3 settings), in that order.
+    static func withDatabaseAndStores<T: Sendable>(
+        _ configuration: ServerConfiguration, stores: [ServerConfiguration], logger: Logger, now: @escaping @Sendable () -> Date,
+        _ body: (PostgresPool, [any BlobStore]) async throws -> T
+    ) async throws -> T {
         let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
         return try await withDatabase(configuration, logger: logger) { pool, _ in
             let fileIO = NIOThreadPool(numberOfThreads: 2)
             fileIO.start()
             do {
                 let urls = ServerBlobURLs(publicURL: { configuration.effectivePublicURL }, signer: URLSigner(secret: secret))
-                let result = try await body(pool, try await makeBlobStore(configuration, serverURLs: urls, fileIO: fileIO, now: now, logger: logger))
+                var made: [any BlobStore] = []
+                for store in stores { made.append(try await makeBlobStore(store, serverURLs: urls, fileIO: fileIO, now: now, logger: logger)) }
+                let result = try await body(pool, made)
                 try? await fileIO.shutdownGracefully()
                 return result
             } catch {
