@@ -78,6 +78,9 @@ public final class LoadBalancedCluster: Sendable {
         }
     }
 
+    /// The instances' process ids (for their memory figures).
+    public var serverPIDs: [Int32] { servers.map(\.pid) }
+
     /// Kills instance `index` (SIGKILL: no goodbye to clients or the balancer).
     public func kill(_ index: Int) {
         servers[index].send(SIGKILL)
