@@ -29,11 +29,20 @@ public final class LoadBalancedCluster: Sendable {
 
     /// Starts `count` instances (the first migrates the database alone), then the load balancer,
     /// and returns once the load balancer serves through every instance.
-    public static func start(instances count: Int = 3) async throws -> LoadBalancedCluster {
+    /// - Parameter fileStore: one instance on the built-in file store instead of S3 (the shipped
+    ///   default; several instances need the shared S3 store).
+    public static func start(instances count: Int = 3, fileStore: Bool = false) async throws -> LoadBalancedCluster {
+        precondition(!fileStore || count == 1, "several instances share an S3 store")
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/haproxy") else { throw ClusterError.noHAProxy }
         let database = try await TestCluster.newDatabase()
-        let moto = try await TestMoto.endpoint()
-        let bucket = "vaultsync-lb-\(UUID().uuidString.prefix(8).lowercased())"
+        let store: [String]
+        if fileStore {
+            store = ["--blob-store", "file"]
+        } else {
+            let moto = try await TestMoto.endpoint()
+            let bucket = "vaultsync-lb-\(UUID().uuidString.prefix(8).lowercased())"
+            store = ["--blob-store", "s3://\(bucket)?endpoint=\(moto.absoluteString)&path_style=true", "--s3-create-bucket"]
+        }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-lb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let ports = try (0...count).map { _ in try TestMoto.freePort() }
@@ -49,10 +58,9 @@ public final class LoadBalancedCluster: Sendable {
             for (index, port) in ports.dropFirst().enumerated() {
                 let server = try CLIProcess.start("vaultsync-server", [
                     "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", folder.appendingPathComponent("instance-\(index + 1)").path,
-                    "--database-url", database, "--blob-store", "s3://\(bucket)?endpoint=\(moto.absoluteString)&path_style=true",
-                    "--blob-access", "proxied", "--s3-create-bucket", "--public-url", url.absoluteString, "--purge-interval-minutes", "0",
+                    "--database-url", database, "--blob-access", "proxied", "--public-url", url.absoluteString, "--purge-interval-minutes", "0",
                     "--trusted-proxy", "127.0.0.1", "--log-level", "warning",
-                ], environment: environment)
+                ] + store, environment: environment)
                 servers.append(server)
                 ExitWatchdog.run("kill -9 \(server.pid) 2>/dev/null", alsoEndsWith: server.pid)
                 // One at a time: the first applies the migrations (under their lock anyway).

@@ -16,14 +16,18 @@ struct LoadBench {
     let users: Int
     let seconds: Int
     let instances: Int
+    /// One instance on S3 (moto) rather than the built-in file store.
+    let s3: Bool
 
     func run() async throws {
-        let cluster = try await LoadBalancedCluster.start(instances: instances)
+        let fileStore = instances == 1 && !s3
+        let cluster = try await LoadBalancedCluster.start(instances: instances, fileStore: fileStore)
         defer { cluster.stop() }
         // Through the balancer also for one instance: blob URLs name it (the public URL), and the
         // figures compare alike.
-        let api = SyncAPI(baseURL: cluster.url)
-        print("load: \(devices) devices of \(users) users for \(seconds) s against \(instances) instance\(instances == 1 ? "" : "s") behind HAProxy (proxied S3 on moto)")
+        // A connection per device, as real devices would hold.
+        let api = SyncAPI(baseURL: cluster.url, transport: AsyncHTTPTransport(connectionsPerHost: devices))
+        print("load: \(devices) devices of \(users) users for \(seconds) s against \(instances) instance\(instances == 1 ? "" : "s") behind HAProxy (\(fileStore ? "the built-in file store" : "proxied S3 on moto"), the test harness's Postgres)")
         var sessions: [(user: Int, session: VaultSession)] = []
         for user in 0..<users {
             let tokens = try await api.signup(email: "load-\(user)-\(UUID().uuidString.prefix(6))@example.com", password: "load benchmark password")

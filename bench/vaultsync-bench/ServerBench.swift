@@ -28,12 +28,13 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Run the load generator with this many devices instead (e.g. 200): mixed traffic against release servers on the test harness's Postgres and moto.") var load: Int?
     @Option(help: "With --load: how many users the devices belong to.") var users = 50
     @Option(help: "With --load: how long, in seconds.") var seconds = 60
-    @Option(help: "With --load: server instances (more than one: behind HAProxy).") var instances = 1
+    @Option(help: "With --load: server instances (more than one: behind HAProxy, on S3).") var instances = 1
+    @Flag(help: "With --load and one instance: S3 (moto) instead of the built-in file store.") var s3 = false
 
     func run() async throws {
         print("vaultsync-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores")
         if let fanout { return try await FanoutBench(connections: fanout).run() }
-        if let load { return try await LoadBench(devices: load, users: users, seconds: seconds, instances: instances).run() }
+        if let load { return try await LoadBench(devices: load, users: users, seconds: seconds, instances: instances, s3: s3).run() }
         if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing, start: start).run() }
         try await TestServer.with(configure: { $0.databasePoolSize = 8 }) { server in
             if let clientNotes {

@@ -39,6 +39,16 @@ public struct AsyncHTTPTransport: HTTPTransport {
         client = Self.shared
     }
 
+    /// A transport with a client of its own that opens up to `connectionsPerHost` connections to
+    /// one server (a load generator speaking for many devices at once). The client lives as long
+    /// as the process.
+    public init(connectionsPerHost: Int) {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
+        client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: configuration)
+    }
+
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         var outgoing = try Self.outgoing(request)
         if let body = request.httpBody { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
