@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Testing
 
 /// What the suites that drive the `vaultsync` executable share: the password of their test
 /// accounts (given as `VAULTSYNC_PASSWORD`), running the CLI with it, and scratch folders.
@@ -13,6 +14,18 @@ extension CLISuite {
     /// Runs `vaultsync` to the end.
     func vaultsync(_ arguments: [String]) async throws -> CLIResult {
         try await CLIProcess.run("vaultsync", arguments, environment: environment)
+    }
+
+    /// Waits until `condition` holds, polling; records an issue and stops the test after `limit`.
+    func eventually(_ what: String, within limit: Duration = .seconds(60), _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while try !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out waiting: \(what)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// A new folder path under /tmp (not created).

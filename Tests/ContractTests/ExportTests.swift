@@ -124,50 +124,42 @@ import Testing
     /// Export jobs live in the database and archives in the blob store: one instance starts the
     /// job, another answers for it and its archive; a job whose instance stopped is reported.
     @Test func anExportStartedOnOneInstanceIsServedByAnother() async throws {
-        let secret = "one secret for every instance of this test"
-        try await TestServer.with(configure: { $0.jwtSecret = secret }) { first in
-            try await TestServer.with(configure: {
-                $0.jwtSecret = secret
-                $0.databaseURL = first.databaseURL
-                $0.blobStore = first.dataDirectory.appendingPathComponent("blobs").absoluteString
-            }) { second in
-                let device = try await first.newUser().newDevice()
-                try await device.write("a.md", "alpha")
-                try await device.write("b.md", "beta")
-                let started = try await device.api.startExport(device.session)
-                let elsewhere = device.through(second)
-                var status = try await elsewhere.api.exportStatus(started.exportID, session: elsewhere.session)
-                while status.state == .running {
-                    try await Task.sleep(for: .milliseconds(50))
-                    status = try await elsewhere.api.exportStatus(started.exportID, session: elsewhere.session)
-                }
-                #expect(status.state == .ready && status.fileCount == 2 && status.filesDone == 2, "\(status)")
-                let zip = try await elsewhere.download(try #require(status.downloadURL))
-                #expect(zip.count == Int(status.sizeBytes ?? -1) && zip.starts(with: [0x50, 0x4B]), "the archive, whichever instance answers")
-
-                // A running job nobody beats for two minutes: its instance died.
-                let db = try PostgresConnection(connectionString: first.databaseURL)
-                defer { db.close() }
-                let orphan = UUID()
-                let vault = try #require(try db.query("SELECT vault_id FROM export_jobs WHERE id = $1", [started.exportID]).first?.uuid(0))
-                let user = try #require(try db.query("SELECT user_id FROM export_jobs WHERE id = $1", [started.exportID]).first?.uuid(0))
-                try db.query(
-                    "INSERT INTO export_jobs (id, user_id, vault_id, change_seq, created_at, heartbeat_at, file_count, state) VALUES ($1, $2, $3, 0, $4, $4, 5, 'running')",
-                    [orphan, user, vault, first.clock.now])
-                #expect(try await elsewhere.api.exportStatus(orphan, session: elsewhere.session).state == .running)
-                first.clock.advance(by: 121)
-                second.clock.advance(by: 121)
-                let died = try await elsewhere.api.exportStatus(orphan, session: elsewhere.session)
-                #expect(died.state == .failed && died.error?.contains("stopped") == true, "\(died)")
-
-                // A day on, the archive's job is gone and the purge collects its bytes.
-                let archiveKeys = try await first.storedBlobs().count
-                first.clock.advance(by: 24 * 3600 + 1)
-                let report = try await first.purge()
-                let left = try await first.storedBlobs().count
-                #expect(report.blobs == 1 && left == archiveKeys - 1, "\(report)")
-                #expect(try db.query("SELECT 1 FROM export_jobs WHERE id = $1", [started.exportID]).isEmpty, "the job is forgotten")
+        try await TestServer.withTwoInstances { first, second in
+            let device = try await first.newUser().newDevice()
+            try await device.write("a.md", "alpha")
+            try await device.write("b.md", "beta")
+            let started = try await device.api.startExport(device.session)
+            let elsewhere = device.through(second)
+            var status = try await elsewhere.api.exportStatus(started.exportID, session: elsewhere.session)
+            while status.state == .running {
+                try await Task.sleep(for: .milliseconds(50))
+                status = try await elsewhere.api.exportStatus(started.exportID, session: elsewhere.session)
             }
+            #expect(status.state == .ready && status.fileCount == 2 && status.filesDone == 2, "\(status)")
+            let zip = try await elsewhere.download(try #require(status.downloadURL))
+            #expect(zip.count == Int(status.sizeBytes ?? -1) && zip.starts(with: [0x50, 0x4B]), "the archive, whichever instance answers")
+
+            // A running job nobody beats for two minutes: its instance died.
+            let db = try PostgresConnection(connectionString: first.databaseURL)
+            defer { db.close() }
+            let orphan = UUID()
+            let vault = try #require(try db.query("SELECT vault_id FROM export_jobs WHERE id = $1", [started.exportID]).first?.uuid(0))
+            let user = try #require(try db.query("SELECT user_id FROM export_jobs WHERE id = $1", [started.exportID]).first?.uuid(0))
+            try db.query(
+                "INSERT INTO export_jobs (id, user_id, vault_id, change_seq, created_at, heartbeat_at, file_count, state) VALUES ($1, $2, $3, 0, $4, $4, 5, 'running')",
+                [orphan, user, vault, first.clock.now])
+            #expect(try await elsewhere.api.exportStatus(orphan, session: elsewhere.session).state == .running)
+            first.clock.advance(by: 121)  // one clock for both instances
+            let died = try await elsewhere.api.exportStatus(orphan, session: elsewhere.session)
+            #expect(died.state == .failed && died.error?.contains("stopped") == true, "\(died)")
+
+            // A day on, the archive's job is gone and the purge collects its bytes.
+            let archiveKeys = try await first.storedBlobs().count
+            first.clock.advance(by: 24 * 3600 + 1)
+            let report = try await first.purge()
+            let left = try await first.storedBlobs().count
+            #expect(report.blobs == 1 && left == archiveKeys - 1, "\(report)")
+            #expect(try db.query("SELECT 1 FROM export_jobs WHERE id = $1", [started.exportID]).isEmpty, "the job is forgotten")
         }
     }
 

@@ -25,17 +25,6 @@ import Glibc
         return result
     }
 
-    func eventually(_ what: String, within limit: Duration = .seconds(30), _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while try !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting: \(what)")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
     @Test func devicesBehindALoadBalancerConvergeAndSurviveAnInstanceDying() async throws {
         let cluster = try await LoadBalancedCluster.start(instances: 3)
         defer { cluster.stop() }

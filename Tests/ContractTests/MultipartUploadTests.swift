@@ -89,26 +89,7 @@ import Testing
     func anUploadKilledMidwaySendsOnlyTheMissingParts(_ backend: BlobBackend) async throws {
         let proxy = try await CountingProxy()
         defer { Task { await proxy.stop() } }
-        var configure = try await backend.configuration()
-        if backend == .s3Presigned {
-            // Part bytes go from the client to the object store: the proxy stands before that.
-            let moto = try await TestMoto.endpoint()
-            proxy.forward(to: moto)
-            let base = configure
-            configure = { configuration in
-                base(&configuration)
-                configuration.blobStore = configuration.blobStore.replacingOccurrences(of: moto.absoluteString, with: proxy.url.absoluteString)
-            }
-        } else {
-            let base = configure
-            configure = { configuration in
-                base(&configuration)
-                configuration.publicURL = proxy.url
-            }
-        }
-        try await TestServer.with(configure: configure) { server in
-            if backend != .s3Presigned { proxy.forward(to: server.baseURL) }
-            let serverURL = backend == .s3Presigned ? server.baseURL : proxy.url
+        try await proxy.withServer(on: backend) { server, serverURL in
             let (laptop, phone) = (newFolder(), newFolder())
             defer { for folder in [laptop, phone] { try? FileManager.default.removeItem(at: folder) } }
             let email = "parts-\(UUID().uuidString.prefix(8).lowercased())@example.com"

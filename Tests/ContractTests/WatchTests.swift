@@ -245,18 +245,6 @@ import Glibc
             }
         }
     }
-
-    /// Polls `condition` until it holds (every 50 ms, up to `limit`).
-    func eventually(_ what: String, within limit: Duration = .seconds(60), _ condition: () throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while try !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting: \(what)")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
 }
 
 /// A watcher's `--json` output read so far.

@@ -128,22 +128,15 @@ import Glibc
     /// A device connected to one server instance hears a change confirmed through another: the
     /// instances share only the database.
     @Test func aDeviceOnOneInstanceHearsAChangeMadeThroughAnother() async throws {
-        let secret = "one secret for every instance of this test"
-        try await TestServer.with(configure: { $0.jwtSecret = secret }) { first in
-            try await TestServer.with(configure: {
-                $0.jwtSecret = secret
-                $0.databaseURL = first.databaseURL
-                $0.blobStore = first.dataDirectory.appendingPathComponent("blobs").absoluteString
-            }) { second in
-                let user = try await first.newUser()
-                let (laptop, phone) = (try await user.newDevice("laptop"), try await user.newDevice("phone"))
-                let phoneFeed = try await FeedRecorder.connect(phone.session, to: first.baseURL)
-                let throughSecond = laptop.through(second)
-                _ = try await throughSecond.write("elsewhere.md", "made on instance 2")
-                let heard = try await phoneFeed.next()
-                #expect(heard.names == ["elsewhere.md"] && heard.authorDevice == laptop.info.deviceID)
-                await phoneFeed.stop()
-            }
+        try await TestServer.withTwoInstances { first, second in
+            let user = try await first.newUser()
+            let (laptop, phone) = (try await user.newDevice("laptop"), try await user.newDevice("phone"))
+            let phoneFeed = try await FeedRecorder.connect(phone.session, to: first.baseURL)
+            let throughSecond = laptop.through(second)
+            _ = try await throughSecond.write("elsewhere.md", "made on instance 2")
+            let heard = try await phoneFeed.next()
+            #expect(heard.names == ["elsewhere.md"] && heard.authorDevice == laptop.info.deviceID)
+            await phoneFeed.stop()
         }
     }
 

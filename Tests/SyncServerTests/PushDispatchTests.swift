@@ -123,27 +123,19 @@ import Testing
         let clock = TestClock()
         try await LocalPushProviders.with(now: { clock.now }) { providers in
             let settings = providers.settings
-            let secret = "one secret for every instance of this test"
             // One clock for both instances, as real instances share the wall clock.
-            try await TestServer.with(configure: { $0.jwtSecret = secret; $0.push = settings }, clock: clock) { first in
-                try await TestServer.with(configure: {
-                    $0.jwtSecret = secret
-                    $0.push = settings
-                    $0.databaseURL = first.databaseURL
-                    $0.blobStore = first.dataDirectory.appendingPathComponent("blobs").absoluteString
-                }, clock: clock) { second in
-                    let user = try await first.newUser()
-                    let laptop = try await user.newDevice("laptop")
-                    _ = try await user.newDevice("phone", platform: "ios", pushToken: Self.phoneToken)
-                    _ = try await laptop.through(second).write("a.md", "one")
-                    _ = try await laptop.write("b.md", "two")
-                    #expect(try await providers.waitForDeliveries(1).count >= 1)
-                    try await Task.sleep(for: .seconds(3))  // both instances have acted on both changes
-                    // Both changes within the interval: one push (the second change, if its push
-                    // came after the first's, waits for the interval on the unmoved clocks).
-                    #expect(providers.deliveries.count == 1, "one push, not one per instance: \(providers.deliveries)")
-                    #expect(providers.refusals.isEmpty, "\(providers.refusals)")
-                }
+            try await TestServer.withTwoInstances(configure: { $0.push = settings }, clock: clock) { first, second in
+                let user = try await first.newUser()
+                let laptop = try await user.newDevice("laptop")
+                _ = try await user.newDevice("phone", platform: "ios", pushToken: Self.phoneToken)
+                _ = try await laptop.through(second).write("a.md", "one")
+                _ = try await laptop.write("b.md", "two")
+                #expect(try await providers.waitForDeliveries(1).count >= 1)
+                try await Task.sleep(for: .seconds(3))  // both instances have acted on both changes
+                // Both changes within the interval: one push (the second change, if its push
+                // came after the first's, waits for the interval on the unmoved clocks).
+                #expect(providers.deliveries.count == 1, "one push, not one per instance: \(providers.deliveries)")
+                #expect(providers.refusals.isEmpty, "\(providers.refusals)")
             }
         }
     }

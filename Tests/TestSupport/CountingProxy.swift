@@ -2,6 +2,7 @@ public import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SyncServer
 
 /// A TCP proxy on loopback that counts the bytes crossing it each way and can slow either way
 /// down: tests put it between a real client process and a real server to measure
@@ -118,6 +119,35 @@ public final class CountingProxy: Sendable {
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             context.close(promise: nil)
+        }
+    }
+}
+
+extension CountingProxy {
+    /// Runs a test server on `backend` with this proxy where blob bytes travel: before the object
+    /// store for presigned S3 (clients reach it at the URLs the server signs), else before the
+    /// server itself (its public URL). `body` gets the server and the URL clients should use.
+    public func withServer<T: Sendable>(on backend: BlobBackend, _ body: (TestServer, URL) async throws -> T) async throws -> T {
+        var configure = try await backend.configuration()
+        let base = configure
+        if backend == .s3Presigned {
+            let moto = try await TestMoto.endpoint()
+            forward(to: moto)
+            let proxied = url.absoluteString
+            configure = { configuration in
+                base(&configuration)
+                configuration.blobStore = configuration.blobStore.replacingOccurrences(of: moto.absoluteString, with: proxied)
+            }
+        } else {
+            let proxied = url
+            configure = { configuration in
+                base(&configuration)
+                configuration.publicURL = proxied
+            }
+        }
+        return try await TestServer.with(configure: configure) { server in
+            if backend != .s3Presigned { forward(to: server.baseURL) }
+            return try await body(server, backend == .s3Presigned ? server.baseURL : url)
         }
     }
 }

@@ -31,7 +31,9 @@ public final class LoadBalancedCluster: Sendable {
     /// and returns once the load balancer serves through every instance.
     /// - Parameter fileStore: one instance on the built-in file store instead of S3 (the shipped
     ///   default; several instances need the shared S3 store).
-    public static func start(instances count: Int = 3, fileStore: Bool = false) async throws -> LoadBalancedCluster {
+    /// - Parameter poolSize: each instance's database connections (tests keep it small: the test
+    ///   cluster serves every test at once).
+    public static func start(instances count: Int = 3, fileStore: Bool = false, poolSize: Int = 4) async throws -> LoadBalancedCluster {
         precondition(!fileStore || count == 1, "several instances share an S3 store")
         guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/haproxy") else { throw ClusterError.noHAProxy }
         let database = try await TestCluster.newDatabase()
@@ -59,7 +61,7 @@ public final class LoadBalancedCluster: Sendable {
                 let server = try CLIProcess.start("vaultsync-server", [
                     "serve", "--hostname", "127.0.0.1", "--port", String(port), "--data-dir", folder.appendingPathComponent("instance-\(index + 1)").path,
                     "--database-url", database, "--blob-access", "proxied", "--public-url", url.absoluteString, "--purge-interval-minutes", "0",
-                    "--trusted-proxy", "127.0.0.1", "--log-level", "warning",
+                    "--trusted-proxy", "127.0.0.1", "--log-level", "warning", "--database-pool-size", String(poolSize),
                 ] + store, environment: environment)
                 servers.append(server)
                 ExitWatchdog.run("kill -9 \(server.pid) 2>/dev/null", alsoEndsWith: server.pid)

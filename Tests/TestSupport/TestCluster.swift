@@ -18,7 +18,7 @@ public enum TestCluster {
         let root = URL(fileURLWithPath: "/tmp/vaultsync-test-\(getpid())")
         try? FileManager.default.removeItem(at: root)
         var options = EmbeddedPostgres.Options()
-        options.maxConnections = 400
+        options.maxConnections = 1000
         options.unsafeNoFsync = true
         let cluster = try EmbeddedPostgres(clusterDirectory: root.appendingPathComponent("pg"), options: options, logger: quietLogger)
         _ = try await offThePool { try cluster.start() }

@@ -82,6 +82,25 @@ public struct TestServer: Sendable {
 
     /// Runs `body` once against a server on each blob backend: the file store, and an S3 store (moto)
     /// with presigned and with proxied access.
+    /// Two server instances on one database and one blob folder, with one token secret and one
+    /// clock, as instances behind a load balancer are (`configure` applies to both).
+    public static func withTwoInstances<T: Sendable>(
+        configure: @escaping @Sendable (inout ServerConfiguration) -> Void = { _ in }, clock: TestClock = TestClock(),
+        _ body: (TestServer, TestServer) async throws -> T
+    ) async throws -> T {
+        let secret = "one secret for every instance of this test"
+        return try await with(configure: { configure(&$0); $0.jwtSecret = secret }, clock: clock) { first in
+            try await with(
+                configure: {
+                    configure(&$0)
+                    $0.jwtSecret = secret
+                    $0.databaseURL = first.databaseURL
+                    $0.blobStore = first.dataDirectory.appendingPathComponent("blobs").absoluteString
+                }, clock: clock
+            ) { second in try await body(first, second) }
+        }
+    }
+
     public static func withEachBackend(_ body: (TestServer, BlobBackend) async throws -> Void) async throws {
         for backend in BlobBackend.allCases {
             let configure = try await backend.configuration()

@@ -21,7 +21,7 @@ struct LoadBench {
 
     func run() async throws {
         let fileStore = instances == 1 && !s3
-        let cluster = try await LoadBalancedCluster.start(instances: instances, fileStore: fileStore)
+        let cluster = try await LoadBalancedCluster.start(instances: instances, fileStore: fileStore, poolSize: 8)
         defer { cluster.stop() }
         // Through the balancer also for one instance: blob URLs name it (the public URL), and the
         // figures compare alike.
