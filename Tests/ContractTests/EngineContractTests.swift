@@ -4,6 +4,9 @@ import SyncProtocol
 import SyncServer
 import TestSupport
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Two vault folders of one user, each with its own SyncEngine, against the in-process server.
 @Suite struct EngineContractTests {
@@ -312,6 +315,23 @@ import Testing
             #expect(try await SyncEngine(root: a.root).sync().pushed.map(\.rawValue) == ["x.md"])
             try await b.sync()
             #expect(b.read("x.md") == "pending")
+        }
+    }
+
+    /// A connection lost in the middle of an upload (the server died) is the server being away,
+    /// not a failure of the file: the sync ends OFFLINE, nothing is counted against the file, and
+    /// the next sync sends it.
+    @Test func aConnectionLostMidUploadEndsOfflineNotAsAFileFailure() async throws {
+        try await twoVaults { a, b in
+            try a.write("big.txt", String(repeating: "too large to travel inline. ", count: 4_000))
+            let cut = HookedTransport { request in
+                if request.httpMethod == "PUT" { throw URLError(.networkConnectionLost) }
+            }
+            let report = try await SyncEngine(root: a.root, transport: cut).sync()
+            #expect(report.status == .offline && report.failures.isEmpty, "\(report)")
+            #expect(try await SyncEngine(root: a.root).sync().pushed.map(\.rawValue) == ["big.txt"])
+            try await b.sync()
+            #expect(b.read("big.txt") == a.read("big.txt"))
         }
     }
 }

@@ -237,6 +237,9 @@ extension SyncEngine {
             if let committed = answer.committed { try await record(committed, &run, &report, storedAny: &storedAny) }
             let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
             let uploadFailures = await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath)
+            // The server went away mid-transfer: the sync is offline (what was sent stays on the
+            // server: parts of a large file, whole blobs), not a failure of these files.
+            if let lost = uploadFailures.values.first(where: { Unreachable.matches($0) }) { throw lost }
             for (path, error) in uploadFailures.sorted(by: { $0.key < $1.key }) { report.fail(path, error) }
             // The server's storage is full: the rest would fail the same way, and stays pending.
             if let noSpace = uploadFailures.values.lazy.compactMap({ $0 as? SyncAPIError }).first(where: { $0.code == .storageUnavailable }) {

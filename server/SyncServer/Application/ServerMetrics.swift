@@ -64,7 +64,7 @@ final class ServerMetrics: Sendable {
     /// How long a request waited for a database connection.
     func databaseWaited(_ duration: Duration) { databaseWaits.record(duration: duration) }
 
-    /// One request answered: counted by route pattern (`/vault/uploads/:id/parts`, never the
+    /// One request answered: counted by route pattern (`/vault/uploads/{id}/parts`, never the
     /// concrete path, so ids do not multiply series), method and status, and its duration.
     func recordRequest(route: String, method: String, status: Int, duration: Duration) {
         let key = RequestKey(route: route, method: method, status: status)
