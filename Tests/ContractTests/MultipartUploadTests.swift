@@ -87,57 +87,59 @@ import Testing
 
     @Test(arguments: BlobBackend.allCases)
     func anUploadKilledMidwaySendsOnlyTheMissingParts(_ backend: BlobBackend) async throws {
-        let proxy = try await CountingProxy()
-        defer { Task { await proxy.stop() } }
-        try await proxy.withServer(on: backend) { server, serverURL in
-            let (laptop, phone) = (newFolder(), newFolder())
-            defer { for folder in [laptop, phone] { try? FileManager.default.removeItem(at: folder) } }
-            let email = "parts-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-            let link = ["--server", serverURL.absoluteString, "--email", email]
-            try FileManager.default.createDirectory(at: laptop, withIntermediateDirectories: true)
-            let created = try await vaultsync(["init", laptop.path, "--create-account"] + link)
-            #expect(created.exitCode == 0, "\(backend): \(created)")
-            let video = ResumableTransferTests.content(seed: 43)
-            let size = video.count
-            try video.write(to: laptop.appendingPathComponent("video.bin"))
-            let hash = ContentHasher.hash(video)
-            let parts = ["--multipart-threshold", "6", "--part-size", "5", "--transfers", "2"]
+        try await HeavyTests.oneAtATime {
+            let proxy = try await CountingProxy()
+            defer { Task { await proxy.stop() } }
+            try await proxy.withServer(on: backend) { server, serverURL in
+                let (laptop, phone) = (newFolder(), newFolder())
+                defer { for folder in [laptop, phone] { try? FileManager.default.removeItem(at: folder) } }
+                let email = "parts-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+                let link = ["--server", serverURL.absoluteString, "--email", email]
+                try FileManager.default.createDirectory(at: laptop, withIntermediateDirectories: true)
+                let created = try await vaultsync(["init", laptop.path, "--create-account"] + link)
+                #expect(created.exitCode == 0, "\(backend): \(created)")
+                let video = ResumableTransferTests.content(seed: 43)
+                let size = video.count
+                try video.write(to: laptop.appendingPathComponent("video.bin"))
+                let hash = ContentHasher.hash(video)
+                let parts = ["--multipart-threshold", "6", "--part-size", "5", "--transfers", "2"]
 
-            // The sync is killed (SIGKILL) once sync.db records two parts as sent.
-            proxy.limitUploads(toBytesPerSecond: 4 * Self.mebibyte)
-            let first = try CLIProcess.start("vaultsync", ["sync", laptop.path] + parts, environment: environment)
-            let state = try StateStore(stateFolder: laptop.appendingPathComponent(".vaultsync"))
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(60)
-            while (try await state.multipartUpload(for: hash)?.partsDone.count ?? 0) < 2, first.isRunning, clock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+                // The sync is killed (SIGKILL) once sync.db records two parts as sent.
+                proxy.limitUploads(toBytesPerSecond: 4 * Self.mebibyte)
+                let first = try CLIProcess.start("vaultsync", ["sync", laptop.path] + parts, environment: environment)
+                let state = try StateStore(stateFolder: laptop.appendingPathComponent(".vaultsync"))
+                let clock = ContinuousClock()
+                let deadline = clock.now + .seconds(60)
+                while (try await state.multipartUpload(for: hash)?.partsDone.count ?? 0) < 2, first.isRunning, clock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                first.send(SIGKILL)
+                _ = try? await first.finish()
+                let recorded = try #require(try await state.multipartUpload(for: hash), "\(backend): the session is in sync.db")
+                #expect(recorded.partsDone.count >= 2 && recorded.partsDone.count < 5, "\(backend): the kill came mid-upload (\(recorded.partsDone.sorted()) sent)")
+
+                // Run again: only the missing parts cross the wire, and the version verifies. What
+                // the killed process had handed to its socket still drains through the proxy first.
+                proxy.limitUploads(toBytesPerSecond: nil)
+                var before = -1
+                while before != proxy.bytes.toServer {
+                    before = proxy.bytes.toServer
+                    try await Task.sleep(for: .milliseconds(300))
+                }
+                let rerun = try await vaultsync(["sync", laptop.path] + parts)
+                #expect(rerun.exitCode == 0, "\(backend): \(rerun)")
+                let moved = proxy.bytes.toServer - before
+                let kept = recorded.partsDone.count * 5 * Self.mebibyte
+                #expect(moved < size - kept + Self.mebibyte, "\(backend): \(moved) bytes sent after \(kept) were kept")
+                #expect(moved > Self.mebibyte, "\(backend): the rest was sent (\(moved) bytes)")
+                #expect(try await state.multipartUpload(for: hash) == nil, "\(backend): the finished session is forgotten")
+                #expect(try await openUploads(server, backend) == 0, "\(backend)")
+
+                let joined = try await vaultsync(["init", phone.path] + link)
+                #expect(joined.exitCode == 0, "\(backend): \(joined)")
+                let arrived = try Data(contentsOf: phone.appendingPathComponent("video.bin"))
+                #expect(arrived.count == size && ContentHasher.hash(arrived) == hash, "\(backend): the other device gets the same bytes")
             }
-            first.send(SIGKILL)
-            _ = try? await first.finish()
-            let recorded = try #require(try await state.multipartUpload(for: hash), "\(backend): the session is in sync.db")
-            #expect(recorded.partsDone.count >= 2 && recorded.partsDone.count < 5, "\(backend): the kill came mid-upload (\(recorded.partsDone.sorted()) sent)")
-
-            // Run again: only the missing parts cross the wire, and the version verifies. What
-            // the killed process had handed to its socket still drains through the proxy first.
-            proxy.limitUploads(toBytesPerSecond: nil)
-            var before = -1
-            while before != proxy.bytes.toServer {
-                before = proxy.bytes.toServer
-                try await Task.sleep(for: .milliseconds(300))
-            }
-            let rerun = try await vaultsync(["sync", laptop.path] + parts)
-            #expect(rerun.exitCode == 0, "\(backend): \(rerun)")
-            let moved = proxy.bytes.toServer - before
-            let kept = recorded.partsDone.count * 5 * Self.mebibyte
-            #expect(moved < size - kept + Self.mebibyte, "\(backend): \(moved) bytes sent after \(kept) were kept")
-            #expect(moved > Self.mebibyte, "\(backend): the rest was sent (\(moved) bytes)")
-            #expect(try await state.multipartUpload(for: hash) == nil, "\(backend): the finished session is forgotten")
-            #expect(try await openUploads(server, backend) == 0, "\(backend)")
-
-            let joined = try await vaultsync(["init", phone.path] + link)
-            #expect(joined.exitCode == 0, "\(backend): \(joined)")
-            let arrived = try Data(contentsOf: phone.appendingPathComponent("video.bin"))
-            #expect(arrived.count == size && ContentHasher.hash(arrived) == hash, "\(backend): the other device gets the same bytes")
         }
     }
 }

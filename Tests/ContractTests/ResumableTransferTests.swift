@@ -35,41 +35,43 @@ import Testing
 
     @Test(arguments: BlobBackend.allCases)
     func aDownloadKilledMidwayResumesWhereItStopped(_ backend: BlobBackend) async throws {
-        let proxy = try await CountingProxy()
-        defer { Task { await proxy.stop() } }
-        try await proxy.withServer(on: backend) { server, serverURL in
-            let (laptop, phone) = (newFolder(), newFolder())
-            defer { for folder in [laptop, phone] { try? FileManager.default.removeItem(at: folder) } }
-            let email = "resume-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-            let link = ["--server", serverURL.absoluteString, "--email", email]
-            try FileManager.default.createDirectory(at: laptop, withIntermediateDirectories: true)
-            let video = Self.content(seed: 42)
-            try video.write(to: laptop.appendingPathComponent("video.bin"))
-            let created = try await vaultsync(["init", laptop.path, "--create-account"] + link)
-            #expect(created.exitCode == 0, "\(backend): \(created)")
+        try await HeavyTests.oneAtATime {
+            let proxy = try await CountingProxy()
+            defer { Task { await proxy.stop() } }
+            try await proxy.withServer(on: backend) { server, serverURL in
+                let (laptop, phone) = (newFolder(), newFolder())
+                defer { for folder in [laptop, phone] { try? FileManager.default.removeItem(at: folder) } }
+                let email = "resume-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+                let link = ["--server", serverURL.absoluteString, "--email", email]
+                try FileManager.default.createDirectory(at: laptop, withIntermediateDirectories: true)
+                let video = Self.content(seed: 42)
+                try video.write(to: laptop.appendingPathComponent("video.bin"))
+                let created = try await vaultsync(["init", laptop.path, "--create-account"] + link)
+                #expect(created.exitCode == 0, "\(backend): \(created)")
 
-            // The phone's first sync is killed (SIGKILL) with part of the file downloaded.
-            proxy.limitDownloads(toBytesPerSecond: 4 << 20)
-            let first = try CLIProcess.start("vaultsync", ["init", phone.path] + link, environment: environment)
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(60)
-            while partialBytes(phone) < 6 << 20, first.isRunning, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            first.send(SIGKILL)
-            _ = try? await first.finish()
-            let kept = partialBytes(phone)
-            #expect(kept >= 6 << 20 && kept < Self.size, "\(backend): the kill came mid-download (\(kept) bytes kept)")
-            #expect(!FileManager.default.fileExists(atPath: phone.appendingPathComponent("video.bin").path), "nothing unverified reaches the vault")
+                // The phone's first sync is killed (SIGKILL) with part of the file downloaded.
+                proxy.limitDownloads(toBytesPerSecond: 4 << 20)
+                let first = try CLIProcess.start("vaultsync", ["init", phone.path] + link, environment: environment)
+                let clock = ContinuousClock()
+                let deadline = clock.now + .seconds(60)
+                while partialBytes(phone) < 6 << 20, first.isRunning, clock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+                first.send(SIGKILL)
+                _ = try? await first.finish()
+                let kept = partialBytes(phone)
+                #expect(kept >= 6 << 20 && kept < Self.size, "\(backend): the kill came mid-download (\(kept) bytes kept)")
+                #expect(!FileManager.default.fileExists(atPath: phone.appendingPathComponent("video.bin").path), "nothing unverified reaches the vault")
 
-            // Run again: only the rest crosses the wire, and the result verifies.
-            proxy.limitDownloads(toBytesPerSecond: nil)
-            let before = proxy.bytes.toClient
-            let rerun = try await vaultsync(["sync", phone.path])
-            #expect(rerun.exitCode == 0, "\(backend): \(rerun)")
-            let moved = proxy.bytes.toClient - before
-            #expect(moved < Self.size - kept + (1 << 20) && moved > Self.size - kept - (1 << 20), "\(backend): \(moved) bytes after keeping \(kept)")
-            let arrived = try Data(contentsOf: phone.appendingPathComponent("video.bin"))
-            #expect(arrived.count == Self.size && ContentHasher.hash(arrived) == ContentHasher.hash(video), "\(backend)")
-            #expect(partialBytes(phone) == 0, "no partial is left behind")
+                // Run again: only the rest crosses the wire, and the result verifies.
+                proxy.limitDownloads(toBytesPerSecond: nil)
+                let before = proxy.bytes.toClient
+                let rerun = try await vaultsync(["sync", phone.path])
+                #expect(rerun.exitCode == 0, "\(backend): \(rerun)")
+                let moved = proxy.bytes.toClient - before
+                #expect(moved < Self.size - kept + (1 << 20) && moved > Self.size - kept - (1 << 20), "\(backend): \(moved) bytes after keeping \(kept)")
+                let arrived = try Data(contentsOf: phone.appendingPathComponent("video.bin"))
+                #expect(arrived.count == Self.size && ContentHasher.hash(arrived) == ContentHasher.hash(video), "\(backend)")
+                #expect(partialBytes(phone) == 0, "no partial is left behind")
+            }
         }
     }
 

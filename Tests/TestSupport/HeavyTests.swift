@@ -1,0 +1,37 @@
+/// Tests that start many processes at once (several server instances, a load balancer, CLI
+/// devices moving tens of megabytes) take turns. The whole suite runs in parallel on two cores:
+/// two of them together starved the tests that measure time (a state call took 14 s, a push to
+/// a local provider timed out).
+public enum HeavyTests {
+    private static let gate = Gate()
+
+    /// Runs `body` when no other heavy test runs.
+    public static func oneAtATime<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await gate.enter()
+        do {
+            let result = try await body()
+            await gate.leave()
+            return result
+        } catch {
+            await gate.leave()
+            throw error
+        }
+    }
+
+    private actor Gate {
+        private var busy = false
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        func enter() async {
+            guard busy else {
+                busy = true
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func leave() {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+    }
+}
