@@ -13,6 +13,8 @@ public enum RawHTTP {
         public let body: Data
         /// The `Retry-After` header, when sent.
         public var retryAfter: String? = nil
+        /// The `Allow` header, when sent.
+        public var allow: String? = nil
         public var envelope: ErrorEnvelope? { try? WireCoding.decoder().decode(ErrorEnvelope.self, from: body) }
         public var code: ErrorCode? { envelope?.error.code }
     }
@@ -38,7 +40,7 @@ public enum RawHTTP {
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
-        return Answer(status: http.statusCode, body: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"))
+        return Answer(status: http.statusCode, body: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"), allow: http.value(forHTTPHeaderField: "Allow"))
     }
 
     /// The headers of an authenticated vault call for `session`.

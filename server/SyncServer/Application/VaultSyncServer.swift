@@ -72,6 +72,8 @@ public enum VaultSyncServer {
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
         router.middlewares.add(RequestLogMiddleware())
         router.middlewares.add(ErrorEnvelopeMiddleware())
+        let routes = RouteTable()
+        router.middlewares.add(MethodNotAllowedMiddleware(routes: routes))
         HealthRoutes(limits: limits, db: pool, store: store).add(to: router)
         MetricsRoutes(metrics: metrics, token: configuration.metricsToken).add(to: router)
         let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL, now: now)
@@ -109,6 +111,8 @@ public enum VaultSyncServer {
         upgrades.middlewares.add(RequestLogMiddleware())
         upgrades.middlewares.add(ErrorEnvelopeMiddleware())
         events.addWebSocket(to: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(sessions: sessions)))
+        routes.record(router.routes)
+        logger.debug("routes", metadata: ["routes": .array(routes.descriptions.map { .string($0) })])
         // Shut down in reverse order: background jobs end before the pool they use closes.
         var services: [any Service] = [
             DatabaseLifecycle(database: database, fileIO: fileIO, logger: logger), background, hashing, identities,

@@ -22,7 +22,8 @@ enum ServiceError: Error, Equatable {
     case invalidSignature
     case urlExpired
     case notFound(String)
-    case methodNotAllowed
+    /// The path exists, but not for this method: `allowed` are the ones it takes.
+    case methodNotAllowed(allowed: [String])
     case emailTaken
     /// An ID token that fails a check (signature, key, algorithm, issuer, audience, times, nonce).
     case invalidIdentityToken(String)

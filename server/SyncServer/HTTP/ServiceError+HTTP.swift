@@ -49,8 +49,10 @@ extension ServiceError {
             (.forbidden, ErrorBody(code: .urlExpired, message: "the blob URL has expired: ask for a new one"))
         case .notFound(let m):
             (.notFound, ErrorBody(code: .notFound, message: m))
-        case .methodNotAllowed:
-            (.methodNotAllowed, ErrorBody(code: .methodNotAllowed, message: "method not allowed on this resource"))
+        case .methodNotAllowed(let allowed):
+            (.methodNotAllowed, ErrorBody(
+                code: .methodNotAllowed,
+                message: allowed.isEmpty ? "method not allowed on this resource" : "method not allowed on this resource; it takes \(allowed.joined(separator: ", "))"))
         case .vaultExists(let name):
             (.conflict, ErrorBody(code: .vaultExists, message: "you have a vault named '\(name)' already"))
         case .invalidIdentityToken(let m):
@@ -90,13 +92,15 @@ extension ServiceError {
         }
     }
 
-    /// Seconds for the `Retry-After` header, for errors a client should simply retry later.
-    var retryAfterSeconds: Int? {
+    /// Headers the answer carries besides the envelope: `Retry-After` for errors a client should
+    /// simply retry later, `Allow` for a method the path does not take.
+    var headers: HTTPFields {
         switch self {
-        case .unavailable(_, let seconds), .tooManyRequests(_, let seconds): seconds
+        case .unavailable(_, let seconds), .tooManyRequests(_, let seconds): [.retryAfter: String(seconds)]
         // Space comes back when an operator frees it: a minute is soon enough to look again.
-        case .storageUnavailable: 60
-        default: nil
+        case .storageUnavailable: [.retryAfter: "60"]
+        case .methodNotAllowed(let allowed) where !allowed.isEmpty: [.allow: allowed.joined(separator: ", ")]
+        default: [:]
         }
     }
 
@@ -115,7 +119,7 @@ extension ServiceError {
         case let e as HTTPError:
             switch e.status {
             case .notFound: return .notFound("no such endpoint")
-            case .methodNotAllowed: return .methodNotAllowed
+            case .methodNotAllowed: return .methodNotAllowed(allowed: [])
             case .contentTooLarge: return .payloadTooLarge(limit: ServerRequestContext.maxBodyBytes)
             case .badRequest: return .invalidRequest(e.body ?? "bad request")
             case .unauthorized: return .unauthorized(e.body ?? "authentication required")
@@ -150,10 +154,10 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             let body: ErrorBody
             let status: HTTPResponse.Status
-            var retryAfter: Int?
+            var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
             if let mapped = ServiceError.from(error) {
                 (status, body) = mapped.wire
-                retryAfter = mapped.retryAfterSeconds
+                headers.append(contentsOf: mapped.headers)
             } else {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
                 (status, body) = (.internalServerError, ErrorBody(code: .internalError, message: "internal server error; report the request id"))
@@ -161,11 +165,7 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
             var envelope = ErrorEnvelope(error: body)
             envelope.error.requestID = context.id
             let data = (try? WireCoding.encoder().encode(envelope)) ?? Data()
-            response = Response(
-                status: status,
-                headers: [.contentType: "application/json; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(bytes: data)))
-            if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+            response = Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         response.headers[HTTPField.Name(SyncHeader.requestID)!] = context.id
         return response
