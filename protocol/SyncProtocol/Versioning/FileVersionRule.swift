@@ -4,6 +4,10 @@
 /// version number never names two different contents of one path (a device that last synced the
 /// path before its tombstone was purged would otherwise take the new file for the one it has).
 public enum FileVersionRule {
+    /// The largest version a path can reach: versions are kept as 32-bit integers, so a request
+    /// naming a larger one (or a negative one) names no version and is refused.
+    public static let largest = Int(Int32.max)
+
     /// The version a confirmed write or delete produces, given the path's current version
     /// (a tombstone's version when the path is deleted).
     public static func next(after current: Int) -> Int { current + 1 }

@@ -11,6 +11,7 @@ extension VaultService {
     /// reservation open for a correct upload.
     func confirm(_ scope: VaultScope, _ request: ConfirmRequest) async throws -> ConfirmResponse {
         try checkBatch(request.confirmed.map(\.path))
+        for item in request.confirmed { try checkVersion(item.version, "version", of: item.path) }
         let (sentCursor, historyID) = try await sentCursor(request.cursor)
         let now = now()
         let paths = request.confirmed.map(\.path.rawValue)

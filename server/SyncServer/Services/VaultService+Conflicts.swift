@@ -9,6 +9,7 @@ extension VaultService {
     func recordConflict(_ scope: VaultScope, _ request: RecordConflictRequest) async throws -> RecordConflictResponse {
         guard request.sizeBytes >= 0 else { throw ServiceError.invalidRequest("size_bytes must not be negative") }
         guard request.remoteVersion >= 1 else { throw ServiceError.invalidRequest("remote_version must be a version of the path (1 or more)") }
+        try checkVersion(request.remoteVersion, "remote_version", of: request.path)
         let description = String(request.description.prefix(1000))
         let account = try await db.withConnection { try accountLimits($0, userID: scope.userID) }
         guard request.sizeBytes <= account.maxFileBytes else {

@@ -7,6 +7,7 @@ extension VaultService {
     /// A changed file is a conflict and stays; an already-deleted file is reported as deleted.
     func delete(_ scope: VaultScope, _ request: DeleteRequest) async throws -> DeleteResponse {
         try checkBatch(request.files.map(\.path))
+        for file in request.files { try checkVersion(file.baseVersion, "base_version", of: file.path) }
         let now = now()
         struct Outcome: Sendable {
             var deleted: [DeletedFile] = []

@@ -26,6 +26,7 @@ extension VaultService {
     /// - Throws: ``ServiceError/notFound(_:)`` for an unknown version or one whose bytes are no
     ///   longer kept; ``ServiceError/invalidRequest(_:)`` for a deletion (nothing to restore).
     func restore(_ scope: VaultScope, _ request: RestoreRequest) async throws -> RestoreResponse {
+        try checkVersion(request.version, "version", of: request.path)
         let now = now()
         let path = request.path
         return try await db.transaction { tx in

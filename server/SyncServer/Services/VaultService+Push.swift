@@ -11,6 +11,7 @@ extension VaultService {
         try checkBatch(request.files.map(\.path))
         let account = try await db.withConnection { try accountLimits($0, userID: scope.userID) }
         for file in request.files {
+            try checkVersion(file.baseVersion, "base_version", of: file.path)
             guard file.sizeBytes >= 0 else { throw ServiceError.invalidRequest("file '\(file.path)': size_bytes must not be negative") }
             guard file.sizeBytes <= account.maxFileBytes else {
                 throw ServiceError.fileTooLarge(path: file.path, size: file.sizeBytes, limit: account.maxFileBytes)

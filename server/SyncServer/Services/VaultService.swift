@@ -138,6 +138,13 @@ struct VaultService: Sendable {
 
     // MARK: shared
 
+    /// Refuses a version number no version can have (``FileVersionRule/largest``), before it
+    /// reaches a query as an integer out of the column's range.
+    func checkVersion(_ version: Int?, _ field: String, of path: VaultPath) throws {
+        guard let version, !(0...FileVersionRule.largest).contains(version) else { return }
+        throw ServiceError.invalidRequest("'\(path)': \(field) \(version) is not a version (0 to \(FileVersionRule.largest))")
+    }
+
     /// Rejects oversized batches and repeated paths before anything is read or written.
     func checkBatch(_ paths: [VaultPath]) throws {
         guard paths.count <= limits.maxBatchFiles else { throw ServiceError.batchTooLarge(count: paths.count, limit: limits.maxBatchFiles) }
