@@ -34,9 +34,36 @@ public enum WireDate {
     private static let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
     private static let plain = Date.ISO8601FormatStyle()
 
-    /// Parses `2026-03-24T10:30:00Z` or `2026-03-24T10:30:00.123Z` (and offsets).
+    /// Parses `2026-03-24T10:30:00Z` or `2026-03-24T10:30:00.123Z` (and offsets). A field out of
+    /// its range (`12:99`, February 30) is refused, not rolled over into the next hour or month.
     public static func parse(_ text: String) -> Date? {
-        (try? withFraction.parse(text)) ?? (try? plain.parse(text))
+        guard let date = (try? withFraction.parse(text)) ?? (try? plain.parse(text)), readsBack(text, as: date) else { return nil }
+        return date
+    }
+
+    /// Whether the date and time fields of `text` (`YYYY-MM-DDTHH:MM:SS`, then a fraction and a
+    /// zone) are those of `date` in `text`'s own zone: the parser takes `12:99` for `13:39`.
+    private static func readsBack(_ text: String, as date: Date) -> Bool {
+        let characters = Array(text)
+        guard characters.count >= 19 else { return false }
+        func number(_ start: Int, _ length: Int) -> Int? { Int(String(characters[start..<start + length])) }
+        let zone = characters[19...].drop { $0 == "." || $0.isNumber }
+        let offset: Int
+        if zone.count == 1, zone.first == "Z" || zone.first == "z" {
+            offset = 0
+        } else {
+            let digits = zone.dropFirst().filter(\.isNumber)
+            guard let sign = zone.first, sign == "+" || sign == "-", digits.count == 4, let hours = Int(String(digits.prefix(2))), let minutes = Int(String(digits.suffix(2))),
+                hours < 24, minutes < 60
+            else { return false }
+            offset = (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
+        }
+        guard let timeZone = TimeZone(secondsFromGMT: offset) else { return false }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let fields = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return fields.year == number(0, 4) && fields.month == number(5, 2) && fields.day == number(8, 2) && fields.hour == number(11, 2)
+            && fields.minute == number(14, 2) && fields.second == number(17, 2)
     }
 
     /// Formats with millisecond precision (rounded), omitting the fraction when it is zero.
