@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages VaultSync builds and runs with (Debian/Ubuntu). Idempotent:
 # does nothing when everything is present. The Swift 6 toolchain itself must already be on PATH.
-# Also installs moto's S3 server from PyPI for the tests of the S3 blob store.
+# Also installs from PyPI moto's S3 server, for the tests of the S3 blob store, and schemathesis,
+# for the OpenAPI fuzz test.
 set -euo pipefail
 # systemd: the tests check the user unit in infra/systemd with systemd-analyze verify.
 # haproxy: the multi-instance test runs three servers behind it.
@@ -24,4 +25,13 @@ if ! command -v moto_server >/dev/null 2>&1; then
   command -v pyenv >/dev/null 2>&1 && pyenv rehash
 fi
 command -v moto_server >/dev/null || { echo "error: moto_server is not on PATH after installing moto[server]" >&2; exit 1; }
+# schemathesis: the OpenAPI fuzz test drives a live server with docs/openapi.yaml. Pinned: a fixed
+# seed finds the same cases only with the same generator.
+schemathesis_version=4.32.5
+if [ "$(schemathesis --version 2>/dev/null)" != "schemathesis, version $schemathesis_version" ]; then
+  echo "installing: schemathesis==$schemathesis_version (pip)"
+  python3 -m pip install --quiet "schemathesis==$schemathesis_version"
+  command -v pyenv >/dev/null 2>&1 && pyenv rehash
+fi
+command -v schemathesis >/dev/null || { echo "error: schemathesis is not on PATH after installing it" >&2; exit 1; }
 command -v swift >/dev/null || { echo "error: the Swift 6 toolchain (swift) is not on PATH; install it from swift.org first" >&2; exit 1; }
