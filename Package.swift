@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "SyncProtocol", targets: ["SyncProtocol"]),
         .library(name: "SyncCore", targets: ["SyncCore"]),
         .library(name: "SyncClient", targets: ["SyncClient"]),
+        .library(name: "VaultCrypto", targets: ["VaultCrypto"]),
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .executable(name: "vaultsync-server", targets: ["vaultsync-server"]),
         .executable(name: "vaultsync", targets: ["vaultsync"]),
@@ -76,6 +77,7 @@ let package = Package(
 
         // MARK: client
         .target(name: "SyncCore", dependencies: ["SyncProtocol"], path: "client/SyncCore", swiftSettings: swiftSettings),
+        .target(name: "VaultCrypto", dependencies: ["SyncProtocol", crypto, cryptoExtras], path: "client/VaultCrypto", swiftSettings: swiftSettings),
         .target(name: "CFileStat", path: "client/CFileStat"),
         .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "CFileStat", grdb, log, zip, asyncHTTPClient, nioCore, nioPosix, nioHTTP1, nioWebSocket, webSocketClient, httpTypes], path: "client/SyncClient", swiftSettings: swiftSettings),
 
@@ -102,6 +104,7 @@ let package = Package(
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "SyncProtocol", "SeededRandom"], swiftSettings: swiftSettings),
+        .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "SyncProtocol", crypto], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncClientTests", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", grdb], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(

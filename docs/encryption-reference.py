@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""An independent implementation of VaultSync's encryption formats (docs/encryption.md), in Python
+with the `cryptography` package. It writes the known-answer vectors the Swift implementation is
+tested against (Tests/VaultCryptoTests/Fixtures/vectors.json), so two implementations agree on
+every byte:
+
+    python3 docs/encryption-reference.py > Tests/VaultCryptoTests/Fixtures/vectors.json
+"""
+import base64, hashlib, hmac, json, struct, unicodedata
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESGCMSIV
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+MAGIC = b"VSE\x01"
+
+
+def hkdf(key, info, salt=None):
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=salt, info=info.encode()).derive(key)
+
+
+def key_id(vault_key):
+    return hmac.new(vault_key, b"vaultsync v1 key id", hashlib.sha256).digest()[:8]
+
+
+# Files: a 48-byte header, then segments sealed with AES-256-GCM.
+def seal_file(vault_key, salt, plaintext, segment_size):
+    header = MAGIC + key_id(vault_key) + struct.pack(">I", segment_size) + salt
+    aead = AESGCM(hkdf(vault_key, "vaultsync v1 file", salt))
+    segments = [plaintext[i:i + segment_size] for i in range(0, len(plaintext), segment_size)] or [b""]
+    out = header
+    for index, segment in enumerate(segments):
+        nonce = struct.pack(">Q", index) + b"\x00\x00\x00" + (b"\x01" if index == len(segments) - 1 else b"\x00")
+        out += aead.encrypt(nonce, segment, header)
+    return out
+
+
+def open_file(vault_key, data):
+    header = data[:48]
+    assert header[:4] == MAGIC and header[4:12] == key_id(vault_key)
+    segment_size = struct.unpack(">I", header[12:16])[0]
+    aead = AESGCM(hkdf(vault_key, "vaultsync v1 file", header[16:48]))
+    sealed, out, index, offset = segment_size + 16, b"", 0, 48
+    while True:
+        chunk = data[offset:offset + sealed]
+        final = offset + sealed >= len(data)
+        nonce = struct.pack(">Q", index) + b"\x00\x00\x00" + (b"\x01" if final else b"\x00")
+        out += aead.decrypt(nonce, chunk, header)
+        if final:
+            return out
+        offset, index = offset + sealed, index + 1
+
+
+# Names: each segment with AES-256-GCM-SIV, zero nonce, the parent folder in the authenticated data.
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def encrypt_path(vault_key, path):
+    aead = AESGCMSIV(hkdf(vault_key, "vaultsync v1 names"))
+    parent, out = "", []
+    for segment in unicodedata.normalize("NFC", path).split("/"):
+        padded = segment.encode() + b"\x80"
+        padded += b"\x00" * (-len(padded) % 16)
+        out.append(b64url(aead.encrypt(bytes(12), padded, b"vaultsync v1 name\x00" + parent.encode())))
+        parent = segment if not parent else parent + "/" + segment
+    return "/".join(out)
+
+
+def fingerprint(vault_key, path):
+    # VaultPath.caseFoldedKey: the NFC path, lowercased.
+    folded = unicodedata.normalize("NFC", path).lower()
+    return hmac.new(hkdf(vault_key, "vaultsync v1 path fingerprint"), folded.encode(), hashlib.sha256).hexdigest()
+
+
+# Key wrapping: AES-256-GCM of the vault key, nonce || ciphertext || tag.
+def wrap(kek, vault_key, nonce):
+    return nonce + AESGCM(kek).encrypt(nonce, vault_key, b"vaultsync v1 wrapped key" + key_id(vault_key))
+
+
+def passphrase_kek(passphrase, salt, log_n, r, p):
+    return Scrypt(salt=salt, length=32, n=1 << log_n, r=r, p=p).derive(unicodedata.normalize("NFC", passphrase).encode())
+
+
+def recovery_text(recovery):
+    alphabet, bits, value, chars = "0123456789ABCDEFGHJKMNPQRSTVWXYZ", 0, 0, ""
+    for byte in recovery:
+        value, bits = value << 8 | byte, bits + 8
+        while bits >= 5:
+            bits -= 5
+            chars += alphabet[(value >> bits) & 31]
+    return "-".join(chars[i:i + 4] for i in range(0, len(chars), 4))
+
+
+def main():
+    vault_key = bytes(range(32))
+    salt = bytes(range(0x40, 0x60))
+    files = []
+    for plaintext, segment_size in [(b"", 16), (b"hello, vault", 16), (b"0123456789" * 4, 16), (b"exactly sixteen!", 16), ("caf\u00e9 notes\n".encode() * 3, 65536)]:
+        sealed = seal_file(vault_key, salt, plaintext, segment_size)
+        assert open_file(vault_key, sealed) == plaintext
+        files.append({"plaintext_hex": plaintext.hex(), "segment_size": segment_size, "ciphertext_hex": sealed.hex()})
+    paths = [{"path": p, "encrypted": encrypt_path(vault_key, p), "fingerprint": fingerprint(vault_key, p)}
+             for p in ["a.md", "notes/caf\u00e9.md", "Notes/CAF\u00c9.md", "inbox/2026/plan.md", "plan.md", "x" * 159]]
+    scrypt = {"salt_hex": bytes(range(0x60, 0x70)).hex(), "log_n": 10, "r": 8, "p": 1}
+    passphrase = "correct horse battery staple"
+    kek = passphrase_kek(passphrase, bytes.fromhex(scrypt["salt_hex"]), scrypt["log_n"], scrypt["r"], scrypt["p"])
+    recovery = bytes(range(0x80, 0x94))
+    print(json.dumps({
+        "vault_key_hex": vault_key.hex(),
+        "key_id_hex": key_id(vault_key).hex(),
+        "file_salt_hex": salt.hex(),
+        "files": files,
+        "paths": paths,
+        "passphrase": {
+            "passphrase": passphrase, "scrypt": scrypt, "kek_hex": kek.hex(), "nonce_hex": bytes(range(0x70, 0x7c)).hex(),
+            "wrapped_hex": wrap(kek, vault_key, bytes(range(0x70, 0x7c))).hex(),
+        },
+        "recovery": {
+            "recovery_key_hex": recovery.hex(), "text": recovery_text(recovery), "nonce_hex": bytes(range(0x7c, 0x88)).hex(),
+            "wrapped_hex": wrap(hkdf(recovery, "vaultsync v1 recovery"), vault_key, bytes(range(0x7c, 0x88))).hex(),
+        },
+    }, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
