@@ -1,38 +1,13 @@
 public import Crypto
 import CryptoExtras
 public import Foundation
+public import SyncProtocol
 
-/// The scrypt parameters a passphrase's key-encryption key is derived with, stored beside the
-/// wrapped key so that a stronger setting later still opens older envelopes.
-public struct ScryptParameters: Sendable, Codable, Equatable {
-    /// 16 random bytes, fresh for every wrap.
-    public var salt: Data
-    /// log2 of the cost N.
-    public var logN: Int
-    /// Block size.
-    public var r: Int
-    /// Parallelism.
-    public var p: Int
-
-    public init(salt: Data, logN: Int, r: Int, p: Int) {
-        self.salt = salt
-        self.logN = logN
-        self.r = r
-        self.p = p
-    }
-
+extension ScryptParameters {
     /// The cost new envelopes use: N = 2^17, r = 8, p = 1 (128 MiB of memory; 0.43 s per guess on
-    /// the machine of `docs/encryption.md`).
+    /// the machine of `docs/encryption.md`), with a fresh salt.
     public static func standard() -> ScryptParameters {
         ScryptParameters(salt: randomBytes(16), logN: 17, r: 8, p: 1)
-    }
-
-    /// The highest cost a client accepts from an envelope (a server cannot make it spend a day).
-    static let largestLogN = 22
-
-    enum CodingKeys: String, CodingKey {
-        case salt, r, p
-        case logN = "log_n"
     }
 }
 
@@ -73,9 +48,7 @@ public enum KeyWrap {
     }
 
     static func passphraseKey(_ passphrase: String, _ parameters: ScryptParameters) throws -> SymmetricKey {
-        guard (1...ScryptParameters.largestLogN).contains(parameters.logN), (1...32).contains(parameters.r), (1...16).contains(parameters.p),
-            parameters.salt.count >= 16
-        else {
+        guard parameters.isWithinLimits else {
             throw VaultCryptoError.malformed("scrypt parameters out of range (log_n \(parameters.logN), r \(parameters.r), p \(parameters.p))")
         }
         return try KDF.Scrypt.deriveKey(

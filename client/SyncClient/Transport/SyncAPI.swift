@@ -182,6 +182,16 @@ public struct SyncAPI: Sendable {
         try await call("GET", "vault/usage", body: Optional<SignupRequest>.none, headers: headers(session))
     }
 
+    /// `GET /vault/key`: the envelope of an encrypted vault (`404 not_found` for a plain one).
+    public func key(_ session: VaultSession) async throws -> KeyEnvelope {
+        try await call("GET", "vault/key", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
+    /// `PUT /vault/key`: creates the envelope of an empty vault, or replaces it at `expectedRevision`.
+    public func putKey(_ request: PutKeyRequest, session: VaultSession) async throws -> KeyEnvelope {
+        try await call("PUT", "vault/key", body: request, headers: headers(session))
+    }
+
     /// `GET /vault/history?path=`: every retained version of `path`, newest first.
     public func history(_ path: VaultPath, session: VaultSession) async throws -> HistoryResponse {
         try await call("GET", "vault/history", query: [URLQueryItem(name: "path", value: path.rawValue)], body: Optional<SignupRequest>.none, headers: headers(session))

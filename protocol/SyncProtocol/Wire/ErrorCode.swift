@@ -71,6 +71,12 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let signupDisabled: ErrorCode = "signup_disabled"
     /// `base_version` does not match the server's current version.
     public static let versionConflict: ErrorCode = "version_conflict"
+    /// `PUT /vault/key` names a revision or key id that is not the current one: another device
+    /// changed the envelope first (or the vault is encrypted already).
+    public static let keyConflict: ErrorCode = "key_conflict"
+    /// `PUT /vault/key` creating an envelope for a vault that holds files: only an empty vault
+    /// becomes an encrypted one.
+    public static let vaultNotEmpty: ErrorCode = "vault_not_empty"
     /// Another path differing only by letter case exists already.
     public static let pathCaseConflict: ErrorCode = "path_case_conflict"
     /// No open push reservation matches the confirmed path and version.

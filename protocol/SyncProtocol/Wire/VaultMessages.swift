@@ -8,17 +8,21 @@ public struct VaultInfo: Codable, Sendable, Equatable {
     /// Current files, and their bytes.
     public var files: Int
     public var bytes: Int64
+    /// Whether it is an encrypted vault (it has a key envelope, `GET /vault/key`); nil from servers
+    /// that predate encrypted vaults.
+    public var encrypted: Bool?
 
-    public init(vaultID: UUID, name: String, createdAt: Date, files: Int, bytes: Int64) {
+    public init(vaultID: UUID, name: String, createdAt: Date, files: Int, bytes: Int64, encrypted: Bool? = false) {
         self.vaultID = vaultID
         self.name = name
         self.createdAt = createdAt
         self.files = files
         self.bytes = bytes
+        self.encrypted = encrypted
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, files, bytes
+        case name, files, bytes, encrypted
         case vaultID = "vault_id"
         case createdAt = "created_at"
     }

@@ -8,11 +8,12 @@ enum VaultQueries {
     private static let columns = """
         v.id, v.name, v.created_at,
         (SELECT count(*) FROM file_state f WHERE f.vault_id = v.id AND NOT f.is_deleted),
-        (SELECT coalesce(sum(f.size_bytes), 0) FROM file_state f WHERE f.vault_id = v.id AND NOT f.is_deleted)
+        (SELECT coalesce(sum(f.size_bytes), 0) FROM file_state f WHERE f.vault_id = v.id AND NOT f.is_deleted),
+        EXISTS (SELECT 1 FROM vault_keys k WHERE k.vault_id = v.id)
         """
 
     private static func info(_ row: PostgresRow) throws -> VaultInfo {
-        VaultInfo(vaultID: try row.uuid(0), name: try row.string(1), createdAt: try row.date(2), files: try row.int(3), bytes: try row.int64(4))
+        VaultInfo(vaultID: try row.uuid(0), name: try row.string(1), createdAt: try row.date(2), files: try row.int(3), bytes: try row.int64(4), encrypted: try row.bool(5))
     }
 
     static func list(_ db: PostgresConnection, userID: UUID) throws -> [VaultInfo] {

@@ -35,6 +35,10 @@ enum ServiceError: Error, Equatable {
     case lastSignInMethod
     /// A first sign-in through a provider on a server that does not let new accounts in.
     case signupDisabled
+    /// `PUT /vault/key` naming a revision or key id that is not the current one.
+    case keyConflict(String)
+    /// `PUT /vault/key` creating an envelope for a vault that holds files.
+    case vaultNotEmpty(String)
     /// The user has a vault of that name already.
     case vaultExists(String)
     case fileTooLarge(path: VaultPath, size: Int64, limit: Int64)

@@ -53,6 +53,10 @@ extension ServiceError {
             (.methodNotAllowed, ErrorBody(
                 code: .methodNotAllowed,
                 message: allowed.isEmpty ? "method not allowed on this resource" : "method not allowed on this resource; it takes \(allowed.joined(separator: ", "))"))
+        case .keyConflict(let m):
+            (.conflict, ErrorBody(code: .keyConflict, message: m))
+        case .vaultNotEmpty(let m):
+            (.conflict, ErrorBody(code: .vaultNotEmpty, message: m))
         case .vaultExists(let name):
             (.conflict, ErrorBody(code: .vaultExists, message: "you have a vault named '\(name)' already"))
         case .invalidIdentityToken(let m):

@@ -4,7 +4,7 @@ import Hummingbird
 import SyncProtocol
 
 /// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
-/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/conflicts…`, `/vault/uploads…` (authenticated;
+/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
@@ -93,6 +93,15 @@ struct VaultRoutes {
             let scope = try await scope(request, context)
             try await vault.abortUpload(scope, id: try uploadID(context))
             return Response(status: .noContent)
+        }
+        group.get("key") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.key(scope))
+        }
+        group.put("key") { request, context in
+            let scope = try await scope(request, context)
+            let stored = try await vault.putKey(scope, try await request.decode(as: PutKeyRequest.self, context: context))
+            return try context.json(stored.envelope, status: stored.created ? .created : .ok)
         }
         group.post("delete") { request, context in
             let scope = try await scope(request, context)

@@ -1,0 +1,94 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+/// `GET`/`PUT /vault/key`: the server keeps an encrypted vault's key envelope, which it cannot open.
+/// Only an empty vault becomes encrypted, and of two devices replacing the envelope one wins.
+@Suite struct VaultKeyTests {
+    static func envelope(keyID: String = "0123456789abcdef", salt: UInt8 = 1) -> KeyEnvelope {
+        KeyEnvelope(
+            keyID: keyID, scrypt: ScryptParameters(salt: Data(repeating: salt, count: 16), logN: 17, r: 8, p: 1),
+            passphraseWrapped: Data(repeating: 2, count: 60), recoveryWrapped: Data(repeating: 3, count: 60))
+    }
+
+    static func code(_ body: () async throws -> Void) async -> ErrorCode? {
+        do {
+            try await body()
+            return nil
+        } catch let error as SyncAPIError {
+            return error.code
+        } catch {
+            return ErrorCode(rawValue: "unexpected: \(error)")
+        }
+    }
+
+    @Test func anEmptyVaultBecomesEncryptedAndItsEnvelopeIsReplacedOneDeviceAtATime() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            let phone = try await user.newDevice("phone")
+            let api = server.api
+            #expect(await Self.code { _ = try await api.key(laptop.session) } == .notFound)
+
+            let created = try await api.putKey(PutKeyRequest(envelope: Self.envelope(), expectedRevision: nil), session: laptop.session)
+            #expect(created.revision == 1 && created.updatedByDevice == "laptop" && created.passphraseWrapped == Self.envelope().passphraseWrapped)
+            #expect(try await api.key(phone.session) == created)
+            #expect(try await api.vaults(accessToken: laptop.session.accessToken).first?.encrypted == true)
+            // Created once: a second creation is a conflict, not an overwrite.
+            #expect(await Self.code { _ = try await api.putKey(PutKeyRequest(envelope: Self.envelope(salt: 9), expectedRevision: nil), session: phone.session) } == .keyConflict)
+
+            // A new passphrase: the phone replaces revision 1; the laptop, still at 1, is refused.
+            let replaced = try await api.putKey(PutKeyRequest(envelope: Self.envelope(salt: 4), expectedRevision: 1), session: phone.session)
+            #expect(replaced.revision == 2 && replaced.scrypt.salt == Data(repeating: 4, count: 16) && replaced.updatedByDevice == "phone")
+            #expect(await Self.code { _ = try await api.putKey(PutKeyRequest(envelope: Self.envelope(salt: 5), expectedRevision: 1), session: laptop.session) } == .keyConflict)
+            // Another key is never put in: the vault's files are encrypted with this one.
+            #expect(await Self.code { _ = try await api.putKey(PutKeyRequest(envelope: Self.envelope(keyID: "fedcba9876543210"), expectedRevision: 2), session: laptop.session) } == .keyConflict)
+            #expect(try await api.key(laptop.session) == replaced)
+        }
+    }
+
+    @Test func aVaultWithFilesStaysPlain() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("a.md", "plain")
+            #expect(await Self.code { _ = try await server.api.putKey(PutKeyRequest(envelope: Self.envelope(), expectedRevision: nil), session: device.session) } == .vaultNotEmpty)
+            // Deleted files count too: their tombstones still name plain paths.
+            let other = try await server.api.createVault(named: "second", accessToken: device.session.accessToken)
+            let second = device.inVault(other.vaultID.uuidString)
+            try await second.write("b.md", "plain")
+            let state = try await second.allChanges()
+            _ = try await server.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("b.md"), baseVersion: state.files[0].version)]), session: second.session)
+            #expect(await Self.code { _ = try await server.api.putKey(PutKeyRequest(envelope: Self.envelope(), expectedRevision: nil), session: second.session) } == .vaultNotEmpty)
+            #expect(await Self.code { _ = try await server.api.key(device.session) } == .notFound)
+        }
+    }
+
+    @Test func malformedEnvelopesAreRefusedAndAnotherUsersVaultIsNotFound() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            var shortWrap = Self.envelope()
+            shortWrap.passphraseWrapped = Data(count: 59)
+            var badID = Self.envelope(keyID: "0123456789ABCDEF")
+            badID.kdf = "scrypt"
+            var cheap = Self.envelope()
+            cheap.scrypt.logN = 4
+            var otherKDF = Self.envelope()
+            otherKDF.kdf = "pbkdf2"
+            var future = Self.envelope()
+            future.formatVersion = 2
+            for envelope in [shortWrap, badID, cheap, otherKDF, future] {
+                #expect(await Self.code { _ = try await server.api.putKey(PutKeyRequest(envelope: envelope, expectedRevision: nil), session: device.session) } == .invalidRequest)
+            }
+            #expect(await Self.code { _ = try await server.api.key(device.session) } == .notFound)
+
+            _ = try await server.api.putKey(PutKeyRequest(envelope: Self.envelope(), expectedRevision: nil), session: device.session)
+            let stranger = try await server.newUser().newDevice()
+            let theirs = try await server.api.vaults(accessToken: device.session.accessToken)[0].vaultID.uuidString
+            #expect(await Self.code { _ = try await server.api.key(stranger.inVault(theirs).session) } == .notFound)
+            #expect(try await server.api.vaults(accessToken: stranger.session.accessToken).first?.encrypted == false)
+        }
+    }
+}

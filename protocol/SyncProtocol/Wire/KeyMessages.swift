@@ -1,0 +1,93 @@
+public import Foundation
+
+/// An encrypted vault's key as the server keeps it: wrapped under the passphrase and under the
+/// recovery key (`docs/encryption.md`), which the server never sees. `GET /vault/key` answers it;
+/// `PUT /vault/key` creates or replaces it.
+public struct KeyEnvelope: Codable, Sendable, Equatable {
+    /// The envelope format this protocol writes.
+    public static let currentFormat = 1
+
+    public var formatVersion: Int
+    /// The vault key's id: 16 lowercase hex digits.
+    public var keyID: String
+    /// How the passphrase's key-encryption key is derived: `scrypt`.
+    public var kdf: String
+    public var scrypt: ScryptParameters
+    /// The vault key wrapped under the passphrase's key: nonce, ciphertext and tag (60 bytes).
+    public var passphraseWrapped: Data
+    /// The vault key wrapped under the recovery key (60 bytes).
+    public var recoveryWrapped: Data
+    /// Set by the server: 1 when created, one more with every replacement.
+    public var revision: Int?
+    /// Set by the server.
+    public var updatedAt: Date?
+    /// Set by the server: the name of the device that wrote this revision.
+    public var updatedByDevice: String?
+
+    public init(keyID: String, scrypt: ScryptParameters, passphraseWrapped: Data, recoveryWrapped: Data) {
+        self.formatVersion = Self.currentFormat
+        self.keyID = keyID
+        self.kdf = "scrypt"
+        self.scrypt = scrypt
+        self.passphraseWrapped = passphraseWrapped
+        self.recoveryWrapped = recoveryWrapped
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kdf, scrypt, revision
+        case formatVersion = "format_version"
+        case keyID = "key_id"
+        case passphraseWrapped = "passphrase_wrapped"
+        case recoveryWrapped = "recovery_wrapped"
+        case updatedAt = "updated_at"
+        case updatedByDevice = "updated_by_device"
+    }
+}
+
+/// scrypt's parameters, stored with the wrapped key so that a later cost still opens it.
+public struct ScryptParameters: Codable, Sendable, Equatable {
+    /// 16 to 64 random bytes, fresh for every wrap.
+    public var salt: Data
+    /// log2 of the cost N (10 to 22).
+    public var logN: Int
+    /// Block size (1 to 32).
+    public var r: Int
+    /// Parallelism (1 to 16).
+    public var p: Int
+
+    public init(salt: Data, logN: Int, r: Int, p: Int) {
+        self.salt = salt
+        self.logN = logN
+        self.r = r
+        self.p = p
+    }
+
+    /// Whether a client may spend the derivation these ask for (a server cannot make it spend a day).
+    public var isWithinLimits: Bool {
+        (16...64).contains(salt.count) && (10...22).contains(logN) && (1...32).contains(r) && (1...16).contains(p)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case salt, r, p
+        case logN = "log_n"
+    }
+}
+
+/// `PUT /vault/key`: creates the envelope of an empty vault (no `expected_revision`), which makes it
+/// an encrypted vault for good, or replaces it (a new passphrase) when `expected_revision` is the
+/// current revision and the key id is the current one: of two devices replacing it at once, one wins
+/// and the other gets `409 key_conflict`.
+public struct PutKeyRequest: Codable, Sendable, Equatable {
+    public var envelope: KeyEnvelope
+    public var expectedRevision: Int?
+
+    public init(envelope: KeyEnvelope, expectedRevision: Int?) {
+        self.envelope = envelope
+        self.expectedRevision = expectedRevision
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case envelope
+        case expectedRevision = "expected_revision"
+    }
+}
