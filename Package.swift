@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "SyncCore", dependencies: ["SyncProtocol"], path: "client/SyncCore", swiftSettings: swiftSettings),
         .target(name: "VaultCrypto", dependencies: ["SyncProtocol", crypto, cryptoExtras], path: "client/VaultCrypto", swiftSettings: swiftSettings),
         .target(name: "CFileStat", path: "client/CFileStat"),
-        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "CFileStat", grdb, log, zip, asyncHTTPClient, nioCore, nioPosix, nioHTTP1, nioWebSocket, webSocketClient, httpTypes], path: "client/SyncClient", swiftSettings: swiftSettings),
+        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "VaultCrypto", "CFileStat", grdb, log, zip, asyncHTTPClient, nioCore, nioPosix, nioHTTP1, nioWebSocket, webSocketClient, httpTypes], path: "client/SyncClient", swiftSettings: swiftSettings),
 
         // MARK: executables
         .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),
@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", "SyncProtocol", "SeededRandom"], swiftSettings: swiftSettings),
         .testTarget(name: "VaultCryptoTests", dependencies: ["VaultCrypto", "SyncProtocol", crypto], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "SyncClientTests", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", grdb], swiftSettings: swiftSettings),
+        .testTarget(name: "SyncClientTests", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", "VaultCrypto", grdb], swiftSettings: swiftSettings),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log, crypto, nioCore, nioPosix, asyncHTTPClient],
