@@ -7,15 +7,16 @@ import Testing
     static let unlimited = AccountLimits(quotaBytes: nil, quotaFiles: nil, maxFileBytes: 1 << 30)
 
     func candidate(_ path: String, tombstone: Int = 3, hash: String? = "h-\(Int.random(in: 0..<1_000_000))", size: Int64 = 10) throws -> UndeleteAdmission.Candidate {
-        UndeleteAdmission.Candidate(path: try VaultPath(path), tombstoneVersion: tombstone, lastContent: hash.map { .init(hash: $0, sizeBytes: size) })
+        UndeleteAdmission.Candidate(
+            path: try VaultPath(path), pathKey: try VaultPath(path).caseFoldedKey, tombstoneVersion: tombstone, lastContent: hash.map { .init(hash: $0, sizeBytes: size) })
     }
 
     @Test func eachFileComesBackAsTheVersionAfterItsTombstoneWithItsLastContent() throws {
         let a = try candidate("b.md", tombstone: 4, hash: "hb"), b = try candidate("a.md", tombstone: 2, hash: "ha")
         let decision = UndeleteAdmission.decide([a, b], livePaths: [:], storedBlobs: ["ha", "hb"], usage: nil, limits: Self.unlimited)
         #expect(decision.restore == [
-            .init(path: try VaultPath("a.md"), version: 3, contentHash: "ha", sizeBytes: 10),
-            .init(path: try VaultPath("b.md"), version: 5, contentHash: "hb", sizeBytes: 10),
+            .init(path: try VaultPath("a.md"), pathKey: "a.md", version: 3, contentHash: "ha", sizeBytes: 10),
+            .init(path: try VaultPath("b.md"), pathKey: "b.md", version: 5, contentHash: "hb", sizeBytes: 10),
         ])
         #expect(decision.skipped.isEmpty && decision.overQuota == nil)
     }

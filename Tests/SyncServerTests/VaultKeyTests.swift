@@ -91,4 +91,57 @@ import Testing
             #expect(try await server.api.vaults(accessToken: stranger.session.accessToken).first?.encrypted == false)
         }
     }
+
+    /// In an encrypted vault the letter-case rule goes by the key each push names: two opaque paths
+    /// with one key are `Notes.md` and `notes.md`. A push without one is refused (a client that does
+    /// not encrypt must not write there), and a plain vault refuses one.
+    @Test func anEncryptedVaultKeysTheLetterCaseRuleByThePushedPathKey() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            let api = server.api
+            let session = device.session
+            _ = try await api.putKey(PutKeyRequest(envelope: Self.envelope(), expectedRevision: nil), session: session)
+            #expect(try await api.state(session).encrypted == true)
+            let (k1, k2) = (String(repeating: "1", count: 64), String(repeating: "2", count: 64))
+            func file(_ path: String, _ content: String, key: String?, inline: Bool = true, base: Int? = nil) throws -> PushFile {
+                let bytes = Data(content.utf8)
+                return PushFile(
+                    path: try VaultPath(path), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: base,
+                    content: inline ? bytes : nil, pathKey: key)
+            }
+
+            #expect(await Self.code { _ = try await api.push(PushRequest(files: [try file("Aaaa", "x", key: nil)]), session: session) } == .invalidRequest)
+            #expect(await Self.code { _ = try await api.push(PushRequest(files: [try file("Aaaa", "x", key: "ABC")]), session: session) } == .invalidRequest)
+
+            // Committed inline: the second path with the same key is refused, in one batch and after.
+            let first = try await api.push(PushRequest(files: [try file("Aaaa", "a", key: k1), try file("Bbbb", "b", key: k1)], commitInline: true), session: session)
+            #expect(first.committed?.confirmed.map(\.path.rawValue) == ["Aaaa"] && first.rejected.map(\.code) == [.pathCaseConflict])
+            let again = try await api.push(PushRequest(files: [try file("Cccc", "c", key: k1)], commitInline: true), session: session)
+            #expect(again.rejected.map(\.code) == [.pathCaseConflict])
+
+            // Reserved by two pushes, uploaded, confirmed: the reservation's key decides at confirm.
+            let d = try await api.push(PushRequest(files: [try file("Dddd", "d", key: k2, inline: false)]), session: session)
+            let e = try await api.push(PushRequest(files: [try file("Eeee", "e", key: k2, inline: false)]), session: session)
+            for (push, content) in [(d, "d"), (e, "e")] {
+                for upload in push.uploads where upload.uploadRequired {
+                    try await api.uploadBlob(Data(content.utf8), to: upload.uploadURL!, headers: upload.uploadHeaders ?? [:], session: session)
+                }
+            }
+            let confirmed = try await api.confirm(ConfirmRequest(confirmed: (d.uploads + e.uploads).map { ConfirmItem(path: $0.path, version: $0.newVersion) }), session: session)
+            #expect(confirmed.confirmed.map(\.path.rawValue) == ["Dddd"] && confirmed.failed.map(\.code) == [.pathCaseConflict])
+
+            // A deleted path frees its key and keeps it: a new path may take it, and the deleted
+            // one cannot come back beside it.
+            let aVersion = try #require(first.committed?.confirmed.first?.version)
+            _ = try await api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("Aaaa"), baseVersion: aVersion)]), session: session)
+            let taken = try await api.push(PushRequest(files: [try file("Ffff", "f", key: k1)], commitInline: true), session: session)
+            #expect(taken.committed?.confirmed.map(\.path.rawValue) == ["Ffff"])
+            #expect(await Self.code { _ = try await api.restore(RestoreRequest(path: try VaultPath("Aaaa"), version: aVersion), session: session) } == .pathCaseConflict)
+
+            // A plain vault refuses a key: a path_key there is a client mistake.
+            let plain = try await server.newUser().newDevice()
+            #expect(await Self.code { _ = try await api.push(PushRequest(files: [try file("a.md", "x", key: k1)]), session: plain.session) } == .invalidRequest)
+            #expect(try await api.state(plain.session).encrypted == false)
+        }
+    }
 }

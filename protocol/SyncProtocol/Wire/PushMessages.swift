@@ -31,13 +31,18 @@ public struct PushFile: Codable, Sendable, Equatable {
     public var sizeBytes: Int64
     public var baseVersion: Int?
     public var content: Data?
+    /// In an encrypted vault (and only there): the key of the letter-case rule, a keyed fingerprint
+    /// of the plaintext path (64 lowercase hex digits; `docs/encryption.md`). The server refuses a
+    /// second live path with the same key, as it refuses `Notes.md` beside `notes.md` elsewhere.
+    public var pathKey: String?
 
-    public init(path: VaultPath, contentHash: ContentHash, sizeBytes: Int64, baseVersion: Int?, content: Data? = nil) {
+    public init(path: VaultPath, contentHash: ContentHash, sizeBytes: Int64, baseVersion: Int?, content: Data? = nil, pathKey: String? = nil) {
         self.path = path
         self.contentHash = contentHash
         self.sizeBytes = sizeBytes
         self.baseVersion = baseVersion
         self.content = content
+        self.pathKey = pathKey
     }
 
     enum CodingKeys: String, CodingKey {
@@ -46,6 +51,7 @@ public struct PushFile: Codable, Sendable, Equatable {
         case sizeBytes = "size_bytes"
         case baseVersion = "base_version"
         case content = "content_base64"
+        case pathKey = "path_key"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -55,6 +61,7 @@ public struct PushFile: Codable, Sendable, Equatable {
         try c.encode(sizeBytes, forKey: .sizeBytes)
         try c.encode(baseVersion, forKey: .baseVersion)  // explicit null, as in the seed
         try c.encodeIfPresent(content, forKey: .content)
+        try c.encodeIfPresent(pathKey, forKey: .pathKey)
     }
 }
 

@@ -12,14 +12,21 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
     /// The vault this state is of, so that a client can tell its folder's vault from another
     /// (a server whose database was replaced answers for vaults the folder never synced with).
     public var vaultID: UUID?
+    /// Whether the vault is encrypted (`GET /vault/key`): its paths and contents are ciphertext, and
+    /// a client that cannot decrypt them must not sync it. Nil from servers that predate encryption.
+    public var encrypted: Bool?
 
-    public init(files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil, vaultID: UUID? = nil) {
+    public init(
+        files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil, vaultID: UUID? = nil,
+        encrypted: Bool? = nil
+    ) {
         self.files = files
         self.deletedSince = deletedSince
         self.serverTime = serverTime
         self.cursor = cursor
         self.hasMore = hasMore
         self.vaultID = vaultID
+        self.encrypted = encrypted
     }
 
     enum CodingKeys: String, CodingKey {
@@ -29,6 +36,7 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
         case cursor
         case hasMore = "has_more"
         case vaultID = "vault_id"
+        case encrypted
     }
 }
 

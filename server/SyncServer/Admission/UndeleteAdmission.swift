@@ -6,6 +6,8 @@ enum UndeleteAdmission {
     /// A deleted file and the content version before its deletion (nil: no content version kept).
     struct Candidate: Equatable {
         let path: VaultPath
+        /// The tombstone's letter-case key (the case-folded path, or an encrypted vault's fingerprint).
+        let pathKey: String
         let tombstoneVersion: Int
         let lastContent: Content?
     }
@@ -17,6 +19,7 @@ enum UndeleteAdmission {
 
     struct Restore: Equatable {
         let path: VaultPath
+        let pathKey: String
         let version: Int
         let contentHash: String
         let sizeBytes: Int64
@@ -30,7 +33,7 @@ enum UndeleteAdmission {
     }
 
     /// - Parameters:
-    ///   - livePaths: for each case-folded key, the live path holding it now.
+    ///   - livePaths: for each letter-case key, the live path holding it now.
     ///   - storedBlobs: the content hashes whose bytes the vault still keeps.
     ///   - usage: the account's usage now; nil when it has no quota.
     static func decide(
@@ -44,14 +47,14 @@ enum UndeleteAdmission {
                 decision.skipped.append(FileError(path: candidate.path, code: .notFound, message: "its content before the deletion is no longer kept"))
                 continue
             }
-            let key = candidate.path.caseFoldedKey
+            let key = candidate.pathKey
             if let other = claimed[key], other != candidate.path.rawValue {
                 decision.skipped.append(FileError(path: candidate.path, code: .pathCaseConflict, message: "'\(other)' exists now and differs only by letter case"))
                 continue
             }
             claimed[key] = candidate.path.rawValue
             decision.restore.append(Restore(
-                path: candidate.path, version: FileVersionRule.next(after: candidate.tombstoneVersion), contentHash: content.hash, sizeBytes: content.sizeBytes))
+                path: candidate.path, pathKey: key, version: FileVersionRule.next(after: candidate.tombstoneVersion), contentHash: content.hash, sizeBytes: content.sizeBytes))
             growth.bytes += content.sizeBytes
             growth.files += 1
         }

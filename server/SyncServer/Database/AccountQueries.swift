@@ -31,13 +31,14 @@ enum AccountQueries {
 
     /// The id and name of the user's vault with id `nameOrID`, or else called `nameOrID` (names
     /// never look like ids: ``VaultInfo/isValidName(_:)``).
-    static func vault(_ db: PostgresConnection, userID: UUID, nameOrID: String) throws -> (id: UUID, name: String)? {
+    static func vault(_ db: PostgresConnection, userID: UUID, nameOrID: String) throws -> (id: UUID, name: String, encrypted: Bool)? {
+        let columns = "id, name, EXISTS (SELECT 1 FROM vault_keys k WHERE k.vault_id = vaults.id)"
         let rows = if let id = UUID(uuidString: nameOrID) {
-            try db.query("SELECT id, name FROM vaults WHERE user_id = $1 AND id = $2", [userID, id])
+            try db.query("SELECT \(columns) FROM vaults WHERE user_id = $1 AND id = $2", [userID, id])
         } else {
-            try db.query("SELECT id, name FROM vaults WHERE user_id = $1 AND name = $2", [userID, nameOrID])
+            try db.query("SELECT \(columns) FROM vaults WHERE user_id = $1 AND name = $2", [userID, nameOrID])
         }
-        return try rows.first.map { (try $0.uuid(0), try $0.string(1)) }
+        return try rows.first.map { (try $0.uuid(0), try $0.string(1), try $0.bool(2)) }
     }
 
     /// The user with `email` (compared ignoring case).

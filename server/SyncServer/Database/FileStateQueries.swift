@@ -20,6 +20,8 @@ enum FileStateQueries {
     /// The server's current knowledge of one path.
     struct Current {
         let path: String
+        /// The key of the letter-case rule: the case-folded path, or an encrypted vault's fingerprint.
+        let pathKey: String
         let version: Int
         let contentHash: String?
         let sizeBytes: Int64
@@ -58,17 +60,19 @@ enum FileStateQueries {
     /// Current rows for `paths` (absent paths are missing from the result).
     static func current(_ db: PostgresConnection, vaultID: UUID, paths: [String]) throws -> [String: Current] {
         let rows = try db.query(
-            "SELECT path, version, content_hash, size_bytes, is_deleted, deleted_at FROM file_state WHERE vault_id = $1 AND path = ANY($2::text[])",
+            "SELECT path, path_key, version, content_hash, size_bytes, is_deleted, deleted_at FROM file_state WHERE vault_id = $1 AND path = ANY($2::text[])",
             [vaultID, paths])
         var result: [String: Current] = [:]
         for row in rows {
-            let current = Current(path: try row.string(0), version: try row.int(1), contentHash: row.optionalString(2), sizeBytes: try row.int64(3), isDeleted: try row.bool(4), deletedAt: try row.optionalDate(5))
+            let current = Current(
+                path: try row.string(0), pathKey: try row.string(1), version: try row.int(2), contentHash: row.optionalString(3), sizeBytes: try row.int64(4),
+                isDeleted: try row.bool(5), deletedAt: try row.optionalDate(6))
             result[current.path] = current
         }
         return result
     }
 
-    /// For each case-folded key, the live path that holds it.
+    /// For each letter-case key, the live path that holds it.
     static func livePaths(_ db: PostgresConnection, vaultID: UUID, keys: [String]) throws -> [String: String] {
         let rows = try db.query(
             "SELECT path_key, path FROM file_state WHERE vault_id = $1 AND path_key = ANY($2::text[]) AND NOT is_deleted", [vaultID, keys])

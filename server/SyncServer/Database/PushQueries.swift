@@ -6,6 +6,8 @@ enum PushQueries {
     /// An upload slot: `device` may confirm `path` at `newVersion` while the server still holds `baseVersion`.
     struct Reservation {
         let path: String
+        /// The letter-case key the push named (nil for reservations made before keys were kept).
+        let pathKey: String?
         let newVersion: Int
         let baseVersion: Int
         let contentHash: String
@@ -17,17 +19,17 @@ enum PushQueries {
         guard !reservations.isEmpty else { return }
         try db.query(
             """
-            INSERT INTO push_reservations (vault_id, device_id, path, new_version, base_version, content_hash, size_bytes, expires_at, created_at)
-            SELECT $1, $2, t.path, t.new_version, t.base_version, t.content_hash, t.size_bytes, t.expires_at, $9
-            FROM unnest($3::text[], $4::int[], $5::int[], $6::text[], $7::bigint[], $8::timestamptz[])
-                AS t(path, new_version, base_version, content_hash, size_bytes, expires_at)
+            INSERT INTO push_reservations (vault_id, device_id, path, new_version, base_version, content_hash, size_bytes, expires_at, created_at, path_key)
+            SELECT $1, $2, t.path, t.new_version, t.base_version, t.content_hash, t.size_bytes, t.expires_at, $9, t.path_key
+            FROM unnest($3::text[], $4::int[], $5::int[], $6::text[], $7::bigint[], $8::timestamptz[], $10::text[])
+                AS t(path, new_version, base_version, content_hash, size_bytes, expires_at, path_key)
             ON CONFLICT (vault_id, path, new_version, device_id) DO UPDATE SET
                 base_version = EXCLUDED.base_version, content_hash = EXCLUDED.content_hash, size_bytes = EXCLUDED.size_bytes,
-                expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at
+                expires_at = EXCLUDED.expires_at, created_at = EXCLUDED.created_at, path_key = EXCLUDED.path_key
             """,
             [
                 vaultID, deviceID, reservations.map(\.path), reservations.map(\.newVersion), reservations.map(\.baseVersion),
-                reservations.map(\.contentHash), reservations.map(\.sizeBytes), reservations.map(\.expiresAt), now,
+                reservations.map(\.contentHash), reservations.map(\.sizeBytes), reservations.map(\.expiresAt), now, reservations.map(\.pathKey),
             ])
     }
 
@@ -35,7 +37,7 @@ enum PushQueries {
     static func reservations(_ db: PostgresConnection, vaultID: UUID, deviceID: UUID, paths: [String], versions: [Int]) throws -> [String: Reservation] {
         let rows = try db.query(
             """
-            SELECT r.path, r.new_version, r.base_version, r.content_hash, r.size_bytes, r.expires_at
+            SELECT r.path, r.new_version, r.base_version, r.content_hash, r.size_bytes, r.expires_at, r.path_key
             FROM push_reservations r JOIN unnest($3::text[], $4::int[]) AS c(path, version)
               ON r.path = c.path AND r.new_version = c.version
             WHERE r.vault_id = $1 AND r.device_id = $2
@@ -43,7 +45,7 @@ enum PushQueries {
         var result: [String: Reservation] = [:]
         for row in rows {
             let r = Reservation(
-                path: try row.string(0), newVersion: try row.int(1), baseVersion: try row.int(2), contentHash: try row.string(3),
+                path: try row.string(0), pathKey: row.optionalString(6), newVersion: try row.int(1), baseVersion: try row.int(2), contentHash: try row.string(3),
                 sizeBytes: try row.int64(4), expiresAt: try row.date(5))
             result[r.path] = r
         }

@@ -9,7 +9,7 @@ enum UndeleteQueries {
     static func deletedSince(_ db: PostgresConnection, vaultID: UUID, since: Date, folderPrefix: String?) throws -> [UndeleteAdmission.Candidate] {
         try db.query(
             """
-            SELECT f.path, f.version, c.content_hash, c.size_bytes
+            SELECT f.path, f.version, c.content_hash, c.size_bytes, f.path_key
             FROM file_state f
             LEFT JOIN LATERAL (
                 SELECT v.content_hash, v.size_bytes FROM file_versions v
@@ -21,7 +21,8 @@ enum UndeleteQueries {
             """, [vaultID, since, folderPrefix]
         ).map { row in
             let content = try row.optionalString(2).map { UndeleteAdmission.Content(hash: $0, sizeBytes: try row.int64(3)) }
-            return UndeleteAdmission.Candidate(path: VaultPath(alreadyValidated: try row.string(0)), tombstoneVersion: try row.int(1), lastContent: content)
+            return UndeleteAdmission.Candidate(
+                path: VaultPath(alreadyValidated: try row.string(0)), pathKey: try row.string(4), tombstoneVersion: try row.int(1), lastContent: content)
         }
     }
 }

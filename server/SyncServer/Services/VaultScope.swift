@@ -8,4 +8,7 @@ struct VaultScope: Sendable {
     let vaultID: UUID
     let deviceID: UUID
     var vaultName: String = "default"
+    /// Whether the vault is encrypted (has a key envelope): its paths are ciphertext, and pushes
+    /// name each file's letter-case key.
+    var encrypted = false
 }

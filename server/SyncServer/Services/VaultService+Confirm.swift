@@ -74,7 +74,7 @@ extension VaultService {
             if enforceQuota { try QuotaQueries.lockUser(tx, userID: scope.userID) }
             var used = enforceQuota ? try QuotaQueries.usage(tx, userID: scope.userID) : QuotaQueries.Usage(bytes: 0, files: 0)
             let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: toWrite.map(\.0.path.rawValue))
-            let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: toWrite.map(\.0.path.caseFoldedKey))
+            let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: toWrite.map { $0.1.pathKey ?? $0.0.path.caseFoldedKey })
             var claimedKeys: [String: String] = live
             var writes: [FileStateQueries.Write] = []
             for (item, reservation) in toWrite {
@@ -83,7 +83,7 @@ extension VaultService {
                     o.conflicts.append((item, reservation.baseVersion == 0 ? nil : reservation.baseVersion, row))
                     continue
                 }
-                let key = item.path.caseFoldedKey
+                let key = reservation.pathKey ?? item.path.caseFoldedKey
                 if let other = claimedKeys[key], other != item.path.rawValue {
                     o.failed.append(FileError(path: item.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))
                     continue

@@ -35,7 +35,7 @@ extension VaultService {
                 sequence += 1
                 let version = FileVersionRule.next(after: row.version)
                 writes.append(FileStateQueries.Write(
-                    path: file.path.rawValue, pathKey: file.path.caseFoldedKey, version: version, contentHash: nil, sizeBytes: 0, sequence: sequence))
+                    path: file.path.rawValue, pathKey: row.pathKey, version: version, contentHash: nil, sizeBytes: 0, sequence: sequence))
                 o.deleted.append(DeletedFile(path: file.path, deletedAt: now, deletedByDevice: nil, version: version))
             }
             try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes, deleted: true, deviceID: scope.deviceID, now: now)

@@ -41,12 +41,14 @@ extension VaultService {
                 throw ServiceError.notFound("the bytes of version \(request.version) of '\(path)' are no longer kept")
             }
             let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: [path.rawValue])[path.rawValue]
-            if current?.isDeleted ?? true, let other = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: [path.caseFoldedKey])[path.caseFoldedKey], other != path.rawValue {
+            // The path keeps its letter-case key (an encrypted vault's comes from the push that made it).
+            let key = current?.pathKey ?? path.caseFoldedKey
+            if current?.isDeleted ?? true, let other = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: [key])[key], other != path.rawValue {
                 throw ServiceError.pathCaseConflict(path: path, existing: other)
             }
             let version = try current.map { FileVersionRule.next(after: $0.version) } ?? FileVersionRule.first(purgeMark: PurgeQueries.purgedThrough(tx, vaultID: scope.vaultID))
             sequence += 1
-            let writes = [FileStateQueries.Write(path: path.rawValue, pathKey: path.caseFoldedKey, version: version, contentHash: hash, sizeBytes: old.sizeBytes, sequence: sequence)]
+            let writes = [FileStateQueries.Write(path: path.rawValue, pathKey: key, version: version, contentHash: hash, sizeBytes: old.sizeBytes, sequence: sequence)]
             try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes, deleted: false, deviceID: scope.deviceID, now: now)
             try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
             let restored = ConfirmedFile(path: path, version: version, contentHash: try ContentHash(hash), sizeBytes: old.sizeBytes, updatedAt: now)

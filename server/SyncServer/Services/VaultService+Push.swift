@@ -18,6 +18,7 @@ extension VaultService {
             }
         }
         try Self.checkInline(request.files)
+        let keys = try caseKeys(request.files, in: scope)
         let now = now()
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
         let commit = request.commitInline == true
@@ -26,7 +27,7 @@ extension VaultService {
         let stored = commit ? try await storeInlineFirst(scope, request.files) : [:]
         let decisions: PushDecisions
         do {
-            decisions = try await decide(scope, request, account: account, commit: commit, sentCursor: sentCursor, history: historyID, stored: stored, now: now, expires: expires)
+            decisions = try await decide(scope, request, keys: keys, account: account, commit: commit, sentCursor: sentCursor, history: historyID, stored: stored, now: now, expires: expires)
         } catch let error as ServiceError {
             // Refused as a whole (quota): bytes stored for it are recorded, so the purge collects
             // them unless a later push uses them.
@@ -63,7 +64,7 @@ extension VaultService {
     /// The push's transaction: base versions checked, files reserved, and with `commit` the
     /// files whose bytes are `stored` written as current versions.
     private func decide(
-        _ scope: VaultScope, _ request: PushRequest, account: AccountLimits, commit: Bool, sentCursor: Cursor?, history: String,
+        _ scope: VaultScope, _ request: PushRequest, keys: [VaultPath: String], account: AccountLimits, commit: Bool, sentCursor: Cursor?, history: String,
         stored: [String: Int64], now: Date, expires: Date
     ) async throws -> PushDecisions {
         try await db.transaction { tx in
@@ -76,16 +77,17 @@ extension VaultService {
             } ?? false
             let paths = request.files.map(\.path.rawValue)
             let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: paths)
-            let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: request.files.map(\.path.caseFoldedKey))
+            let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: Array(keys.values))
             d.knownBlobs = try PushQueries.knownBlobs(tx, vaultID: scope.vaultID, hashes: request.files.map(\.contentHash.rawValue))
             let firstVersion = try paths.allSatisfy({ current[$0] != nil }) ? 1 : FileVersionRule.first(purgeMark: PurgeQueries.purgedThrough(tx, vaultID: scope.vaultID))
             var reservations: [PushQueries.Reservation] = []
             var writes: [FileStateQueries.Write] = []
             var committedFiles: [PushFile] = []
-            var claimed = live  // case-folded keys taken, also by files committed above in this batch
+            var claimed = live  // letter-case keys taken, also by files committed above in this batch
             for file in request.files {
                 let row = current[file.path.rawValue]
-                if let other = live[file.path.caseFoldedKey], other != file.path.rawValue {
+                let key = keys[file.path]!
+                if let other = live[key], other != file.path.rawValue {
                     d.rejected.append(FileError(path: file.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))
                     continue
                 }
@@ -95,21 +97,21 @@ extension VaultService {
                 }
                 let newVersion = row.map { FileVersionRule.next(after: $0.version) } ?? firstVersion
                 if file.content != nil, stored[file.contentHash.rawValue] == file.sizeBytes {
-                    if let other = claimed[file.path.caseFoldedKey], other != file.path.rawValue {
+                    if let other = claimed[key], other != file.path.rawValue {
                         d.rejected.append(FileError(path: file.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))
                         continue
                     }
-                    claimed[file.path.caseFoldedKey] = file.path.rawValue
+                    claimed[key] = file.path.rawValue
                     sequence += 1
                     writes.append(FileStateQueries.Write(
-                        path: file.path.rawValue, pathKey: file.path.caseFoldedKey, version: newVersion, contentHash: file.contentHash.rawValue,
+                        path: file.path.rawValue, pathKey: key, version: newVersion, contentHash: file.contentHash.rawValue,
                         sizeBytes: file.sizeBytes, sequence: sequence))
                     d.committed.append(ConfirmedFile(path: file.path, version: newVersion, contentHash: file.contentHash, sizeBytes: file.sizeBytes, updatedAt: now))
                     committedFiles.append(file)
                     continue
                 }
                 reservations.append(PushQueries.Reservation(
-                    path: file.path.rawValue, newVersion: newVersion, baseVersion: row?.version ?? 0,
+                    path: file.path.rawValue, pathKey: key, newVersion: newVersion, baseVersion: row?.version ?? 0,
                     contentHash: file.contentHash.rawValue, sizeBytes: file.sizeBytes, expiresAt: expires))
                 d.reserved.append((file, newVersion))
             }

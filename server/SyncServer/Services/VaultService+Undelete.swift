@@ -19,14 +19,14 @@ extension VaultService {
             let used = try QuotaQueries.usage(tx, userID: scope.userID)
             let hashes = Array(Set(candidates.compactMap { $0.lastContent?.hash }))
             let decision = UndeleteAdmission.decide(
-                candidates, livePaths: try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: candidates.map(\.path.caseFoldedKey)),
+                candidates, livePaths: try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: candidates.map(\.pathKey)),
                 storedBlobs: Set(try PushQueries.knownBlobs(tx, vaultID: scope.vaultID, hashes: hashes).keys),
                 usage: enforceQuota ? used : nil, limits: account)
             if decision.overQuota == nil {
                 let writes = decision.restore.map { restore in
                     sequence += 1
                     return FileStateQueries.Write(
-                        path: restore.path.rawValue, pathKey: restore.path.caseFoldedKey, version: restore.version,
+                        path: restore.path.rawValue, pathKey: restore.pathKey, version: restore.version,
                         contentHash: restore.contentHash, sizeBytes: restore.sizeBytes, sequence: sequence)
                 }
                 try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes, deleted: false, deviceID: scope.deviceID, now: now)

@@ -32,7 +32,7 @@ struct VaultService: Sendable {
         let name = vaultName ?? AccountQueries.defaultVaultName
         let now = now()
         let userID = caller.userID
-        let (vault, device): ((id: UUID, name: String)?, DeviceQueries.Standing) = try await db.withConnection { db in
+        let (vault, device): ((id: UUID, name: String, encrypted: Bool)?, DeviceQueries.Standing) = try await db.withConnection { db in
             let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now)
             if device == .active, caller.session.deviceID == nil { try SessionQueries.bind(db, id: caller.session.id, deviceID: deviceID) }
             return (try AccountQueries.vault(db, userID: userID, nameOrID: name), device)
@@ -43,7 +43,7 @@ struct VaultService: Sendable {
         case .unknown: throw ServiceError.deviceRequired("device \(deviceHeader) is not registered to this account")
         }
         guard let vault else { throw ServiceError.notFound("no vault '\(name.prefix(64))' on this account (it may have been deleted)") }
-        return VaultScope(userID: userID, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name)
+        return VaultScope(userID: userID, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name, encrypted: vault.encrypted)
     }
 
     // MARK: state
@@ -88,7 +88,7 @@ struct VaultService: Sendable {
             }
         }
         let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough, history: history)
-        return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID)
+        return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID, encrypted: scope.encrypted)
     }
 
     /// The cursor a device sent with a write, when it can be moved on (issued by this database's
@@ -143,6 +143,30 @@ struct VaultService: Sendable {
     func checkVersion(_ version: Int?, _ field: String, of path: VaultPath) throws {
         guard let version, !(0...FileVersionRule.largest).contains(version) else { return }
         throw ServiceError.invalidRequest("'\(path)': \(field) \(version) is not a version (0 to \(FileVersionRule.largest))")
+    }
+
+    /// The letter-case key of each pushed file: its case-folded path in a plain vault; in an
+    /// encrypted one the fingerprint the client names (the server cannot fold ciphertext), which is
+    /// required there and refused elsewhere, so no device writes plaintext into an encrypted vault.
+    func caseKeys(_ files: [PushFile], in scope: VaultScope) throws -> [VaultPath: String] {
+        var keys: [VaultPath: String] = [:]
+        for file in files {
+            switch (scope.encrypted, file.pathKey) {
+            case (false, nil):
+                keys[file.path] = file.path.caseFoldedKey
+            case (false, .some):
+                throw ServiceError.invalidRequest("'\(file.path)': path_key is for encrypted vaults; vault '\(scope.vaultName)' is not encrypted")
+            case (true, nil):
+                throw ServiceError.invalidRequest(
+                    "vault '\(scope.vaultName)' is encrypted: '\(file.path)' needs a path_key, and a client that encrypts names and contents (docs/encryption.md)")
+            case (true, let key?):
+                guard key.utf8.count == 64, key.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+                    throw ServiceError.invalidRequest("'\(file.path)': path_key must be 64 lowercase hex digits")
+                }
+                keys[file.path] = key
+            }
+        }
+        return keys
     }
 
     /// Rejects oversized batches and repeated paths before anything is read or written.
