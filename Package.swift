@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vaultsync-bench",
-            dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "TestSupport", "SeededRandom", "Postgres", argumentParser, log],
+            dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "VaultCrypto", "TestSupport", "SeededRandom", "Postgres", argumentParser, log],
             path: "bench/vaultsync-bench",
             swiftSettings: swiftSettings
         ),

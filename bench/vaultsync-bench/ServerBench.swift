@@ -30,10 +30,12 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "With --load: how long, in seconds.") var seconds = 60
     @Option(help: "With --load: server instances (more than one: behind HAProxy, on S3).") var instances = 1
     @Flag(help: "With --load and one instance: S3 (moto) instead of the built-in file store.") var s3 = false
+    @Option(help: "Encrypt and decrypt a file of this many MiB on disk instead (e.g. 1024): throughput and peak memory.") var cryptoMib: Int?
 
     func run() async throws {
         print("vaultsync-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores")
         if let fanout { return try await FanoutBench(connections: fanout).run() }
+        if let cryptoMib { return try CryptoBench(mebibytes: cryptoMib).run() }
         if let load { return try await LoadBench(devices: load, users: users, seconds: seconds, instances: instances, s3: s3).run() }
         if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing, start: start).run() }
         try await TestServer.with(configure: { $0.databasePoolSize = 8 }) { server in

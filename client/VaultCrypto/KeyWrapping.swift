@@ -4,8 +4,8 @@ public import Foundation
 public import SyncProtocol
 
 extension ScryptParameters {
-    /// The cost new envelopes use: N = 2^17, r = 8, p = 1 (128 MiB of memory; 0.43 s per guess on
-    /// the machine of `docs/encryption.md`), with a fresh salt.
+    /// The cost new envelopes use: N = 2^17, r = 8, p = 1 (128 MiB of memory; 0.42 s per guess on
+    /// the machine of `docs/performance.md`), with a fresh salt.
     public static func standard() -> ScryptParameters {
         ScryptParameters(salt: randomBytes(16), logN: 17, r: 8, p: 1)
     }
