@@ -96,12 +96,18 @@ import Testing
         defer { try? FileManager.default.removeItem(at: state) }
         let store = CredentialStore(stateFolder: state)
         #expect(try store.load() == nil)
-        let credentials = Credentials(server: URL(string: "http://127.0.0.1:8080")!, userID: UUID(), deviceID: UUID(), deviceName: "laptop", accessToken: "a.b.c", refreshToken: "r")
+        let credentials = Credentials(
+            server: URL(string: "http://127.0.0.1:8080")!, userID: UUID(), deviceID: UUID(), deviceName: "laptop", accessToken: "a.b.c", refreshToken: "r",
+            vaultKey: Data(repeating: 7, count: 32))
         try store.save(credentials)
         try store.save(credentials)
         #expect(try store.load() == credentials)
         let mode = try FileManager.default.attributesOfItem(atPath: state.appendingPathComponent("credentials.json").path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
+        // A file written before encrypted vaults (no key) still reads.
+        let older = #"{"server":"http://127.0.0.1:8080","userID":"\#(credentials.userID)","deviceID":"\#(credentials.deviceID)","deviceName":"laptop","accessToken":"a","refreshToken":"r"}"#
+        try Data(older.utf8).write(to: state.appendingPathComponent("credentials.json"))
+        #expect(try store.load()?.vaultKey == nil)
         try store.remove()
         #expect(try store.load() == nil)
     }

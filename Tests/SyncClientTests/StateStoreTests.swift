@@ -32,6 +32,24 @@ import Testing
         #expect(log.last?.detail == "v2")
     }
 
+    /// An encrypted vault's ciphertexts map to their plaintexts both ways, across reopening.
+    @Test func ciphertextsAreFoundByEitherHash() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plain = ContentHasher.hash(Array("note".utf8))
+        let first = StateStore.Ciphertext(ciphertextHash: ContentHasher.hash(Array("c1".utf8)), ciphertextSize: 84, plaintextHash: plain, plaintextSize: 4)
+        let second = StateStore.Ciphertext(ciphertextHash: ContentHasher.hash(Array("c2".utf8)), ciphertextSize: 84, plaintextHash: plain, plaintextSize: 4)
+        let unknown = ContentHasher.hash(Array("c3".utf8))
+        do {
+            let store = try StateStore(stateFolder: folder)
+            #expect(try await store.ciphertext(holding: plain) == nil)
+            try await store.recordCiphertexts([first, second])
+        }
+        let store = try StateStore(stateFolder: folder)
+        #expect(try await store.plaintexts(of: [first.ciphertextHash, unknown, second.ciphertextHash]) == [first.ciphertextHash: first, second.ciphertextHash: second])
+        #expect([first, second].contains(try await store.ciphertext(holding: plain)))
+        #expect(try await store.ciphertext(holding: unknown) == nil)
+    }
+
     @Test func statCacheIsReplacedByTheScan() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try StateStore(stateFolder: folder)

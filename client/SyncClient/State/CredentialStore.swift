@@ -1,7 +1,8 @@
 public import Foundation
 
-/// The device's tokens for one vault, in `.vaultsync/credentials.json` with mode 0600. The password
-/// is never stored.
+/// The device's tokens for one vault, in `.vaultsync/credentials.json` with mode 0600, and for an
+/// encrypted vault its unwrapped key: both go at `logout`. The password and the passphrase are never
+/// stored.
 public struct Credentials: Codable, Sendable, Equatable {
     public var server: URL
     public var userID: UUID
@@ -11,8 +12,12 @@ public struct Credentials: Codable, Sendable, Equatable {
     public var refreshToken: String
     /// The server vault the folder syncs with; nil: the account's `default` vault.
     public var vaultID: UUID?
+    /// An encrypted vault's key (32 bytes), unwrapped once with the passphrase or recovery key.
+    public var vaultKey: Data?
 
-    public init(server: URL, userID: UUID, deviceID: UUID, deviceName: String, accessToken: String, refreshToken: String, vaultID: UUID? = nil) {
+    public init(
+        server: URL, userID: UUID, deviceID: UUID, deviceName: String, accessToken: String, refreshToken: String, vaultID: UUID? = nil, vaultKey: Data? = nil
+    ) {
         self.server = server
         self.userID = userID
         self.deviceID = deviceID
@@ -20,6 +25,7 @@ public struct Credentials: Codable, Sendable, Equatable {
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.vaultID = vaultID
+        self.vaultKey = vaultKey
     }
 }
 

@@ -8,7 +8,7 @@ public import SyncProtocol
 /// migrations; a database from a newer client is refused rather than misread.
 public final class StateStore: Sendable {
     /// The schema version this build writes.
-    public static let schemaVersion = 6
+    public static let schemaVersion = 7
 
     let db: DatabasePool
 
@@ -98,6 +98,15 @@ public final class StateStore: Sendable {
                     content_hash TEXT PRIMARY KEY, upload_id TEXT NOT NULL, part_size INTEGER NOT NULL, size_bytes INTEGER NOT NULL);
                 CREATE TABLE multipart_parts (
                     upload_id TEXT NOT NULL, number INTEGER NOT NULL, PRIMARY KEY (upload_id, number));
+                """)
+        }
+        migrator.registerMigration("v7-ciphertexts") { db in
+            // An encrypted vault's ciphertexts and the plaintext each holds (``StateStore/plaintexts(of:)``).
+            try db.execute(sql: """
+                CREATE TABLE ciphertexts (
+                    ciphertext_hash TEXT PRIMARY KEY, ciphertext_size INTEGER NOT NULL,
+                    plaintext_hash TEXT NOT NULL, plaintext_size INTEGER NOT NULL);
+                CREATE INDEX ciphertexts_plaintext ON ciphertexts (plaintext_hash);
                 """)
         }
         return migrator

@@ -1,0 +1,69 @@
+import GRDB
+public import SyncProtocol
+
+/// `ciphertexts`: in an encrypted vault, which ciphertext (the server's `content_hash`) holds which
+/// plaintext. Filled when this device encrypts or decrypts a version; read to hand the planner
+/// plaintext hashes, and to push a copy or rename of a file the vault holds without uploading it.
+/// See `docs/decisions/0002-encrypted-vaults.md`.
+extension StateStore {
+    /// A ciphertext and the plaintext it holds.
+    public struct Ciphertext: Sendable, Equatable {
+        public var ciphertextHash: ContentHash
+        public var ciphertextSize: Int64
+        public var plaintextHash: ContentHash
+        public var plaintextSize: Int64
+
+        public init(ciphertextHash: ContentHash, ciphertextSize: Int64, plaintextHash: ContentHash, plaintextSize: Int64) {
+            self.ciphertextHash = ciphertextHash
+            self.ciphertextSize = ciphertextSize
+            self.plaintextHash = plaintextHash
+            self.plaintextSize = plaintextSize
+        }
+    }
+
+    public func recordCiphertexts(_ entries: [Ciphertext]) async throws {
+        guard !entries.isEmpty else { return }
+        try await db.write { db in
+            for entry in entries {
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO ciphertexts (ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size) VALUES (?, ?, ?, ?)",
+                    arguments: [entry.ciphertextHash.rawValue, entry.ciphertextSize, entry.plaintextHash.rawValue, entry.plaintextSize])
+            }
+        }
+    }
+
+    /// The known ones among `hashes` (ciphertext hashes), by ciphertext hash.
+    public func plaintexts(of hashes: [ContentHash]) async throws -> [ContentHash: Ciphertext] {
+        try await db.read { db in
+            var result: [ContentHash: Ciphertext] = [:]
+            for chunk in stride(from: 0, to: hashes.count, by: 500).map({ hashes[$0..<min($0 + 500, hashes.count)] }) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size FROM ciphertexts WHERE ciphertext_hash IN (\(marks))",
+                    arguments: StatementArguments(chunk.map(\.rawValue)))
+                for row in rows {
+                    let entry = Ciphertext(
+                        ciphertextHash: ContentHash(alreadyValidated: row[0]), ciphertextSize: row[1], plaintextHash: ContentHash(alreadyValidated: row[2]),
+                        plaintextSize: row[3])
+                    result[entry.ciphertextHash] = entry
+                }
+            }
+            return result
+        }
+    }
+
+    /// A ciphertext known to hold `plaintext`, if any (the newest recorded one wins nothing: any will do,
+    /// as the server says whether it still holds it).
+    public func ciphertext(holding plaintext: ContentHash) async throws -> Ciphertext? {
+        try await db.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size FROM ciphertexts WHERE plaintext_hash = ? LIMIT 1",
+                arguments: [plaintext.rawValue]
+            ).map { row in
+                Ciphertext(
+                    ciphertextHash: ContentHash(alreadyValidated: row[0]), ciphertextSize: row[1], plaintextHash: ContentHash(alreadyValidated: row[2]),
+                    plaintextSize: row[3])
+            }
+        }
+    }
+}
