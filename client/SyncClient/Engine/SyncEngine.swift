@@ -164,6 +164,9 @@ public final class SyncEngine: Sendable {
                 // Pages of 2,000: decoding a 5,000-file page at once costs more memory than the round trips save.
                 page = try await session.run { [api] in try await api.state($0, cursor: from, limit: 2000) }
                 try await checkServerVault(page.vaultID)
+                // Its names and bytes are ciphertext: synced as they are, they would fill the folder
+                // with opaque files. This client does not decrypt yet (issue 11).
+                if page.encrypted == true { throw SyncEngineError.encryptedVault(root.path) }
             } catch let error as SyncAPIError where error.code == .cursorExpired && from != nil {
                 (cursor, remote, authors, incremental) = (nil, [:], [:], false)
                 // Away longer than the server keeps deletions, or the server's database was
@@ -357,6 +360,8 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     case folderReplaced(String)
     /// The server answers for another vault than the one this folder synced with.
     case otherServerVault(String)
+    /// The vault is an encrypted one, which this client cannot sync yet.
+    case encryptedVault(String)
     case noConflict(VaultPath)
     case serverMovedOn(VaultPath)
     public var description: String {
@@ -375,6 +380,8 @@ public enum SyncEngineError: Error, CustomStringConvertible {
             "'\(path)' was replaced by another copy while this process had it open; nothing was synced. Start vaultsync again on the folder"
         case .otherServerVault(let path):
             "the server answers for another vault than the one '\(path)' synced with (was its database replaced or restored?); nothing was synced. Link an empty folder to sync with it"
+        case .encryptedVault(let path):
+            "the vault '\(path)' syncs with is encrypted, and this vaultsync cannot sync encrypted vaults yet (docs/encryption.md); nothing was synced or written"
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }
