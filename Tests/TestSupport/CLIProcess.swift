@@ -89,6 +89,11 @@ public struct CLIProcess: Sendable {
     public func finish(timeout: Duration = .seconds(120)) async throws -> CLIResult {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
+        // The output files go whichever way this ends (they piled up in /tmp from timed-out runs).
+        defer {
+            try? FileManager.default.removeItem(at: output)
+            try? FileManager.default.removeItem(at: errors)
+        }
         do {
             while isRunning {
                 guard clock.now < deadline else {
@@ -103,10 +108,7 @@ public struct CLIProcess: Sendable {
             _ = child.ending(wait: true)
             throw error
         }
-        let result = read()
-        try? FileManager.default.removeItem(at: output)
-        try? FileManager.default.removeItem(at: errors)
-        return result
+        return read()
     }
 
     private func read() -> CLIResult {

@@ -40,7 +40,12 @@ public final class CrashingTransport: HTTPTransport, @unchecked Sendable {
 
     public func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse) {
         let answer = try await base.download(request)
-        try check(request)
+        do {
+            try check(request)
+        } catch {
+            try? FileManager.default.removeItem(at: answer.0)  // the crash loses the answer, and its temporary file with it
+            throw error
+        }
         return answer
     }
 }

@@ -168,7 +168,19 @@ final class FaultyTransport: HTTPTransport, Sendable {
             try? body.write(to: file)
             return (file, response)
         }
-        let ((file, response), fault) = try await answer(request, { try await base.download(request) }, proxy: proxy)
+        // A fault after the download loses the answer: its temporary file goes with it.
+        var downloaded: URL?
+        let ((file, response), fault): ((URL, HTTPURLResponse), TransportFault?)
+        do {
+            ((file, response), fault) = try await answer(request, {
+                let answer = try await base.download(request)
+                downloaded = answer.0
+                return answer
+            }, proxy: proxy)
+        } catch {
+            if let downloaded { try? FileManager.default.removeItem(at: downloaded) }
+            throw error
+        }
         if let fault, var bytes = try? Data(contentsOf: file), !bytes.isEmpty {
             Self.damage(&bytes, fault)
             try bytes.write(to: file)
