@@ -19,6 +19,13 @@ extension StateStore {
             self.plaintextHash = plaintextHash
             self.plaintextSize = plaintextSize
         }
+
+        /// From a row of `ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size`.
+        init(row: Row) {
+            self.init(
+                ciphertextHash: ContentHash(alreadyValidated: row[0]), ciphertextSize: row[1], plaintextHash: ContentHash(alreadyValidated: row[2]),
+                plaintextSize: row[3])
+        }
     }
 
     public func recordCiphertexts(_ entries: [Ciphertext]) async throws {
@@ -41,29 +48,20 @@ extension StateStore {
                 let rows = try Row.fetchAll(
                     db, sql: "SELECT ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size FROM ciphertexts WHERE ciphertext_hash IN (\(marks))",
                     arguments: StatementArguments(chunk.map(\.rawValue)))
-                for row in rows {
-                    let entry = Ciphertext(
-                        ciphertextHash: ContentHash(alreadyValidated: row[0]), ciphertextSize: row[1], plaintextHash: ContentHash(alreadyValidated: row[2]),
-                        plaintextSize: row[3])
-                    result[entry.ciphertextHash] = entry
-                }
+                for entry in rows.map(Ciphertext.init(row:)) { result[entry.ciphertextHash] = entry }
             }
             return result
         }
     }
 
-    /// A ciphertext known to hold `plaintext`, if any (the newest recorded one wins nothing: any will do,
-    /// as the server says whether it still holds it).
+    /// A ciphertext known to hold `plaintext`, if any (any will do: the push's answer says whether
+    /// the server still holds it).
     public func ciphertext(holding plaintext: ContentHash) async throws -> Ciphertext? {
         try await db.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size FROM ciphertexts WHERE plaintext_hash = ? LIMIT 1",
                 arguments: [plaintext.rawValue]
-            ).map { row in
-                Ciphertext(
-                    ciphertextHash: ContentHash(alreadyValidated: row[0]), ciphertextSize: row[1], plaintextHash: ContentHash(alreadyValidated: row[2]),
-                    plaintextSize: row[3])
-            }
+            ).map(Ciphertext.init(row:))
         }
     }
 }
