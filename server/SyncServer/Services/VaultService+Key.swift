@@ -25,7 +25,8 @@ extension VaultService {
             switch (current, request.expectedRevision) {
             case (nil, nil):
                 guard !(try VaultKeyQueries.holdsAnything(tx, vaultID: scope.vaultID)) else {
-                    throw ServiceError.vaultNotEmpty("vault '\(scope.vaultName)' holds files: only an empty vault becomes an encrypted one (create a new vault)")
+                    throw ServiceError.vaultNotEmpty(
+                        "vault '\(scope.vaultName)' is not empty (it has files, deletions, open pushes or conflict records): only an empty vault becomes an encrypted one; create a new vault for it")
                 }
                 try VaultKeyQueries.store(tx, vaultID: scope.vaultID, envelope: request.envelope, revision: 1, deviceID: scope.deviceID, now: now)
                 return true
