@@ -60,7 +60,7 @@ public struct CLIProcess: Sendable {
         }
         defer { if stdin != nil { try? FileManager.default.removeItem(atPath: input) } }
         let pid = try ChildProcess.spawn(try executable(name).path, arguments, environment: env, stdin: input, stdout: output.path, stderr: errors.path)
-        return CLIProcess(child: Child(pid: pid), arguments: [name] + arguments, output: output, errors: errors)
+        return CLIProcess(child: Child(pid: pid, scratch: [output, errors]), arguments: [name] + arguments, output: output, errors: errors)
     }
 
     /// Runs `name` to the end.
@@ -89,11 +89,6 @@ public struct CLIProcess: Sendable {
     public func finish(timeout: Duration = .seconds(120)) async throws -> CLIResult {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        // The output files go whichever way this ends (they piled up in /tmp from timed-out runs).
-        defer {
-            try? FileManager.default.removeItem(at: output)
-            try? FileManager.default.removeItem(at: errors)
-        }
         do {
             while isRunning {
                 guard clock.now < deadline else {
@@ -122,9 +117,15 @@ public struct CLIProcess: Sendable {
 /// A spawned child, reaped once; its ending is kept for every later question.
 private final class Child: Sendable {
     let pid: pid_t
+    /// The files its output went to: removed with it, however the run ended (processes stopped
+    /// by a signal, never waited for, left them in /tmp).
+    let scratch: [URL]
     private let ended = Mutex<ChildProcess.Ending?>(nil)
 
-    init(pid: pid_t) { self.pid = pid }
+    init(pid: pid_t, scratch: [URL]) {
+        self.pid = pid
+        self.scratch = scratch
+    }
 
     /// How the child ended, nil while it runs; `wait` blocks until it ends.
     func ending(wait: Bool) -> ChildProcess.Ending? {
@@ -142,6 +143,7 @@ private final class Child: Sendable {
     deinit {
         // A child never waited for is reaped if it has ended, so no zombie outlives its test.
         if ended.withLock({ $0 }) == nil { _ = try? ChildProcess.reap(pid, block: false) }
+        for file in scratch { try? FileManager.default.removeItem(at: file) }
     }
 }
 

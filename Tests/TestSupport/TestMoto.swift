@@ -32,7 +32,8 @@ public enum TestMoto {
         atexit {
             if TestMoto.motoPID > 0 { kill(TestMoto.motoPID, SIGKILL) }
         }
-        ExitWatchdog.run("kill -9 \(process.processIdentifier) 2>/dev/null", alsoEndsWith: process.processIdentifier)
+        // Its log goes with it: it matters only while moto runs (`didNotStart` quotes it).
+        ExitWatchdog.run("kill -9 \(process.processIdentifier) 2>/dev/null; rm -f '\(log.path)'", alsoEndsWith: process.processIdentifier)
         let endpoint = URL(string: "http://127.0.0.1:\(port)")!
         for _ in 0..<200 {
             if let (_, response) = try? await URLSession.shared.data(from: endpoint), (response as? HTTPURLResponse) != nil { return endpoint }
