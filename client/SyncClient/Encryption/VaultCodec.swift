@@ -1,0 +1,62 @@
+public import Foundation
+public import SyncProtocol
+public import VaultCrypto
+
+/// Translates an encrypted vault's server messages into the plaintext the engine plans in, and
+/// paths back: the pure half of `docs/decisions/0002-encrypted-vaults.md` (no I/O; the caller
+/// reads the ciphertext map from `sync.db`).
+public struct VaultCodec: Sendable {
+    private let names: NameCipher
+
+    public init(key: VaultKey) {
+        names = NameCipher(vaultKey: key)
+    }
+
+    /// The encrypted path the server knows `path` by, and its letter-case key.
+    public func encode(_ path: VaultPath) throws(VaultCryptoError) -> (path: VaultPath, pathKey: String) {
+        (try names.encrypt(path), names.fingerprint(path))
+    }
+
+    /// The plaintext path of a server path.
+    public func decode(_ path: VaultPath) throws(VaultCryptoError) -> VaultPath {
+        try names.decrypt(path)
+    }
+
+    /// A state page in plaintext, and the server paths that failed authentication (left out: a
+    /// damaged or foreign name is never turned into a file).
+    public struct DecodedPage: Sendable {
+        public var page: VaultStateResponse
+        public var undecodable: [VaultPath]
+    }
+
+    /// `page` with plaintext paths; each live file's hash and size are its plaintext's when
+    /// `plaintexts` (by ciphertext hash) knows them, and stay the ciphertext's otherwise: a hash no
+    /// plaintext has, so the planner takes the file for changed and fetches it.
+    public func decode(_ page: VaultStateResponse, plaintexts: [ContentHash: StateStore.Ciphertext]) -> DecodedPage {
+        var decoded = page
+        var undecodable: [VaultPath] = []
+        decoded.files = page.files.compactMap { file in
+            guard let path = try? names.decrypt(file.path) else {
+                undecodable.append(file.path)
+                return nil
+            }
+            var plain = file
+            plain.path = path
+            if let known = plaintexts[file.contentHash] {
+                plain.contentHash = known.plaintextHash
+                plain.sizeBytes = known.plaintextSize
+            }
+            return plain
+        }
+        decoded.deletedSince = page.deletedSince.compactMap { gone in
+            guard let path = try? names.decrypt(gone.path) else {
+                undecodable.append(gone.path)
+                return nil
+            }
+            var plain = gone
+            plain.path = path
+            return plain
+        }
+        return DecodedPage(page: decoded, undecodable: undecodable)
+    }
+}
