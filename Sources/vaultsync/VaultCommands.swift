@@ -31,7 +31,7 @@ struct VaultsList: AsyncParsableCommand {
         let linked = await engine.linkedVaultID
         for info in vaults {
             let mine = info.vaultID == linked || (linked == nil && info.name == "default")
-            print("\(info.name)  \(info.files) files  \(info.bytes) bytes  created \(WireDate.format(info.createdAt))\(mine ? "  (this folder)" : "")")
+            print("\(info.name)  \(info.files) files  \(info.bytes) bytes  created \(WireDate.format(info.createdAt))\(info.encrypted == true ? "  encrypted" : "")\(mine ? "  (this folder)" : "")")
         }
     }
 }

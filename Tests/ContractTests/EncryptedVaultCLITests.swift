@@ -32,14 +32,16 @@ import Testing
 
             try Data("# plain note\n".utf8).write(to: laptop.appendingPathComponent("note.md"))
             let sync = try await vaultsync(["sync", laptop.path])
-            #expect(sync.exitCode == 1 && sync.stderr.contains("is encrypted") && sync.stderr.contains("nothing was synced"), "\(sync)")
+            #expect(sync.exitCode == 1 && sync.stderr.contains("linked to an encrypted vault") && sync.stderr.contains("nothing was synced"), "\(sync)")
             let json = try await vaultsync(["sync", laptop.path, "--json"])
             let error = try json.json()["error"] as? String
             #expect(json.exitCode == 1 && error?.contains("encrypted") == true, "\(json)")
             #expect(!FileManager.default.fileExists(atPath: laptop.appendingPathComponent(sealedName).path))
 
             let joined = try await vaultsync(["init", phone.path] + link)
-            #expect(joined.exitCode == 1 && joined.stderr.contains("is encrypted"), "\(joined)")
+            #expect(joined.exitCode == 1 && joined.stderr.contains("linked to an encrypted vault"), "\(joined)")
+            let listed = try await vaultsync(["vaults", "--vault", phone.path])
+            #expect(listed.exitCode == 0 && listed.stdout.contains("default  1 files") && listed.stdout.contains("encrypted  (this folder)"), "\(listed)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: phone.path).filter { $0 != ".vaultsync" }.isEmpty)
             // The server holds only the other device's file: no plaintext went in.
             #expect(try await server.api.state(session).files.map(\.path.rawValue) == [sealedName])

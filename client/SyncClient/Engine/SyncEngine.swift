@@ -381,7 +381,7 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .otherServerVault(let path):
             "the server answers for another vault than the one '\(path)' synced with (was its database replaced or restored?); nothing was synced. Link an empty folder to sync with it"
         case .encryptedVault(let path):
-            "the vault '\(path)' syncs with is encrypted, and this vaultsync cannot sync encrypted vaults yet (docs/encryption.md); nothing was synced or written"
+            "'\(path)' is linked to an encrypted vault, which this vaultsync cannot sync yet (docs/encryption.md); nothing was synced or written"
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }
