@@ -35,11 +35,15 @@ public struct VaultCodec: Sendable {
     public func decode(_ page: VaultStateResponse, plaintexts: [ContentHash: StateStore.Ciphertext]) -> DecodedPage {
         var decoded = page
         var undecodable: [VaultPath] = []
-        decoded.files = page.files.compactMap { file in
-            guard let path = try? names.decrypt(file.path) else {
-                undecodable.append(file.path)
+        func plaintext(_ path: VaultPath) -> VaultPath? {
+            guard let plain = try? names.decrypt(path) else {
+                undecodable.append(path)
                 return nil
             }
+            return plain
+        }
+        decoded.files = page.files.compactMap { file in
+            guard let path = plaintext(file.path) else { return nil }
             var plain = file
             plain.path = path
             if let known = plaintexts[file.contentHash] {
@@ -49,10 +53,7 @@ public struct VaultCodec: Sendable {
             return plain
         }
         decoded.deletedSince = page.deletedSince.compactMap { gone in
-            guard let path = try? names.decrypt(gone.path) else {
-                undecodable.append(gone.path)
-                return nil
-            }
+            guard let path = plaintext(gone.path) else { return nil }
             var plain = gone
             plain.path = path
             return plain
