@@ -71,8 +71,7 @@ import Testing
             let device = try await server.newUser().newDevice()
             var shortWrap = Self.envelope()
             shortWrap.passphraseWrapped = Data(count: 59)
-            var badID = Self.envelope(keyID: "0123456789ABCDEF")
-            badID.kdf = "scrypt"
+            let badID = Self.envelope(keyID: "0123456789ABCDEF")
             var cheap = Self.envelope()
             cheap.scrypt.logN = 4
             var otherKDF = Self.envelope()

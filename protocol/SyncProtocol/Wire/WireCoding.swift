@@ -37,33 +37,34 @@ public enum WireDate {
     /// Parses `2026-03-24T10:30:00Z` or `2026-03-24T10:30:00.123Z` (and offsets). A field out of
     /// its range (`12:99`, February 30) is refused, not rolled over into the next hour or month.
     public static func parse(_ text: String) -> Date? {
-        guard let date = (try? withFraction.parse(text)) ?? (try? plain.parse(text)), readsBack(text, as: date) else { return nil }
-        return date
+        guard fieldsInRange(text) else { return nil }
+        return (try? withFraction.parse(text)) ?? (try? plain.parse(text))
     }
 
-    /// Whether the date and time fields of `text` (`YYYY-MM-DDTHH:MM:SS`, then a fraction and a
-    /// zone) are those of `date` in `text`'s own zone: the parser takes `12:99` for `13:39`.
-    private static func readsBack(_ text: String, as date: Date) -> Bool {
-        let characters = Array(text)
-        guard characters.count >= 19 else { return false }
-        func number(_ start: Int, _ length: Int) -> Int? { Int(String(characters[start..<start + length])) }
-        let zone = characters[19...].drop { $0 == "." || $0.isNumber }
-        let offset: Int
-        if zone.count == 1, zone.first == "Z" || zone.first == "z" {
-            offset = 0
-        } else {
-            let digits = zone.dropFirst().filter(\.isNumber)
-            guard let sign = zone.first, sign == "+" || sign == "-", digits.count == 4, let hours = Int(String(digits.prefix(2))), let minutes = Int(String(digits.suffix(2))),
-                hours < 24, minutes < 60
-            else { return false }
-            offset = (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
+    /// Whether `YYYY-MM-DDTHH:MM:SS` (then a fraction and a zone) names a real time: the parser
+    /// takes `12:99` for `13:39`. Checked on the bytes, since clients decode a date per file.
+    private static func fieldsInRange(_ text: String) -> Bool {
+        let bytes = Array(text.utf8.prefix(19))
+        guard bytes.count == 19 else { return false }
+        func number(_ start: Int, _ length: Int) -> Int? {
+            var value = 0
+            for byte in bytes[start..<start + length] {
+                guard (48...57).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - 48)
+            }
+            return value
         }
-        guard let timeZone = TimeZone(secondsFromGMT: offset) else { return false }
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        let fields = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return fields.year == number(0, 4) && fields.month == number(5, 2) && fields.day == number(8, 2) && fields.hour == number(11, 2)
-            && fields.minute == number(14, 2) && fields.second == number(17, 2)
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2), let minute = number(14, 2),
+            let second = number(17, 2), (1...12).contains(month), hour < 24, minute < 60, second < 60
+        else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { return false }
+        // An offset's hours and minutes (`+02:00`); `Z` has none.
+        let zone = text.utf8.dropFirst(19).drop { $0 == UInt8(ascii: ".") || (48...57).contains($0) }
+        guard let sign = zone.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return true }
+        let digits = zone.dropFirst().filter { (48...57).contains($0) }.map { Int($0 - 48) }
+        return digits.count == 4 && digits[0] * 10 + digits[1] < 24 && digits[2] * 10 + digits[3] < 60
     }
 
     /// Formats with millisecond precision (rounded), omitting the fraction when it is zero.
