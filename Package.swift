@@ -110,6 +110,6 @@ let package = Package(
         .testTarget(
             name: "SyncServerTests", dependencies: ["SyncServer", "SyncProtocol", "SyncClient", "TestSupport", "Postgres", log, crypto, nioCore, nioPosix, asyncHTTPClient],
             resources: [.copy("Fixtures")], swiftSettings: swiftSettings),
-        .testTarget(name: "ContractTests", dependencies: ["SyncServer", "SyncClient", "SyncCore", "SyncProtocol", "TestSupport", "SeededRandom", "Postgres"], swiftSettings: swiftSettings),
+        .testTarget(name: "ContractTests", dependencies: ["SyncServer", "SyncClient", "SyncCore", "SyncProtocol", "VaultCrypto", "TestSupport", "SeededRandom", "Postgres"], swiftSettings: swiftSettings),
     ]
 )

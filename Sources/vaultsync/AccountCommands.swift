@@ -26,10 +26,14 @@ struct Init: AsyncParsableCommand {
     @Option(name: .customLong("vault"), help: "Which of the account's vaults to sync with (default: the one the folder synced with before, else 'default').") var vaultName: String?
     @Flag(name: .customLong("create"), help: "Create the vault named by --vault when the account has none of that name.") var createVault = false
     @Flag(help: "Print the first sync's report as JSON.") var json = false
+    @Flag(help: "Make the vault end-to-end encrypted: the server stores only ciphertext. The vault must be empty; asks for a new passphrase and prints a recovery key once.")
+    var encrypt = false
     @OptionGroup var password: PasswordOptions
+    @OptionGroup var passphrase: PassphraseOptions
 
     func validate() throws {
         if createVault && vaultName == nil { throw ValidationError("--create needs --vault NAME") }
+        if encrypt && passphrase.recoveryKeyStdin { throw ValidationError("--encrypt makes a new key: it takes a new passphrase, not a recovery key") }
         guard (email == nil) != (identity.provider == nil) else { throw ValidationError("sign in with either --email (and a password) or --provider NAME --id-token-stdin") }
         if identity.provider != nil && createAccount { throw ValidationError("--create-account is for passwords: a provider's first sign-in creates the account") }
     }
@@ -42,10 +46,13 @@ struct Init: AsyncParsableCommand {
         } else {
             try identity.credential()
         }
-        let engine = try await SyncEngine.link(
+        let passphrase = passphrase
+        let choice: VaultKeyChoice = encrypt ? .create(passphrase: try passphrase.newPassphrase()) : .unlock { try passphrase.secret() }
+        let (engine, recoveryKey) = try await SyncEngine.link(
             root: root, server: try serverURL(server), credential: credential,
-            deviceName: deviceName ?? ProcessInfo.processInfo.hostName, vault: vaultName, createVault: createVault)
-        if !json { print("linked \(root.path) to \(server) as \(email ?? identity.provider ?? "")\(vaultName.map { ", vault '\($0)'" } ?? "")") }
+            deviceName: deviceName ?? ProcessInfo.processInfo.hostName, vault: vaultName, createVault: createVault, key: choice)
+        if !json { print("linked \(root.path) to \(server) as \(email ?? identity.provider ?? "")\(vaultName.map { ", vault '\($0)'" } ?? "")\(engine.isEncrypted ? " (end-to-end encrypted)" : "")") }
+        if let recoveryKey { printRecoveryKey(recoveryKey, toStandardError: json) }
         try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
     }
 }
@@ -79,6 +86,7 @@ struct Login: AsyncParsableCommand {
     @Option(help: "Your email address (default: the one the folder was linked with).") var email: String?
     @OptionGroup var identity: IdentityOptions
     @OptionGroup var password: PasswordOptions
+    @OptionGroup var passphrase: PassphraseOptions
 
     func validate() throws {
         if identity.provider != nil && email != nil { throw ValidationError("sign in with either a password or --provider NAME --id-token-stdin") }
@@ -86,11 +94,15 @@ struct Login: AsyncParsableCommand {
 
     func run() async throws {
         let root = vaultURL(directory)
+        let engine: SyncEngine
         if identity.provider != nil, case .idToken(let provider, let token, let nonce) = try identity.credential() {
-            _ = try await SyncEngine.login(root: root, provider: provider, idToken: token, nonce: nonce)
+            engine = try await SyncEngine.login(root: root, provider: provider, idToken: token, nonce: nonce)
         } else {
-            _ = try await SyncEngine.login(root: root, email: email, password: try password.password())
+            engine = try await SyncEngine.login(root: root, email: email, password: try password.password())
         }
+        // Signing out removed an encrypted vault's key with the tokens.
+        let passphrase = passphrase
+        try await engine.unlock { try passphrase.secret() }
         print("signed in; \(root.path) syncs again ('vaultsync sync')")
     }
 }

@@ -26,9 +26,10 @@ struct Status: AsyncParsableCommand {
         var heldDeletions: HeldDeletionsRecord?
         /// The running `vaultsync watch`, if any.
         var watcher: WatcherRecord?
+        var encrypted: Bool
         enum CodingKeys: String, CodingKey {
             case heldDeletions = "held_deletions"
-            case status, vault, server, email, failing, watcher
+            case status, vault, server, email, failing, watcher, encrypted
             case deviceID = "device_id"
             case signedIn = "signed_in"
             case lastSyncTime = "last_sync_time"
@@ -55,10 +56,10 @@ struct Status: AsyncParsableCommand {
             status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID,
             signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
             failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
-            storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher)
+            storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher, encrypted: state.encrypted)
         if json { return try printJSON(output) }
         print("status: \(output.status)\(Self.explain(state.status, vault: state.vault))")
-        print("vault: \(output.vault)\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
+        print("vault: \(output.vault)\(state.encrypted ? " (end-to-end encrypted)" : "")\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
         if let watcher = state.watcher {
             let connection = watcher.connected ? "connected" : "OFFLINE (local changes queue until the server is back)"
             let last = watcher.lastSyncAt.map { "last sync \(WireDate.format($0)) \(watcher.lastSyncStatus ?? "")" } ?? "no sync yet"

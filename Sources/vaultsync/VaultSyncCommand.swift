@@ -14,11 +14,13 @@ struct VaultSyncCommand: AsyncParsableCommand {
             1 a failure (some files could not be synced, or an error), \
             3 the server is unreachable (changes stay pending), 4 the device must sign in again ('vaultsync login').
 
-            Passwords come from VAULTSYNC_PASSWORD, --password-stdin, or a prompt on a terminal.
+            Passwords come from VAULTSYNC_PASSWORD, --password-stdin, or a prompt on a terminal. \
+            An encrypted vault's passphrase comes from VAULTSYNC_PASSPHRASE, --passphrase-stdin, or a prompt; \
+            its recovery key from VAULTSYNC_RECOVERY_KEY or --recovery-key-stdin.
             """,
         version: ReleaseVersion.current,
         subcommands: [
-            Signup.self, Init.self, Login.self, Logout.self, Sync.self, Watch.self, Status.self, Conflicts.self, Resolve.self, Retry.self,
+            Signup.self, Init.self, Login.self, Passphrase.self, Logout.self, Sync.self, Watch.self, Status.self, Conflicts.self, Resolve.self, Retry.self,
             History.self, Restore.self, Export.self, Import.self, Log.self, Devices.self, Vaults.self, Account.self, ServerInfo.self,
         ])
 

@@ -1,5 +1,6 @@
 public import Foundation
 public import SyncClient
+public import SyncProtocol
 
 /// A vault folder linked to a test server, with file helpers.
 public struct TestVault: Sendable {
@@ -17,6 +18,22 @@ public struct TestVault: Sendable {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let engine = try await SyncEngine.link(root: root, server: user.server.baseURL, email: user.email, password: user.password, deviceName: deviceName)
         return TestVault(root: root, engine: engine)
+    }
+
+    /// Links a new temporary folder as another device of `user`, making or opening the vault's
+    /// key as `key` says (use ``cheapScrypt`` to create: tests need not pay a real passphrase's cost).
+    public static func link(_ user: TestUser, deviceName: String, vault: String? = nil, key: VaultKeyChoice) async throws -> (vault: TestVault, recoveryKey: String?) {
+        let root = URL(fileURLWithPath: "/tmp/vaultsync-vault-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let (engine, recoveryKey) = try await SyncEngine.link(
+            root: root, server: user.server.baseURL, credential: .password(email: user.email, password: user.password), deviceName: deviceName,
+            vault: vault, createVault: vault != nil, key: key)
+        return (TestVault(root: root, engine: engine), recoveryKey)
+    }
+
+    /// scrypt parameters that cost a millisecond, not half a second.
+    public static var cheapScrypt: ScryptParameters {
+        ScryptParameters(salt: Data((0..<16).map { _ in UInt8.random(in: 0...255) }), logN: 10, r: 8, p: 1)
     }
 
     public func write(_ path: String, _ text: String) throws {

@@ -3,7 +3,9 @@ public import SyncProtocol
 public import VaultCrypto
 
 /// Encrypts and decrypts files on disk in the format of `docs/encryption.md`, one segment at a
-/// time: a multi-gigabyte attachment costs two segments of memory either way.
+/// time: a multi-gigabyte attachment costs two segments of memory either way. What they write is
+/// not yet durable: a staged ciphertext is made again after a crash, and the engine flushes
+/// decrypted files once per batch before renaming them into the vault.
 public enum EncryptedFiles {
     /// Hash and size of both forms of a file.
     public struct Forms: Sendable, Equatable {
@@ -35,7 +37,6 @@ public enum EncryptedFiles {
             if next.isEmpty { break }
             current = next
         }
-        try output.synchronize()
         return Forms(plaintextHash: plain.finalize(), plaintextSize: plain.byteCount, ciphertextHash: cipher.finalize(), ciphertextSize: cipher.byteCount)
     }
 
@@ -61,7 +62,6 @@ public enum EncryptedFiles {
                 if next.isEmpty { break }
                 current = next
             }
-            try output.synchronize()
             return (plain.finalize(), plain.byteCount)
         } catch {
             try? FileManager.default.removeItem(at: destination)

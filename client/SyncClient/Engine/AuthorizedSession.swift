@@ -41,6 +41,12 @@ actor AuthorizedSession {
         }
     }
 
+    /// Keeps an encrypted vault's key with the credentials.
+    func keepVaultKey(_ key: Data) throws {
+        credentials.vaultKey = key
+        try store.save(credentials)
+    }
+
     /// Records the device's new name (it was renamed on the server).
     func renamed(_ name: String) throws {
         credentials.deviceName = name

@@ -9,6 +9,23 @@ struct PushCandidate: Sendable {
     var hash: ContentHash
     var sizeBytes: Int64
     var base: Int?
+    /// In an encrypted vault, the ciphertext sent instead (``VaultCipher/seal(_:root:)``).
+    var sealed: SealedForm?
+
+    /// The hash and size the server is told: the ciphertext's in an encrypted vault.
+    var wireHash: ContentHash { sealed?.hash ?? hash }
+    var wireSize: Int64 { sealed?.sizeBytes ?? sizeBytes }
+
+    /// The file whose bytes are sent: the staged ciphertext in an encrypted vault (nil when a
+    /// ciphertext the vault holds is reused), the vault's file otherwise.
+    func source(in root: URL) -> URL? {
+        sealed.map(\.file) ?? root.appendingPathComponent(diskPath)
+    }
+
+    /// Removes a staged ciphertext once it is no longer needed.
+    func discardSealed() {
+        if let file = sealed?.file { try? FileManager.default.removeItem(at: file) }
+    }
 }
 
 /// Who wrote the server's version of a path that also exists here, and when (server time): names

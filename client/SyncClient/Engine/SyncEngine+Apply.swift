@@ -13,11 +13,10 @@ extension SyncEngine {
     func applyPulls(_ run: inout Execution, _ report: inout SyncReport) async throws {
         for batch in run.pulls.chunked(batchSize) {
             let paths = Array(batch)
-            let answer = try await session.run { [api] in
-                try await api.pull(PullRequest(files: paths, inlineMaxBytes: InlineContent.maxFileBytes), session: $0)
-            }
+            let answer = try await remote.pull(paths, inlineMaxBytes: InlineContent.maxFileBytes)
             if !answer.missing.isEmpty { run.remoteSideComplete = false }  // changed again since the state call
             let staged = await downloadAll(answer.downloads)
+            try await store.recordCiphertexts(staged.values.compactMap { try? $0.get().ciphertext })
             try writer.flush()
             var applied: [VaultPath: SyncedEntry] = [:]
             var log: [LogLine] = []
@@ -27,15 +26,15 @@ extension SyncEngine {
                     let file = try staged[download.path]!.get()
                     let diskPath = run.diskPath(download.path)
                     let expected: AtomicFileWriter.Expectation = run.scan.stats[diskPath].map { .unchanged($0) } ?? .absent
-                    let stagedStat = Self.stat(file.path)
-                    try writer.commit(staged: file, to: diskPath, expected: expected)
+                    let stagedStat = Self.stat(file.url.path)
+                    try writer.commit(staged: file.url, to: diskPath, expected: expected)
                     // Known content: put it in the stat cache so the next scan need not hash it. Only
                     // if the file is still exactly what was renamed into place (an edit in between
                     // changes its mtime or size and is then hashed as usual).
                     if let stagedStat, Self.stat(root.appendingPathComponent(diskPath).path) == stagedStat {
-                        knownStats[diskPath] = CachedStat(sizeBytes: stagedStat.size, mtimeNanoseconds: stagedStat.mtime, inode: stagedStat.inode, hash: download.contentHash)
+                        knownStats[diskPath] = CachedStat(sizeBytes: stagedStat.size, mtimeNanoseconds: stagedStat.mtime, inode: stagedStat.inode, hash: file.hash)
                     }
-                    applied[download.path] = SyncedEntry(hash: download.contentHash, version: download.version)
+                    applied[download.path] = SyncedEntry(hash: file.hash, version: download.version)
                     report.pulled.append(download.path)
                     if run.restores.contains(download.path) {
                         report.notices.append("\(download.path): deleted here but edited on another device; the edited version was restored")
@@ -93,8 +92,7 @@ extension SyncEngine {
     /// version is streamed to a staged file (resumably, as any download), whatever its size.
     private func merge(_ path: VaultPath, base: SyncedEntry?, _ run: inout Execution, _ report: inout SyncReport) async throws {
         guard let local = run.scan.file(path), let stat = run.scan.stats[local.diskPath] else { return }
-        let answer = try await session.run { [api] in try await api.pull(PullRequest(files: [path]), session: $0) }
-        guard let download = answer.downloads.first else {
+        guard let download = try await remote.pull([path]).downloads.first else {
             run.remoteSideComplete = false  // deleted meanwhile: the next run sees it
             return
         }
@@ -106,22 +104,22 @@ extension SyncEngine {
         let decision: MergeDecision
         let remote: StagedVersion
         if policy.readsContent {
-            let remoteData = try await api.downloadBlob(from: download.downloadURL, session: await session.vaultSession)
-            guard ContentHasher.hash(remoteData) == download.contentHash else { throw SyncFileError.corruptDownload }
+            let remoteData = try await verifiedBytes(download.downloadURL, hash: download.contentHash)
             let localData = try Data(contentsOf: root.appendingPathComponent(local.diskPath))
             guard ContentHasher.hash(localData) == local.hash else { throw AtomicWriteError.changedSinceScan(local.diskPath) }
             var baseData: Data?
             if policy.needsBase, let base { baseData = try await fetchBase(path, base) }
             decision = policy.merge(local: localData, remote: remoteData, base: baseData, localIsNewer: localIsNewer)
             remote = .bytes(remoteData)
-        } else if local.hash == download.contentHash {
+        } else if try await self.remote.cipher?.plaintextHash(of: download.contentHash) ?? download.contentHash == local.hash {
             // The same bytes on both sides.
             try await store.recordSynced([path: SyncedEntry(hash: local.hash, version: download.version)], at: now())
             report.pulled.append(path)
             return
         } else {
-            guard let fetched = await fetchAll([download])[path] else { throw SyncFileError.corruptDownload }
-            remote = .file(try fetched.get())
+            guard let fetched = try await fetchAll([download])[path]?.get() else { throw SyncFileError.corruptDownload }
+            try await store.recordCiphertexts(fetched.ciphertext.map { [$0] } ?? [])
+            remote = .file(fetched.url)
             decision = policy.decideUnread(localIsNewer: localIsNewer)
         }
         switch decision {
@@ -149,7 +147,7 @@ extension SyncEngine {
             let restored: ConfirmedFile
             do {
                 kept = try await pushResolved(candidate)
-                restored = try await session.run { [api] in try await api.restore(RestoreRequest(path: path, version: download.version), session: $0) }.restored
+                restored = try await self.remote.restore(path, version: download.version).restored
             } catch {
                 remote.discard()
                 throw error
@@ -176,7 +174,7 @@ extension SyncEngine {
     func applyRemoteDeletes(_ run: inout Execution, _ report: inout SyncReport) async throws {
         for batch in run.remoteDeletes.chunked(batchSize) {
             let files = batch.map { DeleteFile(path: $0.path, baseVersion: $0.base) }
-            let answer = try await session.run { [api] in try await api.delete(DeleteRequest(files: files), session: $0) }
+            let answer = try await remote.delete(files)
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }  // edited meanwhile: plan again
             report.deletedRemotely += answer.deleted.map(\.path)
             try await store.forget(answer.deleted.map(\.path) + answer.missing, at: now(), log: answer.deleted.map { LogLine(.delete, $0.path, "deleted here") })
@@ -206,7 +204,7 @@ extension SyncEngine {
         let batches = candidates.chunked(oneByOne ? 1 : batchSize)
         // The push of the batch after the current one, already sent. Its answer is handled even
         // when the current one finds the storage full: it may have made files current.
-        var ahead: Task<Result<PushResponse, any Error>, Never>?
+        var ahead: Task<Result<SentBatch, any Error>, Never>?
         defer { ahead?.cancel() }
         for (index, batch) in batches.enumerated() {
             defer { run.advance(files: batch.count, bytes: batch.reduce(0) { $0 + $1.sizeBytes }) }
@@ -217,9 +215,11 @@ extension SyncEngine {
             let pushing = ahead ?? push(batch, cursor: run.cursor)
             ahead = !oneByOne && !full && index + 1 < batches.count ? push(batches[index + 1], cursor: run.cursor) : nil
             let answer: PushResponse
+            let sent: [PushCandidate]
             switch await pushing.value {
             case .success(let pushed):
-                answer = pushed
+                (answer, sent) = (pushed.answer, pushed.files)
+                for (path, error) in pushed.unsealed.sorted(by: { $0.key < $1.key }) { report.fail(path, error) }
             case .failure(let error as SyncAPIError) where error.code == .quotaExceeded && batch.count > 1:
                 try await applyPushes(Array(batch), &run, &report, oneByOne: true)
                 continue
@@ -234,9 +234,18 @@ extension SyncEngine {
             }
             if !answer.conflicts.isEmpty { run.serverMovedUnderUs = true }
             for rejected in answer.rejected { report.fail(rejected.path, rejected.message, counts: SyncReport.belongsToFile(rejected.code)) }
+            defer { sent.forEach { $0.discardSealed() } }
             if let committed = answer.committed { try await record(committed, &run, &report, storedAny: &storedAny) }
-            let byPath = Dictionary(batch.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
-            let uploadFailures = await uploadAll(answer.uploads.filter(\.uploadRequired), files: byPath)
+            let byPath = Dictionary(sent.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+            // A reused ciphertext the server no longer holds (collected since): this device has no
+            // copy of it. It is forgotten, and the next round encrypts the file afresh.
+            let lost = answer.uploads.filter { $0.uploadRequired && byPath[$0.path].map { $0.source(in: root) == nil } ?? false }
+            if !lost.isEmpty {
+                try await store.forgetCiphertexts(lost.compactMap { byPath[$0.path]?.wireHash })
+                run.serverMovedUnderUs = true
+            }
+            let lostPaths = Set(lost.map(\.path))
+            let uploadFailures = await uploadAll(answer.uploads.filter { $0.uploadRequired && !lostPaths.contains($0.path) }, files: byPath)
             // The server went away mid-transfer: the sync is offline (what was sent stays on the
             // server: parts of a large file, whole blobs), not a failure of these files.
             if let lost = uploadFailures.values.first(where: { Unreachable.matches($0) }) { throw lost }
@@ -246,10 +255,9 @@ extension SyncEngine {
                 full = true
                 try await noteStorageFull(noSpace.serverMessage, &report)
             }
-            let items = answer.uploads.filter { uploadFailures[$0.path] == nil }.map { ConfirmItem(path: $0.path, version: $0.newVersion) }
+            let items = answer.uploads.filter { uploadFailures[$0.path] == nil && !lostPaths.contains($0.path) }.map { ConfirmItem(path: $0.path, version: $0.newVersion) }
             guard !items.isEmpty else { continue }
-            let sent = run.cursor
-            let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: items, cursor: sent), session: $0) }
+            let confirm = try await remote.confirm(items, cursor: run.cursor)
             try await record(confirm, &run, &report, storedAny: &storedAny)
         }
         // Space was found again: "storage full" no longer holds.
@@ -289,15 +297,39 @@ extension SyncEngine {
 
     // MARK: transfers
 
+    /// A batch sent: its files as sent (sealed, in an encrypted vault), the answer, and the files
+    /// that could not be sealed (changed since the scan, say).
+    struct SentBatch: Sendable {
+        var files: [PushCandidate]
+        var answer: PushResponse
+        var unsealed: [VaultPath: any Error] = [:]
+    }
+
     /// Sends `batch` with its small files inline, to be made current at once (`commit_inline`), in
-    /// a task of its own so that it can be under way while the batch before it is recorded.
-    private func push(_ batch: ArraySlice<PushCandidate>, cursor: String?) -> Task<Result<PushResponse, any Error>, Never> {
+    /// a task of its own so that it can be under way while the batch before it is recorded. In an
+    /// encrypted vault the batch is sealed first (its staged ciphertexts are the caller's to remove).
+    private func push(_ batch: ArraySlice<PushCandidate>, cursor: String?) -> Task<Result<SentBatch, any Error>, Never> {
         Task {
+            var sent = SentBatch(files: Array(batch), answer: PushResponse(uploads: [], conflicts: []))
             do {
-                try await store.recordSent(batch.map { ($0.path, $0.hash) })
-                let files = inlinePushFiles(batch)
-                return .success(try await session.run { [api] in try await api.push(PushRequest(files: files, commitInline: true, cursor: cursor), session: $0) })
+                if let cipher = remote.cipher {
+                    sent.files = []
+                    for candidate in batch {
+                        do {
+                            sent.files.append(try await cipher.seal(candidate, root: root))
+                        } catch let error as AtomicWriteError {
+                            sent.unsealed[candidate.path] = error
+                        } catch let error as CocoaError {
+                            sent.unsealed[candidate.path] = error  // unreadable now
+                        }
+                    }
+                    guard !sent.files.isEmpty else { return .success(sent) }
+                }
+                try await store.recordSent(sent.files.map { ($0.path, $0.hash) })
+                sent.answer = try await remote.push(inlinePushFiles(sent.files), commitInline: true, cursor: cursor)
+                return .success(sent)
             } catch {
+                sent.files.forEach { $0.discardSealed() }
                 return .failure(error)
             }
         }
@@ -306,16 +338,15 @@ extension SyncEngine {
     /// The push entries of a batch, small files with their bytes inline while the total allows.
     /// A file whose bytes no longer match the scan is pushed without them (its upload then fails
     /// the server's hash check and the file is retried on the next run with its new content).
-    func inlinePushFiles(_ batch: ArraySlice<PushCandidate>) -> [PushFile] {
+    func inlinePushFiles(_ batch: [PushCandidate]) -> [PushFile] {
         var budget = InlineContent.maxTotalBytes
         return batch.map { candidate in
-            var file = PushFile(path: candidate.path, contentHash: candidate.hash, sizeBytes: candidate.sizeBytes, baseVersion: candidate.base)
-            if candidate.sizeBytes <= InlineContent.maxFileBytes, candidate.sizeBytes <= budget,
-                let data = try? Data(contentsOf: root.appendingPathComponent(candidate.diskPath)),
-                Int64(data.count) == candidate.sizeBytes, ContentHasher.hash(data) == candidate.hash
+            var file = PushFile(path: candidate.path, contentHash: candidate.wireHash, sizeBytes: candidate.wireSize, baseVersion: candidate.base)
+            if candidate.wireSize <= InlineContent.maxFileBytes, candidate.wireSize <= budget, let source = candidate.source(in: root),
+                let data = try? Data(contentsOf: source), Int64(data.count) == candidate.wireSize, ContentHasher.hash(data) == candidate.wireHash
             {
                 file.content = data
-                budget -= candidate.sizeBytes
+                budget -= candidate.wireSize
             }
             return file
         }
@@ -323,24 +354,24 @@ extension SyncEngine {
 
     /// Stages every download in `.vaultsync/tmp`, verified against its hash: inline bytes directly,
     /// the rest downloaded with bounded parallelism. Not yet durable: the caller flushes once.
-    func downloadAll(_ downloads: [Download]) async -> [VaultPath: Result<URL, any Error>] {
-        var results: [VaultPath: Result<URL, any Error>] = [:]
+    func downloadAll(_ downloads: [Download]) async -> [VaultPath: Result<StagedFile, any Error>] {
+        var results: [VaultPath: Result<StagedFile, any Error>] = [:]
         for download in downloads {
             guard let content = download.content else { continue }
             results[download.path] = Result {
                 guard ContentHasher.hash(content) == download.contentHash else { throw SyncFileError.corruptDownload }
-                return try writer.stage(content, durable: false)
+                return try opened(try writer.stage(content, durable: false), download)
             }
         }
         let fetched = await fetchAll(downloads.filter { $0.content == nil })
         return results.merging(fetched) { a, _ in a }
     }
 
-    private func fetchAll(_ downloads: [Download]) async -> [VaultPath: Result<URL, any Error>] {
+    private func fetchAll(_ downloads: [Download]) async -> [VaultPath: Result<StagedFile, any Error>] {
         let vaultSession = await session.vaultSession
         let (api, writer, limit, partials) = (api, writer, parallelTransfers, PartialDownloads(stateFolder: stateFolder))
-        return await withTaskGroup(of: (VaultPath, Result<URL, any Error>).self) { group in
-            var results: [VaultPath: Result<URL, any Error>] = [:]
+        return await withTaskGroup(of: (VaultPath, Result<StagedFile, any Error>).self) { group in
+            var results: [VaultPath: Result<StagedFile, any Error>] = [:]
             var pending = downloads.makeIterator()
             func next() -> Bool {
                 guard let download = pending.next() else { return false }
@@ -355,7 +386,7 @@ extension SyncEngine {
                             try? FileManager.default.removeItem(at: staged)
                             throw SyncFileError.corruptDownload
                         }
-                        return (download.path, .success(staged))
+                        return (download.path, .success(try self.opened(staged, download)))
                     } catch {
                         return (download.path, .failure(error))
                     }
@@ -371,11 +402,32 @@ extension SyncEngine {
         }
     }
 
+    /// A staged download whose bytes matched the server's hash, in the folder's form: decrypted
+    /// (into a new staged file) in an encrypted vault.
+    private func opened(_ staged: URL, _ download: Download) throws -> StagedFile {
+        guard let cipher = remote.cipher else { return StagedFile(url: staged, hash: download.contentHash) }
+        return try cipher.open(staged, ciphertext: download.contentHash, sizeBytes: download.sizeBytes)
+    }
+
+    /// The bytes at `url` (a version held in memory, for a merge), checked against the server's
+    /// `hash`, and decrypted in an encrypted vault.
+    func verifiedBytes(_ url: URL, hash: ContentHash) async throws -> Data {
+        let data = try await api.downloadBlob(from: url, session: await session.vaultSession)
+        guard ContentHasher.hash(data) == hash else { throw SyncFileError.corruptDownload }
+        return try await opened(data)
+    }
+
+    /// Bytes of the server in the folder's form: decrypted in an encrypted vault.
+    func opened(_ data: Data) async throws -> Data {
+        guard let cipher = remote.cipher else { return data }
+        return try await cipher.open(data)
+    }
+
     /// Uploads from disk with bounded parallelism; returns the failures by path. Files of the
     /// multipart threshold or more go afterwards, one at a time, each in parts sent in parallel
     /// (``uploadInParts(_:)``), so at most ``TransferSettings/parallelTransfers`` transfers run.
     func uploadAll(_ uploads: [PushUpload], files: [VaultPath: PushCandidate]) async -> [VaultPath: any Error] {
-        let isLarge = { (upload: PushUpload) in (files[upload.path]?.sizeBytes ?? 0) >= max(self.transfers.multipartThreshold, MultipartRules.minimumFileBytes) }
+        let isLarge = { (upload: PushUpload) in (files[upload.path]?.wireSize ?? 0) >= max(self.transfers.multipartThreshold, MultipartRules.minimumFileBytes) }
         var failures = await uploadWhole(uploads.filter { !isLarge($0) }, files: files)
         // The same bytes under two paths are sent once.
         var sent: [ContentHash: (any Error)?] = [:]
@@ -384,15 +436,15 @@ extension SyncEngine {
                 failures[upload.path] = SyncFileError.noUploadURL
                 continue
             }
-            if sent[file.hash] == nil {
+            if sent[file.wireHash] == nil {
                 do {
                     try await uploadInParts(file)
-                    sent[file.hash] = .some(nil)
+                    sent[file.wireHash] = .some(nil)
                 } catch {
-                    sent[file.hash] = error
+                    sent[file.wireHash] = error
                 }
             }
-            if let error = sent[file.hash] ?? nil { failures[upload.path] = error }
+            if let error = sent[file.wireHash] ?? nil { failures[upload.path] = error }
         }
         return failures
     }
@@ -406,13 +458,13 @@ extension SyncEngine {
             var pending = uploads.makeIterator()
             func next() -> Bool {
                 guard let upload = pending.next() else { return false }
-                guard let url = upload.uploadURL, let file = files[upload.path] else {
+                guard let url = upload.uploadURL, let source = files[upload.path]?.source(in: root) else {
                     group.addTask { (upload.path, SyncFileError.noUploadURL) }
                     return true
                 }
                 group.addTask {
                     do {
-                        try await api.uploadBlob(file: root.appendingPathComponent(file.diskPath), to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
+                        try await api.uploadBlob(file: source, to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
                         return (upload.path, nil)
                     } catch {
                         return (upload.path, error)
@@ -461,12 +513,12 @@ extension SyncEngine {
     func fetchBase(_ path: VaultPath, _ base: SyncedEntry) async throws -> Data? {
         let history: HistoryResponse
         do {
-            history = try await session.run { [api] in try await api.history(path, session: $0) }
+            history = try await remote.history(path)
         } catch let error as SyncAPIError where error.code == .notFound {
             return nil
         }
         guard let kept = history.versions.first(where: { $0.version == base.version && $0.contentHash == base.hash }), let url = kept.downloadURL else { return nil }
-        let data = try await api.downloadBlob(from: url, session: await session.vaultSession)
+        let data = try await opened(try await api.downloadBlob(from: url, session: await session.vaultSession))
         return ContentHasher.hash(data) == base.hash ? data : nil
     }
 }
@@ -502,9 +554,12 @@ struct FileIdentity: Equatable {
 enum SyncFileError: Error, CustomStringConvertible {
     case corruptDownload
     case noUploadURL
+    /// An encrypted vault's file that fails authentication: never written to the folder.
+    case undecryptable(any Error)
     var description: String {
         switch self {
         case .corruptDownload: "the downloaded bytes do not match the server's hash; will retry"
+        case .undecryptable(let error): "the server's copy cannot be decrypted (\(error)); it was not written here"
         case .noUploadURL: "the server gave no upload URL"
         }
     }

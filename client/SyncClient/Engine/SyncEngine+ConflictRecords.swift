@@ -11,7 +11,7 @@ extension SyncEngine {
     public func allConflicts() async throws -> (here: [ConflictRecord], recorded: [ConflictInfo]?, unavailable: String?) {
         let here = try await store.conflicts()
         do {
-            return (here, try await session.run { [api] in try await api.conflicts(session: $0) }.conflicts, nil)
+            return (here, try await remote.conflicts(), nil)
         } catch where Unreachable.matches(error) {
             return (here, nil, Unreachable.describe(error))
         } catch let error as SyncAPIError where error.isSessionRefused {
@@ -30,19 +30,28 @@ extension SyncEngine {
 
     /// Sends this device's version of a conflicted path to the server; records the id here.
     func keepConflictOnServer(_ conflict: ConflictRecord) async throws {
-        let url = root.appendingPathComponent(Self.diskPath(of: conflict.path, in: root))
+        let file = root.appendingPathComponent(Self.diskPath(of: conflict.path, in: root))
+        // In an encrypted vault the server keeps the ciphertext; the record notes the plaintext's hash.
+        var plaintextHash: ContentHash?
+        var url = file
+        if let cipher = remote.cipher {
+            let (forms, sealed) = try cipher.seal(fileAt: file)
+            try await store.recordCiphertexts([VaultCipher.entry(forms)])
+            (url, plaintextHash) = (sealed, forms.plaintextHash)
+        }
+        defer { if url != file { try? FileManager.default.removeItem(at: url) } }
         let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
         let inline = size <= InlineContent.maxFileBytes ? try Data(contentsOf: url) : nil
         let hash = try inline.map { ContentHasher.hash($0) } ?? FileHashing.hash(fileAt: url.path)
         let request = RecordConflictRequest(
             path: conflict.path, remoteVersion: conflict.remoteVersion, contentHash: hash, sizeBytes: inline.map { Int64($0.count) } ?? size,
             description: conflict.description, content: inline)
-        let answer = try await session.run { [api] in try await api.recordConflict(request, session: $0) }
+        let answer = try await remote.recordConflict(request)
         if let uploadURL = answer.uploadURL {
             try await api.uploadBlob(file: url, to: uploadURL, headers: answer.uploadHeaders ?? [:], session: await session.vaultSession)
             _ = try await session.run { [api] in try await api.confirmConflict(answer.conflict.id, session: $0) }
         }
-        try await store.setServerRecord(answer.conflict.id, hash: hash, for: conflict.path)
+        try await store.setServerRecord(answer.conflict.id, hash: plaintextHash ?? hash, for: conflict.path)
     }
 
     /// Before planning: conflicts of this folder the server does not hold (or holds an older
@@ -56,7 +65,7 @@ extension SyncEngine {
         let local = try await store.conflicts()
         guard !local.isEmpty else { return }
         let ids = local.compactMap(\.serverRecord)
-        let records = ids.isEmpty ? [] : try await session.run { [api] in try await api.conflicts(session: $0, ids: ids) }.conflicts
+        let records = ids.isEmpty ? [] : try await remote.conflicts(ids: ids)
         let byID = Dictionary(records.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for conflict in local {
             let url = root.appendingPathComponent(Self.diskPath(of: conflict.path, in: root))

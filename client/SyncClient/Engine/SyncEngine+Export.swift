@@ -20,9 +20,21 @@ extension SyncEngine {
         progress?(SyncProgress(phase: .transferring, filesDone: status.fileCount ?? 0, filesTotal: status.fileCount ?? 0, bytesTotal: status.sizeBytes ?? 0))
         let downloaded = try await api.downloadBlobToFile(from: url, session: await session.vaultSession)
         defer { try? FileManager.default.removeItem(at: downloaded) }
-        let manifest = try ExportArchive.verify(downloaded)
+        var manifest = try ExportArchive.verify(downloaded)
         let staged = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.moveItem(at: downloaded, to: staged)
+        if let cipher = remote.cipher {
+            // The server's archive holds ciphertext: the user's is written here, in plaintext.
+            do {
+                let written = try ExportArchive.decrypt(downloaded, manifest: manifest, key: cipher.key, to: staged, staging: stateFolder.appendingPathComponent("tmp"))
+                manifest = try ExportArchive.verify(staged)
+                guard manifest == written else { throw ExportArchiveError.invalid("the decrypted archive does not read back as written") }
+            } catch {
+                try? FileManager.default.removeItem(at: staged)
+                throw error
+            }
+        } else {
+            try FileManager.default.moveItem(at: downloaded, to: staged)
+        }
         guard rename(staged.path, destination.path) == 0 else {
             try? FileManager.default.removeItem(at: staged)
             throw ExportError.failed("could not write \(destination.path): \(String(cString: strerror(errno)))")
@@ -45,8 +57,8 @@ extension SyncEngine {
             var cursor: String?
             while true {  // tombstones are fine; any live file is not
                 let from = cursor
-                let page = try await session.run { [api] in try await api.state($0, cursor: from, limit: 1000) }
-                guard page.files.isEmpty else { throw ExportError.notEmpty("the server's vault already has files") }
+                let (page, undecodable) = try await remote.state(cursor: from, limit: 1000)
+                guard page.files.isEmpty, undecodable.isEmpty else { throw ExportError.notEmpty("the server's vault already has files") }
                 cursor = page.cursor
                 if page.hasMore != true { break }
             }

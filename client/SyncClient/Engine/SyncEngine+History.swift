@@ -4,7 +4,7 @@ public import SyncProtocol
 extension SyncEngine {
     /// Every version of `path` the server keeps, newest first (deletions included).
     public func history(_ path: VaultPath) async throws -> HistoryResponse {
-        try await session.run { [api] in try await api.history(path, session: $0) }
+        try await remote.history(path)
     }
 
     /// Makes version `version` of `path` current again on the server (as a new version, also for
@@ -18,7 +18,7 @@ extension SyncEngine {
         do {
             let lock = try await lockVault()
             defer { withExtendedLifetime(lock) {} }
-            answer = try await session.run { [api] in try await api.restore(RestoreRequest(path: path, version: version), session: $0) }
+            answer = try await remote.restore(path, version: version)
         }
         try await store.log(.restore, path: path.rawValue, detail: "v\(version) restored as v\(answer.restored.version)", at: now())
         return (answer, try await sync())
@@ -33,7 +33,7 @@ extension SyncEngine {
         do {
             let lock = try await lockVault()  // as in restore(_:version:)
             defer { withExtendedLifetime(lock) {} }
-            answer = try await session.run { [api] in try await api.restoreDeleted(RestoreDeletedRequest(deletedSince: since, under: folder), session: $0) }
+            answer = try await remote.restoreDeleted(since: since, under: folder)
         }
         let detail = "deleted since \(WireDate.format(since))\(folder.map { " under \($0)/" } ?? ""): \(answer.restored.count) restored, \(answer.skipped.count) not"
         try await store.log(.restore, path: folder ?? "", detail: detail, at: now())

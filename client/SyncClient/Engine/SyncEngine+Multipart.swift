@@ -7,12 +7,14 @@ import SyncProtocol
 /// any point sends only the missing parts next time.
 extension SyncEngine {
     func uploadInParts(_ file: PushCandidate) async throws {
-        let disk = root.appendingPathComponent(file.diskPath)
+        guard let disk = file.source(in: root) else { throw SyncFileError.noUploadURL }
+        // In an encrypted vault this is the staged ciphertext: a new one for every sync, so an
+        // upload cut off starts over with the next sync's (its old session expires on the server).
         // A session recorded for these bytes keeps its part size (the server keeps it anyway).
-        let recorded = try await store.multipartUpload(for: file.hash)
-        let partSize = recorded.flatMap { $0.sizeBytes == file.sizeBytes ? $0.partSize : nil }
-            ?? MultipartRules.partSize(preferred: transfers.partSize, fileSize: file.sizeBytes)
-        let request = StartUploadRequest(contentHash: file.hash, sizeBytes: file.sizeBytes, partSize: partSize)
+        let recorded = try await store.multipartUpload(for: file.wireHash)
+        let partSize = recorded.flatMap { $0.sizeBytes == file.wireSize ? $0.partSize : nil }
+            ?? MultipartRules.partSize(preferred: transfers.partSize, fileSize: file.wireSize)
+        let request = StartUploadRequest(contentHash: file.wireHash, sizeBytes: file.wireSize, partSize: partSize)
         var attempts = 0
         while true {
             attempts += 1
@@ -22,12 +24,12 @@ extension SyncEngine {
             try await sendParts((1...upload.partCount).filter { !stored.contains($0) }, of: upload, from: disk)
             do {
                 _ = try await session.run { [api] in try await api.completeUpload(upload.uploadID, session: $0) }
-                try await store.forgetMultipartUpload(for: file.hash)
+                try await store.forgetMultipartUpload(for: file.wireHash)
                 return
             } catch let error as SyncAPIError where error.code == .uploadMissing && attempts < 2 {
                 continue  // the store lost a part: the session's list of stored parts says which
             } catch let error as SyncAPIError where error.code == .contentMismatch || error.code == .notFound {
-                try await store.forgetMultipartUpload(for: file.hash)  // the session ended: the next sync starts afresh
+                try await store.forgetMultipartUpload(for: file.wireHash)  // the session ended: the next sync starts afresh
                 throw error
             }
         }

@@ -35,7 +35,7 @@ extension SyncEngine {
             try await settle(record, resolution == .keepRecorded ? .keepLocal : resolution)
             closing = record.serverRecord
         } else {
-            let recorded = try await session.run { [api] in try await api.conflicts(session: $0) }.conflicts.filter { $0.path == path }
+            let recorded = try await remote.conflicts().filter { $0.path == path }
             guard let newest = recorded.max(by: { $0.createdAt < $1.createdAt }) else { throw SyncEngineError.noConflict(path) }
             try await settleRecorded(newest, resolution)
             closing = newest.id
@@ -54,11 +54,11 @@ extension SyncEngine {
         let diskPath = Self.diskPath(of: path, in: root)
         let localURL = root.appendingPathComponent(diskPath)
         // The server's current version is the base of whatever is pushed now.
-        let current = try await session.run { [api] in try await api.pull(PullRequest(files: [path]), session: $0) }.downloads.first
+        let current = try await remote.pull([path]).downloads.first
         if resolution != .keepRemote, let current, current.version != record.remoteVersion {
             // Another device changed the file after the conflict copy was written: the user decided
             // without seeing that version. Keep it as a new copy and ask again rather than overwrite it.
-            let data = try await verifiedDownload(current)
+            let data = try await verifiedBytes(current.downloadURL, hash: current.contentHash)
             let copy = try writeConflictCopy(of: path, data, device: "server-v\(current.version)")
             var changed = record
             (changed.remoteVersion, changed.conflictCopy, changed.createdAt) = (current.version, copy, now())
@@ -69,8 +69,9 @@ extension SyncEngine {
         switch resolution {
         case .keepRemote:
             if let current {
-                try replaceLocal(diskPath, with: try await verifiedDownload(current))
-                try await store.recordSynced([path: SyncedEntry(hash: current.contentHash, version: current.version)], at: now())
+                let data = try await verifiedBytes(current.downloadURL, hash: current.contentHash)
+                try replaceLocal(diskPath, with: data)
+                try await store.recordSynced([path: SyncedEntry(hash: ContentHasher.hash(data), version: current.version)], at: now())
             } else if FileManager.default.fileExists(atPath: localURL.path) {
                 try FileManager.default.removeItem(at: localURL)  // the server's current state is "deleted"
                 try await store.forget([path])
@@ -86,7 +87,7 @@ extension SyncEngine {
     private func settleRecorded(_ recorded: ConflictInfo, _ resolution: ConflictResolution) async throws {
         let path = recorded.path
         let diskPath = Self.diskPath(of: path, in: root)
-        let current = try await session.run { [api] in try await api.pull(PullRequest(files: [path]), session: $0) }.downloads.first
+        let current = try await remote.pull([path]).downloads.first
         switch resolution {
         case .keepLocal, .keepRemote:
             return  // the current version stays; closing the records is all
@@ -94,9 +95,7 @@ extension SyncEngine {
             try replaceLocal(diskPath, with: data)
         case .keepRecorded:
             guard let url = recorded.downloadURL else { throw SyncEngineError.noConflict(path) }
-            let data = try await api.downloadBlob(from: url, session: await session.vaultSession)
-            guard ContentHasher.hash(data) == recorded.contentHash else { throw SyncFileError.corruptDownload }
-            try replaceLocal(diskPath, with: data)
+            try replaceLocal(diskPath, with: try await verifiedBytes(url, hash: recorded.contentHash))
         }
         try await pushLocal(path, diskPath: diskPath, over: current)
     }
@@ -109,29 +108,28 @@ extension SyncEngine {
             let size = (try FileManager.default.attributesOfItem(atPath: localURL.path)[.size] as? NSNumber)?.int64Value ?? 0
             try await pushResolved(PushCandidate(path: path, diskPath: diskPath, hash: hash, sizeBytes: size, base: current?.version))
         } else if let current {
-            let answer = try await session.run { [api] in try await api.delete(DeleteRequest(files: [DeleteFile(path: path, baseVersion: current.version)]), session: $0) }
+            let answer = try await remote.delete([DeleteFile(path: path, baseVersion: current.version)])
             guard answer.conflicts.isEmpty else { throw SyncEngineError.serverMovedOn(path) }
             try await store.forget([path])
         }
     }
 
-    /// The bytes of a download, checked against its hash.
-    private func verifiedDownload(_ download: Download) async throws -> Data {
-        let data = try await api.downloadBlob(from: download.downloadURL, session: await session.vaultSession)
-        guard ContentHasher.hash(data) == download.contentHash else { throw SyncFileError.corruptDownload }
-        return data
-    }
-
     /// Pushes one file on top of the server's version and records it; returns what became current.
     @discardableResult
-    func pushResolved(_ candidate: PushCandidate) async throws -> ConfirmedFile {
-        let push = try await session.run { [api] in
-            try await api.push(PushRequest(files: [PushFile(path: candidate.path, contentHash: candidate.hash, sizeBytes: candidate.sizeBytes, baseVersion: candidate.base)]), session: $0)
-        }
+    func pushResolved(_ plain: PushCandidate) async throws -> ConfirmedFile {
+        let candidate = try await remote.cipher?.seal(plain, root: root) ?? plain
+        defer { candidate.discardSealed() }
+        let push = try await remote.push([PushFile(path: candidate.path, contentHash: candidate.wireHash, sizeBytes: candidate.wireSize, baseVersion: candidate.base)])
         guard let upload = push.uploads.first else { throw SyncEngineError.serverMovedOn(candidate.path) }
+        if upload.uploadRequired, candidate.source(in: root) == nil {
+            // A reused ciphertext the server no longer holds: forgotten, and the file sealed afresh
+            // (each pass forgets one, so this ends; the reservation expires unused).
+            try await store.forgetCiphertexts([candidate.wireHash])
+            return try await pushResolved(plain)
+        }
         let failures = await uploadAll(upload.uploadRequired ? [upload] : [], files: [candidate.path: candidate])
         if let failure = failures[candidate.path] { throw failure }
-        let confirm = try await session.run { [api] in try await api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: upload.path, version: upload.newVersion)]), session: $0) }
+        let confirm = try await remote.confirm([ConfirmItem(path: upload.path, version: upload.newVersion)])
         guard let done = confirm.confirmed.first else { throw SyncEngineError.serverMovedOn(candidate.path) }
         try await store.recordSynced([done.path: SyncedEntry(hash: done.contentHash, version: done.version)], at: now())
         return done

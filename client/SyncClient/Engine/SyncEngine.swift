@@ -1,5 +1,6 @@
 public import Foundation
 import Synchronization
+import VaultCrypto
 public import SyncCore
 public import SyncProtocol
 #if canImport(FoundationNetworking)
@@ -16,6 +17,8 @@ public final class SyncEngine: Sendable {
     let store: StateStore
     let session: AuthorizedSession
     let api: SyncAPI
+    /// The vault's calls in plaintext (translated for an encrypted vault).
+    let remote: RemoteVault
     let writer: AtomicFileWriter
     let now: @Sendable () -> Date
     /// Most files per request this client wants to send; the server's advertised limit may lower it.
@@ -53,7 +56,11 @@ public final class SyncEngine: Sendable {
         self.folder = FolderIdentity(root: self.root, stateFolder: stateFolder)
         try folder.establish(store)
         self.massDeletePolicy = massDeletePolicy
-        self.writer = AtomicFileWriter(root: self.root)
+        let writer = AtomicFileWriter(root: self.root)
+        self.writer = writer
+        let store = self.store
+        let cipher = try credentials.vaultKey.map { VaultCipher(key: try VaultKey(bytes: $0), store: store, writer: writer) }
+        self.remote = RemoteVault(api: api, session: session, cipher: cipher, root: self.root.path)
         self.preferredBatchSize = max(1, batchSize)
         self.transfers = transfers
         self.lockTimeout = lockTimeout
@@ -162,11 +169,10 @@ public final class SyncEngine: Sendable {
             let page: VaultStateResponse
             do {
                 // Pages of 2,000: decoding a 5,000-file page at once costs more memory than the round trips save.
-                page = try await session.run { [api] in try await api.state($0, cursor: from, limit: 2000) }
+                let undecodable: [VaultPath]
+                (page, undecodable) = try await self.remote.state(cursor: from, limit: 2000)
                 try await checkServerVault(page.vaultID)
-                // Its names and bytes are ciphertext: synced as they are, they would fill the folder
-                // with opaque files. This client does not decrypt yet (issue 11).
-                if page.encrypted == true { throw SyncEngineError.encryptedVault(root.path) }
+                Self.addOnce(&report.notices, undecodable.map { "the server holds a file whose encrypted name (\($0.rawValue.prefix(24))…) this vault's key does not open: changed on the server, or of another vault; left alone" })
             } catch let error as SyncAPIError where error.code == .cursorExpired && from != nil {
                 (cursor, remote, authors, incremental) = (nil, [:], [:], false)
                 // Away longer than the server keeps deletions, or the server's database was
@@ -246,7 +252,7 @@ public final class SyncEngine: Sendable {
             var version: Int?
             if case .live(let current, hash, _) = entry {
                 version = current
-            } else if entry.version > (synced[path]?.version ?? 0) + 1, let history = try? await session.run({ [api] in try await api.history(path, session: $0) }) {
+            } else if entry.version > (synced[path]?.version ?? 0) + 1, let history = try? await self.remote.history(path) {
                 // Two or more versions since the one synced here: was one of them this write?
                 version = history.versions.filter { $0.contentHash == hash && !$0.deleted && $0.version > (synced[path]?.version ?? 0) }.map(\.version).max()
             }
@@ -360,8 +366,14 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     case folderReplaced(String)
     /// The server answers for another vault than the one this folder synced with.
     case otherServerVault(String)
-    /// The vault is an encrypted one, which this client cannot sync yet.
+    /// The vault is encrypted and this folder has not its key (linked before it was encrypted).
     case encryptedVault(String)
+    /// This folder holds a vault key, but the server says the vault is not encrypted.
+    case notEncrypted(String)
+    /// `passphrase change` on a folder that syncs a plain vault.
+    case notEncryptedHere(String)
+    /// The passphrase or recovery key given does not open the vault's key (or its envelope cannot be read).
+    case keyNotOpened(String, reason: String)
     case noConflict(VaultPath)
     case serverMovedOn(VaultPath)
     public var description: String {
@@ -381,7 +393,12 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .otherServerVault(let path):
             "the server answers for another vault than the one '\(path)' synced with (was its database replaced or restored?); nothing was synced. Link an empty folder to sync with it"
         case .encryptedVault(let path):
-            "'\(path)' is linked to an encrypted vault, which this vaultsync cannot sync yet (docs/encryption.md); nothing was synced or written"
+            "'\(path)' is linked to an encrypted vault, and this folder does not hold its key; nothing was synced or written. Run 'vaultsync init' on it again to give the passphrase or the recovery key"
+        case .keyNotOpened(let path, let reason):
+            "the vault of '\(path)' is encrypted and its key could not be opened: \(reason); nothing was synced or written"
+        case .notEncryptedHere(let path): "'\(path)' syncs a vault that is not encrypted: it has no passphrase"
+        case .notEncrypted(let path):
+            "'\(path)' holds the key of an encrypted vault, but the server says the vault is not encrypted (was its database replaced?); nothing was synced. Link an empty folder to sync with it"
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }

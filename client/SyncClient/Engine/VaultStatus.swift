@@ -20,6 +20,8 @@ public struct VaultStatus: Sendable, Equatable {
     public var heldDeletions: HeldDeletionsRecord?
     /// The running `vaultsync watch`, if any.
     public var watcher: WatcherRecord?
+    /// Whether the vault is end-to-end encrypted (this folder opened its key).
+    public var encrypted = false
 
     /// Reads the status of the vault at `root`.
     /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
@@ -40,7 +42,8 @@ public struct VaultStatus: Sendable, Equatable {
         return VaultStatus(
             status: status, vault: root.path, server: link.server, email: link.email, deviceID: link.deviceID?.uuidString.lowercased(),
             signedIn: signedIn, lastSyncTime: try await store.meta(.lastSyncTime), openConflicts: conflicts, failing: failing,
-            storageFull: try await store.meta(.storageFull), heldDeletions: held, watcher: WatcherRecord.running(stateFolder: stateFolder))
+            storageFull: try await store.meta(.storageFull), heldDeletions: held, watcher: WatcherRecord.running(stateFolder: stateFolder),
+            encrypted: try await store.meta(.vaultKeyID) != nil)
     }
 
     /// The status word from what is recorded, most pressing first: a sync running now; no session

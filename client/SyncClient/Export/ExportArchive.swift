@@ -51,7 +51,7 @@ public enum ExportArchive {
         }
     }
 
-    private static func open(_ zip: URL) throws -> Archive {
+    static func open(_ zip: URL) throws -> Archive {
         do {
             return try Archive(url: zip, accessMode: .read)
         } catch {
@@ -71,7 +71,7 @@ public enum ExportArchive {
     }
 
     /// Streams an entry through the hasher (and `consume`), then compares size and hash.
-    private static func check(_ entry: Entry, in archive: Archive, against file: ExportedFile, consume: (Data) throws -> Void) throws {
+    static func check(_ entry: Entry, in archive: Archive, against file: ExportedFile, consume: (Data) throws -> Void) throws {
         var hasher = ContentHasher()
         _ = try archive.extract(entry) { chunk in
             chunk.withUnsafeBytes { hasher.update($0) }

@@ -51,8 +51,7 @@ public struct AtomicFileWriter: Sendable {
     /// Writes `data` to a new temporary file and returns it, ready for ``commit(staged:to:expected:)``.
     /// - Parameter durable: fsync it now. A batch passes false and calls ``flush()`` once before committing.
     public func stage(_ data: Data, durable: Bool = true) throws -> URL {
-        try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
-        let url = temporaryFolder.appendingPathComponent("vaultsync-tmp-\(UUID().uuidString)")
+        let url = try newStagingFile()
         try writeNewFile(data, at: url.path, mode: 0o644, durable: durable)
         return url
     }
@@ -70,10 +69,15 @@ public struct AtomicFileWriter: Sendable {
 
     /// Moves a finished file (a download) into the staging folder, ready for ``commit(staged:to:expected:)``.
     public func adopt(_ file: URL) throws -> URL {
-        try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
-        let url = temporaryFolder.appendingPathComponent("vaultsync-tmp-\(UUID().uuidString)")
+        let url = try newStagingFile()
         try FileManager.default.moveItem(at: file, to: url)
         return url
+    }
+
+    /// A new name in the staging folder (the file is not created).
+    public func newStagingFile() throws -> URL {
+        try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)
+        return temporaryFolder.appendingPathComponent("vaultsync-tmp-\(UUID().uuidString)")
     }
 
     /// Removes `diskPath` only if it is still unchanged since the scan.

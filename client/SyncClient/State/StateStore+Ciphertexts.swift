@@ -39,6 +39,14 @@ extension StateStore {
         }
     }
 
+    /// Forgets ciphertexts the server no longer holds (a reused one it asked to be uploaded).
+    public func forgetCiphertexts(_ hashes: [ContentHash]) async throws {
+        guard !hashes.isEmpty else { return }
+        try await db.write { db in
+            for hash in hashes { try db.execute(sql: "DELETE FROM ciphertexts WHERE ciphertext_hash = ?", arguments: [hash.rawValue]) }
+        }
+    }
+
     /// The known ones among `hashes` (ciphertext hashes), by ciphertext hash.
     public func plaintexts(of hashes: [ContentHash]) async throws -> [ContentHash: Ciphertext] {
         try await db.read { db in

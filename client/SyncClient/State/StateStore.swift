@@ -354,6 +354,8 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     public static let folderID = MetaKey(rawValue: "folder_id")
     /// Deletions the last sync held back (``HeldDeletionsRecord`` as JSON), until a sync has none.
     public static let heldDeletions = MetaKey(rawValue: "held_deletions")
+    /// The id of an encrypted vault's key (the key itself is kept with the credentials); none for a plain vault.
+    public static let vaultKeyID = MetaKey(rawValue: "vault_key_id")
 }
 
 /// What a log line records.
@@ -367,6 +369,7 @@ public struct SyncLogEvent: RawRepresentable, Hashable, Sendable {
     public static let conflictResolved = SyncLogEvent(rawValue: "conflict_resolved")
     public static let error = SyncLogEvent(rawValue: "error")
     public static let restore = SyncLogEvent(rawValue: "restore")
+    public static let keyChanged = SyncLogEvent(rawValue: "key_changed")
 }
 
 /// A log line to write together with a state change.

@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import SyncClient
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where an encrypted vault's passphrase or recovery key comes from: standard input (the line after
+/// the password when that is read too), the environment, or a prompt on a terminal.
+struct PassphraseOptions: ParsableArguments {
+    @Flag(help: "Read the vault's passphrase from standard input (the line after the password, when --password-stdin reads one too).")
+    var passphraseStdin = false
+    @Flag(help: "Open an encrypted vault with its recovery key, read from standard input, instead of the passphrase.")
+    var recoveryKeyStdin = false
+
+    func validate() throws {
+        if passphraseStdin && recoveryKeyStdin { throw ValidationError("give either --passphrase-stdin or --recovery-key-stdin") }
+    }
+
+    /// What opens the vault's key (asked only for an encrypted vault).
+    func secret() throws -> VaultSecret {
+        if recoveryKeyStdin { return .recoveryKey(try Self.line("recovery key")) }
+        if let key = ProcessInfo.processInfo.environment["VAULTSYNC_RECOVERY_KEY"], !key.isEmpty { return .recoveryKey(key) }
+        if passphraseStdin { return .passphrase(try Self.line("passphrase")) }
+        if let env = ProcessInfo.processInfo.environment["VAULTSYNC_PASSPHRASE"], !env.isEmpty { return .passphrase(env) }
+        guard isatty(STDIN_FILENO) == 1, let typed = getpass("Vault passphrase (or set VAULTSYNC_RECOVERY_KEY to use the recovery key): ") else {
+            throw ValidationError("this vault is end-to-end encrypted: give its passphrase (VAULTSYNC_PASSPHRASE or --passphrase-stdin) or its recovery key (VAULTSYNC_RECOVERY_KEY or --recovery-key-stdin)")
+        }
+        return .passphrase(String(cString: typed))
+    }
+
+    /// A new passphrase (for `init --encrypt`): typed twice on a terminal.
+    func newPassphrase() throws -> String {
+        try Self.newPassphrase(stdin: passphraseStdin, environment: "VAULTSYNC_PASSPHRASE")
+    }
+
+    static func newPassphrase(stdin: Bool, environment: String) throws -> String {
+        let passphrase: String
+        if stdin {
+            passphrase = try line("passphrase")
+        } else if let env = ProcessInfo.processInfo.environment[environment], !env.isEmpty {
+            passphrase = env
+        } else {
+            guard isatty(STDIN_FILENO) == 1, let first = getpass("New vault passphrase: ").map({ String(cString: $0) }),
+                let second = getpass("The same passphrase again: ").map({ String(cString: $0) })
+            else { throw ValidationError("no passphrase: set \(environment) or use --passphrase-stdin") }
+            guard first == second else { throw ValidationError("the two passphrases differ; nothing was changed") }
+            passphrase = first
+        }
+        guard passphrase.count >= minimumLength else {
+            throw ValidationError("a vault passphrase has at least \(minimumLength) characters (a longer one resists guessing far better)")
+        }
+        return passphrase
+    }
+
+    static let minimumLength = 8
+
+    private static func line(_ what: String) throws -> String {
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no \(what) on standard input") }
+        return line
+    }
+}
+
+/// What `init --encrypt` says once: the recovery key, and what losing it means.
+func printRecoveryKey(_ key: String, toStandardError: Bool) {
+    let text = """
+        The vault is end-to-end encrypted: the server stores only ciphertext.
+        Its recovery key, shown this once and stored nowhere:
+
+            \(key)
+
+        Keep it apart from this device (on paper, or in a password manager). With neither the
+        passphrase nor this key, nobody can read the vault's files again, you included: they are lost.
+
+        """
+    if toStandardError {
+        FileHandle.standardError.write(Data(text.utf8))
+    } else {
+        print(text, terminator: "")
+    }
+}
+
+/// `vaultsync passphrase change`.
+struct Passphrase: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Manage an encrypted vault's passphrase.", subcommands: [Change.self])
+
+    struct Change: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace the vault's passphrase.",
+            discussion: "The key is wrapped again; no file is encrypted again, other devices keep syncing, and the recovery key stays valid. The new passphrase comes from VAULTSYNC_NEW_PASSPHRASE, --passphrase-stdin, or a prompt.")
+        @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+        @Flag(help: "Read the new passphrase from the first line of standard input.") var passphraseStdin = false
+
+        func run() async throws {
+            let root = vaultURL(directory)
+            let engine = try SyncEngine(root: root)
+            try await engine.changePassphrase(to: try PassphraseOptions.newPassphrase(stdin: passphraseStdin, environment: "VAULTSYNC_NEW_PASSPHRASE"))
+            print("the passphrase of the vault synced at \(root.path) is changed; devices linked already keep syncing, and the next one to link needs the new passphrase")
+        }
+    }
+}

@@ -1,0 +1,117 @@
+public import Foundation
+public import SyncProtocol
+public import VaultCrypto
+
+/// What opens an encrypted vault's key on a device.
+public enum VaultSecret: Sendable {
+    case passphrase(String)
+    /// The recovery key as `init --encrypt` printed it (case, spaces and dashes do not matter).
+    case recoveryKey(String)
+}
+
+/// What linking does about encryption.
+public enum VaultKeyChoice: Sendable {
+    /// Nothing for a plain vault; for an encrypted one, the key is opened with what `secret`
+    /// gives, asked only then.
+    case unlock(secret: @Sendable () throws -> VaultSecret)
+    /// Makes the vault an encrypted one under `passphrase` (the server refuses a vault that holds
+    /// anything); on a vault already encrypted, opens its key with `passphrase` instead.
+    case create(passphrase: String, scrypt: ScryptParameters = .standard())
+}
+
+/// End-to-end encrypted vaults on the device (`docs/encryption.md`): the key is made or opened
+/// here, kept with the folder's credentials (0600, removed at logout), and never sent.
+extension SyncEngine {
+    /// Links `root` as ``link(root:server:credential:deviceName:vault:createVault:transport:)``
+    /// does, then makes or opens the vault's key. A folder that was not linked before is left as
+    /// it was when the key step fails (a wrong passphrase, a vault that is not empty): signed out,
+    /// and its `.vaultsync` removed.
+    /// - Returns: the engine, and the recovery key of a vault this call made encrypted (to show
+    ///   the user once: it is not stored anywhere).
+    public static func link(
+        root: URL, server: URL, credential: SignInCredential, deviceName: String, vault: String? = nil, createVault: Bool = false,
+        key choice: VaultKeyChoice, transport: any HTTPTransport = AsyncHTTPTransport()
+    ) async throws -> (engine: SyncEngine, recoveryKey: String?) {
+        let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
+        let linkedBefore = FileManager.default.fileExists(atPath: stateFolder.path)
+        let engine = try await link(root: root, server: server, credential: credential, deviceName: deviceName, vault: vault, createVault: createVault, transport: transport)
+        do {
+            let recoveryKey = try await engine.establishKey(choice)
+            return (try SyncEngine(root: root, transport: transport), recoveryKey)
+        } catch {
+            if !linkedBefore {
+                try? await engine.logout()
+                try? FileManager.default.removeItem(at: stateFolder)
+            }
+            throw error
+        }
+    }
+
+    /// Opens the vault's key with what `secret` gives when the vault is encrypted and this folder
+    /// does not hold its key (after `logout`, which removes it); nothing for a plain vault.
+    public func unlock(secret: @escaping @Sendable () throws -> VaultSecret) async throws {
+        _ = try await establishKey(.unlock(secret: secret))
+    }
+
+    /// Whether this folder holds an encrypted vault's key.
+    public var isEncrypted: Bool { remote.cipher != nil }
+
+    /// Replaces the passphrase that wraps the vault's key; no file is encrypted again. The server
+    /// takes it only over the revision read here, so of two devices changing it at once one wins
+    /// and the other is told (`409 key_conflict`).
+    /// - Throws: ``SyncEngineError/notEncryptedHere(_:)`` for a plain vault.
+    public func changePassphrase(to passphrase: String, scrypt: ScryptParameters = .standard()) async throws {
+        guard let cipher = remote.cipher else { throw SyncEngineError.notEncryptedHere(root.path) }
+        let current = try await session.run { [api] in try await api.key($0) }
+        let replacement = PutKeyRequest(envelope: try current.rewrapped(cipher.key, passphrase: passphrase, scrypt: scrypt), expectedRevision: current.revision)
+        _ = try await session.run { [api] in try await api.putKey(replacement, session: $0) }
+        try await store.log(.keyChanged, path: "", detail: "passphrase changed (key revision \((current.revision ?? 0) + 1))", at: now())
+    }
+
+    /// Makes or opens the vault's key and keeps it with the credentials; returns a new recovery key.
+    private func establishKey(_ choice: VaultKeyChoice) async throws -> String? {
+        do {
+            return try await establishKeyUnmapped(choice)
+        } catch let error as VaultCryptoError {
+            throw SyncEngineError.keyNotOpened(root.path, reason: error.description)
+        }
+    }
+
+    private func establishKeyUnmapped(_ choice: VaultKeyChoice) async throws -> String? {
+        let envelope: KeyEnvelope?
+        do {
+            envelope = try await session.run { [api] in try await api.key($0) }
+        } catch let error as SyncAPIError where error.code == .notFound {
+            envelope = nil
+        }
+        switch (choice, envelope) {
+        case (.unlock, nil):
+            return nil
+        case (.create(let passphrase, let scrypt), nil):
+            let made = try KeyEnvelope.create(passphrase: passphrase, scrypt: scrypt)
+            _ = try await session.run { [api] in try await api.putKey(PutKeyRequest(envelope: made.envelope, expectedRevision: nil), session: $0) }
+            try await keep(made.key)
+            return made.recoveryKey.text
+        case (.create(let passphrase, _), let envelope?):
+            try await keep(try envelope.unlock(passphrase: passphrase))
+            return nil
+        case (.unlock(let secret), let envelope?):
+            if let held = remote.cipher?.key, held.id.description == envelope.keyID { return nil }
+            let key: VaultKey
+            switch try secret() {
+            case .passphrase(let passphrase):
+                key = try envelope.unlock(passphrase: passphrase)
+            case .recoveryKey(let text):
+                guard let recoveryKey = RecoveryKey(text: text) else { throw VaultCryptoError.malformed("that is not a recovery key: it has 32 letters and digits, in groups of 4") }
+                key = try envelope.unlock(recoveryKey: recoveryKey)
+            }
+            try await keep(key)
+            return nil
+        }
+    }
+
+    private func keep(_ key: VaultKey) async throws {
+        try await session.keepVaultKey(key.bytes)
+        try await store.setMeta(.vaultKeyID, key.id.description)
+    }
+}
