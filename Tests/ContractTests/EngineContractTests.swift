@@ -25,11 +25,12 @@ import FoundationNetworking
         Third paragraph.
         """
 
-    func twoVaults(_ body: (TestVault, TestVault) async throws -> Void) async throws {
+    /// Two linked folders; `encrypted`: of an end-to-end encrypted vault (the merge scenarios run
+    /// on both kinds, and must behave the same).
+    func twoVaults(encrypted: Bool = false, _ body: (TestVault, TestVault) async throws -> Void) async throws {
         try await TestServer.with { server in
             let user = try await server.newUser()
-            let a = try await TestVault.link(user, deviceName: "laptop")
-            let b = try await TestVault.link(user, deviceName: "phone")
+            let (a, b) = try await TestVault.linkTwo(user, encrypted: encrypted)
             defer { a.remove(); b.remove() }
             try await body(a, b)
         }
@@ -88,8 +89,8 @@ import FoundationNetworking
         }
     }
 
-    @Test func foldersConvergeThroughCreatesEditsAndDeletes() async throws {
-        try await twoVaults { a, b in
+    @Test(arguments: [false, true]) func foldersConvergeThroughCreatesEditsAndDeletes(encrypted: Bool) async throws {
+        try await twoVaults(encrypted: encrypted) { a, b in
             try a.write("sources/a.md", Self.note)
             try a.write("thoughts/b.md", "B")
             try a.write("attachments/i.bin", String(repeating: "\u{1}\u{2}", count: 5000))
@@ -114,8 +115,8 @@ import FoundationNetworking
         }
     }
 
-    @Test func autoMergeScenariosConvergeWithoutTheUser() async throws {
-        try await twoVaults { a, b in
+    @Test(arguments: [false, true]) func autoMergeScenariosConvergeWithoutTheUser(encrypted: Bool) async throws {
+        try await twoVaults(encrypted: encrypted) { a, b in
             try a.write("n.md", Self.note)
             try await a.sync()
             try await b.sync()
@@ -134,8 +135,8 @@ import FoundationNetworking
         }
     }
 
-    @Test func overlappingEditsLeaveAVisibleConflictAndLoseNothing() async throws {
-        try await twoVaults { a, b in
+    @Test(arguments: [false, true]) func overlappingEditsLeaveAVisibleConflictAndLoseNothing(encrypted: Bool) async throws {
+        try await twoVaults(encrypted: encrypted) { a, b in
             try a.write("n.md", Self.note)
             try await a.sync()
             try await b.sync()
@@ -160,8 +161,8 @@ import FoundationNetworking
         }
     }
 
-    @Test func deleteAgainstEditKeepsTheEdit() async throws {
-        try await twoVaults { a, b in
+    @Test(arguments: [false, true]) func deleteAgainstEditKeepsTheEdit(encrypted: Bool) async throws {
+        try await twoVaults(encrypted: encrypted) { a, b in
             try a.write("d.md", "v1")
             try a.write("e.md", "v1")
             try await a.sync()
@@ -207,8 +208,8 @@ import FoundationNetworking
         }
     }
 
-    @Test func restoringADeletedNoteBringsItBackOnEveryDevice() async throws {
-        try await twoVaults { a, b in
+    @Test(arguments: [false, true]) func restoringADeletedNoteBringsItBackOnEveryDevice(encrypted: Bool) async throws {
+        try await twoVaults(encrypted: encrypted) { a, b in
             let path = try VaultPath("notes/kept.md")
             try a.write("notes/kept.md", "worth keeping")
             try await a.sync()
@@ -245,8 +246,8 @@ import FoundationNetworking
 
     /// The merge base is the version a device last synced, read from the server's history when
     /// a merge needs it: no device keeps a copy of every note for the purpose.
-    @Test func mergesReadTheirBaseFromTheServerAndNoCopiesAreKept() async throws {
-        try await twoVaults { a, b in
+    @Test(arguments: [false, true]) func mergesReadTheirBaseFromTheServerAndNoCopiesAreKept(encrypted: Bool) async throws {
+        try await twoVaults(encrypted: encrypted) { a, b in
             try FileManager.default.createDirectory(at: a.root.appendingPathComponent(".vaultsync/base"), withIntermediateDirectories: true)
             try a.write("n.md", Self.note)
             try await a.sync()

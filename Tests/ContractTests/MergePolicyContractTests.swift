@@ -3,14 +3,15 @@ import SyncClient
 import SyncProtocol
 import TestSupport
 import Testing
+import VaultCrypto
 
 /// Merge policies chosen by a synced `.vaultsyncmerge`, through two real engines and a server.
 @Suite struct MergePolicyContractTests {
-    /// Two linked folders of one user that both hold `files` (synced through the server).
-    func twoVaults(_ server: TestServer, _ files: [String: String]) async throws -> (TestVault, TestVault) {
+    /// Two linked folders of one user that both hold `files` (synced through the server), of a
+    /// plain or an encrypted vault.
+    func twoVaults(_ server: TestServer, encrypted: Bool, _ files: [String: String]) async throws -> (TestVault, TestVault) {
         let user = try await server.newUser()
-        let laptop = try await TestVault.link(user, deviceName: "laptop")
-        let phone = try await TestVault.link(user, deviceName: "phone")
+        let (laptop, phone) = try await TestVault.linkTwo(user, encrypted: encrypted)
         for (path, text) in files { try laptop.write(path, text) }
         _ = try await laptop.sync()
         _ = try await phone.sync()
@@ -21,9 +22,9 @@ import Testing
         try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: vault.root.appendingPathComponent(path).path)
     }
 
-    @Test func editorSettingsMergeKeyByKeyWithoutAConflictCopy() async throws {
+    @Test(arguments: [false, true]) func editorSettingsMergeKeyByKeyWithoutAConflictCopy(encrypted: Bool) async throws {
         try await TestServer.with { server in
-            let (laptop, phone) = try await twoVaults(server, [
+            let (laptop, phone) = try await twoVaults(server, encrypted: encrypted, [
                 ".vaultsyncmerge": ".obsidian/*.json json\n",
                 ".obsidian/app.json": "{\n  \"theme\": \"dark\",\n  \"fontSize\": 14\n}\n",
             ])
@@ -49,9 +50,9 @@ import Testing
         }
     }
 
-    @Test func lastWriterWinsKeepsTheNewerVersionEverywhereAndTheOtherInHistory() async throws {
+    @Test(arguments: [false, true]) func lastWriterWinsKeepsTheNewerVersionEverywhereAndTheOtherInHistory(encrypted: Bool) async throws {
         try await TestServer.with { server in
-            let (laptop, phone) = try await twoVaults(server, [".vaultsyncmerge": "*.canvas last-writer-wins\n", "board.canvas": "v0"])
+            let (laptop, phone) = try await twoVaults(server, encrypted: encrypted, [".vaultsyncmerge": "*.canvas last-writer-wins\n", "board.canvas": "v0"])
             defer { laptop.remove(); phone.remove() }
             // The laptop's edit reaches the server; the phone's edit was made an hour before it.
             try laptop.write("board.canvas", "laptop")
@@ -65,7 +66,7 @@ import Testing
             // Versions: the phone's edit, then the laptop's content made current again on top.
             let older = ContentHasher.hash(Data("phone, older".utf8))
             let kept = try await RawHTTP.send("GET", try #require(history.versions.first { $0.contentHash == older }?.downloadURL))
-            #expect(String(decoding: kept.body, as: UTF8.self) == "phone, older", "the older edit stays in history")
+            #expect(String(decoding: try phone.plaintext(kept.body), as: UTF8.self) == "phone, older", "the older edit stays in history")
             #expect(history.versions.first?.contentHash == ContentHasher.hash(Data("laptop".utf8)))
 
             // Now the phone's edit is the newer one: it wins on both devices.
@@ -80,5 +81,14 @@ import Testing
             #expect(laptop.read("board.canvas") == "phone, newer")
             #expect(try await phone.engine.history(try VaultPath("board.canvas")).versions.contains { $0.contentHash == ContentHasher.hash(Data("laptop again".utf8)) })
         }
+    }
+}
+
+extension TestVault {
+    /// Bytes the server keeps, as the folder would hold them: decrypted with the folder's key
+    /// when its vault is encrypted.
+    func plaintext(_ stored: Data) throws -> Data {
+        guard let key = try CredentialStore(stateFolder: root.appendingPathComponent(".vaultsync")).load()?.vaultKey else { return stored }
+        return try FileFormat.open(stored, with: try VaultKey(bytes: key))
     }
 }

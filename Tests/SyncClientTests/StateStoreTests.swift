@@ -41,13 +41,15 @@ import Testing
         let unknown = ContentHasher.hash(Array("c3".utf8))
         do {
             let store = try StateStore(stateFolder: folder)
-            #expect(try await store.ciphertext(holding: plain) == nil)
+            #expect(try await store.ciphertexts(holding: [plain]).isEmpty)
             try await store.recordCiphertexts([first, second])
         }
         let store = try StateStore(stateFolder: folder)
         #expect(try await store.plaintexts(of: [first.ciphertextHash, unknown, second.ciphertextHash]) == [first.ciphertextHash: first, second.ciphertextHash: second])
-        #expect([first, second].contains(try await store.ciphertext(holding: plain)))
-        #expect(try await store.ciphertext(holding: unknown) == nil)
+        let holding = try await store.ciphertexts(holding: [plain, unknown])
+        #expect(holding.count == 1 && [first, second].contains(holding[plain]))
+        try await store.forgetCiphertexts([first.ciphertextHash, second.ciphertextHash])
+        #expect(try await store.ciphertexts(holding: [plain]).isEmpty)
     }
 
     @Test func statCacheIsReplacedByTheScan() async throws {

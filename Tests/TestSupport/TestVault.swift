@@ -31,6 +31,16 @@ public struct TestVault: Sendable {
         return (TestVault(root: root, engine: engine), recoveryKey)
     }
 
+    /// Two devices of `user`, "laptop" and "phone", on the account's default vault: a plain one,
+    /// or one the laptop makes encrypted (so that a test runs the same scenario on both).
+    public static func linkTwo(_ user: TestUser, encrypted: Bool) async throws -> (TestVault, TestVault) {
+        guard encrypted else { return (try await link(user, deviceName: "laptop"), try await link(user, deviceName: "phone")) }
+        let passphrase = "a long test passphrase"
+        let laptop = try await link(user, deviceName: "laptop", key: .create(passphrase: passphrase, scrypt: cheapScrypt)).vault
+        let phone = try await link(user, deviceName: "phone", key: .unlock { .passphrase(passphrase) }).vault
+        return (laptop, phone)
+    }
+
     /// scrypt parameters that cost a millisecond, not half a second.
     public static var cheapScrypt: ScryptParameters {
         ScryptParameters(salt: Data((0..<16).map { _ in UInt8.random(in: 0...255) }), logN: 10, r: 8, p: 1)

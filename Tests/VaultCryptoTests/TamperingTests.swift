@@ -67,6 +67,23 @@ import Testing
         #expect(try names.encrypt(VaultPath("work/plan.md")) == a)  // deterministic
     }
 
+    /// Translating many paths with the folders' names kept gives exactly the one-by-one names,
+    /// and a moved name is still refused when its folder was opened before.
+    @Test func namesTranslatedWithKeptFoldersAreTheSame() throws {
+        let names = NameCipher(vaultKey: key)
+        let paths = try ["a.md", "work/plan.md", "work/notes/x.md", "work/notes/y.md", "home/plan.md", "work/notes"].map { try VaultPath($0) }
+        var encryptFolders: [Substring: String] = [:]
+        var decryptFolders: [Substring: String] = [:]
+        for path in paths {
+            let encrypted = try names.encrypt(path, folders: &encryptFolders)
+            #expect(encrypted == (try names.encrypt(path)), "\(path)")
+            #expect(try names.decrypt(encrypted, folders: &decryptFolders) == path)
+        }
+        let work = try names.encrypt(VaultPath("work/plan.md")).rawValue.split(separator: "/")
+        let home = try names.encrypt(VaultPath("home/plan.md")).rawValue.split(separator: "/")
+        #expect(throws: VaultCryptoError.self) { try names.decrypt(VaultPath("\(work[0])/\(home[1])"), folders: &decryptFolders) }
+    }
+
     @Test func longNamesAreRefusedWithTheLimit() throws {
         let names = NameCipher(vaultKey: key)
         let longest = try VaultPath(String(repeating: "é", count: 79) + "x")  // 159 bytes

@@ -31,6 +31,8 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "With --load: server instances (more than one: behind HAProxy, on S3).") var instances = 1
     @Flag(help: "With --load and one instance: S3 (moto) instead of the built-in file store.") var s3 = false
     @Option(help: "Encrypt and decrypt a file of this many MiB on disk instead (e.g. 1024): throughput and peak memory.") var cryptoMib: Int?
+    @Option(help: "Compare a new device's first download of this many notes from a plain and an encrypted vault instead (e.g. 10000), then send an encrypted attachment through the CLI.") var encryptedNotes: Int?
+    @Option(help: "With --encrypted-notes: the attachment's size in MiB.") var attachmentMib = 1024
 
     func run() async throws {
         print("vaultsync-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores")
@@ -38,11 +40,18 @@ struct ServerBench: AsyncParsableCommand {
         if let cryptoMib { return try CryptoBench(mebibytes: cryptoMib).run() }
         if let load { return try await LoadBench(devices: load, users: users, seconds: seconds, instances: instances, s3: s3).run() }
         if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing, start: start).run() }
+        if let encryptedNotes {
+            // Files up to 2 GiB: a 1 GiB attachment is a little more once encrypted.
+            return try await TestServer.with(configure: { $0.databasePoolSize = 8; $0.maxFileBytes = 2 << 30 }) { server in
+                try await EncryptedBench(notes: encryptedNotes, attachmentMiB: attachmentMib).run(server)
+            }
+        }
         try await TestServer.with(configure: { $0.databasePoolSize = 8 }) { server in
             if let clientNotes {
                 try await ClientBench(notes: clientNotes).run(server)
                 return
             }
+
             try await pushCycle(server)
             try await stateCalls(server)
         }

@@ -61,6 +61,41 @@ public struct NameCipher: Sendable {
         }
     }
 
+    /// ``encrypt(_:)`` and ``decrypt(_:)`` for many paths: each folder's name is worked out once
+    /// and kept in `folders` (by the folder's path on the side being translated), since the names
+    /// of a folder's files share it.
+    public func encrypt(_ path: VaultPath, folders: inout [Substring: String]) throws(VaultCryptoError) -> VaultPath {
+        try translate(path, folders: &folders, whole: encrypt) { segment, parent, _ throws(VaultCryptoError) in try encrypt(segment: segment, parent: parent) }
+    }
+
+    public func decrypt(_ path: VaultPath, folders: inout [Substring: String]) throws(VaultCryptoError) -> VaultPath {
+        try translate(path, folders: &folders, whole: decrypt) { segment, _, plainParent throws(VaultCryptoError) in try decrypt(segment: segment, parent: plainParent) }
+    }
+
+    /// The last segment of `path` translated under its folder, the folder from `folders` or
+    /// translated whole. `segment` gets the segment, the folder's plaintext path when encrypting,
+    /// and the folder's plaintext path when decrypting.
+    private func translate(
+        _ path: VaultPath, folders: inout [Substring: String], whole: (VaultPath) throws(VaultCryptoError) -> VaultPath,
+        segment: (String, String, String) throws(VaultCryptoError) -> String
+    ) throws(VaultCryptoError) -> VaultPath {
+        let raw = path.rawValue
+        guard let slash = raw.lastIndex(of: "/") else { return try whole(path) }
+        let folder = raw[..<slash]
+        let translatedFolder: String
+        if let known = folders[folder] {
+            translatedFolder = known
+        } else {
+            guard let folderPath = try? VaultPath(String(folder)) else { throw .corrupt("the name '\(path)'") }
+            translatedFolder = try whole(folderPath).rawValue
+            folders[folder] = translatedFolder
+        }
+        // Encrypting: the folder's plaintext is `folder`; decrypting: it is the translation.
+        let last = try segment(String(raw[raw.index(after: slash)...]), String(folder), translatedFolder)
+        guard let translated = try? VaultPath(translatedFolder + "/" + last) else { return try whole(path) }  // it says why
+        return translated
+    }
+
     /// A keyed fingerprint of the path as letter case and Unicode form leave it
     /// (``VaultPath/caseFoldedKey``): HMAC-SHA256 under HKDF(vault key, "vaultsync v1 path
     /// fingerprint"), lowercase hex. Two paths that differ only by case share it, so the server can

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SyncProtocol
 import VaultCrypto
 
@@ -6,11 +7,14 @@ import VaultCrypto
 /// seals a file into a staged ciphertext before it goes up, opens a verified download before it
 /// reaches the folder, and keeps the ciphertext map (`sync.db`) that lets the planner work in
 /// plaintext hashes. Names are translated by ``RemoteVault`` with ``codec``.
-struct VaultCipher: Sendable {
+final class VaultCipher: Sendable {
     let key: VaultKey
     let codec: VaultCodec
     let store: StateStore
     let writer: AtomicFileWriter
+    /// Server paths already worked out (names are deterministic), so that a state page's names are
+    /// not encrypted again for the pull that follows it, and folders' encrypted names.
+    private let names = Mutex<(paths: [VaultPath: VaultPath], folders: [Substring: String])>(([:], [:]))
 
     init(key: VaultKey, store: StateStore, writer: AtomicFileWriter) {
         self.key = key
@@ -19,27 +23,82 @@ struct VaultCipher: Sendable {
         self.writer = writer
     }
 
-    /// `candidate` with the form the server is sent. A plaintext this vault already holds as a
+    /// The encrypted path the server knows `path` by.
+    func serverPath(_ path: VaultPath) throws -> VaultPath {
+        try names.withLock { names in
+            if let known = names.paths[path] { return known }
+            let encrypted = try codec.serverPath(path, folders: &names.folders)
+            names.paths[path] = encrypted
+            return encrypted
+        }
+    }
+
+    /// Remembers the server paths a state page named.
+    func learn(_ paths: [VaultPath: VaultPath]) {
+        names.withLock { $0.paths.merge(paths) { _, new in new } }
+    }
+
+    /// `batch` with the form the server is sent. A plaintext this vault already holds as a
     /// ciphertext reuses it (a rename or copy uploads nothing); otherwise the file is encrypted
-    /// into `.vaultsync/tmp`, with a fresh salt, and the new ciphertext is recorded in the map
-    /// before it is pushed (so that a push whose answer is lost is still recognised as this
+    /// into `.vaultsync/tmp`, with a fresh salt, and the new ciphertexts are recorded in the map
+    /// before they are pushed (so that a push whose answer is lost is still recognised as this
     /// device's own write).
-    /// - Throws: ``AtomicWriteError/changedSinceScan(_:)`` when the file no longer holds what the
-    ///   scan hashed.
+    /// - Returns: the sealed candidates, and the files that could not be sealed, with why: gone or
+    ///   unreadable now, or ``AtomicWriteError/changedSinceScan(_:)`` when a file no longer holds
+    ///   what the scan hashed.
+    func seal(_ batch: some Collection<PushCandidate>, root: URL) async throws -> (sealed: [PushCandidate], failed: [VaultPath: any Error]) {
+        let known = try await store.ciphertexts(holding: batch.map(\.hash))
+        var sealed: [PushCandidate] = []
+        var failed: [VaultPath: any Error] = [:]
+        var made: [StateStore.Ciphertext] = []
+        for candidate in batch {
+            var form = candidate
+            if let reused = known[candidate.hash] {
+                form.sealed = SealedForm(hash: reused.ciphertextHash, sizeBytes: reused.ciphertextSize, file: nil)
+            } else {
+                do {
+                    let source = root.appendingPathComponent(candidate.diskPath)
+                    if candidate.sizeBytes <= Self.inMemoryBytes {
+                        // A note: sealed in memory (no staged file to write, read back and remove).
+                        let plain = try Data(contentsOf: source)
+                        guard ContentHasher.hash(plain) == candidate.hash else { throw AtomicWriteError.changedSinceScan(candidate.diskPath) }
+                        let data = try FileFormat.seal(plain, with: key)
+                        let hash = ContentHasher.hash(data)
+                        made.append(StateStore.Ciphertext(ciphertextHash: hash, ciphertextSize: Int64(data.count), plaintextHash: candidate.hash, plaintextSize: Int64(plain.count)))
+                        form.sealed = SealedForm(hash: hash, sizeBytes: Int64(data.count), data: data)
+                    } else {
+                        let (forms, file) = try seal(fileAt: source)
+                        guard forms.plaintextHash == candidate.hash else {
+                            try? FileManager.default.removeItem(at: file)
+                            throw AtomicWriteError.changedSinceScan(candidate.diskPath)
+                        }
+                        made.append(Self.entry(forms))
+                        form.sealed = SealedForm(hash: forms.ciphertextHash, sizeBytes: forms.ciphertextSize, file: file)
+                    }
+                } catch {
+                    failed[candidate.path] = error
+                    continue
+                }
+            }
+            sealed.append(form)
+        }
+        do {
+            try await store.recordCiphertexts(made)
+        } catch {
+            sealed.forEach { $0.discardSealed() }
+            throw error
+        }
+        return (sealed, failed)
+    }
+
+    /// Files up to this size are sealed in memory (a batch of them holds at most a few MB).
+    static let inMemoryBytes = Int64(InlineContent.maxFileBytes) - Int64(FileFormat.headerByteCount + FileFormat.tagByteCount)
+
+    /// One file sealed as in ``seal(_:root:)``; throws why it could not be.
     func seal(_ candidate: PushCandidate, root: URL) async throws -> PushCandidate {
-        var sealed = candidate
-        if let known = try await store.ciphertext(holding: candidate.hash) {
-            sealed.sealed = SealedForm(hash: known.ciphertextHash, sizeBytes: known.ciphertextSize, file: nil)
-            return sealed
-        }
-        let (forms, file) = try seal(fileAt: root.appendingPathComponent(candidate.diskPath))
-        guard forms.plaintextHash == candidate.hash else {
-            try? FileManager.default.removeItem(at: file)
-            throw AtomicWriteError.changedSinceScan(candidate.diskPath)
-        }
-        try await store.recordCiphertexts([Self.entry(forms)])
-        sealed.sealed = SealedForm(hash: forms.ciphertextHash, sizeBytes: forms.ciphertextSize, file: file)
-        return sealed
+        let (sealed, failed) = try await seal([candidate], root: root)
+        if let error = failed.values.first { throw error }
+        return sealed[0]
     }
 
     /// Encrypts `source` into a new staged file (the caller removes it once it is sent).
@@ -68,17 +127,22 @@ struct VaultCipher: Sendable {
         }
     }
 
-    /// The plaintext of ciphertext bytes held in memory, recorded in the map.
-    func open(_ data: Data) async throws -> Data {
+    /// The plaintext of ciphertext bytes held in memory (a small file, or a version a merge
+    /// reads), and the map entry to record.
+    func open(_ data: Data, ciphertext: ContentHash) throws -> (plaintext: Data, entry: StateStore.Ciphertext) {
         let plain: Data
         do {
             plain = try FileFormat.open(data, with: key)
         } catch {
             throw SyncFileError.undecryptable(error)
         }
-        try await store.recordCiphertexts([
-            StateStore.Ciphertext(ciphertextHash: ContentHasher.hash(data), ciphertextSize: Int64(data.count), plaintextHash: ContentHasher.hash(plain), plaintextSize: Int64(plain.count))
-        ])
+        return (plain, StateStore.Ciphertext(ciphertextHash: ciphertext, ciphertextSize: Int64(data.count), plaintextHash: ContentHasher.hash(plain), plaintextSize: Int64(plain.count)))
+    }
+
+    /// ``open(_:ciphertext:)``, recorded in the map at once.
+    func open(_ data: Data) async throws -> Data {
+        let (plain, entry) = try open(data, ciphertext: ContentHasher.hash(data))
+        try await store.recordCiphertexts([entry])
         return plain
     }
 
@@ -96,9 +160,11 @@ struct VaultCipher: Sendable {
 struct SealedForm: Sendable {
     var hash: ContentHash
     var sizeBytes: Int64
-    /// The staged ciphertext; nil when a ciphertext of the same plaintext that the vault already
-    /// holds is reused (nothing to upload, unless the server no longer has it).
+    /// The staged ciphertext of a larger file.
     var file: URL?
+    /// The ciphertext of a small file. With neither, a ciphertext of the same plaintext that the
+    /// vault already holds is reused (nothing to upload, unless the server no longer has it).
+    var data: Data?
 }
 
 /// A download staged in `.vaultsync/tmp`, verified, in the form the folder keeps (plaintext).

@@ -17,6 +17,17 @@ public struct VaultCodec: Sendable {
         (try names.encrypt(path), names.fingerprint(path))
     }
 
+    /// The encrypted path the server knows `path` by; `folders` keeps the folders' encrypted
+    /// names for the next path.
+    public func serverPath(_ path: VaultPath, folders: inout [Substring: String]) throws(VaultCryptoError) -> VaultPath {
+        try names.encrypt(path, folders: &folders)
+    }
+
+    /// The letter-case key of `path` (sent with every push).
+    public func pathKey(_ path: VaultPath) -> String {
+        names.fingerprint(path)
+    }
+
     /// The plaintext path of a server path.
     public func decode(_ path: VaultPath) throws(VaultCryptoError) -> VaultPath {
         try names.decrypt(path)
@@ -27,6 +38,8 @@ public struct VaultCodec: Sendable {
     public struct DecodedPage: Sendable {
         public var page: VaultStateResponse
         public var undecodable: [VaultPath]
+        /// The server path of each plaintext path of the page.
+        public var serverPaths: [VaultPath: VaultPath] = [:]
     }
 
     /// `page` with plaintext paths; each live file's hash and size are its plaintext's when
@@ -35,11 +48,14 @@ public struct VaultCodec: Sendable {
     public func decode(_ page: VaultStateResponse, plaintexts: [ContentHash: StateStore.Ciphertext]) -> DecodedPage {
         var decoded = page
         var undecodable: [VaultPath] = []
+        var serverPaths: [VaultPath: VaultPath] = [:]
+        var folders: [Substring: String] = [:]
         func plaintext(_ path: VaultPath) -> VaultPath? {
-            guard let plain = try? names.decrypt(path) else {
+            guard let plain = try? names.decrypt(path, folders: &folders) else {
                 undecodable.append(path)
                 return nil
             }
+            serverPaths[plain] = path
             return plain
         }
         decoded.files = page.files.compactMap { file in
@@ -58,6 +74,6 @@ public struct VaultCodec: Sendable {
             plain.path = path
             return plain
         }
-        return DecodedPage(page: decoded, undecodable: undecodable)
+        return DecodedPage(page: decoded, undecodable: undecodable, serverPaths: serverPaths)
     }
 }

@@ -16,15 +16,31 @@ struct PushCandidate: Sendable {
     var wireHash: ContentHash { sealed?.hash ?? hash }
     var wireSize: Int64 { sealed?.sizeBytes ?? sizeBytes }
 
-    /// The file whose bytes are sent: the staged ciphertext in an encrypted vault (nil when a
-    /// ciphertext the vault holds is reused), the vault's file otherwise.
-    func source(in root: URL) -> URL? {
-        sealed.map(\.file) ?? root.appendingPathComponent(diskPath)
+    /// The bytes sent: the vault's file; in an encrypted vault its ciphertext, staged or (a small
+    /// file) in memory, and nil when a ciphertext the vault holds is reused.
+    func bytes(in root: URL) -> PushBytes? {
+        guard let sealed else { return .file(root.appendingPathComponent(diskPath)) }
+        if let data = sealed.data { return .memory(data) }
+        return sealed.file.map(PushBytes.file)
     }
 
     /// Removes a staged ciphertext once it is no longer needed.
     func discardSealed() {
         if let file = sealed?.file { try? FileManager.default.removeItem(at: file) }
+    }
+}
+
+/// Where the bytes of a push are.
+enum PushBytes: Sendable {
+    case file(URL)
+    case memory(Data)
+
+    /// The bytes (read from the file).
+    func read() throws -> Data {
+        switch self {
+        case .file(let url): try Data(contentsOf: url)
+        case .memory(let data): data
+        }
     }
 }
 

@@ -27,6 +27,7 @@ struct RemoteVault: Sendable {
         case (false, _?): throw SyncEngineError.notEncrypted(root)
         case (true, let cipher?):
             let decoded = cipher.codec.decode(page, plaintexts: try await cipher.store.plaintexts(of: page.files.map(\.contentHash)))
+            cipher.learn(decoded.serverPaths)
             return (decoded.page, decoded.undecodable)
         }
     }
@@ -41,7 +42,7 @@ struct RemoteVault: Sendable {
 
     /// Pushes `files` (plaintext paths; hashes, sizes and inline bytes as the server is to keep them).
     func push(_ files: [PushFile], commitInline: Bool? = nil, cursor: String? = nil) async throws -> PushResponse {
-        let names = try Names(files.map(\.path), cipher)
+        let names = try Names(files.map(\.path), cipher, withPathKeys: true)
         let sent = files.map { file in
             var file = file
             file.pathKey = names.pathKeys[file.path]
@@ -158,11 +159,13 @@ private struct Names {
     private var plainByWire: [VaultPath: VaultPath] = [:]
     private(set) var pathKeys: [VaultPath: String] = [:]
 
-    init(_ paths: [VaultPath], _ cipher: VaultCipher?) throws {
+    /// - Parameter withPathKeys: also each path's letter-case key (a push sends them).
+    init(_ paths: [VaultPath], _ cipher: VaultCipher?, withPathKeys: Bool = false) throws {
         guard let cipher else { return }
         for path in paths where wireByPlain[path] == nil {
-            let (wire, key) = try cipher.codec.encode(path)
-            (wireByPlain[path], plainByWire[wire], pathKeys[path]) = (wire, path, key)
+            let wire = try cipher.serverPath(path)
+            (wireByPlain[path], plainByWire[wire]) = (wire, path)
+            if withPathKeys { pathKeys[path] = cipher.codec.pathKey(path) }
         }
     }
 

@@ -2,6 +2,7 @@ import CFileStat
 import Foundation
 import SyncCore
 import SyncProtocol
+import VaultCrypto
 
 extension SyncEngine {
     func applyRecords(_ run: inout Execution, _ report: inout SyncReport) async throws {
@@ -126,7 +127,8 @@ extension SyncEngine {
         case .merged(let data):
             let hash = ContentHasher.hash(data)
             try writer.commit(staged: try writer.stage(data), to: local.diskPath, expected: .unchanged(stat))
-            if hash == download.contentHash {
+            // The server's version as this folder holds it (its plaintext, in an encrypted vault).
+            if case .bytes(let theirs) = remote, theirs == data {
                 try await store.recordSynced([path: SyncedEntry(hash: hash, version: download.version)], at: now())
                 report.pulled.append(path)
             } else {
@@ -195,10 +197,15 @@ extension SyncEngine {
         var candidates = oneByOne ? all.sorted { $0.sizeBytes < $1.sizeBytes } : all
         var full = false
         if !oneByOne, !candidates.isEmpty, let limit = try? await session.run({ [api] in try await api.usage($0) }).maxFileBytes {
-            for candidate in candidates where candidate.sizeBytes > limit {
-                report.fail(candidate.path, "\(candidate.sizeBytes) bytes is more than this account's limit of \(limit) bytes per file; not sent")
+            // In an encrypted vault the server keeps (and limits) the ciphertext, a little larger.
+            let stored = { (candidate: PushCandidate) in
+                self.remote.cipher == nil ? candidate.sizeBytes : FileFormat.ciphertextSize(plaintextSize: candidate.sizeBytes)
             }
-            candidates.removeAll { $0.sizeBytes > limit }
+            for candidate in candidates where stored(candidate) > limit {
+                let size = stored(candidate) == candidate.sizeBytes ? "\(candidate.sizeBytes) bytes" : "\(candidate.sizeBytes) bytes (\(stored(candidate)) encrypted)"
+                report.fail(candidate.path, "\(size) is more than this account's limit of \(limit) bytes per file; not sent")
+            }
+            candidates.removeAll { stored($0) > limit }
         }
         var storedAny = false
         let batches = candidates.chunked(oneByOne ? 1 : batchSize)
@@ -239,7 +246,7 @@ extension SyncEngine {
             let byPath = Dictionary(sent.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
             // A reused ciphertext the server no longer holds (collected since): this device has no
             // copy of it. It is forgotten, and the next round encrypts the file afresh.
-            let lost = answer.uploads.filter { $0.uploadRequired && byPath[$0.path].map { $0.source(in: root) == nil } ?? false }
+            let lost = answer.uploads.filter { $0.uploadRequired && byPath[$0.path].map { $0.bytes(in: root) == nil } ?? false }
             if !lost.isEmpty {
                 try await store.forgetCiphertexts(lost.compactMap { byPath[$0.path]?.wireHash })
                 run.serverMovedUnderUs = true
@@ -313,16 +320,7 @@ extension SyncEngine {
             var sent = SentBatch(files: Array(batch), answer: PushResponse(uploads: [], conflicts: []))
             do {
                 if let cipher = remote.cipher {
-                    sent.files = []
-                    for candidate in batch {
-                        do {
-                            sent.files.append(try await cipher.seal(candidate, root: root))
-                        } catch let error as AtomicWriteError {
-                            sent.unsealed[candidate.path] = error
-                        } catch let error as CocoaError {
-                            sent.unsealed[candidate.path] = error  // unreadable now
-                        }
-                    }
+                    (sent.files, sent.unsealed) = try await cipher.seal(batch, root: root)
                     guard !sent.files.isEmpty else { return .success(sent) }
                 }
                 try await store.recordSent(sent.files.map { ($0.path, $0.hash) })
@@ -342,8 +340,8 @@ extension SyncEngine {
         var budget = InlineContent.maxTotalBytes
         return batch.map { candidate in
             var file = PushFile(path: candidate.path, contentHash: candidate.wireHash, sizeBytes: candidate.wireSize, baseVersion: candidate.base)
-            if candidate.wireSize <= InlineContent.maxFileBytes, candidate.wireSize <= budget, let source = candidate.source(in: root),
-                let data = try? Data(contentsOf: source), Int64(data.count) == candidate.wireSize, ContentHasher.hash(data) == candidate.wireHash
+            if candidate.wireSize <= InlineContent.maxFileBytes, candidate.wireSize <= budget,
+                let data = try? candidate.bytes(in: root)?.read(), Int64(data.count) == candidate.wireSize, ContentHasher.hash(data) == candidate.wireHash
             {
                 file.content = data
                 budget -= candidate.wireSize
@@ -360,7 +358,9 @@ extension SyncEngine {
             guard let content = download.content else { continue }
             results[download.path] = Result {
                 guard ContentHasher.hash(content) == download.contentHash else { throw SyncFileError.corruptDownload }
-                return try opened(try writer.stage(content, durable: false), download)
+                guard let cipher = remote.cipher else { return StagedFile(url: try writer.stage(content, durable: false), hash: download.contentHash) }
+                let (plain, entry) = try cipher.open(content, ciphertext: download.contentHash)
+                return StagedFile(url: try writer.stage(plain, durable: false), hash: entry.plaintextHash, ciphertext: entry)
             }
         }
         let fetched = await fetchAll(downloads.filter { $0.content == nil })
@@ -458,13 +458,16 @@ extension SyncEngine {
             var pending = uploads.makeIterator()
             func next() -> Bool {
                 guard let upload = pending.next() else { return false }
-                guard let url = upload.uploadURL, let source = files[upload.path]?.source(in: root) else {
+                guard let url = upload.uploadURL, let bytes = files[upload.path]?.bytes(in: root) else {
                     group.addTask { (upload.path, SyncFileError.noUploadURL) }
                     return true
                 }
                 group.addTask {
                     do {
-                        try await api.uploadBlob(file: source, to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
+                        switch bytes {
+                        case .file(let source): try await api.uploadBlob(file: source, to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
+                        case .memory(let data): try await api.uploadBlob(data, to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
+                        }
                         return (upload.path, nil)
                     } catch {
                         return (upload.path, error)

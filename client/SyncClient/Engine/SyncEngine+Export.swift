@@ -23,9 +23,11 @@ extension SyncEngine {
         var manifest = try ExportArchive.verify(downloaded)
         let staged = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
         if let cipher = remote.cipher {
-            // The server's archive holds ciphertext: the user's is written here, in plaintext.
+            // The server's archive holds ciphertext: the user's is written here, in plaintext,
+            // beside the destination (not in `.vaultsync/tmp`, which a sync clears: an export
+            // does not take the vault's lock).
             do {
-                let written = try ExportArchive.decrypt(downloaded, manifest: manifest, key: cipher.key, to: staged, staging: stateFolder.appendingPathComponent("tmp"))
+                let written = try ExportArchive.decrypt(downloaded, manifest: manifest, key: cipher.key, to: staged, staging: destination.deletingLastPathComponent())
                 manifest = try ExportArchive.verify(staged)
                 guard manifest == written else { throw ExportArchiveError.invalid("the decrypted archive does not read back as written") }
             } catch {

@@ -7,7 +7,7 @@ import SyncProtocol
 /// any point sends only the missing parts next time.
 extension SyncEngine {
     func uploadInParts(_ file: PushCandidate) async throws {
-        guard let disk = file.source(in: root) else { throw SyncFileError.noUploadURL }
+        guard case .file(let disk)? = file.bytes(in: root) else { throw SyncFileError.noUploadURL }
         // In an encrypted vault this is the staged ciphertext: a new one for every sync, so an
         // upload cut off starts over with the next sync's (its old session expires on the server).
         // A session recorded for these bytes keeps its part size (the server keeps it anyway).

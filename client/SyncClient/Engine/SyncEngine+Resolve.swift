@@ -121,7 +121,7 @@ extension SyncEngine {
         defer { candidate.discardSealed() }
         let push = try await remote.push([PushFile(path: candidate.path, contentHash: candidate.wireHash, sizeBytes: candidate.wireSize, baseVersion: candidate.base)])
         guard let upload = push.uploads.first else { throw SyncEngineError.serverMovedOn(candidate.path) }
-        if upload.uploadRequired, candidate.source(in: root) == nil {
+        if upload.uploadRequired, candidate.bytes(in: root) == nil {
             // A reused ciphertext the server no longer holds: forgotten, and the file sealed afresh
             // (each pass forgets one, so this ends; the reservation expires unused).
             try await store.forgetCiphertexts([candidate.wireHash])

@@ -94,6 +94,7 @@ public final class SyncEngine: Sendable {
         let lock = try await lockVault(progress)
         defer { withExtendedLifetime(lock) {} }
         defer { progress?(SyncProgress(phase: .finished)) }
+        writer.removeStagedFiles()
         let report: SyncReport
         do {
             report = try await runRounds(progress: progress)

@@ -6,16 +6,15 @@ import ZIPFoundation
 extension ExportArchive {
     /// Writes the plaintext of a verified export of an encrypted vault to `destination`: every
     /// entry checked against the server's manifest, decrypted (name and bytes) one file at a time
-    /// through `staging`, and a manifest of the plaintext (paths, hashes and sizes; versions and
+    /// through two hidden files in the folder `staging` (removed on return), and a manifest of the plaintext (paths, hashes and sizes; versions and
     /// dates as the server's). The caller verifies the result like any archive.
     /// - Throws: ``ExportArchiveError/invalid(_:)`` naming the first entry that fails authentication.
     static func decrypt(_ zip: URL, manifest: ExportManifest, key: VaultKey, to destination: URL, staging: URL) throws -> ExportManifest {
         let source = try open(zip)
         let target = try Archive(url: destination, accessMode: .create)
         let names = NameCipher(vaultKey: key)
-        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
-        let sealed = staging.appendingPathComponent("export-sealed-\(UUID().uuidString)")
-        let plain = staging.appendingPathComponent("export-plain-\(UUID().uuidString)")
+        let sealed = staging.appendingPathComponent(".vaultsync-export-sealed-\(UUID().uuidString)")
+        let plain = staging.appendingPathComponent(".vaultsync-export-plain-\(UUID().uuidString)")
         defer {
             try? FileManager.default.removeItem(at: sealed)
             try? FileManager.default.removeItem(at: plain)

@@ -74,6 +74,13 @@ public struct AtomicFileWriter: Sendable {
         return url
     }
 
+    /// Removes what earlier runs left staged (killed between staging and renaming, or between
+    /// sealing a push and its confirm). Only under the vault's lock: no other sync is using them.
+    public func removeStagedFiles() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporaryFolder.path)) ?? []
+        for name in names { try? FileManager.default.removeItem(at: temporaryFolder.appendingPathComponent(name)) }
+    }
+
     /// A new name in the staging folder (the file is not created).
     public func newStagingFile() throws -> URL {
         try FileManager.default.createDirectory(at: temporaryFolder, withIntermediateDirectories: true)

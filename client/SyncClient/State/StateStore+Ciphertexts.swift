@@ -49,27 +49,28 @@ extension StateStore {
 
     /// The known ones among `hashes` (ciphertext hashes), by ciphertext hash.
     public func plaintexts(of hashes: [ContentHash]) async throws -> [ContentHash: Ciphertext] {
-        try await db.read { db in
-            var result: [ContentHash: Ciphertext] = [:]
+        try await select(hashes, column: "ciphertext_hash").reduce(into: [:]) { found, entry in found[entry.ciphertextHash] = entry }
+    }
+
+    /// The rows whose `column` is one of `hashes`, read 500 at a time.
+    private func select(_ hashes: [ContentHash], column: String) async throws -> [Ciphertext] {
+        guard !hashes.isEmpty else { return [] }
+        return try await db.read { db in
+            var rows: [Ciphertext] = []
             for chunk in stride(from: 0, to: hashes.count, by: 500).map({ hashes[$0..<min($0 + 500, hashes.count)] }) {
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchAll(
-                    db, sql: "SELECT ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size FROM ciphertexts WHERE ciphertext_hash IN (\(marks))",
-                    arguments: StatementArguments(chunk.map(\.rawValue)))
-                for entry in rows.map(Ciphertext.init(row:)) { result[entry.ciphertextHash] = entry }
+                rows += try Row.fetchAll(
+                    db, sql: "SELECT ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size FROM ciphertexts WHERE \(column) IN (\(marks))",
+                    arguments: StatementArguments(chunk.map(\.rawValue))
+                ).map(Ciphertext.init(row:))
             }
-            return result
+            return rows
         }
     }
 
-    /// A ciphertext known to hold `plaintext`, if any (any will do: the push's answer says whether
-    /// the server still holds it).
-    public func ciphertext(holding plaintext: ContentHash) async throws -> Ciphertext? {
-        try await db.read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size FROM ciphertexts WHERE plaintext_hash = ? LIMIT 1",
-                arguments: [plaintext.rawValue]
-            ).map(Ciphertext.init(row:))
-        }
+    /// A ciphertext known to hold each of `plaintexts` (plaintext hashes), by plaintext hash. Any
+    /// will do: the push's answer says whether the server still holds it.
+    public func ciphertexts(holding plaintexts: [ContentHash]) async throws -> [ContentHash: Ciphertext] {
+        try await select(plaintexts, column: "plaintext_hash").reduce(into: [:]) { found, entry in found[entry.plaintextHash] = entry }
     }
 }
