@@ -117,10 +117,11 @@ extension SyncEngine {
     /// The vault's files and sync state stay; ``login(root:email:password:transport:)`` resumes syncing.
     public func logout() async throws {
         let store = CredentialStore(stateFolder: stateFolder)
-        if let credentials = try store.load() {
-            try? await api.logout(refreshToken: credentials.refreshToken)
-        }
+        let credentials = try store.load()
+        // The local copy goes first: a `watch` syncing meanwhile then finds the device signed out,
+        // rather than its tokens refused by the server a moment before they vanish here.
         try store.remove()
+        if let credentials { try? await api.logout(refreshToken: credentials.refreshToken) }
     }
 }
 
