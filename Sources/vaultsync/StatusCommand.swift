@@ -27,6 +27,7 @@ struct Status: AsyncParsableCommand {
         /// The running `vaultsync watch`, if any.
         var watcher: WatcherRecord?
         var encrypted: Bool
+        var lastFailure: String?
         enum CodingKeys: String, CodingKey {
             case heldDeletions = "held_deletions"
             case status, vault, server, email, failing, watcher, encrypted
@@ -35,6 +36,7 @@ struct Status: AsyncParsableCommand {
             case lastSyncTime = "last_sync_time"
             case openConflicts = "open_conflicts"
             case storageFull = "storage_full"
+            case lastFailure = "last_failure"
         }
     }
 
@@ -56,7 +58,7 @@ struct Status: AsyncParsableCommand {
             status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID,
             signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
             failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
-            storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher, encrypted: state.encrypted)
+            storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher, encrypted: state.encrypted, lastFailure: state.lastFailure)
         if json { return try printJSON(output) }
         print("status: \(output.status)\(Self.explain(state.status, vault: state.vault))")
         print("vault: \(output.vault)\(state.encrypted ? " (end-to-end encrypted)" : "")\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
@@ -67,6 +69,7 @@ struct Status: AsyncParsableCommand {
         } else {
             print("watcher: not running")
         }
+        if let failure = output.lastFailure { print("last sync failed: \(failure)") }
         if let full = output.storageFull { print("storage full: \(full) (files that did not fit stay pending)") }
         printHeldDeletions(state.heldDeletions)
         for file in output.failing {
@@ -79,7 +82,7 @@ struct Status: AsyncParsableCommand {
         case .idle: ""
         case .syncing: " (another vaultsync process is syncing this vault now)"
         case .offline: " (the last sync could not reach the server; changes stay pending)"
-        case .error: " (some files failed, or deletions are held back; see below)"
+        case .error: " (the last sync failed, some files failed, or deletions are held back; see below)"
         case .unauthenticated: " (signed out: run 'vaultsync login \(vault)')"
         case .conflict: " (see 'vaultsync conflicts')"
         }

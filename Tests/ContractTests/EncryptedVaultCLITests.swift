@@ -101,9 +101,12 @@ import Testing
             let error = try json.json()["error"] as? String
             #expect(json.exitCode == 1 && error?.contains("encrypted") == true, "\(json)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: laptop.path).sorted() == [".vaultsync", "plain.md"])
+            let status = try await vaultsync(["status", laptop.path])
+            #expect(status.stdout.contains("status: ERROR") && status.stdout.contains("last sync failed: '\(laptop.path)' is linked to an encrypted vault"), "\(status)")
             // Giving the passphrase to 'init' again lets it sync.
             #expect(try await run(["init", laptop.path] + link, passphrase: Self.passphrase).exitCode == 0)
             #expect(try String(contentsOf: laptop.appendingPathComponent("note.md"), encoding: .utf8) == "# secret\n")
+            #expect(try await vaultsync(["status", laptop.path, "--json"]).json()["last_failure"] == nil, "a sync that got through clears it")
             #expect(try await run(["sync", phone.path]).exitCode == 0)
             #expect(try String(contentsOf: phone.appendingPathComponent("plain.md"), encoding: .utf8) == "# plain note\n")
         }

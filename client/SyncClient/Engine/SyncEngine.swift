@@ -102,10 +102,12 @@ public final class SyncEngine: Sendable {
             // A sync that failed as a whole (the server answered something that is not the
             // protocol, say) must not leave `status` saying what the sync before it said.
             try? await store.setMeta(.lastStatus, SyncStatus.error.rawValue)
+            try? await store.setMeta(.lastFailure, "\(error)")  // so that `status` can say why
             throw error
         }
         // `status` shows this until the next sync (OFFLINE stays OFFLINE until a sync gets through).
         try await store.setMeta(.lastStatus, report.status.rawValue)
+        try await store.setMeta(.lastFailure, nil)
         return report
     }
 

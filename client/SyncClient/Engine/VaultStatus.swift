@@ -22,6 +22,8 @@ public struct VaultStatus: Sendable, Equatable {
     public var watcher: WatcherRecord?
     /// Whether the vault is end-to-end encrypted (this folder opened its key).
     public var encrypted = false
+    /// Why the last sync failed as a whole, when it did (its files were not the problem).
+    public var lastFailure: String?
 
     /// Reads the status of the vault at `root`.
     /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
@@ -43,7 +45,7 @@ public struct VaultStatus: Sendable, Equatable {
             status: status, vault: root.path, server: link.server, email: link.email, deviceID: link.deviceID?.uuidString.lowercased(),
             signedIn: signedIn, lastSyncTime: try await store.meta(.lastSyncTime), openConflicts: conflicts, failing: failing,
             storageFull: try await store.meta(.storageFull), heldDeletions: held, watcher: WatcherRecord.running(stateFolder: stateFolder),
-            encrypted: try await store.meta(.vaultKeyID) != nil)
+            encrypted: try await store.meta(.vaultKeyID) != nil, lastFailure: try await store.meta(.lastFailure))
     }
 
     /// The status word from what is recorded, most pressing first: a sync running now; no session

@@ -344,6 +344,8 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     public static let storageFull = MetaKey(rawValue: "storage_full")
     /// The ``SyncStatus`` the last sync ended with.
     public static let lastStatus = MetaKey(rawValue: "last_status")
+    /// Why the last sync failed as a whole (the folder gone, the vault's key missing…), until a sync ends.
+    public static let lastFailure = MetaKey(rawValue: "last_failure")
     /// The account's email and this device's name, so that `login` can sign the vault back in.
     public static let email = MetaKey(rawValue: "email")
     public static let deviceName = MetaKey(rawValue: "device_name")
