@@ -67,6 +67,14 @@ import VaultCrypto
             let after = ["attachments/scan-2026.pdf": attachment, "Archive/scan copy.pdf": attachment, "Inbox/idea.md": "an idea, refined\n"]
             for vault in [laptop, phone, tablet] { #expect(try vault.files() == after) }
             #expect(try await laptop.sync().pulled.isEmpty, "nothing left to pull: every hash is known in plaintext")
+
+            // Bulk undelete under a folder: a folder's encrypted name prefixes its files' names.
+            try laptop.delete("Archive/scan copy.pdf")
+            try laptop.delete("Inbox/idea.md")
+            #expect(try await laptop.sync().deletedRemotely.count == 2)
+            let (undeleted, _) = try await tablet.engine.restoreDeleted(since: server.clock.now.addingTimeInterval(-60), under: "Archive")
+            #expect(undeleted.restored.map(\.path.rawValue) == ["Archive/scan copy.pdf"], "\(undeleted)")
+            #expect(tablet.read("Archive/scan copy.pdf") == attachment && tablet.read("Inbox/idea.md") == nil)
         }
     }
 

@@ -4,7 +4,7 @@ import SyncProtocol
 import VaultCrypto
 
 /// The contents side of an encrypted vault in the engine (`docs/decisions/0002-encrypted-vaults.md`):
-/// seals a file into a staged ciphertext before it goes up, opens a verified download before it
+/// seals a file before it goes up, opens a verified download before it
 /// reaches the folder, and keeps the ciphertext map (`sync.db`) that lets the planner work in
 /// plaintext hashes. Names are translated by ``RemoteVault`` with ``codec``.
 final class VaultCipher: Sendable {
@@ -40,7 +40,8 @@ final class VaultCipher: Sendable {
 
     /// `batch` with the form the server is sent. A plaintext this vault already holds as a
     /// ciphertext reuses it (a rename or copy uploads nothing); otherwise the file is encrypted
-    /// into `.vaultsync/tmp`, with a fresh salt, and the new ciphertexts are recorded in the map
+    /// with a fresh salt (a note in memory, a larger file into `.vaultsync/tmp`), and the new
+    /// ciphertexts are recorded in the map
     /// before they are pushed (so that a push whose answer is lost is still recognised as this
     /// device's own write).
     /// - Returns: the sealed candidates, and the files that could not be sealed, with why: gone or
@@ -115,7 +116,7 @@ final class VaultCipher: Sendable {
     /// Decrypts a staged, hash-checked download into a new staged file, removing the ciphertext.
     /// - Returns: the plaintext file, its hash, and the map entry to record.
     /// - Throws: ``SyncFileError/undecryptable(_:)`` when the ciphertext fails authentication
-    ///   (tampered with, cut short, swapped for another file's, or of another key): nothing of it is kept.
+    ///   (changed, cut short, reordered, or of another key): nothing of it is kept.
     func open(_ staged: URL, ciphertext: ContentHash, sizeBytes: Int64) throws -> StagedFile {
         defer { try? FileManager.default.removeItem(at: staged) }
         let plain = try writer.newStagingFile()

@@ -51,9 +51,12 @@ extension SyncEngine {
         // session is bound to it either way.
         let deviceID = try await api.registerDevice(
             RegisterDeviceRequest(deviceName: name, platform: Self.platform, deviceID: previous?.deviceID), accessToken: tokens.accessToken).deviceID
-        try CredentialStore(stateFolder: stateFolder).save(Credentials(
+        // Linked again while signed in: an encrypted vault's key stays (it goes with a logout).
+        let credentials = CredentialStore(stateFolder: stateFolder)
+        let kept = try? credentials.load().flatMap { $0.userID == tokens.userID && $0.vaultID == vaultID ? $0.vaultKey : nil }
+        try credentials.save(Credentials(
             server: server, userID: tokens.userID, deviceID: deviceID, deviceName: name,
-            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, vaultID: vaultID))
+            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, vaultID: vaultID, vaultKey: kept))
         let engine = try SyncEngine(root: root, transport: transport)
         try await engine.store.setMeta(.server, server.absoluteString)
         try await engine.store.setMeta(.userID, tokens.userID.uuidString)

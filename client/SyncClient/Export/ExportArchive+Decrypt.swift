@@ -6,8 +6,9 @@ import ZIPFoundation
 extension ExportArchive {
     /// Writes the plaintext of a verified export of an encrypted vault to `destination`: every
     /// entry checked against the server's manifest, decrypted (name and bytes) one file at a time
-    /// through two hidden files in the folder `staging` (removed on return), and a manifest of the plaintext (paths, hashes and sizes; versions and
-    /// dates as the server's). The caller verifies the result like any archive.
+    /// through two hidden files in the folder `staging` (removed on return), and a manifest of the
+    /// plaintext (paths, hashes and sizes; versions and dates as the server's). The caller verifies
+    /// the result like any archive.
     /// - Throws: ``ExportArchiveError/invalid(_:)`` naming the first entry that fails authentication.
     static func decrypt(_ zip: URL, manifest: ExportManifest, key: VaultKey, to destination: URL, staging: URL) throws -> ExportManifest {
         let source = try open(zip)
@@ -24,8 +25,13 @@ extension ExportArchive {
             guard let entry = source[file.path.rawValue] else { throw ExportArchiveError.missing(file.path.rawValue) }
             FileManager.default.createFile(atPath: sealed.path, contents: nil)
             let handle = try FileHandle(forWritingTo: sealed)
-            defer { try? handle.close() }
-            try check(entry, in: source, against: file) { try handle.write(contentsOf: $0) }
+            do {
+                try check(entry, in: source, against: file) { try handle.write(contentsOf: $0) }
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw error
+            }
             let path: VaultPath
             let content: (hash: ContentHash, sizeBytes: Int64)
             do {
