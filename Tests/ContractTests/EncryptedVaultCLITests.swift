@@ -101,6 +101,10 @@ import Testing
             let error = try json.json()["error"] as? String
             #expect(json.exitCode == 1 && error?.contains("encrypted") == true, "\(json)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: laptop.path).sorted() == [".vaultsync", "plain.md"])
+            let archive = laptop.appendingPathComponent("out.zip")
+            let export = try await vaultsync(["export", laptop.path, "--out", archive.path])
+            #expect(export.exitCode == 1 && export.stderr.contains("does not hold its key"), "\(export)")
+            #expect(!FileManager.default.fileExists(atPath: archive.path), "no ciphertext handed over as an export")
             let status = try await vaultsync(["status", laptop.path])
             #expect(status.stdout.contains("status: ERROR") && status.stdout.contains("last sync failed: '\(laptop.path)' is linked to an encrypted vault"), "\(status)")
             // Giving the passphrase to 'init' again lets it sync.
