@@ -32,9 +32,9 @@ extension StateStore {
         guard !entries.isEmpty else { return }
         try await db.write { db in
             for entry in entries {
-                try db.execute(
-                    sql: "INSERT OR REPLACE INTO ciphertexts (ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size) VALUES (?, ?, ?, ?)",
-                    arguments: [entry.ciphertextHash.rawValue, entry.ciphertextSize, entry.plaintextHash.rawValue, entry.plaintextSize])
+                try db.run(
+                    "INSERT OR REPLACE INTO ciphertexts (ciphertext_hash, ciphertext_size, plaintext_hash, plaintext_size) VALUES (?, ?, ?, ?)",
+                    [entry.ciphertextHash.rawValue, entry.ciphertextSize, entry.plaintextHash.rawValue, entry.plaintextSize])
             }
         }
     }
@@ -43,7 +43,7 @@ extension StateStore {
     public func forgetCiphertexts(_ hashes: [ContentHash]) async throws {
         guard !hashes.isEmpty else { return }
         try await db.write { db in
-            for hash in hashes { try db.execute(sql: "DELETE FROM ciphertexts WHERE ciphertext_hash = ?", arguments: [hash.rawValue]) }
+            for hash in hashes { try db.run("DELETE FROM ciphertexts WHERE ciphertext_hash = ?", [hash.rawValue]) }
         }
     }
 
