@@ -59,10 +59,11 @@ func finish(_ report: SyncReport, json: Bool) throws {
     try exitStatus(report)
 }
 
-/// Turns a sync report's status into the exit code (0 for IDLE and CONFLICT).
+/// Turns a sync report's status into the exit code (0 for IDLE, CONFLICT and HELD: those wait
+/// for the user, and the output names what).
 func exitStatus(_ report: SyncReport) throws {
     switch report.status {
-    case .idle, .conflict, .syncing: return
+    case .idle, .conflict, .held, .syncing: return
     case .offline: throw ExitCodes.offline
     case .unauthenticated: throw ExitCodes.unauthenticated
     case .error: throw ExitCodes.failure

@@ -7,7 +7,7 @@ import SyncProtocol
 /// Always exits 0 for a linked folder: the status is the answer, not a failure.
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the vault's status (IDLE, SYNCING, OFFLINE, ERROR, UNAUTHENTICATED, CONFLICT), link, last sync and open conflicts.")
+        abstract: "Show the vault's status (IDLE, SYNCING, OFFLINE, ERROR, UNAUTHENTICATED, CONFLICT, HELD), link, last sync and open conflicts.")
     @Argument(help: "The vault folder (default: the current folder).") var directory: String?
     @Flag(help: "Print JSON (fields in docs/cli.md).") var json = false
 
@@ -82,7 +82,8 @@ struct Status: AsyncParsableCommand {
         case .idle: ""
         case .syncing: " (another vaultsync process is syncing this vault now)"
         case .offline: " (the last sync could not reach the server; changes stay pending)"
-        case .error: " (the last sync failed, some files failed, or deletions are held back; see below)"
+        case .error: " (the last sync failed, or some files failed; see below)"
+        case .held: " (deletions of most of the vault wait for you; see below)"
         case .unauthenticated: " (signed out: run 'vaultsync login \(vault)')"
         case .conflict: " (see 'vaultsync conflicts')"
         }

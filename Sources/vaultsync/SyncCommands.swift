@@ -8,7 +8,7 @@ struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Sync a linked folder now.")
     @Argument(help: "The vault folder (default: the current folder).") var directory: String?
     @Flag(help: "Print the report as JSON.") var json = false
-    @Flag(help: "Carry out deletions of most of the vault (over half of its files and more than 20, or every file), which are otherwise held back.")
+    @Flag(help: "Carry out deletions of most of the vault (over half of its files and more than 20), which are otherwise held back.")
     var allowMassDelete = false
     @OptionGroup var transfer: TransferOptions
 

@@ -35,14 +35,17 @@ import Testing
             // The laptop loses its notes folder (30 of 40 files) and gains a note.
             try FileManager.default.removeItem(at: laptop.appendingPathComponent("notes"))
             try Data("new\n".utf8).write(to: laptop.appendingPathComponent("new.md"))
+            // Held deletions wait for the user, like an open conflict: named, exit 0, no ERROR.
             let held = try await vaultsync(["sync", laptop.path])
-            #expect(held.exitCode == 1, "\(held)")
+            #expect(held.exitCode == 0, "\(held)")
             #expect(held.stdout.contains("held back: 30 of 40 files would be deleted on the server") && held.stdout.contains("notes/: 30"), "\(held)")
-            #expect(held.stdout.contains("--allow-mass-delete") && held.stdout.contains("status: ERROR"), "\(held)")
+            #expect(held.stdout.contains("--allow-mass-delete") && held.stdout.contains("status: HELD"), "\(held)")
             let status = try await vaultsync(["status", laptop.path, "--json"])
             let record = try status.json()["held_deletions"] as? [String: Any]
             #expect(record?["on_server"] as? Int == 30 && record?["here"] as? Int == 0, "\(status)")
-            #expect(try await vaultsync(["status", laptop.path]).stdout.contains("held back: 30 of 40"))
+            #expect(try status.json()["status"] as? String == "HELD", "\(status)")
+            let statusText = try await vaultsync(["status", laptop.path])
+            #expect(statusText.stdout.contains("held back: 30 of 40") && statusText.stdout.contains("status: HELD (deletions of most of the vault wait for you"), "\(statusText)")
 
             // Nothing was deleted anywhere; the rest of the sync went on.
             #expect(try await vaultsync(["sync", phone.path]).exitCode == 0)
@@ -55,28 +58,42 @@ import Testing
             #expect((try allowed.json()["deleted_remotely"] as? [String])?.count == 30)
             #expect(try await vaultsync(["status", laptop.path, "--json"]).json()["held_deletions"] == nil, "cleared once through")
             let phoneHeld = try await vaultsync(["sync", phone.path])
-            #expect(phoneHeld.exitCode == 1 && phoneHeld.stdout.contains("held back: 30 of 41 files would be deleted from this folder"), "\(phoneHeld)")
+            #expect(phoneHeld.exitCode == 0 && phoneHeld.stdout.contains("held back: 30 of 41 files would be deleted from this folder"), "\(phoneHeld)")
             #expect(noteCount(phone) == 30)
             // Held deletions are read again (the cursor stayed), and go once allowed.
-            #expect(try await vaultsync(["sync", phone.path]).exitCode == 1)
+            let again = try await vaultsync(["sync", phone.path, "--json"])
+            let heldAgain = try again.json()["held_deletions"] as? [String: Any]
+            #expect(again.exitCode == 0 && heldAgain?["here"] as? Int == 30, "\(again)")
             #expect(try await vaultsync(["sync", phone.path, "--allow-mass-delete"]).exitCode == 0)
             #expect(noteCount(phone) == 0)
             #expect(try await vaultsync(["sync", phone.path]).exitCode == 0)
         }
     }
 
-    @Test func anEmptiedFolderIsNotReadAsDeletingEverything() async throws {
+    /// A small vault's user deleting its last files means it: the guard is for most of a large
+    /// vault, and an unmounted folder is told apart by its identity (the next test).
+    @Test func deletingTheLastFilesOfASmallVaultGoes() async throws {
         try await TestServer.with { server in
-            let (laptop, phone) = try await twoFolders(server, files: 3)
+            let (laptop, phone) = try await twoFolders(server, files: 2)
             defer { for folder in [laptop, phone] { try? FileManager.default.removeItem(at: folder) } }
-            // Everything but .vaultsync goes (as `rm -rf folder/*` does): three files only, but all of them.
+            let since = WireDate.format(server.clock.now)
+            server.clock.advance(by: 1)  // the deletions come after `since`, in whole milliseconds
+            // Everything but .vaultsync goes (as `rm -rf folder/*` does).
             for name in try FileManager.default.contentsOfDirectory(atPath: laptop.path) where name != ".vaultsync" {
                 try FileManager.default.removeItem(at: laptop.appendingPathComponent(name))
             }
-            let held = try await vaultsync(["sync", laptop.path])
-            #expect(held.exitCode == 1 && held.stdout.contains("held back: 3 of 3 files would be deleted on the server"), "\(held)")
+            let deleted = try await vaultsync(["sync", laptop.path, "--json"])
+            let report = try deleted.json()
+            #expect(deleted.exitCode == 0, "\(deleted)")
+            #expect((report["deleted_remotely"] as? [String])?.sorted() == ["notes/0.md", "notes/1.md"], "\(deleted)")
+            #expect(report["held_deletions"] == nil && report["status"] as? String == "IDLE", "\(deleted)")
+            let status = try await vaultsync(["status", laptop.path, "--json"]).json()
+            #expect(status["status"] as? String == "IDLE" && status["held_deletions"] == nil, "\(status)")
+            // The other device follows, and the deletion can be undone.
             #expect(try await vaultsync(["sync", phone.path]).exitCode == 0)
-            #expect(noteCount(phone) == 3)
+            #expect(noteCount(phone) == 0)
+            let restored = try await vaultsync(["restore", "--deleted-since", since, "--vault", phone.path])
+            #expect(restored.exitCode == 0 && noteCount(phone) == 2, "\(restored)")
         }
     }
 

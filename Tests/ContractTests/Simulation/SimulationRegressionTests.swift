@@ -131,6 +131,16 @@ import Testing
             .delete(device: 1, path: "inbox.md"),
             .delete(device: 0, path: "inbox.md"),
         ]),
+        // Found by a randomized three-device scenario run by hand (issue 28), while the simulation
+        // ran with the mass-delete guard off: a device that deleted every note of a small vault
+        // had the deletions held back as a mass delete for good. The guard is now on here too.
+        Case(name: "deleting every file of a small vault goes through the mass-delete guard", devices: 3, collisions: false, watching: [1], steps: [
+            .delete(device: 0, path: "notes/plan.md"),
+            .delete(device: 0, path: "notes/log.md"),
+            .delete(device: 0, path: "Journal/caf\u{E9}.md"),
+            .delete(device: 0, path: "inbox.md"),
+            .sync(device: 0, fault: nil),
+        ]),
     ]
 
     @Test(arguments: cases)

@@ -118,10 +118,9 @@ public final class Simulation {
 
     func open(_ root: URL, _ transport: FaultyTransport) throws -> SyncEngine {
         let clock = server.clock
-        // The mass-delete guard holds deletions back until a user confirms them, by design; the
-        // simulated users mean every deletion they make, and the invariants are about what sync
-        // does with it. The guard's own tests are MassDeleteGuardTests and MassDeleteTests.
-        return try SyncEngine(root: root, transport: transport, transfers: TransferSettings(parallelTransfers: 1), lockTimeout: .seconds(5), massDeletePolicy: .allowAll, now: { clock.now })
+        // The mass-delete guard is on, as users run it: deleting the last files of a small vault
+        // must go through (a scenario once found it held back).
+        return try SyncEngine(root: root, transport: transport, transfers: TransferSettings(parallelTransfers: 1), lockTimeout: .seconds(5), massDeletePolicy: .standard, now: { clock.now })
     }
 
     // MARK: steps

@@ -139,7 +139,8 @@ public final class SyncEngine: Sendable {
         // merges now read the base from the server's history, so the copies only take space.
         try? FileManager.default.removeItem(at: stateFolder.appendingPathComponent("base"))
         report.conflicts = try await store.conflicts().map(\.path)
-        report.status = !report.failures.isEmpty || !report.parked.isEmpty || report.heldDeletions != nil ? .error : report.conflicts.isEmpty ? .idle : .conflict
+        report.status = .settled(
+            failed: !report.failures.isEmpty || !report.parked.isEmpty, heldDeletions: report.heldDeletions != nil, openConflicts: !report.conflicts.isEmpty)
         try await store.setMeta(.heldDeletions, try report.heldDeletions.map { String(decoding: try WireCoding.encoder().encode($0), as: UTF8.self) })
         try await store.setMeta(.lastSyncTime, WireDate.format(now()))
         return report
@@ -200,7 +201,7 @@ public final class SyncEngine: Sendable {
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
         let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: ignore.rules))
         // Deletions of most of the vault wait for the user; everything else goes on.
-        let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: synced.count, localFiles: scan.localFiles.count, policy: massDeletePolicy)
+        let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: synced.count, policy: massDeletePolicy)
         report.heldDeletions = heldDeletions.map(HeldDeletionsRecord.init)
         let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
         var run = Execution(scan: scan, synced: synced, authors: authors, remote: remote, onProgress: progress)

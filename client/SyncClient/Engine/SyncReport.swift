@@ -2,9 +2,18 @@ public import SyncProtocol
 public import SyncCore
 import Foundation
 
-/// The seed's sync status.
+/// The seed's sync status, plus `HELD`: deletions of most of the vault wait for the user.
 public enum SyncStatus: String, Sendable, Equatable {
     case idle = "IDLE", syncing = "SYNCING", offline = "OFFLINE", error = "ERROR", unauthenticated = "UNAUTHENTICATED", conflict = "CONFLICT"
+    /// The sync went through but held deletions back (``MassDeleteGuard``): like an open
+    /// conflict, it needs the user, and it is no failure.
+    case held = "HELD"
+
+    /// The status of a sync that reached the server, most pressing first: files failed or parked;
+    /// deletions held back; conflicts open; otherwise idle.
+    static func settled(failed: Bool, heldDeletions: Bool, openConflicts: Bool) -> SyncStatus {
+        failed ? .error : heldDeletions ? .held : openConflicts ? .conflict : .idle
+    }
 }
 
 /// What one sync did.

@@ -40,7 +40,7 @@ public struct VaultStatus: Sendable, Equatable {
         let held = try await store.meta(.heldDeletions).flatMap { try? WireCoding.decoder().decode(HeldDeletionsRecord.self, from: Data($0.utf8)) }
         let status = decide(
             syncing: VaultLock.isHeld(stateFolder: stateFolder), signedIn: signedIn, lastSync: last,
-            parked: failing.contains(where: \.parked), openConflicts: conflicts)
+            parked: failing.contains(where: \.parked), heldDeletions: held != nil, openConflicts: conflicts)
         return VaultStatus(
             status: status, vault: root.path, server: link.server, email: link.email, deviceID: link.deviceID?.uuidString.lowercased(),
             signedIn: signedIn, lastSyncTime: try await store.meta(.lastSyncTime), openConflicts: conflicts, failing: failing,
@@ -50,13 +50,12 @@ public struct VaultStatus: Sendable, Equatable {
 
     /// The status word from what is recorded, most pressing first: a sync running now; no session
     /// (the user must sign in); the server unreachable at the last sync (stays until a sync gets
-    /// through); files failing; conflicts waiting for the user; otherwise idle.
-    static func decide(syncing: Bool, signedIn: Bool, lastSync: SyncStatus?, parked: Bool, openConflicts: Int) -> SyncStatus {
+    /// through); files failing; deletions held back, then conflicts, waiting for the user;
+    /// otherwise idle.
+    package static func decide(syncing: Bool, signedIn: Bool, lastSync: SyncStatus?, parked: Bool, heldDeletions: Bool, openConflicts: Int) -> SyncStatus {
         if syncing { return .syncing }
         if !signedIn || lastSync == .unauthenticated { return .unauthenticated }
         if lastSync == .offline { return .offline }
-        if parked || lastSync == .error { return .error }
-        if openConflicts > 0 { return .conflict }
-        return .idle
+        return .settled(failed: parked || lastSync == .error, heldDeletions: heldDeletions, openConflicts: openConflicts > 0)
     }
 }

@@ -17,7 +17,7 @@ public struct MassDeletePolicy: Sendable, Equatable {
         self.enabled = enabled
     }
 
-    /// Over half of the vault's files and more than 20 files, or every file of one side.
+    /// Over half of the vault's files and more than 20 files.
     public static let standard = MassDeletePolicy()
     /// Holds nothing back.
     public static let allowAll = MassDeletePolicy(enabled: false)
@@ -60,15 +60,19 @@ public struct HeldDeletions: Sendable, Equatable {
     }
 }
 
-/// The pure check: a plan and the sizes of both sides in, the deletions to hold back out.
+/// The pure check: a plan and the vault's size in, the deletions to hold back out.
+///
+/// Only the documented threshold holds deletions back. A small vault whose last files are deleted
+/// is what its user did, and every deletion can be undone (`vaultsync restore --deleted-since`);
+/// a folder unmounted or replaced is told apart by its identity (`.vaultsync/folder-id`), which
+/// stops the sync before anything is planned.
 public enum MassDeleteGuard {
     /// - Parameters:
     ///   - plan: the planner's answer.
     ///   - syncedFiles: files both sides agreed on at the last sync (the vault's size).
-    ///   - localFiles: files the scan found in the folder now.
     /// - Returns: nil when nothing is held back; otherwise every deletion of each side that went
     ///   over the limit (a side under it is not held).
-    public static func check(_ plan: SyncPlan, syncedFiles: Int, localFiles: Int, policy: MassDeletePolicy) -> HeldDeletions? {
+    public static func check(_ plan: SyncPlan, syncedFiles: Int, policy: MassDeletePolicy) -> HeldDeletions? {
         guard policy.enabled, syncedFiles > 0 else { return nil }
         var here: [VaultPath] = []
         var onServer: [VaultPath] = []
@@ -79,14 +83,11 @@ public enum MassDeleteGuard {
             default: break
             }
         }
-        func tooMany(_ deletions: Int, emptiesFolder: Bool) -> Bool {
-            if deletions > policy.minimumFiles, Double(deletions) > policy.fraction * Double(syncedFiles) { return true }
-            // A folder left with no file at all (emptied here, or by deletions from elsewhere) is
-            // held back however small the vault; a single file is allowed to go.
-            return deletions > 1 && emptiesFolder
+        func tooMany(_ deletions: Int) -> Bool {
+            deletions > policy.minimumFiles && Double(deletions) > policy.fraction * Double(syncedFiles)
         }
-        let heldHere = tooMany(here.count, emptiesFolder: localFiles == here.count)
-        let heldOnServer = tooMany(onServer.count, emptiesFolder: localFiles == 0)
+        let heldHere = tooMany(here.count)
+        let heldOnServer = tooMany(onServer.count)
         guard heldHere || heldOnServer else { return nil }
         return HeldDeletions(here: heldHere ? here : [], onServer: heldOnServer ? onServer : [], vaultFiles: syncedFiles)
     }
