@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Postgres
+import SyncClient
 import SyncProtocol
 import SyncServer
 import TestSupport
@@ -159,7 +160,9 @@ import Testing
         }
     }
 
-    /// During an outage the API answers `503 unavailable` with `Retry-After`, never a bare 500.
+    /// During an outage the API answers `503 unavailable` with `Retry-After`, never a bare 500;
+    /// `/health` stays a liveness check (200, saying the database is down) while `/health/ready`
+    /// follows the database.
     @Test func requestsDuringAnOutageAre503WithRetryAfter() async throws {
         try await PrivateCluster.with { cluster in
             try await TestServer.with(configure: { $0.databaseURL = cluster.connectionString(database: "outage") }) { server in
@@ -169,14 +172,20 @@ import Testing
                 let answer = try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: body)
                 #expect(answer.status == 503 && answer.code == .unavailable && answer.retryAfter == "5", "answered \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
                 let health = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health"))
-                #expect(health.status == 503)
-                #expect(try WireCoding.decoder().decode(HealthResponse.self, from: health.body).database == "unavailable")
+                #expect(health.status == 200, "the process is alive: an orchestrator must not restart it")
+                let said = try WireCoding.decoder().decode(HealthResponse.self, from: health.body)
+                #expect(said.database == "unavailable" && said.status == "unavailable")
+                let ready = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health/ready"))
+                #expect(ready.status == 503)
+                // A client still learns that the server cannot serve now: unreachable, changes pending.
+                await #expect(throws: SyncAPIError.self) { _ = try await server.api.health() }
                 try await cluster.start()
                 let retried = try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: body)
                 #expect(retried.status == 200)
                 let healthy = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health"))
                 #expect(healthy.status == 200)
                 #expect(try WireCoding.decoder().decode(HealthResponse.self, from: healthy.body).database == "ok")
+                #expect(try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health/ready")).status == 200)
             }
         }
     }

@@ -31,18 +31,24 @@ public struct SyncAPI: Sendable {
 
     // MARK: account
 
-    /// `GET /health`. A server up without its database answers 503 with the health body, which is
-    /// turned into the `unavailable` error it stands for.
+    /// `GET /health`. A server up without its database says so in the body (`200`; older servers
+    /// answered `503`): either is turned into the `unavailable` error it stands for, so a
+    /// sync counts it as a server that cannot serve now.
     public func health() async throws -> HealthResponse {
+        let health: HealthResponse
         do {
-            return try await call("GET", "health", body: Optional<SignupRequest>.none, versioned: false)
+            health = try await call("GET", "health", body: Optional<SignupRequest>.none, versioned: false)
         } catch SyncAPIError.unexpectedResponse(let status, let body) where status == 503 {
             guard let health = try? WireCoding.decoder().decode(HealthResponse.self, from: Data(body.utf8)), health.database == "unavailable" else {
                 throw SyncAPIError.unexpectedResponse(status: status, body: body)
             }
-            throw SyncAPIError.server(status: status, error: ErrorBody(code: .unavailable, message: "the server's database is unavailable"))
+            throw Self.databaseUnavailable
         }
+        if health.database == "unavailable" { throw Self.databaseUnavailable }
+        return health
     }
+
+    private static let databaseUnavailable = SyncAPIError.server(status: 503, error: ErrorBody(code: .unavailable, message: "the server's database is unavailable"))
 
     public func signup(email: String, password: String) async throws -> AuthTokens {
         try await call("POST", "auth/signup", body: SignupRequest(email: email, password: password))

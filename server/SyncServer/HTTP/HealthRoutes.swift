@@ -4,8 +4,10 @@ import SyncProtocol
 
 /// `GET /health`: server version, supported protocol versions, limits, and whether the database
 /// and the blob store can serve. Needs no protocol header, so any client can find out what to
-/// speak. `503` while the database cannot be reached (nothing would work); `200` with status
-/// `degraded` while the blob store is full (everything but storing new bytes works).
+/// speak. A liveness check: `200` whenever this process serves HTTP, with `status`
+/// `unavailable` while the database cannot be reached and `degraded` while the blob store is full
+/// (an orchestrator must not restart a healthy process for a database outage);
+/// `GET /health/ready` follows the database.
 struct HealthRoutes {
     let limits: VaultLimits
     let db: PostgresPool
@@ -26,7 +28,7 @@ struct HealthRoutes {
                 protocolVersions: ProtocolVersion.supported,
                 limits: ServerLimits(maxBatchFiles: limits.maxBatchFiles, maxFileBytes: limits.maxFileBytes, maxStatePage: limits.maxStatePage),
                 database: databaseUp ? "ok" : "unavailable", blobStorage: storageFull ? "full" : "ok")
-            return try context.json(health, status: databaseUp ? .ok : .serviceUnavailable)
+            return try context.json(health, status: .ok)
         }
         // Readiness, for load balancers and orchestrators: this instance can serve requests now
         // (the database answers and its schema is the one this build expects).
