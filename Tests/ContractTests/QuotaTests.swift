@@ -20,6 +20,34 @@ import Testing
         }
     }
 
+    /// The limits `vaultsync-server serve` takes as docs/deployment.md shows them, as flags and
+    /// from the environment: an account's usage answer carries them, and the file quota refuses.
+    @Test(arguments: [
+        (["--quota-bytes", "5000", "--quota-files", "2", "--max-file-bytes", "300"], [String: String]()),
+        ([], ["VAULTSYNC_QUOTA_BYTES": "5000", "VAULTSYNC_QUOTA_FILES": "2", "VAULTSYNC_MAX_FILE_BYTES": "300"]),
+    ])
+    func theServeCommandTakesTheDocumentedLimits(_ arguments: [String], _ environment: [String: String]) async throws {
+        let data = try ServerProcess.newDataDirectory()
+        let database = try await TestCluster.newDatabase()
+        let server = try await ServerProcess.start(dataDirectory: data, arguments: ["--database-url", database] + arguments, environment: environment)
+        do {
+            let api = SyncAPI(baseURL: server.baseURL)
+            let tokens = try await api.signup(email: "limits-\(UUID().uuidString.prefix(8).lowercased())@example.com", password: "correct horse battery")
+            let info = try await api.registerDevice(RegisterDeviceRequest(deviceName: "laptop", platform: "linux"), accessToken: tokens.accessToken)
+            let device = TestDevice(api: api, session: VaultSession(accessToken: tokens.accessToken, deviceID: info.deviceID), info: info)
+            #expect(try await api.usage(device.session) == UsageResponse(bytesUsed: 0, quotaBytes: 5000, fileCount: 0, quotaFiles: 2, maxFileBytes: 300))
+            try await device.write("a.md", "one")
+            try await device.write("b.md", "two")
+            #expect(await error { _ = try await push(device, "c.md", Data("three".utf8)) }?.code == .quotaExceeded)
+            #expect(await error { _ = try await push(device, "b.md", Data(repeating: 1, count: 301), base: 1) }?.code == .fileTooLarge)
+        } catch {
+            _ = try? await server.stop()
+            throw error
+        }
+        _ = try await server.stop()
+        try? FileManager.default.removeItem(at: data)
+    }
+
     @Test func overQuotaIs429WithUsageAndNothingIsReserved() async throws {
         try await TestServer.with(configure: { $0.quotaBytes = 100; $0.quotaFiles = 2 }) { server in
             let device = try await server.newUser().newDevice()

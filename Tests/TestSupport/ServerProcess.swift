@@ -28,10 +28,13 @@ public struct ServerProcess: Sendable {
         return folder
     }
 
-    /// Starts `serve` on `dataDirectory` and waits until it listens.
-    public static func start(dataDirectory: URL, arguments: [String] = [], timeout: Duration = .seconds(120)) async throws -> ServerProcess {
+    /// Starts `serve` on `dataDirectory` with `arguments` and `environment` added, and waits until it listens.
+    public static func start(
+        dataDirectory: URL, arguments: [String] = [], environment: [String: String] = [:], timeout: Duration = .seconds(120)
+    ) async throws -> ServerProcess {
         let process = try CLIProcess.start(
-            "vaultsync-server", ["serve", "--data-dir", dataDirectory.path, "--port", "0"] + arguments, environment: ["VAULTSYNC_LOG_LEVEL": "info"])
+            "vaultsync-server", ["serve", "--data-dir", dataDirectory.path, "--port", "0"] + arguments,
+            environment: environment.merging(["VAULTSYNC_LOG_LEVEL": "info"]) { mine, _ in mine })
         try String(process.pid).write(to: dataDirectory.appendingPathComponent("server.pid"), atomically: true, encoding: .utf8)
         let clock = ContinuousClock()
         let deadline = clock.now + timeout

@@ -178,6 +178,13 @@ public struct TestDevice: Sendable {
     public let session: VaultSession
     public let info: DeviceInfo
 
+    /// A device registered through `api` (a server the test did not start in-process).
+    public init(api: SyncAPI, session: VaultSession, info: DeviceInfo) {
+        self.api = api
+        self.session = session
+        self.info = info
+    }
+
     /// This device working in another of the user's vaults (named by id or name).
     public func inVault(_ vault: String) -> TestDevice {
         TestDevice(api: api, session: VaultSession(accessToken: session.accessToken, deviceID: session.deviceID, vault: vault), info: info)
