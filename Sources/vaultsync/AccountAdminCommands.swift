@@ -96,10 +96,14 @@ struct AccountDelete: AsyncParsableCommand {
     func run() async throws {
         let root = vaultURL(directory)
         let engine = try SyncEngine(root: root)
+        // Said in both ways of asking: there is no undo, and an export is the way to keep a copy.
+        let exportFirst = "save a copy of each vault first with 'vaultsync export \(root.path) --out notes.zip' (one per vault folder)"
         if !yes {
-            guard isatty(STDIN_FILENO) == 1 else { throw CLIRefusal("refusing to delete the account without --yes when not on a terminal; nothing was deleted") }
+            guard isatty(STDIN_FILENO) == 1 else {
+                throw CLIRefusal("refusing to delete the account without --yes when not on a terminal; nothing was deleted. There is no undo: \(exportFirst)")
+            }
             print("This deletes your account and every note, version and device of it on the server, for good.")
-            print("Save a copy first with 'vaultsync export \(root.path) --out notes.zip'. Type 'delete' to go on: ", terminator: "")
+            print("There is no undo: \(exportFirst). Type 'delete' to go on: ", terminator: "")
             guard readLine(strippingNewline: true)?.trimmingCharacters(in: .whitespaces) == "delete" else {
                 throw CLIRefusal("not confirmed; nothing was deleted")
             }

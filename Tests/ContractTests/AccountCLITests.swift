@@ -49,6 +49,13 @@ import Testing
             // The user deletes their own account: asked first, then gone; the folder's files stay.
             let unconfirmed = try await CLIProcess.run("vaultsync", ["account", "delete", laptop.path], environment: ["VAULTSYNC_PASSWORD": "an even better one"])
             #expect(unconfirmed.exitCode == 1 && unconfirmed.stderr.contains("nothing was deleted"), "\(unconfirmed)")
+            #expect(unconfirmed.stderr.contains("'vaultsync export \(laptop.path) --out notes.zip'"), "the refusal says how to keep a copy: \(unconfirmed)")
+            // On a terminal (a pseudo-terminal from script(1)) it asks, saying the same, and takes only 'delete'.
+            let command = "\(try CLIProcess.executable("vaultsync").path) account delete \(laptop.path)"
+            let asked = try await CLIProcess.run(
+                "/usr/bin/script", ["-qec", command, "/dev/null"], environment: ["VAULTSYNC_PASSWORD": "an even better one"], stdin: "keep it\n")
+            #expect(asked.exitCode == 1 && asked.stdout.contains("'vaultsync export \(laptop.path) --out notes.zip'"), "\(asked)")
+            #expect(asked.stdout.contains("Type 'delete' to go on") && asked.stdout.contains("not confirmed; nothing was deleted"), "\(asked)")
             let wrong = try await vaultsync(["account", "delete", laptop.path, "--yes"])
             #expect(wrong.exitCode == 1 && wrong.stderr.contains("password"), "the old password no longer works: \(wrong)")
             let deleted = try await CLIProcess.run("vaultsync", ["account", "delete", laptop.path, "--yes", "--json"], environment: ["VAULTSYNC_PASSWORD": "an even better one"])
