@@ -107,6 +107,11 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: archive.path), "no ciphertext handed over as an export")
             let status = try await vaultsync(["status", laptop.path])
             #expect(status.stdout.contains("status: ERROR") && status.stdout.contains("last sync failed: '\(laptop.path)' is linked to an encrypted vault"), "\(status)")
+            // `watch` stops with the same reason, and `status` gives it after a watcher too.
+            let watched = try await vaultsync(["watch", laptop.path, "--json"])
+            #expect(watched.exitCode == 1 && watched.stdout.contains("does not hold its key"), "\(watched)")
+            let afterWatch = try await vaultsync(["status", laptop.path, "--json"]).json()
+            #expect(afterWatch["status"] as? String == "ERROR" && (afterWatch["last_failure"] as? String)?.contains("does not hold its key") == true, "\(afterWatch)")
             // Giving the passphrase to 'init' again lets it sync.
             #expect(try await run(["init", laptop.path] + link, passphrase: Self.passphrase).exitCode == 0)
             #expect(try String(contentsOf: laptop.appendingPathComponent("note.md"), encoding: .utf8) == "# secret\n")
