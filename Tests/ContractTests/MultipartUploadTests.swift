@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import SyncClient
 import SyncProtocol
 import SyncServer
@@ -82,6 +83,31 @@ import Testing
             let read = try await device.download(try #require(pull.downloads.first).downloadURL)
             #expect(read.count == bytes.count && ContentHasher.hash(read) == hash, "\(backend): the joined blob is the file")
             #expect(try await openUploads(server, backend) == 0)
+        }
+    }
+
+    /// The progress a sync reports (what `vaultsync sync` draws) moves part by part through a large
+    /// upload, by the bytes sent, instead of jumping from nothing to done when the file is.
+    @Test func theProgressOfALargeUploadMovesPartByPart() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let root = URL(fileURLWithPath: "/tmp/vaultsync-vault-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: root) }
+            _ = try await SyncEngine.link(root: root, server: server.baseURL, email: user.email, password: user.password, deviceName: "laptop")
+            let mebibyte = Int64(Self.mebibyte)
+            let engine = try SyncEngine(root: root, transfers: TransferSettings(parallelTransfers: 1, multipartThreshold: 6 * mebibyte, partSize: 5 * mebibyte))
+            let size = 21 * Self.mebibyte  // five parts
+            try ResumableTransferTests.content(seed: 3).prefix(size).write(to: root.appendingPathComponent("big.bin"))
+            let seen = Mutex<[SyncProgress]>([])
+            let report = try await engine.sync { progress in seen.withLock { $0.append(progress) } }
+            #expect(report.pushed.map(\.rawValue) == ["big.bin"], "\(report)")
+            let moving = seen.withLock { $0 }.filter { $0.phase == .transferring }
+            let bytes = moving.map(\.bytesDone)
+            #expect(bytes == bytes.sorted(), "never backwards: \(bytes)")
+            #expect(bytes.last == Int64(size) && moving.last?.filesDone == 1)
+            let between = Set(bytes.filter { $0 > 0 && $0 < Int64(size) })
+            #expect(between == Set((1...4).map { $0 * 5 * mebibyte }), "each of the first four parts moved the line: \(bytes)")
         }
     }
 

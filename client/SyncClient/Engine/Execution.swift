@@ -108,6 +108,11 @@ struct Execution {
         onProgress?(progress)
     }
 
+    /// A meter for the bytes of the next step (`bytes` of them) as they move; nil when nobody watches.
+    func meter(upTo bytes: Int64) -> ByteMeter? {
+        onProgress.map { ByteMeter(base: progress, limit: bytes, handler: $0) }
+    }
+
     func remoteSize(_ path: VaultPath) -> Int64 {
         if case .live(_, _, let size)? = remote[path] { return size }
         return 0

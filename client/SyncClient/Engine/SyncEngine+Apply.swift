@@ -252,7 +252,9 @@ extension SyncEngine {
                 run.serverMovedUnderUs = true
             }
             let lostPaths = Set(lost.map(\.path))
-            let uploadFailures = await uploadAll(answer.uploads.filter { $0.uploadRequired && !lostPaths.contains($0.path) }, files: byPath)
+            let uploadFailures = await uploadAll(
+                answer.uploads.filter { $0.uploadRequired && !lostPaths.contains($0.path) }, files: byPath,
+                meter: run.meter(upTo: batch.reduce(0) { $0 + $1.sizeBytes }))
             // The server went away mid-transfer: the sync is offline (what was sent stays on the
             // server: parts of a large file, whole blobs), not a failure of these files.
             if let lost = uploadFailures.values.first(where: { Unreachable.matches($0) }) { throw lost }
@@ -425,10 +427,11 @@ extension SyncEngine {
 
     /// Uploads from disk with bounded parallelism; returns the failures by path. Files of the
     /// multipart threshold or more go afterwards, one at a time, each in parts sent in parallel
-    /// (``uploadInParts(_:)``), so at most ``TransferSettings/parallelTransfers`` transfers run.
-    func uploadAll(_ uploads: [PushUpload], files: [VaultPath: PushCandidate]) async -> [VaultPath: any Error] {
+    /// (``uploadInParts(_:meter:)``), so at most ``TransferSettings/parallelTransfers`` transfers run.
+    /// - Parameter meter: told of the bytes sent as they go (each file, each part of a large one).
+    func uploadAll(_ uploads: [PushUpload], files: [VaultPath: PushCandidate], meter: ByteMeter? = nil) async -> [VaultPath: any Error] {
         let isLarge = { (upload: PushUpload) in (files[upload.path]?.wireSize ?? 0) >= max(self.transfers.multipartThreshold, MultipartRules.minimumFileBytes) }
-        var failures = await uploadWhole(uploads.filter { !isLarge($0) }, files: files)
+        var failures = await uploadWhole(uploads.filter { !isLarge($0) }, files: files, meter: meter)
         // The same bytes under two paths are sent once.
         var sent: [ContentHash: (any Error)?] = [:]
         for upload in uploads.filter(isLarge) {
@@ -438,7 +441,7 @@ extension SyncEngine {
             }
             if sent[file.wireHash] == nil {
                 do {
-                    try await uploadInParts(file)
+                    try await uploadInParts(file, meter: meter)
                     sent[file.wireHash] = .some(nil)
                 } catch {
                     sent[file.wireHash] = error
@@ -450,7 +453,7 @@ extension SyncEngine {
     }
 
     /// One `PUT` per file, several at a time.
-    private func uploadWhole(_ uploads: [PushUpload], files: [VaultPath: PushCandidate]) async -> [VaultPath: any Error] {
+    private func uploadWhole(_ uploads: [PushUpload], files: [VaultPath: PushCandidate], meter: ByteMeter?) async -> [VaultPath: any Error] {
         let vaultSession = await session.vaultSession
         let (api, root, limit) = (api, root, parallelTransfers)
         return await withTaskGroup(of: (VaultPath, (any Error)?).self) { group in
@@ -468,6 +471,7 @@ extension SyncEngine {
                         case .file(let source): try await api.uploadBlob(file: source, to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
                         case .memory(let data): try await api.uploadBlob(data, to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
                         }
+                        meter?.add(files[upload.path]?.sizeBytes ?? 0)
                         return (upload.path, nil)
                     } catch {
                         return (upload.path, error)

@@ -4,9 +4,10 @@ import SyncProtocol
 /// Large files go up in parts: a session on the server (found again after a crash, with the parts
 /// the store holds), each part hashed, sent to a URL bound to that hash, and recorded in `sync.db`
 /// once accepted; then the server joins them and checks the whole file's hash. A sync killed at
-/// any point sends only the missing parts next time.
+/// any point sends only the missing parts next time. `meter` hears of each part as it is accepted
+/// (and of the parts the store held already), so progress moves part by part.
 extension SyncEngine {
-    func uploadInParts(_ file: PushCandidate) async throws {
+    func uploadInParts(_ file: PushCandidate, meter: ByteMeter? = nil) async throws {
         guard case .file(let disk)? = file.bytes(in: root) else { throw SyncFileError.noUploadURL }
         // In an encrypted vault this is the staged ciphertext: a new one for every sync, so an
         // upload cut off starts over with the next sync's (its old session expires on the server).
@@ -21,7 +22,8 @@ extension SyncEngine {
             let upload = try await session.run { [api] in try await api.startUpload(request, session: $0) }
             try await store.recordMultipartUpload(upload)
             let stored = Set(upload.storedParts)
-            try await sendParts((1...upload.partCount).filter { !stored.contains($0) }, of: upload, from: disk)
+            if attempts == 1 { meter?.add(stored.reduce(0) { $0 + upload.range(ofPart: $1).sizeBytes }) }
+            try await sendParts((1...upload.partCount).filter { !stored.contains($0) }, of: upload, from: disk, meter: meter)
             do {
                 _ = try await session.run { [api] in try await api.completeUpload(upload.uploadID, session: $0) }
                 try await store.forgetMultipartUpload(for: file.wireHash)
@@ -36,7 +38,7 @@ extension SyncEngine {
     }
 
     /// Sends `numbers`, ``TransferSettings/parallelTransfers`` at a time; stops at the first failure.
-    private func sendParts(_ numbers: [Int], of upload: UploadSession, from disk: URL) async throws {
+    private func sendParts(_ numbers: [Int], of upload: UploadSession, from disk: URL, meter: ByteMeter?) async throws {
         let (api, session, store, limit) = (api, session, store, parallelTransfers)
         try await withThrowingTaskGroup(of: Void.self) { group in
             var pending = numbers.makeIterator()
@@ -50,6 +52,7 @@ extension SyncEngine {
                     guard let target = answer.parts.first(where: { $0.number == number }) else { throw SyncFileError.noUploadURL }
                     try await api.uploadBlob(file: disk, range: bytes, to: target.uploadURL, headers: target.uploadHeaders ?? [:], session: await session.vaultSession)
                     try await store.recordPartDone(uploadID: upload.uploadID, number: number)
+                    meter?.add(range.sizeBytes)
                 }
                 return true
             }
