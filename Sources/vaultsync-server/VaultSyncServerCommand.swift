@@ -130,7 +130,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("oidc"), help: ArgumentHelp("An OpenID Connect provider users may sign in with (repeatable): 'name=NAME;issuer=https://…;client_ids=A,B'. Env: VAULTSYNC_OIDC (several separated by '|').", valueName: "spec"))
     var oidc: [String] = []
 
-    @Option(help: ArgumentHelp("Sign in with Apple for these client ids (bundle id, Services ID; comma-separated). Env: VAULTSYNC_APPLE_CLIENT_IDS.", valueName: "ids"))
+    @Option(name: .customLong("apple-client-ids"), help: ArgumentHelp("Sign in with Apple for these client ids (bundle id, Services ID; comma-separated). Env: VAULTSYNC_APPLE_CLIENT_IDS.", valueName: "ids"))
     var appleClientIDs: String?
 
     @Option(help: ArgumentHelp("A PEM file of certificates trusted for the sign-in providers' HTTPS endpoints besides the system's. Env: VAULTSYNC_IDENTITY_TRUST_ROOTS.", valueName: "file"))
