@@ -6,7 +6,8 @@ import FoundationNetworking
 #endif
 
 /// A failure of a whole command, as the user meets it: one line and a documented exit code
-/// (1 a failure, 3 the server is unreachable, 4 sign in again). The one place errors become exit codes.
+/// (1 a failure, 3 the server is unreachable, 4 sign in again, 5 the vault was deleted). The one
+/// place errors become exit codes.
 struct CLIFailure {
     let message: String
     let exitCode: Int32
@@ -15,11 +16,13 @@ struct CLIFailure {
     init?(_ error: any Error) {
         switch error {
         case let error as SyncEngineError:
-            if case .signedOut = error {
-                self.init(message: error.description, exitCode: 4)
-            } else {
-                self.init(message: error.description, exitCode: 1)
+            switch error {
+            case .signedOut: self.init(message: error.description, exitCode: 4)
+            case .vaultDeleted: self.init(message: error.description, exitCode: 5)
+            default: self.init(message: error.description, exitCode: 1)
             }
+        case let error as SyncAPIError where error.code == .vaultDeleted:
+            self.init(message: "this folder's vault was deleted on the server (\(error.serverMessage)); nothing here was deleted", exitCode: 5)
         case let error as WatchError:
             if case .sessionRefused = error {
                 self.init(message: error.description, exitCode: 4)

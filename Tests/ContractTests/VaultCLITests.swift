@@ -48,7 +48,7 @@ import Testing
             #expect(deleted.exitCode == 0, "\(deleted)")
             #expect(try deleted.json()["files"] as? Int == 1, "\(deleted)")
             let orphan = try await vaultsync(["sync", workPhone.path])
-            #expect(orphan.exitCode == 1 && orphan.stderr.contains("no vault"), "\(orphan)")
+            #expect(orphan.exitCode == 5 && orphan.stderr.contains("syncs with a vault that was deleted on the server (the vault 'office' was deleted"), "\(orphan)")
             #expect(try String(contentsOf: workPhone.appendingPathComponent("plan.md"), encoding: .utf8) == "# plan\nmore\n", "its files stay")
             let gone = try await vaultsync(["vaults", "delete", "office", "--vault", personal.path, "--yes"])
             #expect(gone.exitCode == 1 && gone.stderr.contains("no vault named 'office'"), "\(gone)")

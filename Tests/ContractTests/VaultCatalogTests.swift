@@ -84,9 +84,51 @@ import Testing
             let deleted = try await server.api.deleteVault(work.vaultID, confirmName: "work", accessToken: token)
             #expect(deleted.files == 3 && deleted.blobs == 4, "\(backend): \(deleted)")
             #expect(try await server.storedBlobs() == before, "\(backend): every byte of the vault is gone, the other vault's stay")
-            await #expect(performing: { try await inWork.allChanges() }, throws: Self.refused(.notFound, 404))
+            await #expect(performing: { try await inWork.allChanges() }, throws: Self.refused(.vaultDeleted, 410))
             #expect(try await server.api.vaults(accessToken: token).map(\.name) == ["default"])
             #expect(try await laptop.read("diary.md") == "personal")
+        }
+    }
+
+    /// A device still linked to a deleted vault is told so, by id and by name, on every instance:
+    /// its requests answer `410 vault_deleted`, its WebSocket feed is closed (4002) and its long
+    /// poll answers the same; a vault that never was, or is another user's, stays `404`.
+    @Test func aDeletedVaultsDevicesAreToldAndItsFeedsClose() async throws {
+        try await TestServer.withTwoInstances { first, second in
+            let user = try await first.newUser()
+            let laptop = try await user.newDevice("laptop")
+            let phone = try await user.newDevice("phone")
+            let token = laptop.session.accessToken
+            let notes = try await first.api.createVault(named: "notes", accessToken: token)
+            let phoneInNotes = phone.inVault(notes.vaultID.uuidString).through(second)
+            _ = try await laptop.inVault("notes").write("a.md", "one")
+            let cursor = try #require(try await phoneInNotes.api.state(phoneInNotes.session).cursor)
+            let feed = try await FeedRecorder.connect(phoneInNotes.session, to: second.baseURL)
+            let poll = Task { try await phoneInNotes.api.events(phoneInNotes.session, cursor: cursor, wait: 30) }
+            try await Task.sleep(for: .milliseconds(300))  // the long poll waits
+
+            _ = try await first.api.deleteVault(notes.vaultID, confirmName: "notes", accessToken: token)
+
+            guard case .vaultDeleted(let why) = try await feed.end(within: .seconds(10)) else {
+                Issue.record("the feed of the deleted vault was not closed as deleted")
+                return
+            }
+            #expect(why.contains("notes"), "\(why)")
+            await #expect(performing: { try await poll.value }, throws: Self.refused(.vaultDeleted, 410))
+            await #expect(performing: { try await phoneInNotes.allChanges() }, throws: Self.refused(.vaultDeleted, 410))
+            await #expect(performing: { try await phone.inVault("notes").allChanges() }, throws: Self.refused(.vaultDeleted, 410))
+            do {
+                _ = try await phoneInNotes.api.state(phoneInNotes.session)
+            } catch let error as SyncAPIError {
+                #expect(error.serverMessage.contains("the vault 'notes' was deleted at"), "\(error)")
+            }
+            // Another user naming the same id, and a name never used, are not told anything.
+            let stranger = try await first.newUser().newDevice("stranger")
+            await #expect(performing: { try await stranger.inVault(notes.vaultID.uuidString).allChanges() }, throws: Self.refused(.notFound, 404))
+            await #expect(performing: { try await phone.inVault("never").allChanges() }, throws: Self.refused(.notFound, 404))
+            // A new vault of the old name is a vault again.
+            _ = try await first.api.createVault(named: "notes", accessToken: token)
+            #expect(try await phone.inVault("notes").allChanges().files.isEmpty)
         }
     }
 }

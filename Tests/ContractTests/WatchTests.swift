@@ -219,6 +219,34 @@ import Glibc
         }
     }
 
+    /// The vault deleted from another device while a watcher runs: the server closes its feed at
+    /// once, the sync that follows is refused as `vault_deleted`, and the watcher stops with exit
+    /// code 5 and the reason instead of retrying for ever; `sync` and `status` say the same, and
+    /// the folder's files stay.
+    @Test(arguments: [[], ["--long-poll"]]) func aWatcherStopsWhenItsVaultIsDeletedElsewhere(_ extra: [String]) async throws {
+        try await withTwoWatchers(extra) { laptop, phone, laptopWatch, phoneWatch in
+            try write(laptop, "kept.md", "written before the deletion")
+            try await eventually("synced") { content(phone, "kept.md") != nil }
+            laptopWatch.send(SIGINT)
+            _ = try await laptopWatch.finish(timeout: .seconds(30))
+            let deleted = try await vaultsync(["vaults", "delete", "default", "--yes", "--vault", laptop.path])
+            #expect(deleted.exitCode == 0, "\(deleted)")
+            let ended = try await phoneWatch.finish(timeout: .seconds(30))
+            #expect(ended.exitCode == 5 && ended.stderr.contains("syncs with a vault that was deleted on the server"), "\(ended)")
+            let log = WatchLog(ended.stdout)
+            #expect(log.events.contains { ($0["error"] as? String)?.contains("was deleted") == true && $0["event"] as? String == "sync_failed" }, "\(ended)")
+            #expect(log.events.last?["exit_code"] as? Int == 5, "\(ended)")
+            #expect(log.events.filter { $0["event"] as? String == "sync_failed" }.count == 1, "no retries: \(ended)")
+
+            let sync = try await vaultsync(["sync", phone.path, "--json"])
+            let said = try sync.json()["error"] as? String
+            #expect(sync.exitCode == 5 && said?.contains("'vaultsync init") == true, "\(sync)")
+            let status = try await vaultsync(["status", phone.path, "--json"]).json()
+            #expect(status["status"] as? String == "ERROR" && (status["last_failure"] as? String)?.contains("deleted on the server") == true, "\(status)")
+            #expect(content(phone, "kept.md") == "written before the deletion", "its files stay")
+        }
+    }
+
     /// kill -9 of a watcher in the middle of a sync, then a new watcher: nothing is lost.
     @Test func aWatcherKilledMidSyncLosesNothing() async throws {
         try await TestServer.with { server in

@@ -97,7 +97,13 @@ public final class SyncEngine: Sendable {
         writer.removeStagedFiles()
         let report: SyncReport
         do {
-            report = try await runRounds(progress: progress)
+            do {
+                report = try await runRounds(progress: progress)
+            } catch let error as SyncAPIError where error.code == .vaultDeleted {
+                let email = try? await store.meta(.email)
+                let relink = "vaultsync init \(root.path) --server \(api.baseURL.absoluteString) --email \(email ?? "EMAIL") --vault NAME --create"
+                throw SyncEngineError.vaultDeleted(root.path, reason: error.serverMessage, relink: relink)
+            }
         } catch {
             // A sync that failed as a whole (the server answered something that is not the
             // protocol, say) must not leave `status` saying what the sync before it said.
@@ -372,6 +378,9 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     case otherServerVault(String)
     /// The vault is encrypted and this folder has not its key (linked before it was encrypted).
     case encryptedVault(String)
+    /// The vault the folder syncs with was deleted on the server (`reason`: the server's words;
+    /// `relink`: the command that links the folder to a new vault once `.vaultsync` is moved away).
+    case vaultDeleted(String, reason: String, relink: String)
     /// This folder holds a vault key, but the server says the vault is not encrypted.
     case notEncrypted(String)
     /// `passphrase change` on a folder that syncs a plain vault.
@@ -398,6 +407,8 @@ public enum SyncEngineError: Error, CustomStringConvertible {
             "the server answers for another vault than the one '\(path)' synced with (was its database replaced or restored?); nothing was synced. Link an empty folder to sync with it"
         case .encryptedVault(let path):
             "'\(path)' is linked to an encrypted vault, and this folder does not hold its key; nothing was synced or written. Run 'vaultsync init' on it again to give the passphrase or the recovery key"
+        case .vaultDeleted(let path, let reason, let relink):
+            "'\(path)' syncs with a vault that was deleted on the server (\(reason)); nothing in this folder was deleted. To sync its files again, link it to another vault: move '\(path)/.vaultsync' away, then run '\(relink)'"
         case .keyNotOpened(let path, let reason):
             "the vault of '\(path)' is encrypted and its key could not be opened: \(reason); nothing was synced or written"
         case .notEncryptedHere(let path): "'\(path)' syncs a vault that is not encrypted: it has no passphrase"

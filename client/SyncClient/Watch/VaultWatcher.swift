@@ -65,8 +65,9 @@ public final class VaultWatcher: Sendable {
     /// atomically, so nothing is left half written) and the vault lock released.
     /// - Throws: ``WatchError/alreadyWatching(_:)`` when another watcher runs for the vault;
     ///   ``SyncEngineError/signedOut(_:)`` once the device is signed out (`vaultsync logout`) and
-    ///   ``WatchError/sessionRefused(_:)`` once the server no longer accepts its session: a watcher
-    ///   that cannot sync any more stops instead of trying for ever.
+    ///   ``WatchError/sessionRefused(_:)`` once the server no longer accepts its session, and
+    ///   ``SyncEngineError/vaultDeleted(_:reason:relink:)`` once its vault was deleted: a watcher that
+    ///   cannot sync any more stops instead of trying for ever.
     public func run() async throws {
         let lock = try WatcherLock(stateFolder: engine.stateFolder)
         defer {
@@ -135,6 +136,11 @@ public final class VaultWatcher: Sendable {
                     continue
                 case .closed(let why):
                     setConnected(false, detail: why)
+                case .vaultDeleted:
+                    // The sync it starts finds out for itself, records why and stops the watcher
+                    // (so no "offline, changes queue" is said: they will not go anywhere).
+                    schedule.withLock { $0.remoteChange() }
+                    wake.signal()
                 }
             } catch let error as SyncEngineError {
                 return stop(error)  // signed out: the sync loop says so too
@@ -189,6 +195,11 @@ public final class VaultWatcher: Sendable {
                 return stop(error)
             } catch let error as SyncAPIError where error.isSessionRefused {
                 return stop(WatchError.sessionRefused(engine.root.path, reason: error.serverMessage))
+            } catch let error as SyncAPIError where error.code == .vaultDeleted {
+                // As on the WebSocket: a sync finds out, records why and stops the watcher.
+                schedule.withLock { $0.remoteChange() }
+                wake.signal()
+                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
             } catch let error as SyncAPIError where error.code == .cursorExpired {
                 // Deletions after the cursor were purged: a sync reads the whole state and stores a
                 // fresh cursor; the server is reachable all the same.

@@ -53,6 +53,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     // MARK: state (404/409/413/422/429)
     /// The resource does not exist (or is not the caller's).
     public static let notFound: ErrorCode = "not_found"
+    /// The vault the request names (`X-VaultSync-Vault`) was deleted by its owner (`410`): a
+    /// device linked to it stops syncing it; nothing on the device needs to be deleted.
+    public static let vaultDeleted: ErrorCode = "vault_deleted"
     /// The method is not allowed on this resource.
     public static let methodNotAllowed: ErrorCode = "method_not_allowed"
     /// An account with this email exists already.

@@ -64,4 +64,6 @@ public struct VaultEvent: Codable, Sendable, Equatable {
 public enum VaultEventClose {
     /// The access token expired: refresh it and connect again.
     public static let tokenExpired: UInt16 = 4001
+    /// The vault was deleted: do not connect again (a request naming it answers `410 vault_deleted`).
+    public static let vaultDeleted: UInt16 = 4002
 }

@@ -11,6 +11,9 @@ enum ChangeFeedQueries {
     /// The channel on which a revoked device's id is announced, so that every instance ends that
     /// device's event connections (``ChangeFeed/endSubscriptions(of:)``).
     static let revocationChannel = "device_revocations"
+    /// The channel on which a deleted vault's id is announced, so that every instance closes that
+    /// vault's event connections (``ChangeFeed/endVault(_:)``).
+    static let deletionChannel = "vault_deletions"
     /// Paths in one notification take at most this many bytes: Postgres refuses payloads of
     /// 8000 bytes and more.
     static let pathBytesCap = 6000
@@ -51,6 +54,11 @@ enum ChangeFeedQueries {
 }
 
 extension ChangeFeedQueries {
+    /// Announces (once the transaction commits) that the vault was deleted.
+    static func announceDeletion(_ db: PostgresConnection, vaultID: UUID) throws {
+        try db.query("SELECT pg_notify($1, $2)", [deletionChannel, vaultID.uuidString.lowercased()])
+    }
+
     /// Announces (once the transaction commits) that `deviceID` was revoked.
     static func announceRevocation(_ db: PostgresConnection, deviceID: UUID) throws {
         try db.query("SELECT pg_notify($1, $2)", [revocationChannel, deviceID.uuidString.lowercased()])

@@ -59,8 +59,23 @@ enum VaultQueries {
     }
 
     /// Deletes the vault's row and, through the foreign keys, its files, history, blobs' rows and
-    /// reservations.
-    static func delete(_ db: PostgresConnection, id: UUID) throws {
-        try db.query("DELETE FROM vaults WHERE id = $1", [id])
+    /// reservations; remembers that it was deleted (``deleted(_:userID:nameOrID:)``).
+    static func delete(_ db: PostgresConnection, id: UUID, now: Date) throws {
+        try db.query(
+            """
+            WITH gone AS (DELETE FROM vaults WHERE id = $1 RETURNING id, user_id, name)
+            INSERT INTO deleted_vaults (id, user_id, name, deleted_at) SELECT id, user_id, name, $2 FROM gone
+            """, [id, now])
+    }
+
+    /// The user's deleted vault of that id, or (when no vault of theirs has the name now) the
+    /// last one deleted under that name.
+    static func deleted(_ db: PostgresConnection, userID: UUID, nameOrID: String) throws -> (name: String, deletedAt: Date)? {
+        let rows = if let id = UUID(uuidString: nameOrID) {
+            try db.query("SELECT name, deleted_at FROM deleted_vaults WHERE user_id = $1 AND id = $2", [userID, id])
+        } else {
+            try db.query("SELECT name, deleted_at FROM deleted_vaults WHERE user_id = $1 AND name = $2 ORDER BY deleted_at DESC LIMIT 1", [userID, nameOrID])
+        }
+        return try rows.first.map { (try $0.string(0), try $0.date(1)) }
     }
 }

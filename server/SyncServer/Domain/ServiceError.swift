@@ -22,6 +22,8 @@ enum ServiceError: Error, Equatable {
     case invalidSignature
     case urlExpired
     case notFound(String)
+    /// The vault a request names was deleted by its owner (from another device, say).
+    case vaultDeleted(String)
     /// The path exists, but not for this method: `allowed` are the ones it takes.
     case methodNotAllowed(allowed: [String])
     case emailTaken

@@ -61,19 +61,16 @@ struct EventRoutes {
     }
 
     /// Other devices' changes after `cursor`; else waits up to `wait` seconds for one (or for the
-    /// server to shut down).
+    /// server to shut down). `410 vault_deleted` when the vault is deleted meanwhile.
     private func longPoll(_ scope: VaultScope, cursor: String, wait: Int) async throws -> VaultEvent {
         // Subscribed before looking: a change committed after the look is announced to us.
         let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID)
         defer { subscription.cancel() }
         await presence?.opened(FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID))
         if let event = try await vault.changesByOthers(scope, after: cursor) { return event }
-        let event = await withGracefulShutdownHandler {
-            await withTaskGroup(of: VaultEvent?.self) { group in
-                group.addTask {
-                    if case .event(let event) = await subscription.next() { return event }
-                    return nil
-                }
+        let delivery = await withGracefulShutdownHandler {
+            await withTaskGroup(of: Subscription.Delivery?.self) { group in
+                group.addTask { await subscription.next() }
                 group.addTask {
                     try? await Task.sleep(for: .seconds(wait))
                     return nil
@@ -85,12 +82,16 @@ struct EventRoutes {
         } onGracefulShutdown: {
             subscription.cancel()
         }
-        return event ?? VaultEvent(type: .idle)
+        switch delivery {
+        case .event(let event): return event
+        case .vaultDeleted: throw ServiceError.vaultDeleted("the vault '\(scope.vaultName)' was deleted")
+        case .expired, nil: return VaultEvent(type: .idle)
+        }
     }
 
     /// Sends `ready`, then each (coalesced) event, until the peer leaves (reading also answers its
-    /// pings and lets the automatic pings find a dead peer) or the access token expires (closed
-    /// with ``VaultEventClose/tokenExpired``).
+    /// pings and lets the automatic pings find a dead peer), the access token expires (closed
+    /// with ``VaultEventClose/tokenExpired``) or the vault is deleted (``VaultEventClose/vaultDeleted``).
     private func stream(_ scope: VaultScope, tokenExpiresAt: Date?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID, expiresAt: tokenExpiresAt)
         let pair = FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID)
@@ -105,7 +106,7 @@ struct EventRoutes {
             try await outbound.write(.text(String(decoding: try encoder.encode(event), as: UTF8.self)))
         }
         try await send(VaultEvent(type: .ready))
-        enum End { case peerLeft, feedEnded, tokenExpired }
+        enum End { case peerLeft, feedEnded, tokenExpired, vaultDeleted }
         let end = try await withThrowingTaskGroup(of: End.self) { group in
             group.addTask {
                 for try await _ in inbound.messages(maxSize: 4096) {}  // clients send nothing the server needs
@@ -113,8 +114,11 @@ struct EventRoutes {
             }
             group.addTask {
                 while let delivery = await subscription.next() {
-                    guard case .event(let event) = delivery else { return .tokenExpired }
-                    try await send(event)
+                    switch delivery {
+                    case .event(let event): try await send(event)
+                    case .expired: return .tokenExpired
+                    case .vaultDeleted: return .vaultDeleted
+                    }
                 }
                 return .feedEnded
             }
@@ -122,8 +126,12 @@ struct EventRoutes {
             group.cancelAll()
             return first
         }
-        if end == .tokenExpired {
+        switch end {
+        case .tokenExpired:
             try await outbound.close(.unknown(VaultEventClose.tokenExpired), reason: "the access token expired: refresh it and connect again")
+        case .vaultDeleted:
+            try await outbound.close(.unknown(VaultEventClose.vaultDeleted), reason: "the vault '\(scope.vaultName)' was deleted")
+        case .peerLeft, .feedEnded: break
         }
     }
 }

@@ -49,6 +49,8 @@ extension ServiceError {
             (.forbidden, ErrorBody(code: .urlExpired, message: "the blob URL has expired: ask for a new one"))
         case .notFound(let m):
             (.notFound, ErrorBody(code: .notFound, message: m))
+        case .vaultDeleted(let m):
+            (.gone, ErrorBody(code: .vaultDeleted, message: m))
         case .methodNotAllowed(let allowed):
             (.methodNotAllowed, ErrorBody(
                 code: .methodNotAllowed,

@@ -62,14 +62,20 @@ final class ChangeFeed: Sendable {
     func expire(before now: Date) {
         let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
         for subscriber in subscribers {
-            if let expiry = subscriber.expiresAt, expiry <= now { subscriber.markExpired() }
+            if let expiry = subscriber.expiresAt, expiry <= now { subscriber.end(.expired) }
         }
     }
 
     /// Tells `deviceID`'s subscriptions that their token no longer holds (the device was revoked).
     func endSubscriptions(of deviceID: UUID) {
         let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
-        for subscriber in subscribers where subscriber.deviceID == deviceID { subscriber.markExpired() }
+        for subscriber in subscribers where subscriber.deviceID == deviceID { subscriber.end(.expired) }
+    }
+
+    /// Tells the subscriptions of `vaultID` that the vault was deleted.
+    func endVault(_ vaultID: UUID) {
+        let subscribers = registry.withLock { Array(($0.byVault[vaultID] ?? [:]).values) }
+        for subscriber in subscribers { subscriber.end(.vaultDeleted) }
     }
 
     /// Ends every subscription (server shutdown).
@@ -96,11 +102,13 @@ final class Subscription: Sendable {
         case event(VaultEvent)
         /// The subscriber's access token expired, or its device was revoked.
         case expired
+        /// The vault was deleted.
+        case vaultDeleted
     }
 
     let deviceID: UUID
     let expiresAt: Date?
-    private let pending = Mutex<(event: VaultEvent?, expired: Bool)>((nil, false))
+    private let pending = Mutex<(event: VaultEvent?, end: Delivery?)>((nil, nil))
     private let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
     private let onCancel: @Sendable () -> Void
@@ -120,16 +128,18 @@ final class Subscription: Sendable {
         signal.yield()
     }
 
-    fileprivate func markExpired() {
-        pending.withLock { $0.expired = true }
+    /// Ends the subscription with `reason` (``Delivery/expired`` or ``Delivery/vaultDeleted``):
+    /// ``next()`` hands it over instead of any further event.
+    fileprivate func end(_ reason: Delivery) {
+        pending.withLock { $0.end = $0.end ?? reason }
         signal.yield()
     }
 
-    /// The next (coalesced) event, or the expiry; nil once cancelled.
+    /// The next (coalesced) event, or why the subscription ended; nil once cancelled.
     func next() async -> Delivery? {
         for await _ in signals {
             let delivery: Delivery? = pending.withLock { pending in
-                if pending.expired { return .expired }
+                if let end = pending.end { return end }
                 defer { pending.event = nil }
                 return pending.event.map { .event($0) }
             }

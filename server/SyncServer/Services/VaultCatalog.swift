@@ -48,10 +48,12 @@ struct VaultCatalog: Sendable {
         let keys = try await db.withConnection { try VaultQueries.blobKeys($0, vaultID: id) }
         try await eraser.erase(keys, what: "vault \(id)")
         let erased = Set(keys.map(\.hash))
+        let now = now()
         let late = try await db.transaction { tx in
             _ = try FileStateQueries.lockVault(tx, vaultID: id)  // no confirm runs beside the last look
             let late = try VaultQueries.blobKeys(tx, vaultID: id).filter { !erased.contains($0.hash) }
-            try VaultQueries.delete(tx, id: id)
+            try VaultQueries.delete(tx, id: id, now: now)
+            try ChangeFeedQueries.announceDeletion(tx, vaultID: id)  // its devices' feeds close
             return late
         }
         await eraser.eraseLate(late, what: "vault \(id)")

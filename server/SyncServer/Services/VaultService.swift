@@ -32,17 +32,22 @@ struct VaultService: Sendable {
         let name = vaultName ?? AccountQueries.defaultVaultName
         let now = now()
         let userID = caller.userID
-        let (vault, device): ((id: UUID, name: String, encrypted: Bool)?, DeviceQueries.Standing) = try await db.withConnection { db in
-            let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now)
-            if device == .active, caller.session.deviceID == nil { try SessionQueries.bind(db, id: caller.session.id, deviceID: deviceID) }
-            return (try AccountQueries.vault(db, userID: userID, nameOrID: name), device)
-        }
+        let (vault, deleted, device): ((id: UUID, name: String, encrypted: Bool)?, (name: String, deletedAt: Date)?, DeviceQueries.Standing) =
+            try await db.withConnection { db in
+                let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now)
+                if device == .active, caller.session.deviceID == nil { try SessionQueries.bind(db, id: caller.session.id, deviceID: deviceID) }
+                let vault = try AccountQueries.vault(db, userID: userID, nameOrID: name)
+                return (vault, vault == nil ? try VaultQueries.deleted(db, userID: userID, nameOrID: name) : nil, device)
+            }
         switch device {
         case .active: break
         case .revoked: throw ServiceError.unauthorized("device \(deviceHeader) was revoked: sign in again to sync as a new device")
         case .unknown: throw ServiceError.deviceRequired("device \(deviceHeader) is not registered to this account")
         }
-        guard let vault else { throw ServiceError.notFound("no vault '\(name.prefix(64))' on this account (it may have been deleted)") }
+        if let deleted {
+            throw ServiceError.vaultDeleted("the vault '\(deleted.name)' was deleted at \(WireDate.format(deleted.deletedAt))")
+        }
+        guard let vault else { throw ServiceError.notFound("no vault '\(name.prefix(64))' on this account") }
         return VaultScope(userID: userID, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name, encrypted: vault.encrypted)
     }
 
