@@ -247,6 +247,43 @@ import Glibc
         }
     }
 
+    /// A sync that fails on one request is tried again about 5 s later (the schedule's first
+    /// retry), not only at the next edit or the safety net: a real watcher behind a proxy that
+    /// fails the first push with a 500 and passes everything else to the real server.
+    @Test func aFailedSyncIsTriedAgainAboutFiveSecondsLater() async throws {
+        try await TestServer.with { server in
+            let proxy = try await FailingProxy.start(to: server.baseURL, failing: "POST", "/vault/push")
+            do {
+                let folders = try await linkedFolders(["laptop"], to: proxy.url)
+                defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
+                let watcher = try watch(folders[0], ["--long-poll", "--safety-interval", "3600"])
+                defer { watcher.send(SIGKILL) }
+                try await eventually("connected") { WatchLog(watcher).connected }
+                // Moved in whole: one change event, so no local change starts a sync before the retry.
+                let outside = URL(fileURLWithPath: folders[0].path + "-a.md")
+                try Data("one".utf8).write(to: outside)
+                try FileManager.default.moveItem(at: outside, to: folders[0].appendingPathComponent("a.md"))
+                try await eventually("a.md went up", within: .seconds(30)) {
+                    WatchLog(watcher).reports.contains { ($0["pushed"] as? [String])?.contains("a.md") == true }
+                }
+                #expect(proxy.failed == ["POST /vault/push"])
+                let events = WatchLog(watcher).events
+                let retry = try #require(events.firstIndex { $0["event"] as? String == "sync_started" && $0["reason"] as? String == "retry" }, "\(events)")
+                let failed = try #require(events[..<retry].last { ["sync_finished", "sync_failed"].contains($0["event"] as? String) })
+                let report = failed["report"] as? [String: Any]
+                #expect(failed["event"] as? String == "sync_failed" || !((report?["failures"] as? [String]) ?? []).isEmpty, "the sync before the retry failed: \(failed)")
+                let waited = try #require(WireDate.parse(events[retry]["time"] as? String ?? "")).timeIntervalSince(try #require(WireDate.parse(failed["time"] as? String ?? "")))
+                #expect((4.5...8).contains(waited), "retried \(waited) s after the failure")
+                let after = try #require(events[retry...].first { $0["event"] as? String == "sync_finished" }?["report"] as? [String: Any])
+                #expect(after["pushed"] as? [String] == ["a.md"] && after["status"] as? String == "IDLE", "\(after)")
+            } catch {
+                await proxy.stop()
+                throw error
+            }
+            await proxy.stop()
+        }
+    }
+
     /// kill -9 of a watcher in the middle of a sync, then a new watcher: nothing is lost.
     @Test func aWatcherKilledMidSyncLosesNothing() async throws {
         try await TestServer.with { server in
