@@ -7,7 +7,7 @@ import SyncServer
 struct User: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Per-user administration: accounts, passwords, quotas and limits.",
-        subcommands: [List.self, Show.self, SetQuota.self, ResetPassword.self, Delete.self])
+        subcommands: [List.self, Show.self, Create.self, SetQuota.self, ResetPassword.self, Delete.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List every user with their devices, files and bytes.")
@@ -29,6 +29,26 @@ struct User: AsyncParsableCommand {
         }
     }
 
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create an account with a password (how accounts are made on a server run with --no-signup).",
+            discussion: "The password comes from VAULTSYNC_NEW_PASSWORD, --password-stdin, or a prompt on a terminal; give it to the person, who signs in with 'vaultsync init' and may change it with 'vaultsync account password'.")
+        @OptionGroup var common: CommonOptions
+        @Argument(help: "The new account's email.") var email: String
+        @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
+
+        func run() async throws {
+            let (env, logger, configuration) = try common.setUp()
+            let password = try newPassword(for: email, fromStdin: passwordStdin, environment: env)
+            do {
+                let id = try await VaultSyncServer.createUser(configuration: configuration, logger: logger, email: email, password: password)
+                print("\(email): account created (user \(id.uuidString.lowercased())); sign in with 'vaultsync init DIR --server URL --email \(email)'")
+            } catch let error as AdminError {
+                throw AdminFailure(error.description)
+            }
+        }
+    }
+
     struct ResetPassword: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "reset-password",
@@ -40,7 +60,7 @@ struct User: AsyncParsableCommand {
 
         func run() async throws {
             let (env, logger, configuration) = try common.setUp()
-            let password = try newPassword(environment: env)
+            let password = try newPassword(for: email, fromStdin: passwordStdin, environment: env)
             do {
                 guard try await VaultSyncServer.resetPassword(configuration: configuration, logger: logger, email: email, password: password) else {
                     throw AdminFailure("no user with email '\(email)'")
@@ -51,17 +71,6 @@ struct User: AsyncParsableCommand {
             print("\(email): password set; every device of theirs was signed out")
         }
 
-        private func newPassword(environment: [String: String]) throws -> String {
-            if passwordStdin {
-                guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw AdminFailure("no password on standard input") }
-                return line
-            }
-            if let value = environment["VAULTSYNC_NEW_PASSWORD"], !value.isEmpty { return value }
-            guard isatty(STDIN_FILENO) == 1, let typed = getpass("New password for \(email): ") else {
-                throw AdminFailure("no password: set VAULTSYNC_NEW_PASSWORD or use --password-stdin")
-            }
-            return String(cString: typed)
-        }
     }
 
     struct Delete: AsyncParsableCommand {
@@ -145,6 +154,19 @@ struct User: AsyncParsableCommand {
             print("quota: bytes \(usage.quotaBytes.map(String.init) ?? "unlimited")\(overrides.quotaBytes == nil ? " (default)" : ""), files \(usage.quotaFiles.map(String.init) ?? "unlimited")\(overrides.quotaFiles == nil ? " (default)" : ""), largest file \(usage.maxFileBytes)\(overrides.maxFileBytes == nil ? " (default)" : "")")
         }
     }
+}
+
+/// A password an admin command sets: from standard input, `VAULTSYNC_NEW_PASSWORD`, or a prompt.
+private func newPassword(for email: String, fromStdin: Bool, environment: [String: String]) throws -> String {
+    if fromStdin {
+        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw AdminFailure("no password on standard input") }
+        return line
+    }
+    if let value = environment["VAULTSYNC_NEW_PASSWORD"], !value.isEmpty { return value }
+    guard isatty(STDIN_FILENO) == 1, let typed = getpass("New password for \(email): ") else {
+        throw AdminFailure("no password: set VAULTSYNC_NEW_PASSWORD or use --password-stdin")
+    }
+    return String(cString: typed)
 }
 
 /// A refusal of an admin command: one line on standard error, exit code 1 (no usage text).

@@ -136,8 +136,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A PEM file of certificates trusted for the sign-in providers' HTTPS endpoints besides the system's. Env: VAULTSYNC_IDENTITY_TRUST_ROOTS.", valueName: "file"))
     var identityTrustRoots: String?
 
-    @Flag(help: "A first sign-in through a provider does not create an account (env VAULTSYNC_NO_SIGNUP=1).")
+    @Flag(help: "Nobody creates an account on request: neither POST /auth/signup nor a first sign-in through a provider; 'vaultsync-server user create' does (env VAULTSYNC_NO_SIGNUP=1).")
     var noSignup = false
+
+    @Option(help: ArgumentHelp("Sign-ups from one client address within 15 minutes before each further one must wait (doubling). Default 5. Env: VAULTSYNC_SIGNUP_LIMIT.", valueName: "n"))
+    var signupLimit: Int?
 
     @OptionGroup(title: "Push notifications") var push: PushOptions
 
@@ -162,6 +165,10 @@ struct Serve: AsyncParsableCommand {
         }
         if let file = identityTrustRoots ?? env["VAULTSYNC_IDENTITY_TRUST_ROOTS"] { configuration.identityTrustRoots = URL(fileURLWithPath: file) }
         if noSignup || env["VAULTSYNC_NO_SIGNUP"] == "1" { configuration.allowSignup = false }
+        if let value = try signupLimit ?? int(env, "VAULTSYNC_SIGNUP_LIMIT") {
+            guard value >= 0 else { throw ValidationError("--signup-limit must not be negative") }
+            configuration.signInThrottle.freeAddressSignups = value
+        }
         configuration.trustedProxies = trustedProxies.isEmpty
             ? (env["VAULTSYNC_TRUSTED_PROXIES"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             : trustedProxies

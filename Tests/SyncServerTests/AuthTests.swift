@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import SyncClient
 import SyncProtocol
 import SyncServer
@@ -126,6 +127,47 @@ import Testing
         #expect(text.contains("http.path=/auth/signup"))
         for forbidden in tokens + [secret, "hunter2-password-value", "wrong-password-value", "signature="] {
             #expect(!text.contains(forbidden), "log contains \(forbidden.prefix(12))…")
+        }
+    }
+
+    func signupBody(_ email: String) -> Data { Data(#"{"email":"\#(email)","password":"correct horse battery"}"#.utf8) }
+
+    /// `--no-signup` covers password sign-up too: nobody creates an account on request, and the
+    /// operator creates accounts with `vaultsync-server user create`.
+    @Test func aServerTakingNoSignupsMakesAccountsOnlyByItsOperator() async throws {
+        try await TestServer.with(configure: { $0.allowSignup = false }) { server in
+            let refused = try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/signup"), body: signupBody("walk-in@example.com"))
+            #expect(refused.status == 403 && refused.code == .signupDisabled, "\(refused.status) \(String(decoding: refused.body, as: UTF8.self))")
+            let rows = try PostgresConnection(connectionString: server.databaseURL).query("SELECT count(*) FROM users").first?.int(0)
+            #expect(rows == 0, "nothing was created")
+
+            let created = try await CLIProcess.run(
+                "vaultsync-server", ["user", "create", "ada@example.com", "--database-url", server.databaseURL], environment: ["VAULTSYNC_NEW_PASSWORD": "correct horse battery"])
+            #expect(created.exitCode == 0 && created.stdout.contains("ada@example.com: account created"), "\(created)")
+            #expect(try await server.api.login(email: "ada@example.com", password: "correct horse battery").userID.uuidString.isEmpty == false)
+            let again = try await CLIProcess.run(
+                "vaultsync-server", ["user", "create", "ADA@example.com", "--database-url", server.databaseURL], environment: ["VAULTSYNC_NEW_PASSWORD": "correct horse battery"])
+            #expect(again.exitCode == 1 && again.stderr.contains("exists already"), "\(again)")
+        }
+    }
+
+    /// Sign-ups from one address are throttled like failed sign-ins, counted atomically (many sent
+    /// at once cannot all pass), and they never delay a sign-in from that address.
+    @Test func signupsFromOneAddressAreThrottled() async throws {
+        try await TestServer.with(configure: { $0.signInThrottle.freeAddressSignups = 3 }) { server in
+            let existing = try await server.newUser()  // the first of the three free ones
+            let url = server.baseURL.appendingPathComponent("auth/signup")
+            let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<12 { group.addTask { try await RawHTTP.send("POST", url, body: signupBody("burst-\(index)@example.com")).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(answers.filter { $0 == 201 }.count == 2 && answers.filter { $0 == 429 }.count == 10, "\(answers.sorted())")
+            let waiting = try await RawHTTP.send("POST", url, body: signupBody("later@example.com"))
+            #expect(waiting.status == 429 && waiting.code == .tooManyRequests && (Int(waiting.retryAfter ?? "") ?? 0) >= 1, "\(waiting.status)")
+            #expect(try await server.api.login(email: existing.email, password: existing.password).userID == existing.tokens.userID)
+            // Waits pass with time (the server's clock).
+            server.clock.advance(by: 16 * 60)
+            #expect(try await RawHTTP.send("POST", url, body: signupBody("next-quarter@example.com")).status == 201)
         }
     }
 

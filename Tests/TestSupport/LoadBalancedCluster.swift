@@ -53,6 +53,7 @@ public final class LoadBalancedCluster: Sendable {
         let environment = [
             "VAULTSYNC_JWT_SECRET": "one secret shared by every instance of the cluster",
             "VAULTSYNC_S3_ACCESS_KEY_ID": "testing", "VAULTSYNC_S3_SECRET_ACCESS_KEY": "testing",
+            "VAULTSYNC_SIGNUP_LIMIT": "100000",  // the load bench signs up hundreds of accounts from loopback
         ]
         var servers: [CLIProcess] = []
         func stopAll() { for server in servers { server.send(SIGKILL) } }

@@ -37,10 +37,14 @@ public struct UserSummary: Sendable, Equatable, Encodable {
 /// Refusals of admin commands.
 public enum AdminError: Error, CustomStringConvertible {
     case passwordTooShort(Int)
+    case emailTaken(String)
+    case invalidEmail(String)
 
     public var description: String {
         switch self {
         case .passwordTooShort(let minimum): "the new password must be at least \(minimum) characters"
+        case .emailTaken(let email): "an account with the email '\(email)' exists already"
+        case .invalidEmail(let email): "'\(email.prefix(80))' is not an email address"
         }
     }
 }
@@ -68,6 +72,24 @@ extension VaultSyncServer {
                     maxFileBytes: overrides.maxFileBytes ?? configuration.maxFileBytes)
                 return (UserLimitOverrides(quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes), effective.report(usage))
             }
+        }
+    }
+
+    /// Creates an account with a password (admin command): how accounts are made on a server that
+    /// takes no sign-ups (`--no-signup`). Returns the new user's id.
+    /// - Throws: ``AdminError``: a malformed email, one that has an account, a short password.
+    public static func createUser(configuration: ServerConfiguration, logger: Logger, email: String, password: String) async throws -> UUID {
+        guard let email = try? AuthService.validatedEmail(email) else { throw AdminError.invalidEmail(email) }
+        guard password.count >= AuthService.minimumPasswordLength else { throw AdminError.passwordTooShort(AuthService.minimumPasswordLength) }
+        let hash = try PasswordHasher(cost: configuration.passwordHashCost).hash(password)
+        return try await withDatabase(configuration, logger: logger) { pool, _ in
+            let id = UUID()
+            do {
+                try await pool.transaction { try AccountQueries.createUser($0, id: id, email: email, passwordHash: hash, now: Date()) }
+            } catch ServiceError.emailTaken {
+                throw AdminError.emailTaken(email)
+            }
+            return id
         }
     }
 

@@ -10,7 +10,7 @@ struct AuthRoutes {
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.post("signup") { request, context in
             let body = try await request.decode(as: SignupRequest.self, context: context)
-            return try context.json(try await auth.signup(body), status: .created)
+            return try context.json(try await auth.signup(body, address: context.clientAddress(request, trusting: trustedProxies)), status: .created)
         }
         group.post("login") { request, context in
             let body = try await request.decode(as: LoginRequest.self, context: context)

@@ -15,17 +15,23 @@ struct AuthService: Sendable {
     let throttle: SignInThrottle
     /// The configured OpenID Connect providers, by name.
     let identityProviders: [String: IdentityProvider]
-    /// Whether a first sign-in through a provider creates an account.
+    /// Whether anyone may create an account: by `POST /auth/signup`, or by a first sign-in
+    /// through a provider (without it only `vaultsync-server user create` makes accounts).
     let allowSignup: Bool
     let now: @Sendable () -> Date
 
     static let minimumPasswordLength = 8
 
-    func signup(_ request: SignupRequest) async throws -> AuthTokens {
+    /// Creates an account with a password and signs it in.
+    /// - Parameter address: the client's address: sign-ups from one address are throttled.
+    /// - Throws: ``ServiceError/signupDisabled`` when the server makes no accounts on request.
+    func signup(_ request: SignupRequest, address: String) async throws -> AuthTokens {
+        guard allowSignup else { throw ServiceError.signupDisabled }
         let email = try Self.validatedEmail(request.email)
         guard request.password.count >= Self.minimumPasswordLength else {
             throw ServiceError.invalidCredentialsFormat("password must be at least \(Self.minimumPasswordLength) characters")
         }
+        try await throttle.admitSignup(address: address)  // before the password is hashed
         let hash = try await hashing.run { [passwords] in try passwords.hash(request.password) }
         let userID = UUID()
         let now = now()

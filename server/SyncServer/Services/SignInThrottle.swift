@@ -11,6 +11,9 @@ public struct SignInThrottlePolicy: Sendable, Equatable {
     public var longestWait: Duration = .seconds(15 * 60)
     /// Failures older than this are forgotten.
     public var memory: Duration = .seconds(15 * 60)
+    /// Sign-ups from one address within the memory before waits begin: each one hashes a password,
+    /// which many at once would make every sign-in wait for.
+    public var freeAddressSignups = 5
 
     public init() {}
 }
@@ -47,23 +50,47 @@ struct SignInThrottle: Sendable {
         let keys = Self.keys(email: email, address: address)
         try await db.transaction { tx in
             for (key, free) in [(keys.account, policy.freeAccountFailures), (keys.address, policy.freeAddressFailures)] {
-                try tx.query(
-                    """
-                    INSERT INTO sign_in_failures AS f (key, failures, last_failure_at) VALUES ($1, 1, $2)
-                    ON CONFLICT (key) DO UPDATE SET
-                        failures = CASE WHEN f.last_failure_at < $2::timestamptz - make_interval(secs => $3) THEN 1 ELSE f.failures + 1 END,
-                        last_failure_at = $2
-                    """, [key, now, Int(policy.memory.seconds)])
-                // Past the free failures the wait doubles with each one, up to the longest.
-                try tx.query(
-                    """
-                    UPDATE sign_in_failures SET blocked_until = CASE WHEN failures > $2
-                        THEN $3::timestamptz + make_interval(secs => least($4, power(2, least(failures - $2 - 1, 30))))
-                        ELSE NULL END
-                    WHERE key = $1
-                    """, [key, free, now, Int(policy.longestWait.seconds)])
+                try count(tx, key: key, free: free, now: now)
             }
         }
+    }
+
+    /// Admits a sign-up from `address`, counting it: past the free ones within the memory, each
+    /// waits as failed sign-ins do. Counted and checked in one statement under the key's row lock,
+    /// so many sign-ups sent at once cannot all pass before the first is counted.
+    /// - Throws: ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
+    func admitSignup(address: String) async throws {
+        let now = now()
+        let key = "signup:\(address)"
+        let until = try await db.transaction { tx in
+            let blocked = try tx.query("SELECT blocked_until FROM sign_in_failures WHERE key = $1 AND blocked_until > $2 FOR UPDATE", [key, now]).first?.optionalDate(0)
+            if blocked != nil { return blocked }
+            // Counted first, so the sign-up that goes past the free ones waits too.
+            try count(tx, key: key, free: policy.freeAddressSignups, now: now)
+            return try tx.query("SELECT blocked_until FROM sign_in_failures WHERE key = $1", [key]).first?.optionalDate(0)
+        }
+        guard let until else { return }
+        let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+        throw ServiceError.tooManyRequests("too many sign-ups from this address: try again in \(seconds) s", retryAfterSeconds: seconds)
+    }
+
+    /// Counts one more event for `key`; past `free` of them within the memory the key waits, twice
+    /// as long with each further one, up to the longest wait.
+    private func count(_ tx: PostgresConnection, key: String, free: Int, now: Date) throws {
+        try tx.query(
+            """
+            INSERT INTO sign_in_failures AS f (key, failures, last_failure_at) VALUES ($1, 1, $2)
+            ON CONFLICT (key) DO UPDATE SET
+                failures = CASE WHEN f.last_failure_at < $2::timestamptz - make_interval(secs => $3) THEN 1 ELSE f.failures + 1 END,
+                last_failure_at = $2
+            """, [key, now, Int(policy.memory.seconds)])
+        try tx.query(
+            """
+            UPDATE sign_in_failures SET blocked_until = CASE WHEN failures > $2
+                THEN $3::timestamptz + make_interval(secs => least($4, power(2, least(failures - $2 - 1, 30))))
+                ELSE NULL END
+            WHERE key = $1
+            """, [key, free, now, Int(policy.longestWait.seconds)])
     }
 
     /// Clears the account's key for this address after a successful sign-in.
