@@ -3,6 +3,10 @@ import Foundation
 import Logging
 import SyncServer
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @main
 struct VaultSyncServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -11,6 +15,22 @@ struct VaultSyncServerCommand: AsyncParsableCommand {
         version: VaultSyncServer.version,
         subcommands: [Serve.self, Migrate.self, Purge.self, User.self, ResetHistory.self, Blobs.self],
         defaultSubcommand: Serve.self)
+
+    static func main() async {
+        // Every file the server writes (blobs, export scratch files, logs, its secret) is its
+        // account's alone, whatever the shell's umask.
+        umask(0o077)
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 /// Settings shared by every subcommand. Each flag falls back to its environment variable, then to the default.

@@ -41,6 +41,51 @@ import Glibc
         return false
     }
 
+    /// Runs `arguments` as the unprivileged local account `nobody`.
+    func asNobody(_ arguments: [String]) async throws -> CLIResult {
+        try await CLIProcess.run("/usr/sbin/runuser", ["-u", "nobody", "--"] + arguments)
+    }
+
+    /// Another local account reaches neither the embedded cluster nor the data folder, for a short
+    /// data path (the socket in the cluster folder) and a long one (the socket in a folder of its
+    /// own under /tmp): as `nobody`, psql is refused on the live socket, which the server's own
+    /// account can use, and is refused by peer authentication even once the socket is made
+    /// reachable; the folder cannot be listed nor the signing secret read.
+    @Test(.enabled(if: geteuid() == 0, "runs commands as nobody, which takes root"), arguments: [false, true])
+    func anotherLocalAccountReachesNeitherTheClusterNorTheDataFolder(longPath: Bool) async throws {
+        var data = try ServerProcess.newDataDirectory()
+        if longPath {
+            data = data.appendingPathComponent(String(repeating: "a-long-folder-name-", count: 5))
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        }
+        let (socket, _) = try await ServerProcess.serving(dataDirectory: data) { server in
+            _ = try await signUp(server)
+            let socket = try server.cluster.socketDirectory.path
+            #expect(socket.hasPrefix("/tmp/vaultsync-pg-") == longPath, "\(socket)")
+            let query = ["psql", "-h", socket, "-U", "postgres", "-d", "vaultsync", "-tAc", "SELECT 1"]
+            let own = try await CLIProcess.run("/usr/bin/psql", Array(query.dropFirst()))
+            #expect(own.exitCode == 0 && own.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1", "the server's account gets in: \(own)")
+
+            let refused = try await asNobody(query)
+            #expect(refused.exitCode != 0 && refused.stderr.contains("Permission denied"), "\(refused)")
+            for (path, mode) in [(socket, 0o700), (data.path, 0o710), (data.path + "/server-secret", 0o600)] {
+                let attributes = try FileManager.default.attributesOfItem(atPath: path)
+                #expect(attributes[.posixPermissions] as? Int == mode, "\(path): \(String((attributes[.posixPermissions] as? Int) ?? 0, radix: 8))")
+            }
+            #expect(try await asNobody(["ls", data.path]).exitCode != 0)
+            #expect(try await asNobody(["cat", data.path + "/server-secret"]).exitCode != 0)
+
+            // With the socket made reachable by hand, the sign-in itself refuses another account.
+            for (path, mode) in [(data.path, 0o711), (socket, 0o711), (socket + "/.s.PGSQL.5432", 0o777)] { #expect(chmod(path, mode_t(mode)) == 0) }
+            let unauthenticated = try await asNobody(query)
+            #expect(unauthenticated.exitCode != 0 && unauthenticated.stderr.contains("Peer authentication failed"), "\(unauthenticated)")
+            for (path, mode) in [(data.path, 0o710), (socket, 0o700), (socket + "/.s.PGSQL.5432", 0o700)] { #expect(chmod(path, mode_t(mode)) == 0) }
+            return socket
+        }
+        // A socket folder of its own goes with the cluster it served.
+        #expect(FileManager.default.fileExists(atPath: socket) == !longPath)
+    }
+
     /// Admin commands run against the data folder of a running server use its cluster and leave
     /// it running: the server goes on serving without a pause.
     @Test func adminCommandsLeaveTheRunningServersClusterAlone() async throws {

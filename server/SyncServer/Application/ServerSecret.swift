@@ -1,6 +1,10 @@
 import Crypto
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The server's signing secret: from configuration, or generated once and kept in the data
 /// folder (mode 0600) so a restart does not log everyone out or break issued blob URLs.
 enum ServerSecret {
@@ -15,9 +19,16 @@ enum ServerSecret {
         }
         let key = SymmetricKey(size: .bits256)
         let hex = key.withUnsafeBytes { Hex.encode($0) }
-        guard FileManager.default.createFile(atPath: file.path, contents: Data((hex + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw ConfigurationError.invalid("cannot write the generated secret to \(file.path)")
+        // Created with mode 0600 from the start (no moment in which another account could read it),
+        // and only if absent: another instance starting at once keeps the one written first.
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            if errno == EEXIST { return try load(configured: nil, dataDirectory: dataDirectory) }
+            throw ConfigurationError.invalid("cannot write the generated secret to \(file.path): \(String(cString: strerror(errno)))")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        try handle.write(contentsOf: Data((hex + "\n").utf8))
+        try handle.synchronize()
         return key
     }
 }

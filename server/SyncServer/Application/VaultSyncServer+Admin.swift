@@ -132,7 +132,7 @@ extension VaultSyncServer {
     static func withDatabase<T: Sendable>(
         _ configuration: ServerConfiguration, logger: Logger, _ body: (PostgresPool, [Int]) async throws -> T
     ) async throws -> T {
-        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        try DataFolder.prepare(configuration.dataDirectory, embeddedCluster: configuration.databaseURL == nil)
         let database = try await openDatabase(configuration, logger: logger)
         do {
             let applied = try await Migrator.migrate(database.pool, logger: logger)

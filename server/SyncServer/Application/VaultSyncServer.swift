@@ -31,7 +31,7 @@ public enum VaultSyncServer {
         // `?since=` compares exactly with the stored timestamps.
         let now: @Sendable () -> Date = { Date(timeIntervalSince1970: (clock().timeIntervalSince1970 * 1000).rounded(.down) / 1000) }
         let data = configuration.dataDirectory
-        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try DataFolder.prepare(data, embeddedCluster: configuration.databaseURL == nil)
         let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: data)
 
         let metrics = ServerMetrics()

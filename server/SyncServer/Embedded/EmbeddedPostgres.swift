@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// A private PostgreSQL cluster owned by this process: `initdb` on first use, `pg_ctl start` on a
-/// Unix socket only (no TCP port to collide with), `pg_ctl stop` on shutdown.
+/// Unix socket only (no TCP port to collide with), `pg_ctl stop` on shutdown. Only the account
+/// the server runs as can reach it (``ClusterAccess``).
 ///
 /// `initdb` refuses to run as root; as root the cluster is created and run as the system
 /// `postgres` user through `runuser`, with the cluster folder owned by it.
@@ -23,8 +24,9 @@ public struct EmbeddedPostgres: Sendable {
 
     /// The cluster folder (`PG_VERSION` lives here).
     public let clusterDirectory: URL
-    /// Where the server puts its Unix socket.
-    public let socketDirectory: URL
+    /// Where the server puts its Unix socket (a folder only the cluster's owner can enter).
+    public var socketDirectory: URL { access.socketDirectory }
+    let access: ClusterAccess
     let options: Options
     let logger: Logger
     let binaries: PostgresBinaries
@@ -37,16 +39,7 @@ public struct EmbeddedPostgres: Sendable {
         self.options = options
         self.logger = logger
         self.binaries = try PostgresBinaries.locate()
-        // Unix socket paths are limited to ~107 bytes.
-        let inside = self.clusterDirectory.appendingPathComponent(".s.PGSQL.5432").path
-        if inside.utf8.count < 100 {
-            self.socketDirectory = self.clusterDirectory
-        } else {
-            var hasher = Hasher()
-            hasher.combine(self.clusterDirectory.path)
-            let tag = String(UInt(bitPattern: hasher.finalize()), radix: 36)
-            self.socketDirectory = URL(fileURLWithPath: "/tmp/vaultsync-pg-\(tag)")
-        }
+        self.access = ClusterAccess(clusterDirectory: self.clusterDirectory)
     }
 
     /// A libpq connection string for `database` on this cluster.
@@ -69,25 +62,28 @@ public struct EmbeddedPostgres: Sendable {
     public func start() throws -> StartOutcome {
         let fm = FileManager.default
         try fm.createDirectory(at: clusterDirectory, withIntermediateDirectories: true)
-        try fm.createDirectory(at: socketDirectory, withIntermediateDirectories: true)
         let asRoot = geteuid() == 0
         if asRoot {
             try checkPostgresCanReach(clusterDirectory)
-            try run("/bin/chown", ["-R", "postgres:postgres", clusterDirectory.path, socketDirectory.path], asPostgres: false)
+            try run("/bin/chown", ["-R", "postgres:postgres", clusterDirectory.path], asPostgres: false)
         }
         try? fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: clusterDirectory.path)
         if !isInitialised {
             logger.info("initialising private postgres cluster", metadata: ["cluster": "\(clusterDirectory.path)"])
-            try run(binaries.initdb, ["-D", clusterDirectory.path, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--no-locale"], asPostgres: asRoot)
+            try run(binaries.initdb, ["-D", clusterDirectory.path, "-U", "postgres", "--auth-local=peer", "--auth-host=reject", "--encoding=UTF8", "--no-locale"], asPostgres: asRoot)
         }
+        let reconfigured = try access.writeConfiguration()
         if let pid = livePostmasterPID() {
             if try waitUntilServing(pid) {
+                // A postmaster still on an earlier version's settings takes the new ones now.
+                if reconfigured { try PostgresConnection(connectionString: connectionString(database: "postgres")).query("SELECT pg_reload_conf()") }
                 logger.info("adopting running postgres cluster", metadata: ["cluster": "\(clusterDirectory.path)", "pid": "\(pid)"])
                 return .adopted
             }
             logger.warning("the cluster's postmaster has exited; starting the cluster again", metadata: ["pid": "\(pid)"])
         }
-        var settings = "-c listen_addresses='' -k \(socketDirectory.path) -c max_connections=\(options.maxConnections)"
+        let socketDirectory = try access.prepareSocketDirectory()
+        var settings = "-c listen_addresses='' -k \(socketDirectory.path) -c unix_socket_permissions=0700 -c max_connections=\(options.maxConnections)"
         if options.unsafeNoFsync { settings += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off" }
         let logFile = clusterDirectory.appendingPathComponent("postgres.log").path
         // Server processes of a killed postmaster hold its shared memory for a moment after it is
@@ -111,6 +107,7 @@ public struct EmbeddedPostgres: Sendable {
     public func stop() throws {
         guard livePostmasterPID() != nil else { return }
         try run(binaries.pgCtl, ["-D", clusterDirectory.path, "-m", "fast", "-w", "stop"], asPostgres: geteuid() == 0)
+        access.removeSocketDirectory()
         logger.info("private postgres cluster stopped")
     }
 
@@ -119,13 +116,12 @@ public struct EmbeddedPostgres: Sendable {
         FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path)
     }
 
-    /// Creates `name` if it does not exist yet.
+    /// Creates `name` (a copy of `template`, when given) if it does not exist yet.
     public func createDatabase(_ name: String, template: String? = nil) throws {
-        let exists = try output(binaries.psql, ["-h", socketDirectory.path, "-U", "postgres", "-d", "postgres", "-tAc", "SELECT 1 FROM pg_database WHERE datname = '\(name)'"])
-        if exists.trimmingCharacters(in: .whitespacesAndNewlines) == "1" { return }
-        var args = ["-h", socketDirectory.path, "-U", "postgres"]
-        if let template { args += ["-T", template] }
-        try run(binaries.createdb, args + [name], asPostgres: false)
+        let db = try PostgresConnection(connectionString: connectionString(database: "postgres"))
+        if try db.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]).first != nil { return }
+        func quoted(_ identifier: String) -> String { "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        try db.execute("CREATE DATABASE \(quoted(name))" + (template.map { " TEMPLATE \(quoted($0))" } ?? ""))
     }
 
     /// The running postmaster's process id, from its `postmaster.pid` (nil when none is recorded).
@@ -164,13 +160,15 @@ public struct EmbeddedPostgres: Sendable {
         throw EmbeddedPostgresError.notServing(pid: pid, cluster: clusterDirectory.path)
     }
 
+    /// Every folder above the cluster must let the `postgres` account pass: as its owner, through
+    /// its group (the data folder, ``DataFolder``), or as anyone.
     private func checkPostgresCanReach(_ directory: URL) throws {
         var current = directory.deletingLastPathComponent()
         while current.path != "/" {
-            if let attributes = try? FileManager.default.attributesOfItem(atPath: current.path),
-                let mode = attributes[.posixPermissions] as? Int, mode & 0o001 == 0
-            {
-                throw EmbeddedPostgresError.unreachableDirectory(current.path)
+            if let attributes = try? FileManager.default.attributesOfItem(atPath: current.path), let mode = attributes[.posixPermissions] as? Int {
+                let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value, group = (attributes[.groupOwnerAccountID] as? NSNumber)?.uint32Value
+                let passes = (owner == access.ownerUID && mode & 0o100 != 0) || (group == access.ownerGID && mode & 0o010 != 0) || mode & 0o001 != 0
+                guard passes else { throw EmbeddedPostgresError.unreachableDirectory(current.path) }
             }
             current = current.deletingLastPathComponent()
         }
@@ -187,9 +185,6 @@ public struct EmbeddedPostgres: Sendable {
         }
     }
 
-    private func output(_ executable: String, _ arguments: [String]) throws -> String {
-        try run(executable, arguments, asPostgres: false)
-    }
 }
 
 /// Why the embedded cluster could not be used.
@@ -199,6 +194,8 @@ public enum EmbeddedPostgresError: Error, CustomStringConvertible {
     case unreachableDirectory(String)
     case notServing(pid: Int32, cluster: String)
     case clusterGone(String)
+    /// The socket's folder or the sign-in settings could not be made private.
+    case access(String)
 
     public var description: String {
         switch self {
@@ -208,6 +205,8 @@ public enum EmbeddedPostgresError: Error, CustomStringConvertible {
             "'\(command)' failed: \(output.trimmingCharacters(in: .whitespacesAndNewlines))"
         case .unreachableDirectory(let path):
             "running as root, the cluster is run by the 'postgres' user, who cannot enter '\(path)'; choose a --data-dir outside it or allow traversal (chmod o+x)"
+        case .access(let why):
+            "the embedded postgres cluster could not be made private to this account: \(why)"
         case .clusterGone(let path):
             "the embedded postgres cluster in '\(path)' is gone (no PG_VERSION); restore the data folder from a backup"
         case .notServing(let pid, let cluster):
@@ -220,8 +219,6 @@ public enum EmbeddedPostgresError: Error, CustomStringConvertible {
 struct PostgresBinaries: Sendable {
     let initdb: String
     let pgCtl: String
-    let psql: String
-    let createdb: String
 
     static func locate() throws -> PostgresBinaries {
         var candidates: [String] = []
@@ -232,9 +229,7 @@ struct PostgresBinaries: Sendable {
         }
         candidates += (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
         for dir in candidates where FileManager.default.isExecutableFile(atPath: dir + "/initdb") {
-            let psql = FileManager.default.isExecutableFile(atPath: dir + "/psql") ? dir + "/psql" : "/usr/bin/psql"
-            let createdb = FileManager.default.isExecutableFile(atPath: dir + "/createdb") ? dir + "/createdb" : "/usr/bin/createdb"
-            return PostgresBinaries(initdb: dir + "/initdb", pgCtl: dir + "/pg_ctl", psql: psql, createdb: createdb)
+            return PostgresBinaries(initdb: dir + "/initdb", pgCtl: dir + "/pg_ctl")
         }
         throw EmbeddedPostgresError.binariesNotFound(searched: candidates)
     }

@@ -131,7 +131,8 @@ struct ExportService: Sendable {
     private func writeArchive(
         _ target: URL, scratch: URL, files: [ExportQueries.File], scope: VaultScope, alive: (Int) async throws -> Bool
     ) async throws {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Scratch files hold vault contents in the clear: the folder is the server's alone.
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let archive = ArchiveBox(try Archive(url: target, accessMode: .create))
         var manifest: [ExportedFile] = []
         for (index, file) in files.enumerated() {
@@ -173,7 +174,7 @@ struct ExportService: Sendable {
     /// Streams a blob from the store into `file`, checking its size.
     private func copy(_ key: BlobKey, to file: URL, expected: Int64) async throws {
         let content = try await blobs.store.read(key)
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
         var written: Int64 = 0

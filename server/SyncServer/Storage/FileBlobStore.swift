@@ -27,7 +27,8 @@ package struct FileBlobStore: BlobStore {
         self.root = root
         self.urls = urls
         self.io = io
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("tmp"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
     func fileURL(for key: BlobKey) -> URL { URL(fileURLWithPath: filePath(for: key)) }
