@@ -144,6 +144,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Seconds between pings on an idle change-feed WebSocket; a peer that misses one is dropped. Default 30. Env: VAULTSYNC_EVENT_PING_SECONDS.", valueName: "seconds"))
     var eventPingSeconds: Int?
 
+    @Option(help: ArgumentHelp("Seconds a connection may stay idle between requests, stall inside one, or take to send its first header before it is closed. Default 60. Env: VAULTSYNC_IDLE_TIMEOUT_SECONDS.", valueName: "seconds"))
+    var idleTimeoutSeconds: Int?
+
+    @Option(help: ArgumentHelp("Connections one client address may hold open at once (trusted proxies are exempt); 0 for no bound. Default 256. Env: VAULTSYNC_MAX_CONNECTIONS_PER_ADDRESS.", valueName: "n"))
+    var maxConnectionsPerAddress: Int?
+
     @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("Address of a reverse proxy or load balancer in front of this server (repeatable): from it, the client's address is taken from X-Forwarded-For (for sign-in throttling and logs). Env: VAULTSYNC_TRUSTED_PROXIES (comma-separated).", valueName: "ip"))
     var trustedProxies: [String] = []
 
@@ -174,6 +180,14 @@ struct Serve: AsyncParsableCommand {
             configuration.eventPingInterval = .seconds(value)
         }
         if let value = hostname ?? env["VAULTSYNC_HOSTNAME"] { configuration.hostname = value }
+        if let value = try idleTimeoutSeconds ?? int(env, "VAULTSYNC_IDLE_TIMEOUT_SECONDS") {
+            guard value >= 1 else { throw ValidationError("--idle-timeout-seconds must be at least 1") }
+            configuration.connectionIdleTimeout = .seconds(value)
+        }
+        if let value = try maxConnectionsPerAddress ?? int(env, "VAULTSYNC_MAX_CONNECTIONS_PER_ADDRESS") {
+            guard value >= 0 else { throw ValidationError("--max-connections-per-address must not be negative") }
+            configuration.maxConnectionsPerAddress = value == 0 ? nil : value
+        }
         for spec in oidc.isEmpty ? (env["VAULTSYNC_OIDC"] ?? "").split(separator: "|").map(String.init) : oidc where !spec.isEmpty {
             guard let provider = IdentityProviderSettings.parse(spec) else {
                 throw ValidationError("--oidc '\(spec)' must be 'name=NAME;issuer=https://…;client_ids=A,B' (a lower-case name other than 'password', an https issuer)")

@@ -118,6 +118,34 @@ import Glibc
         #expect(ended.exitCode == 0, "\(ended)")
     }
 
+    /// A server out of file descriptors (connections from many addresses, each under its bound,
+    /// past a lowered limit) cannot read `postmaster.pid`: it says so and does not take Postgres
+    /// for dead (it used to start it again in a loop); once the connections time out it serves as
+    /// before, on the same postmaster.
+    @Test func runningOutOfFileDescriptorsIsNotTakenForADeadPostgres() async throws {
+        let data = try ServerProcess.newDataDirectory()
+        let server = try await ServerProcess.start(dataDirectory: data, arguments: ["--idle-timeout-seconds", "3"])
+        do {
+            let email = try await signUp(server)
+            let postmaster = try #require(try server.cluster.postmasterPID)
+            let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.process.pid)/fd").count
+            let limit = try await CLIProcess.run("/usr/bin/prlimit", ["--pid", String(server.process.pid), "--nofile=\(open + 30)"])
+            #expect(limit.exitCode == 0, "\(limit)")
+            let port = try #require(server.baseURL.port)
+            var floods: [SlowClients] = []
+            for source in 2...5 { floods.append(try await SlowClients.start(port: port, source: "127.0.0.\(source)", kinds: ["idle": 20], seconds: 15)) }
+            for flood in floods { _ = try await flood.outcomes() }  // every connection timed out and was closed
+            #expect(server.process.stderrSoFar.contains("cannot tell whether the embedded postgres cluster runs"), "the monitor met the limit")
+            #expect(!server.process.stderrSoFar.contains("starting it again"), "\(server.process.stderrSoFar.suffix(2000))")
+            #expect(try await logInOnceBack(server, email))
+            #expect(try server.cluster.postmasterPID == postmaster, "the same postmaster serves throughout")
+        } catch {
+            _ = try? await server.stop()
+            throw error
+        }
+        #expect(try await server.stop().exitCode == 0)
+    }
+
     /// After a crash of both the server and its postmaster, the next `serve` does not adopt the
     /// dead postmaster: it starts the cluster (Postgres recovers) and serves what was there.
     @Test func serveRecoversAfterItsPostmasterWasKilled() async throws {

@@ -171,6 +171,22 @@ import Testing
         }
     }
 
+    /// Answers carrying tokens are not kept by caches, no answer invites a browser to guess its
+    /// type, and the server does not name its version to a scanner.
+    @Test func answersCarryTheSecurityHeaders() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let login = try await RawHTTP.send(
+                "POST", server.baseURL.appendingPathComponent("auth/login"), body: Data(#"{"email":"\#(user.email)","password":"\#(user.password)"}"#.utf8))
+            #expect(login.status == 200 && login.headers["cache-control"] == "no-store", "\(login.headers)")
+            let refused = try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: Data("{}".utf8))
+            for answer in [login, refused, try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health"))] {
+                #expect(answer.headers["x-content-type-options"] == "nosniff", "\(answer.status): \(answer.headers)")
+                #expect(answer.headers["server"] == "vaultsync", "no version: \(answer.headers)")
+            }
+        }
+    }
+
     @Test func generatedSecretPersistsAcrossRestarts() async throws {
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-secret-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }

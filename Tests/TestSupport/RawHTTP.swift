@@ -15,6 +15,8 @@ public enum RawHTTP {
         public var retryAfter: String? = nil
         /// The `Allow` header, when sent.
         public var allow: String? = nil
+        /// Every header, by lower-cased name.
+        public var headers: [String: String] = [:]
         public var envelope: ErrorEnvelope? { try? WireCoding.decoder().decode(ErrorEnvelope.self, from: body) }
         public var code: ErrorCode? { envelope?.error.code }
     }
@@ -40,7 +42,10 @@ public enum RawHTTP {
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
-        return Answer(status: http.statusCode, body: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"), allow: http.value(forHTTPHeaderField: "Allow"))
+        let headers = Dictionary(http.allHeaderFields.compactMap { key, value in (key as? String).map { ($0.lowercased(), "\(value)") } }, uniquingKeysWith: { a, _ in a })
+        return Answer(
+            status: http.statusCode, body: data, retryAfter: http.value(forHTTPHeaderField: "Retry-After"), allow: http.value(forHTTPHeaderField: "Allow"),
+            headers: headers)
     }
 
     /// The headers of an authenticated vault call for `session`.

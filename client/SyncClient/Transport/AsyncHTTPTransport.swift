@@ -27,8 +27,13 @@ public struct AsyncHTTPTransport: HTTPTransport {
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
+        configuration.connectionPool.idleTimeout = Self.poolIdleTimeout
         return HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: configuration)
     }()
+
+    /// How long an idle kept-alive connection is kept: less than the server's idle timeout (60 s
+    /// by default), so this side lets it go first and never sends on one the server is closing.
+    static let poolIdleTimeout: TimeAmount = .seconds(45)
 
     /// No whole-request deadline: large transfers take what they take; the read timeout (60 s
     /// without a byte) ends a stalled one.
@@ -46,6 +51,7 @@ public struct AsyncHTTPTransport: HTTPTransport {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connectionsPerHost
+        configuration.connectionPool.idleTimeout = Self.poolIdleTimeout
         client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: configuration)
     }
 

@@ -14,8 +14,15 @@ public struct ServerConfiguration: Sendable {
     public var identityProviders: [IdentityProviderSettings] = []
     /// A PEM file of certificates trusted for the providers' HTTPS endpoints besides the system's.
     public var identityTrustRoots: URL?
-    /// Whether a first sign-in through a provider creates an account.
+    /// Whether anyone may create an account (`POST /auth/signup`, or a first sign-in through a
+    /// provider); without it only `vaultsync-server user create` does.
     public var allowSignup = true
+    /// How long a connection may stay idle between requests, stall in the middle of a request, or
+    /// take to send its first request's header, before it is closed (default 60 s).
+    public var connectionIdleTimeout: Duration = .seconds(60)
+    /// Connections one client address may hold open at once; nil: no bound (default 256). Trusted
+    /// proxies are exempt.
+    public var maxConnectionsPerAddress: Int? = 256
     /// When failed sign-ins make a client wait (``SignInThrottle``).
     public var signInThrottle = SignInThrottlePolicy()
     /// Data folder: embedded Postgres cluster, file blob store, generated secret (default `./.vaultsync-server`).

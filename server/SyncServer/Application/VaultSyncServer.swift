@@ -70,6 +70,7 @@ public enum VaultSyncServer {
             defaultQuotaBytes: configuration.quotaBytes, defaultQuotaFiles: configuration.quotaFiles)
         let router = Router(context: ServerRequestContext.self)
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
+        router.middlewares.add(SecurityHeadersMiddleware())
         router.middlewares.add(RequestLogMiddleware())
         router.middlewares.add(ErrorEnvelopeMiddleware())
         let routes = RouteTable()
@@ -125,9 +126,13 @@ public enum VaultSyncServer {
 
         return Application(
             router: router,
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: upgrades, configuration: .init(ws: .init(autoPing: .enabled(timePeriod: configuration.eventPingInterval)))),
-            configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "vaultsync/\(version)"),
+            server: GuardedHTTPChannel.builder(
+                upgrades: upgrades, webSocket: .init(autoPing: .enabled(timePeriod: configuration.eventPingInterval)),
+                idleTimeout: TimeAmount(configuration.connectionIdleTimeout),
+                limits: ConnectionLimits(
+                    perAddress: configuration.maxConnectionsPerAddress, headerTimeout: TimeAmount(configuration.connectionIdleTimeout),
+                    trustedProxies: Set(configuration.trustedProxies))),
+            configuration: .init(address: .hostname(configuration.hostname, port: configuration.port), serverName: "vaultsync"),  // no version: nothing for a scanner to match
             services: services,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
@@ -335,7 +340,15 @@ struct DatabaseLifecycle: Service {
             } catch {
                 return
             }
-            guard cluster.livePostmasterPID() == nil else { continue }
+            switch cluster.postmasterStatus() {
+            case .running: continue
+            case .unknown(let why):
+                // Out of file descriptors, say: starting Postgres again would not help, and a
+                // postmaster that still runs must not be started twice.
+                logger.warning("cannot tell whether the embedded postgres cluster runs; looking again", metadata: ["reason": "\(why)"])
+                continue
+            case .stopped: break
+            }
             guard cluster.isInitialised else {
                 logger.critical("the embedded postgres cluster's folder is gone; stopping the server", metadata: ["cluster": "\(cluster.clusterDirectory.path)"])
                 throw EmbeddedPostgresError.clusterGone(cluster.clusterDirectory.path)

@@ -113,9 +113,13 @@ struct ClusterAccess: Sendable {
 
     /// A real folder (not a link), the cluster owner's, that nobody else may enter.
     func isPrivateFolder(_ path: String) -> Bool {
-        var info = Glibc.stat()
-        guard lstat(path, &info) == 0 else { return false }
-        return (info.st_mode & S_IFMT) == S_IFDIR && info.st_uid == ownerUID && (info.st_mode & 0o077) == 0
+        // `attributesOfItem` does not follow a final symbolic link: a link is reported as one.
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            attributes[.type] as? FileAttributeType == .typeDirectory,
+            (attributes[.ownerAccountID] as? NSNumber)?.uint32Value == ownerUID,
+            let mode = attributes[.posixPermissions] as? Int
+        else { return false }
+        return mode & 0o077 == 0
     }
 
     private func own(_ path: String, mode: mode_t) throws {

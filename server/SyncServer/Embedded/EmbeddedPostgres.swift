@@ -132,20 +132,64 @@ public struct EmbeddedPostgres: Sendable {
         return Int32(first.trimmingCharacters(in: .whitespaces))
     }
 
-    /// The postmaster recorded in `postmaster.pid` when that process still runs. A pid file
-    /// outlives a killed postmaster; its pid may be a zombie not yet reaped or, later, belong to
-    /// another program: neither counts.
-    func livePostmasterPID() -> Int32? {
-        guard let pid = postmasterPID, pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return nil }
+    /// Whether the cluster's postmaster runs, as far as this process can tell.
+    public enum PostmasterStatus: Sendable, Equatable {
+        case running(pid: Int32)
+        /// No postmaster: no pid file, or its process is gone (a zombie, or another program now).
+        case stopped
+        /// This process cannot look (out of file descriptors, say): not the same as stopped.
+        case unknown(String)
+    }
+
+    /// The postmaster recorded in `postmaster.pid`, and whether that process still runs. A pid
+    /// file outlives a killed postmaster; its pid may be a zombie not yet reaped or, later, belong
+    /// to another program: neither counts. A file that cannot be read for another reason than its
+    /// absence leaves the answer unknown.
+    public func postmasterStatus() -> PostmasterStatus {
+        let pidFile: String
+        switch Self.read(clusterDirectory.appendingPathComponent("postmaster.pid").path) {
+        case .success(let text?): pidFile = text
+        case .success(nil): return .stopped
+        case .failure(let error): return .unknown("cannot read postmaster.pid: \(error)")
+        }
+        guard let first = pidFile.split(separator: "\n").first, let pid = Int32(first.trimmingCharacters(in: .whitespaces)), pid > 0 else { return .stopped }
+        guard kill(pid, 0) == 0 || errno == EPERM else { return errno == ESRCH ? .stopped : .unknown("cannot signal \(pid): \(String(cString: strerror(errno)))") }
         #if os(Linux)
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return nil }
-        let name = stat[stat.index(after: stat.firstIndex(of: "(")!)..<close]
+        let stat: String
+        switch Self.read("/proc/\(pid)/stat") {
+        case .success(let text?): stat = text
+        case .success(nil): return .stopped
+        case .failure(let error): return .unknown("cannot read /proc/\(pid)/stat: \(error)")
+        }
+        guard let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return .stopped }
+        let name = stat[stat.index(after: open)..<close]
         let state = stat[stat.index(close, offsetBy: 2)...].prefix(1)
-        guard name.hasPrefix("postgres") || name.hasPrefix("postmaster"), state != "Z", state != "X" else { return nil }
+        guard name.hasPrefix("postgres") || name.hasPrefix("postmaster"), state != "Z", state != "X" else { return .stopped }
         #endif
-        return pid
+        return .running(pid: pid)
+    }
+
+    /// The running postmaster's pid; nil when it is stopped or this process cannot tell.
+    func livePostmasterPID() -> Int32? {
+        if case .running(let pid) = postmasterStatus() { return pid }
+        return nil
+    }
+
+    /// A small file's text: nil when it does not exist, the reason when it cannot be read.
+    private static func read(_ path: String) -> Result<String?, ReadFailure> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return errno == ENOENT ? .success(nil) : .failure(ReadFailure(errno)) }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 4096)
+        let count = Glibc.read(descriptor, &bytes, bytes.count)
+        guard count >= 0 else { return .failure(ReadFailure(errno)) }
+        return .success(String(decoding: bytes.prefix(count), as: UTF8.self))
+    }
+
+    private struct ReadFailure: Error, CustomStringConvertible {
+        let code: Int32
+        init(_ code: Int32) { self.code = code }
+        var description: String { String(cString: strerror(code)) }
     }
 
     /// Waits while `pid` runs until the cluster accepts connections (true), or until the process

@@ -1,0 +1,46 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+/// Slow and malformed clients against the real server: connections that send nothing, half a
+/// header, a header a byte at a time, or a body that never comes are closed within the idle
+/// timeout; bytes that are not HTTP are answered 400 and closed; one address gets only its bound
+/// of connections; and a normal client is served all the while.
+@Suite struct SlowClientTests {
+    @Test func slowAndMalformedConnectionsAreClosedAndANormalClientIsServed() async throws {
+        try await TestServer.with(configure: { $0.connectionIdleTimeout = .seconds(2); $0.maxConnectionsPerAddress = 30 }) { server in
+            let port = try #require(server.baseURL.port)
+            let user = try await server.newUser()
+            let flood = try await SlowClients.start(port: port, source: "127.0.0.2", kinds: ["idle": 50], seconds: 10)
+            let odd = try await SlowClients.start(
+                port: port, source: "127.0.0.3", kinds: ["half": 5, "trickle": 3, "body": 3, "tls": 2, "method": 2, "huge": 2], seconds: 10)
+
+            // Both attackers hold their connections: a normal client is served meanwhile.
+            let clock = ContinuousClock()
+            let started = clock.now
+            #expect(try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health")).status == 200)
+            #expect(try await server.api.login(email: user.email, password: user.password).userID == user.tokens.userID)
+            #expect(clock.now - started < .seconds(30), "served in \(clock.now - started), not held behind the others")
+
+            let flooded = try #require(try await flood.outcomes()["idle"])
+            #expect(flooded.opened == 50 && flooded.closed == 50, "\(flooded)")
+            #expect(flooded.answers == ["HTTP/1.1 503 Service Unavailable": 20], "30 held, the 20 over the bound refused: \(flooded.answers)")
+            #expect((flooded.latestClose ?? 99) < 7, "closed within the 2 s timeout (and scheduling): \(flooded)")
+
+            let outcomes = try await odd.outcomes()
+            for (kind, outcome) in outcomes {
+                #expect(outcome.closed == outcome.opened && (outcome.latestClose ?? 99) < 7, "\(kind): \(outcome)")
+            }
+            for kind in ["tls", "method", "huge"] {
+                #expect(outcomes[kind]?.answers == ["HTTP/1.1 400 Bad Request": 2], "\(kind): \(String(describing: outcomes[kind]))")
+            }
+            // A request cut off by the timeout may be told so (the parser meets its end early); nothing else.
+            for kind in ["half", "trickle", "body"] {
+                #expect(outcomes[kind]?.answers.keys.allSatisfy { $0 == "HTTP/1.1 400 Bad Request" } == true, "\(kind): \(String(describing: outcomes[kind]))")
+            }
+        }
+    }
+}
