@@ -126,6 +126,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Access token lifetime in seconds. Default 900. Env: VAULTSYNC_ACCESS_TOKEN_TTL.", valueName: "seconds"))
     var accessTokenTTL: Int?
 
+    @Option(help: ArgumentHelp("Seconds after a refresh in which the used refresh token may be presented again, when its answer was lost. Default 60. Env: VAULTSYNC_REFRESH_RETRY_GRACE_SECONDS.", valueName: "seconds"))
+    var refreshRetryGraceSeconds: Int?
+
     @Option(name: .customLong("blob-url-ttl"), help: ArgumentHelp("Presigned blob URL and push reservation lifetime in seconds. Default 3600. Env: VAULTSYNC_BLOB_URL_TTL.", valueName: "seconds"))
     var blobURLTTL: Int?
 
@@ -221,6 +224,10 @@ struct Serve: AsyncParsableCommand {
         if let value = try maxBatchFiles ?? int(env, "VAULTSYNC_MAX_BATCH_FILES") { configuration.maxBatchFiles = value }
         if let value = try maxFileBytes ?? int(env, "VAULTSYNC_MAX_FILE_BYTES").map(Int64.init) { configuration.maxFileBytes = value }
         if let value = try accessTokenTTL ?? int(env, "VAULTSYNC_ACCESS_TOKEN_TTL") { configuration.accessTokenTTL = .seconds(value) }
+        if let value = try refreshRetryGraceSeconds ?? int(env, "VAULTSYNC_REFRESH_RETRY_GRACE_SECONDS") {
+            guard value >= 0 else { throw ValidationError("--refresh-retry-grace-seconds must not be negative") }
+            configuration.refreshRetryGrace = .seconds(value)
+        }
         if let value = try blobURLTTL ?? int(env, "VAULTSYNC_BLOB_URL_TTL") { configuration.blobURLTTL = .seconds(value) }
         if let value = try databasePoolSize ?? int(env, "VAULTSYNC_DB_POOL_SIZE") { configuration.databasePoolSize = value }
         if let value = try databaseWaitSeconds ?? int(env, "VAULTSYNC_DB_WAIT_SECONDS") {

@@ -45,7 +45,7 @@ import Testing
             let user = try await server.newUser()
             let first = user.tokens.refreshToken
             let lost = try await server.api.refresh(refreshToken: first).refreshToken  // never reached the client
-            server.clock.advance(by: 60)
+            server.clock.advance(by: 30)
             let retried = try await server.api.refresh(refreshToken: first)
             #expect(try await server.api.refresh(refreshToken: retried.refreshToken).userID == user.tokens.userID, "the retry's chain goes on")
             // The lost successor turning up after all means two holders: the family goes.
@@ -53,9 +53,10 @@ import Testing
             let login = try await server.api.login(email: user.email, password: user.password)
             await #expect(throws: (any Error).self) { try await server.api.refresh(refreshToken: retried.refreshToken) }
 
-            // Past the grace, a second use is a copy: the family is revoked.
+            // Past the grace (60 s by default, as common practice has it), a second use is a
+            // copy: the family is revoked.
             _ = try await server.api.refresh(refreshToken: login.refreshToken)
-            server.clock.advance(by: 601)
+            server.clock.advance(by: 61)
             await #expect { try await server.api.refresh(refreshToken: login.refreshToken) } throws: { ($0 as? SyncAPIError)?.code == .refreshTokenReused }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import SyncClient
 import SyncProtocol
+import SyncServer
 
 /// The end of a history: faults stop, devices settle, and the invariants are checked.
 extension Simulation {
@@ -19,8 +20,8 @@ extension Simulation {
                 var report = try await devices[device].engine.sync()
                 if report.status == .unauthenticated {
                     // The server refuses a session only when the answer to a refresh was lost
-                    // longer ago than its grace (10 minutes); the user then signs in again.
-                    guard let lost = refreshAnswerLost[device], server.clock.now.timeIntervalSince(lost) > 600 else {
+                    // longer ago than its grace; the user then signs in again.
+                    guard let lost = refreshAnswerLost[device], server.clock.now.timeIntervalSince(lost) > Double(server.configuration.refreshRetryGrace.components.seconds) else {
                         return "d\(device) was signed out without a lost refresh answer older than the grace"
                     }
                     try await signIn(device)

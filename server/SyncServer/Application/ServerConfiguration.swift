@@ -53,6 +53,11 @@ public struct ServerConfiguration: Sendable {
     public var accessTokenTTL: Duration = .seconds(15 * 60)
     /// Refresh token lifetime (default 30 days).
     public var refreshTokenTTL: Duration = .seconds(30 * 24 * 3600)
+    /// How long after a refresh the used token may be presented again because the answer with its
+    /// successor was lost (default 60 s): a client retries at once; a later second use is a copy.
+    public var refreshRetryGrace: Duration = ServerConfiguration.defaultRefreshRetryGrace
+    /// The default of ``refreshRetryGrace``.
+    public static let defaultRefreshRetryGrace: Duration = .seconds(60)
     /// Presigned blob URL lifetime (default 1 hour); also how long push reservations last.
     public var blobURLTTL: Duration = .seconds(3600)
     /// Most files in one push, confirm, pull or delete request (default 1,000).

@@ -220,7 +220,8 @@ public enum VaultSyncServer {
     ) -> AuthService {
         AuthService(
             db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost), hashing: hashing,
-            refreshTTL: configuration.refreshTokenTTL, throttle: SignInThrottle(db: pool, policy: configuration.signInThrottle, now: now),
+            refreshTTL: configuration.refreshTokenTTL, lostAnswerGrace: configuration.refreshRetryGrace,
+            throttle: SignInThrottle(db: pool, policy: configuration.signInThrottle, now: now),
             identityProviders: identities.byName, allowSignup: configuration.allowSignup, now: now)
     }
 

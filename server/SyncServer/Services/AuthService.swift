@@ -11,6 +11,9 @@ struct AuthService: Sendable {
     /// Where hashing runs: never on the threads that serve requests.
     let hashing: BoundedExecutor
     let refreshTTL: Duration
+    /// How long after a rotation the token it replaced may be presented again, when the answer
+    /// carrying its successor was lost on the way (see ``refresh(_:)``).
+    let lostAnswerGrace: Duration
     /// Makes repeated failed sign-ins wait.
     let throttle: SignInThrottle
     /// The configured OpenID Connect providers, by name.
@@ -134,10 +137,6 @@ struct AuthService: Sendable {
         guard found else { throw ServiceError.notFound("this account has no password sign-in") }
     }
 
-    /// How long after a rotation the token it replaced may be presented again, when the answer
-    /// carrying its successor was lost on the way (see ``refresh(_:)``).
-    static let lostAnswerGrace: Duration = .seconds(600)
-
     /// Rotates a refresh token: it works once. A second use revokes its whole family, except a
     /// retry within ``lostAnswerGrace`` while the successor was never used (the answer was lost):
     /// that rotates again and revokes the unused successor; should the successor turn up later,
@@ -161,7 +160,7 @@ struct AuthService: Sendable {
                 // The answer that carried this token's successor may have been lost (the client
                 // kept the old token): shortly after, and while the successor was never used,
                 // rotate again and revoke the successor. Otherwise a token used twice was copied.
-                guard now.timeIntervalSince(usedAt) <= Self.lostAnswerGrace.seconds, let successor = stored.replacedBy,
+                guard now.timeIntervalSince(usedAt) <= lostAnswerGrace.seconds, let successor = stored.replacedBy,
                     try RefreshTokenQueries.isUnused(tx, id: successor)
                 else {
                     try SessionQueries.revoke(tx, id: stored.familyID, now: now)
