@@ -125,6 +125,41 @@ import Glibc
         }
     }
 
+    /// Every way a session ends closes its feed at once, on every instance, for the WebSocket
+    /// (close code 4001) and the long poll (401): a logout, a password change from another
+    /// session, and a reused refresh token. It used to go on delivering changed paths until the
+    /// access token expired.
+    @Test func everySessionEndClosesItsFeeds() async throws {
+        try await TestServer.withTwoInstances { first, second in
+            let user = try await first.newUser()
+            let (keeper, keeperTokens) = try await user.signedInDevice("keeper")
+            _ = try await keeper.write("a.md", "one")
+            let cursor = try #require(try await keeper.api.state(keeper.session).cursor)
+
+            /// A second session with both feeds open on the second instance; `end` ends it.
+            func feedsClose(when end: (AuthTokens) async throws -> Void) async throws {
+                let (device, tokens) = try await user.signedInDevice("phone")
+                let onSecond = device.through(second)
+                let feed = try await FeedRecorder.connect(onSecond.session, to: second.baseURL)
+                let poll = Task { try await onSecond.api.events(onSecond.session, cursor: cursor, wait: 30) }
+                try await Task.sleep(for: .milliseconds(300))
+                try await end(tokens)
+                #expect(try await feed.end(within: .seconds(10)) == .tokenExpired)
+                await #expect { try await poll.value } throws: { ($0 as? SyncAPIError)?.status == 401 }
+            }
+            try await feedsClose { try await first.api.logout(refreshToken: $0.refreshToken) }
+            try await feedsClose { tokens in
+                _ = try await first.api.refresh(refreshToken: tokens.refreshToken)
+                first.clock.advance(by: 120)  // past the grace: a second use is a copy
+                _ = try? await first.api.refresh(refreshToken: tokens.refreshToken)
+            }
+            try await feedsClose { _ in  // last: the other sessions sign in with the old password
+                try await first.api.changePassword(ChangePasswordRequest(currentPassword: user.password, newPassword: "another good password"), accessToken: keeperTokens.accessToken)
+            }
+            #expect(try await keeper.read("a.md") == "one", "the session that changed the password goes on")
+        }
+    }
+
     /// A device connected to one server instance hears a change confirmed through another: the
     /// instances share only the database.
     @Test func aDeviceOnOneInstanceHearsAChangeMadeThroughAnother() async throws {

@@ -11,6 +11,10 @@ enum ChangeFeedQueries {
     /// The channel on which a revoked device's id is announced, so that every instance ends that
     /// device's event connections (``ChangeFeed/endSubscriptions(of:)``).
     static let revocationChannel = "device_revocations"
+    /// The channel on which an ended session's id is announced (a logout, a password change, a
+    /// reused refresh token, a revoked device), so that every instance closes that session's event
+    /// connections (``ChangeFeed/endSession(_:)``).
+    static let sessionEndChannel = "session_ends"
     /// The channel on which a deleted vault's id is announced, so that every instance closes that
     /// vault's event connections (``ChangeFeed/endVault(_:)``).
     static let deletionChannel = "vault_deletions"

@@ -32,9 +32,15 @@ enum SessionQueries {
         try db.query("UPDATE sessions SET device_id = $2 WHERE id = $1 AND device_id IS NULL", [id, deviceID])
     }
 
-    /// Ends session `id`: its refresh tokens stop working and its access tokens are refused.
+    /// Ends session `id`: its refresh tokens stop working and its access tokens are refused. Every
+    /// way a session ends announces it on ``ChangeFeedQueries/sessionEndChannel`` (once the
+    /// transaction commits), so that every instance closes that session's event connections.
     static func revoke(_ db: PostgresConnection, id: UUID, now: Date) throws {
-        try db.query("UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", [id, now])
+        try db.query(
+            """
+            WITH ended AS (UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING id)
+            SELECT pg_notify($3, id::text) FROM ended
+            """, [id, now, ChangeFeedQueries.sessionEndChannel])
         try db.query("UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id = $1 AND revoked_at IS NULL", [id, now])
     }
 
@@ -43,21 +49,24 @@ enum SessionQueries {
         !(try db.query("SELECT 1 FROM sessions s JOIN devices d ON d.id = s.device_id WHERE s.id = $1 AND d.revoked_at IS NOT NULL", [id])).isEmpty
     }
 
-    /// Ends every session bound to `deviceID`.
+    /// Ends every session bound to `deviceID` (announced as ``revoke(_:id:now:)`` does).
     static func revokeAll(_ db: PostgresConnection, deviceID: UUID, now: Date) throws {
         try db.query(
             """
-            WITH ended AS (UPDATE sessions SET revoked_at = $2 WHERE device_id = $1 AND revoked_at IS NULL RETURNING id)
-            UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id IN (SELECT id FROM ended) AND revoked_at IS NULL
-            """, [deviceID, now])
+            WITH ended AS (UPDATE sessions SET revoked_at = $2 WHERE device_id = $1 AND revoked_at IS NULL RETURNING id),
+                 tokens AS (UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id IN (SELECT id FROM ended) AND revoked_at IS NULL)
+            SELECT pg_notify($3, id::text) FROM ended
+            """, [deviceID, now, ChangeFeedQueries.sessionEndChannel])
     }
 
-    /// Ends every session of `userID` but `kept` (the caller's own, which goes on).
+    /// Ends every session of `userID` but `kept` (the caller's own, which goes on), announced as
+    /// ``revoke(_:id:now:)`` does.
     static func revokeAll(_ db: PostgresConnection, userID: UUID, except kept: UUID?, now: Date) throws {
         try db.query(
             """
-            WITH ended AS (UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $3 RETURNING id)
-            UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id IN (SELECT id FROM ended) AND revoked_at IS NULL
-            """, [userID, now, kept])
+            WITH ended AS (UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL AND id IS DISTINCT FROM $3 RETURNING id),
+                 tokens AS (UPDATE refresh_tokens SET revoked_at = $2 WHERE family_id IN (SELECT id FROM ended) AND revoked_at IS NULL)
+            SELECT pg_notify($4, id::text) FROM ended
+            """, [userID, now, kept, ChangeFeedQueries.sessionEndChannel])
     }
 }

@@ -32,7 +32,8 @@ struct EventRoutes {
             let wait = try Self.wait(query["wait"].map(String.init))
             metrics.eventConnectionOpened()
             defer { metrics.eventConnectionClosed() }
-            return try context.json(try await longPoll(try await vault.scope(request, context), cursor: cursor, wait: wait))
+            let scope = try await vault.scope(request, context)
+            return try context.json(try await longPoll(scope, session: context.caller?.session.id, cursor: cursor, wait: wait))
         }
     }
 
@@ -48,7 +49,9 @@ struct EventRoutes {
                 let scope = try await vault.scope(context.request, context.requestContext)
                 metrics.eventConnectionOpened()
                 defer { metrics.eventConnectionClosed() }
-                try await stream(scope, tokenExpiresAt: context.requestContext.tokenExpiresAt, inbound: inbound, outbound: outbound)
+                try await stream(
+                    scope, session: context.requestContext.caller?.session.id, tokenExpiresAt: context.requestContext.tokenExpiresAt,
+                    inbound: inbound, outbound: outbound)
             })
     }
 
@@ -61,10 +64,11 @@ struct EventRoutes {
     }
 
     /// Other devices' changes after `cursor`; else waits up to `wait` seconds for one (or for the
-    /// server to shut down). `410 vault_deleted` when the vault is deleted meanwhile.
-    private func longPoll(_ scope: VaultScope, cursor: String, wait: Int) async throws -> VaultEvent {
+    /// server to shut down). `410 vault_deleted` when the vault is deleted meanwhile, `401` when
+    /// the caller's session ends (a logout, a password change, a revoked device).
+    private func longPoll(_ scope: VaultScope, session: UUID?, cursor: String, wait: Int) async throws -> VaultEvent {
         // Subscribed before looking: a change committed after the look is announced to us.
-        let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID)
+        let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID, sessionID: session)
         defer { subscription.cancel() }
         await presence?.opened(FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID))
         if let event = try await vault.changesByOthers(scope, after: cursor) { return event }
@@ -85,15 +89,18 @@ struct EventRoutes {
         switch delivery {
         case .event(let event): return event
         case .vaultDeleted: throw ServiceError.vaultDeleted("the vault '\(scope.vaultName)' was deleted")
-        case .expired, nil: return VaultEvent(type: .idle)
+        case .expired: throw ServiceError.unauthorized("this session was ended (signed out, or the device was revoked): log in again")
+        case nil: return VaultEvent(type: .idle)
         }
     }
 
     /// Sends `ready`, then each (coalesced) event, until the peer leaves (reading also answers its
     /// pings and lets the automatic pings find a dead peer), the access token expires (closed
     /// with ``VaultEventClose/tokenExpired``) or the vault is deleted (``VaultEventClose/vaultDeleted``).
-    private func stream(_ scope: VaultScope, tokenExpiresAt: Date?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID, expiresAt: tokenExpiresAt)
+    private func stream(
+        _ scope: VaultScope, session: UUID?, tokenExpiresAt: Date?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+    ) async throws {
+        let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID, sessionID: session, expiresAt: tokenExpiresAt)
         let pair = FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID)
         defer {
             subscription.cancel()

@@ -18,13 +18,13 @@ final class ChangeFeed: Sendable {
     var connectionCount: Int { registry.withLock { $0.count } }
 
     /// Subscribes `deviceID` to the changes of `vaultID` that other devices make, until
-    /// `expiresAt` (when its access token expires; see ``expire(before:)``). End it with
-    /// ``Subscription/cancel()``.
-    func subscribe(vaultID: UUID, deviceID: UUID, expiresAt: Date? = nil) -> Subscription {
+    /// `expiresAt` (when its access token expires; see ``expire(before:)``) or its session ends
+    /// (``endSession(_:)``). End it with ``Subscription/cancel()``.
+    func subscribe(vaultID: UUID, deviceID: UUID, sessionID: UUID? = nil, expiresAt: Date? = nil) -> Subscription {
         registry.withLock { registry in
             registry.nextID += 1
             let id = registry.nextID
-            let subscription = Subscription(deviceID: deviceID, expiresAt: expiresAt) { [weak self] in self?.remove(vaultID: vaultID, id: id) }
+            let subscription = Subscription(deviceID: deviceID, sessionID: sessionID, expiresAt: expiresAt) { [weak self] in self?.remove(vaultID: vaultID, id: id) }
             registry.byVault[vaultID, default: [:]][id] = subscription
             registry.count += 1
             return subscription
@@ -72,6 +72,13 @@ final class ChangeFeed: Sendable {
         for subscriber in subscribers where subscriber.deviceID == deviceID { subscriber.end(.expired) }
     }
 
+    /// Tells the subscriptions of session `sessionID` that their token no longer holds (a logout,
+    /// a password change, a reused refresh token).
+    func endSession(_ sessionID: UUID) {
+        let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
+        for subscriber in subscribers where subscriber.sessionID == sessionID { subscriber.end(.expired) }
+    }
+
     /// Tells the subscriptions of `vaultID` that the vault was deleted.
     func endVault(_ vaultID: UUID) {
         let subscribers = registry.withLock { Array(($0.byVault[vaultID] ?? [:]).values) }
@@ -107,14 +114,17 @@ final class Subscription: Sendable {
     }
 
     let deviceID: UUID
+    /// The session whose access token opened it (nil for a caller that named none).
+    let sessionID: UUID?
     let expiresAt: Date?
     private let pending = Mutex<(event: VaultEvent?, end: Delivery?)>((nil, nil))
     private let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
     private let onCancel: @Sendable () -> Void
 
-    fileprivate init(deviceID: UUID, expiresAt: Date?, onCancel: @escaping @Sendable () -> Void) {
+    fileprivate init(deviceID: UUID, sessionID: UUID?, expiresAt: Date?, onCancel: @escaping @Sendable () -> Void) {
         self.deviceID = deviceID
+        self.sessionID = sessionID
         self.expiresAt = expiresAt
         self.onCancel = onCancel
         // One buffered signal at most: the pending event holds what the signals stand for.

@@ -19,7 +19,7 @@ struct ChangeFeedListener: Service {
     var onChange: @Sendable (ChangeFeedQueries.Notice) -> Void = { _ in }
 
     func run() async throws {
-        let listener = try PostgresListener(connectionString: connectionString, channels: [ChangeFeedQueries.channel, ChangeFeedQueries.revocationChannel, ChangeFeedQueries.deletionChannel], logger: logger)
+        let listener = try PostgresListener(connectionString: connectionString, channels: [ChangeFeedQueries.channel, ChangeFeedQueries.revocationChannel, ChangeFeedQueries.deletionChannel, ChangeFeedQueries.sessionEndChannel], logger: logger)
         let decoder = JSONDecoder()
         let sweeper = Task { [feed, now, expirySweep] in
             while (try? await Task.sleep(for: expirySweep)) != nil { feed.expire(before: now()) }
@@ -30,6 +30,8 @@ struct ChangeFeedListener: Service {
                 switch event {
                 case .notification(ChangeFeedQueries.revocationChannel, let payload):
                     if let deviceID = UUID(uuidString: payload) { feed.endSubscriptions(of: deviceID) }
+                case .notification(ChangeFeedQueries.sessionEndChannel, let payload):
+                    if let sessionID = UUID(uuidString: payload) { feed.endSession(sessionID) }
                 case .notification(ChangeFeedQueries.deletionChannel, let payload):
                     if let vaultID = UUID(uuidString: payload) { feed.endVault(vaultID) }
                 case .notification(_, let payload):
