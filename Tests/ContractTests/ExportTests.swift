@@ -100,6 +100,62 @@ import Testing
         }
     }
 
+    /// Zip bombs built from a real export: an entry whose headers claim the manifest's size but
+    /// that inflates to 256 MiB, and a manifest of 300 MiB. `vaultsync import` refuses each at
+    /// once with a clear message, its memory flat, and writes nothing.
+    @Test func importRefusesZipBombsFastWithFlatMemory() async throws {
+        let zip = URL(fileURLWithPath: "/tmp/vaultsync-export-\(UUID().uuidString.prefix(8)).zip")
+        let bombs = ["entry", "manifest"].map { URL(fileURLWithPath: "/tmp/vaultsync-bomb-\($0)-\(UUID().uuidString.prefix(8)).zip") }
+        defer { for file in [zip] + bombs { try? FileManager.default.removeItem(at: file) } }
+        try await TestServer.with { server in
+            let laptop = try await TestVault.link(try await server.newUser(), deviceName: "laptop")
+            let empty = try await TestVault.link(try await server.newUser(), deviceName: "other")
+            defer { laptop.remove(); empty.remove() }
+            try laptop.write("a.md", "alpha")
+            try await laptop.sync()
+            _ = try await laptop.engine.export(to: zip)
+            let script = #"""
+                import struct, sys, zipfile
+                src, dst, mode = zipfile.ZipFile(sys.argv[1]), sys.argv[2], sys.argv[3]
+                name = "vaultsync-export.json"
+                with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as out:
+                    if mode == "entry":
+                        out.writestr(name, src.read(name))
+                        out.writestr("a.md", b"\0" * (256 << 20))
+                    else:
+                        out.writestr(name, b" " * (300 << 20))
+                        out.writestr("a.md", src.read("a.md"))
+                if mode == "entry":
+                    # Both headers of a.md claim the manifest's 5 bytes; its stream inflates to 256 MiB.
+                    data = bytearray(open(dst, "rb").read())
+                    for signature, offset in ((b"PK\x03\x04", 22), (b"PK\x01\x02", 24)):
+                        at = 0
+                        while (at := data.find(signature, at)) >= 0:
+                            name_at = at + (30 if signature == b"PK\x03\x04" else 46)
+                            if data[name_at:name_at + 4] == b"a.md":
+                                struct.pack_into("<I", data, at + offset, 5)
+                            at += 4
+                    open(dst, "wb").write(bytes(data))
+                """#
+            for (bomb, mode) in Swift.zip(bombs, ["entry", "manifest"]) { #expect(try python(["-c", script, zip.path, bomb.path, mode]).0 == 0) }
+
+            let vaultsync = try CLIProcess.executable("vaultsync").path
+            for (bomb, said) in Swift.zip(bombs, ["holds more than the 5 bytes the manifest says", "larger than 256 MiB"]) {
+                let run = try await CLIProcess.run(
+                    "/usr/bin/time", ["-f", "rss-kib=%M seconds=%e", vaultsync, "import", bomb.path, "--vault", empty.root.path])
+                #expect(run.exitCode == 1 && run.stderr.contains(said), "\(run)")
+                let measured = run.stderr.split(separator: "\n").last { $0.hasPrefix("rss-kib=") } ?? ""
+                let fields = Dictionary(uniqueKeysWithValues: measured.split(separator: " ").compactMap { pair -> (String, Double)? in
+                    let parts = pair.split(separator: "=")
+                    return parts.count == 2 ? (String(parts[0]), Double(parts[1]) ?? .infinity) : nil
+                })
+                #expect((fields["rss-kib"] ?? .infinity) < 120_000, "memory stays flat: \(measured)")
+                #expect((fields["seconds"] ?? .infinity) < 20, "refused at once: \(measured)")
+                #expect(try empty.files().isEmpty, "nothing was written")
+            }
+        }
+    }
+
     @Test func exportsBelongToTheirUserAndTheirURLsAreSigned() async throws {
         try await TestServer.with { server in
             let owner = try await server.newUser().newDevice()

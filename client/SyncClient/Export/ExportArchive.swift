@@ -2,8 +2,13 @@ public import Foundation
 public import SyncProtocol
 import ZIPFoundation
 
-/// Reading a VaultSync export: the manifest, and every entry checked against it.
+/// Reading a VaultSync export: the manifest, and every entry checked against it. An archive is
+/// untrusted input: the manifest is read only up to a bound, and an entry stops being read the
+/// moment it holds more than the manifest says (a zip bomb fails at once, memory flat).
 public enum ExportArchive {
+    /// The largest manifest read (about 200 bytes per file: over a million files).
+    public static let maxManifestBytes = 256 << 20
+
     /// Opens `zip`, reads its manifest and checks that every listed file is there with exactly the
     /// listed size and SHA-256, and that nothing else is (streaming: memory does not grow with the files).
     /// - Throws: ``ExportArchiveError`` naming the first problem.
@@ -61,8 +66,14 @@ public enum ExportArchive {
 
     private static func readManifest(_ archive: Archive) throws -> ExportManifest {
         guard let entry = archive[ExportManifest.entryName] else { throw ExportArchiveError.missing(ExportManifest.entryName) }
+        let tooLarge = ExportArchiveError.invalid("\(ExportManifest.entryName) is larger than \(maxManifestBytes >> 20) MiB: not a VaultSync manifest")
+        guard entry.uncompressedSize <= UInt64(maxManifestBytes) else { throw tooLarge }
         var data = Data()
-        _ = try archive.extract(entry) { data.append($0) }
+        // The declared size may lie: the bound holds for what inflates.
+        _ = try archive.extract(entry) { chunk in
+            guard data.count + chunk.count <= maxManifestBytes else { throw tooLarge }
+            data.append(chunk)
+        }
         do {
             return try WireCoding.decoder().decode(ExportManifest.self, from: data)
         } catch {
@@ -70,10 +81,17 @@ public enum ExportArchive {
         }
     }
 
-    /// Streams an entry through the hasher (and `consume`), then compares size and hash.
+    /// Streams an entry through the hasher (and `consume`), then compares size and hash; stops
+    /// reading as soon as the entry holds more bytes than the manifest lists.
     static func check(_ entry: Entry, in archive: Archive, against file: ExportedFile, consume: (Data) throws -> Void) throws {
+        guard entry.uncompressedSize == UInt64(file.sizeBytes) else {
+            throw ExportArchiveError.mismatch(file.path.rawValue, "the archive says \(entry.uncompressedSize) bytes, the manifest \(file.sizeBytes)")
+        }
         var hasher = ContentHasher()
         _ = try archive.extract(entry) { chunk in
+            guard hasher.byteCount + Int64(chunk.count) <= file.sizeBytes else {
+                throw ExportArchiveError.mismatch(file.path.rawValue, "it holds more than the \(file.sizeBytes) bytes the manifest says; not read further")
+            }
             chunk.withUnsafeBytes { hasher.update($0) }
             try consume(chunk)
         }
