@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 package import Foundation
+import Synchronization
 import Logging
 package import NIOCore
 import NIOHTTP1
@@ -236,13 +237,19 @@ struct S3Error: Error, CustomStringConvertible {
 }
 
 /// Passes bytes through while counting and hashing them; fails once more than `limit` arrive.
-final class CheckedBytes<Base: AsyncSequence & Sendable>: AsyncSequence, @unchecked Sendable where Base.Element == ByteBuffer {
+final class CheckedBytes<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element == ByteBuffer {
     typealias Element = ByteBuffer
     private let base: Base
     private let limit: Int64
-    // Read after the upload finished; written only by the single iteration that sends the body.
-    private(set) var result: (count: Int64, hash: ContentHash) = (0, ContentHasher().finalize())
-    private(set) var received: Int64 = 0
+    /// Written by the iteration that sends the body (on the HTTP client's task), read by the
+    /// writer once the store answered: behind a lock.
+    private let state = Mutex<(result: (count: Int64, hash: ContentHash), received: Int64)>(((0, ContentHasher().finalize()), 0))
+
+    /// The bytes sent and their hash: set as soon as the declared size has gone through (the HTTP
+    /// client need not ask for the end of a body of known length before the store answers), or at
+    /// the end of a shorter body.
+    var result: (count: Int64, hash: ContentHash) { state.withLock { $0.result } }
+    var received: Int64 { state.withLock { $0.received } }
 
     init(base: Base, limit: Int64) {
         self.base = base
@@ -256,14 +263,20 @@ final class CheckedBytes<Base: AsyncSequence & Sendable>: AsyncSequence, @unchec
 
         mutating func next() async throws -> ByteBuffer? {
             guard let chunk = try await base.next() else {
-                owner.result = (hasher.byteCount, hasher.finalize())
+                let (count, hash) = (hasher.byteCount, hasher.finalize())
+                owner.state.withLock { $0.result = (count, hash) }
                 return nil
             }
             guard hasher.byteCount + Int64(chunk.readableBytes) <= owner.limit else {
                 throw ServiceError.contentMismatch("upload is larger than the \(owner.limit) bytes declared at push")
             }
             chunk.withUnsafeReadableBytes { hasher.update($0) }
-            owner.received = hasher.byteCount
+            let (count, copy) = (hasher.byteCount, hasher)
+            owner.state.withLock { state in
+                state.received = count
+                // The last declared byte: the result is known before the chunk is even sent.
+                if count == owner.limit { state.result = (count, copy.finalize()) }
+            }
             return chunk
         }
     }
