@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import SyncClient
 import SyncProtocol
 import SyncServer
@@ -67,6 +68,32 @@ import Testing
 
     /// The issuer rotates its key: the server fetches the keys again when a token names a key
     /// it does not know, without a restart, and not more often than once a minute.
+    /// Only an email the provider verified names an account: a first sign-in with an unverified
+    /// one creates nothing (and, for an address that has an account, does not reveal it); the
+    /// claim counts as Apple sends it too, as the string "true".
+    @Test func onlyAVerifiedEmailMakesOrNamesAnAccount() async throws {
+        try await Self.withIssuer { server, issuer in
+            let api = server.api
+            let existing = try await server.newUser()
+            for (subject, email) in [("unverified-new", "new@example.com"), ("unverified-existing", existing.email)] {
+                var claims = issuer.claims(subject: subject, email: email, now: server.clock.now)
+                claims.emailVerified = .bool(false)
+                let token = try await issuer.token(claims)
+                await #expect(performing: { try await api.login(provider: "local", idToken: token) }, throws: { error in
+                    let refusal = error as? SyncAPIError
+                    return refusal?.code == .invalidIdentityToken && refusal?.serverMessage.contains("verified") == true
+                })
+                claims.emailVerified = nil
+                await #expect(performing: { try await api.login(provider: "local", idToken: try await issuer.token(claims)) }, throws: Self.refused(.invalidIdentityToken, 401))
+            }
+            let users = try PostgresConnection(connectionString: server.databaseURL).query("SELECT count(*) FROM users").first?.int(0)
+            #expect(users == 1, "no account was created")
+            var apple = issuer.claims(subject: "apple-style", email: "apple@example.com", now: server.clock.now)
+            apple.emailVerified = .string("true")
+            #expect(try await api.login(provider: "local", idToken: try await issuer.token(apple)).userID.uuidString.isEmpty == false)
+        }
+    }
+
     @Test func keyRotationIsPickedUpWithoutARestart() async throws {
         try await Self.withIssuer { server, issuer in
             let claims = issuer.claims(subject: "rotating", email: "rot@example.com", now: server.clock.now)

@@ -59,13 +59,44 @@ public final class LocalIdentityProvider: Sendable {
         public var iat: Int?
         public var nonce: String?
         public var email: String?
+        /// `email_verified`: a boolean, or as Apple also sends it, a string.
+        public var emailVerified: Verified?
+
+        enum CodingKeys: String, CodingKey {
+            case iss, sub, aud, exp, iat, nonce, email
+            case emailVerified = "email_verified"
+        }
     }
 
-    /// Honest claims for `subject`, issued now (by `now`) and valid for 10 minutes.
+    /// `email_verified` as a JSON boolean or string.
+    public enum Verified: Codable, Sendable {
+        case bool(Bool)
+        case string(String)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+            } else {
+                self = .string(try container.decode(String.self))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .bool(let value): try container.encode(value)
+            case .string(let value): try container.encode(value)
+            }
+        }
+    }
+
+    /// Honest claims for `subject`, issued now (by `now`) and valid for 10 minutes; an email given
+    /// is one the provider verified.
     public func claims(subject: String, email: String?, now: Date, nonce: String? = nil) -> Claims {
         Claims(
             iss: issuer.absoluteString, sub: subject, aud: clientID, exp: Int(now.timeIntervalSince1970) + 600, iat: Int(now.timeIntervalSince1970),
-            nonce: nonce, email: email)
+            nonce: nonce, email: email, emailVerified: email == nil ? nil : .bool(true))
     }
 
     public enum Signature: Sendable {

@@ -9,8 +9,28 @@ import NIOHTTP1
 struct VerifiedIdentity: Sendable, Equatable {
     let provider: String
     let subject: String
+    /// The email, only when the provider says it verified it (`email_verified`).
     let email: String?
     let issuedAt: Date
+}
+
+/// A claim providers send as a JSON boolean or as the string `"true"`/`"false"` (Apple does both).
+struct FlexibleBool: Codable, Sendable, Equatable {
+    let value: Bool
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let bool = try? container.decode(Bool.self) {
+            value = bool
+        } else {
+            value = try container.decode(String.self).lowercased() == "true"
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(value)
+    }
 }
 
 /// The claims VaultSync reads from an ID token. Times are checked against the server's injected
@@ -23,6 +43,12 @@ struct IDTokenClaims: JWTPayload {
     var iat: IssuedAtClaim
     var nonce: String?
     var email: String?
+    var emailVerified: FlexibleBool?
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, exp, iat, nonce, email
+        case emailVerified = "email_verified"
+    }
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
@@ -81,7 +107,9 @@ actor IdentityProvider {
         guard claims.iat.value.timeIntervalSince(now) <= Self.clockSkew else { throw ServiceError.invalidIdentityToken("the ID token was issued in the future (iat)") }
         if let nonce, claims.nonce != nonce { throw ServiceError.invalidIdentityToken("the ID token's nonce is not the one sent") }
         guard !claims.sub.isEmpty else { throw ServiceError.invalidIdentityToken("the ID token names no subject") }
-        return VerifiedIdentity(provider: settings.name, subject: claims.sub, email: claims.email, issuedAt: claims.iat.value)
+        // An address the provider did not verify is anyone's to type: it never names an account.
+        let email = claims.emailVerified?.value == true ? claims.email : nil
+        return VerifiedIdentity(provider: settings.name, subject: claims.sub, email: email, issuedAt: claims.iat.value)
     }
 
     private struct Header: Decodable {

@@ -72,7 +72,8 @@ struct AuthService: Sendable {
             // A first sign-in: a new account, never one that merely shares the email.
             guard allowSignup else { throw ServiceError.signupDisabled }
             guard let raw = identity.email, let email = try? Self.validatedEmail(raw) else {
-                throw ServiceError.invalidIdentityToken("the ID token carries no email address, which a new account needs: ask the provider for the email scope")
+                throw ServiceError.invalidIdentityToken(
+                    "the ID token carries no email address the provider verified (email_verified), which a new account needs: ask the provider for the email scope")
             }
             let userID = UUID()
             let now = now()
