@@ -23,6 +23,11 @@ def key_id(vault_key):
     return hmac.new(vault_key, b"vaultsync v1 key id", hashlib.sha256).digest()[:8]
 
 
+# What a device shows the server to replace the key envelope: only a holder of the key has it.
+def envelope_proof(vault_key):
+    return hkdf(vault_key, "vaultsync v1 envelope proof")
+
+
 # Files: a 48-byte header, then segments sealed with AES-256-GCM.
 def seal_file(vault_key, salt, plaintext, segment_size):
     header = MAGIC + key_id(vault_key) + struct.pack(">I", segment_size) + salt
@@ -109,6 +114,7 @@ def main():
     print(json.dumps({
         "vault_key_hex": vault_key.hex(),
         "key_id_hex": key_id(vault_key).hex(),
+        "envelope_proof_hex": envelope_proof(vault_key).hex(),
         "file_salt_hex": salt.hex(),
         "files": files,
         "paths": paths,

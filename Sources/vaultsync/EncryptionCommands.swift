@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SyncClient
+import SyncProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -81,9 +82,38 @@ func printRecoveryKey(_ key: String, toStandardError: Bool) {
     }
 }
 
-/// `vaultsync passphrase change`.
+/// `vaultsync passphrase change|history|restore`.
 struct Passphrase: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Manage an encrypted vault's passphrase.", subcommands: [Change.self])
+    static let configuration = CommandConfiguration(abstract: "Manage an encrypted vault's passphrase.", subcommands: [Change.self, History.self, Restore.self])
+
+    struct History: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the vault key's envelopes: the current one, then the ones passphrase changes replaced.")
+        @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let envelopes = try await SyncEngine(root: vaultURL(directory)).keyEnvelopes()
+            if json { return try printJSON(KeyRevisions(revisions: envelopes)) }
+            for (index, envelope) in envelopes.enumerated() {
+                let when = envelope.updatedAt.map(WireDate.format) ?? "?"
+                print("revision \(envelope.revision ?? 0)  \(when)  by \(envelope.updatedByDevice ?? "a removed device")\(index == 0 ? "  (current)" : "")")
+            }
+        }
+    }
+
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a past envelope of the vault key current again (undo a passphrase change).",
+            discussion: "The passphrase of that revision opens the vault again, for devices that link from now on; no file is encrypted again. Only a device that holds the vault's key can do it.")
+        @Argument(help: "The revision to bring back (see 'vaultsync passphrase history').") var revision: Int
+        @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+
+        func run() async throws {
+            let stored = try await SyncEngine(root: vaultURL(directory)).restoreKeyEnvelope(revision: revision)
+            print("the key envelope of revision \(revision) is current again (now revision \(stored.revision ?? 0)): its passphrase opens the vault")
+        }
+    }
 
     struct Change: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -77,6 +77,29 @@ import Testing
             #expect(try await run(["login", phone.path]).exitCode == 64)
             #expect(try await run(["login", phone.path], passphrase: "the new vault passphrase").exitCode == 0)
             #expect(try await run(["sync", phone.path]).exitCode == 0)
+
+            // Another session of the account, without the key (a stolen token, say), cannot lock
+            // every device out by writing a broken envelope: it has no proof of the key.
+            let auditor = VaultSession(accessToken: tokens.accessToken, deviceID: device.deviceID)
+            var broken = try await server.api.key(auditor)
+            let revision = broken.revision
+            (broken.revision, broken.updatedAt, broken.updatedByDevice) = (nil, nil, nil)
+            (broken.passphraseWrapped, broken.recoveryWrapped) = (Data(count: 60), Data(count: 60))
+            await #expect(performing: { try await server.api.putKey(PutKeyRequest(envelope: broken, expectedRevision: revision, proof: Data(count: 32)), session: auditor) }, throws: {
+                ($0 as? SyncAPIError)?.code == .keyProofInvalid && ($0 as? SyncAPIError)?.status == 403
+            })
+
+            // The passphrase change undone from a device that holds the key: the old one opens again.
+            let history = try await run(["passphrase", "history", phone.path, "--json"])
+            let revisions = (try history.json()["revisions"] as? [[String: Any]] ?? []).compactMap { $0["revision"] as? Int }
+            #expect(history.exitCode == 0 && revisions == [2, 1], "\(history)")
+            let restored = try await run(["passphrase", "restore", "1", phone.path])
+            #expect(restored.exitCode == 0 && restored.stdout.contains("is current again (now revision 3)"), "\(restored)")
+            #expect(try await run(["passphrase", "restore", "7", phone.path]).exitCode == 1)
+            let again = newFolder()
+            defer { try? FileManager.default.removeItem(at: again) }
+            #expect(try await run(["init", again.path] + link, passphrase: "the new vault passphrase").exitCode == 1)
+            #expect(try await run(["init", again.path] + link, passphrase: Self.passphrase).exitCode == 0, "the first passphrase opens it again")
         }
     }
 

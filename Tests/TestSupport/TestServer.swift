@@ -62,6 +62,7 @@ public struct TestServer: Sendable {
         configuration.dataDirectory = dataDirectory
         configuration.passwordHashCost = 1 << 10  // production strength is slow in debug builds
         configuration.signInThrottle.freeAddressSignups = 100_000  // tests sign up many accounts from loopback
+        configuration.minimumScryptLogN = 10  // tests wrap keys cheaply (TestVault.cheapScrypt)
         configuration.databasePoolSize = 4
         // The whole suite shares one cluster on 2 cores: waits can be long without anything being wrong.
         configuration.databaseWaitTimeout = .seconds(120)

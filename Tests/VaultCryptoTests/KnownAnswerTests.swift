@@ -40,6 +40,7 @@ import Testing
         }
         let vault_key_hex: String
         let key_id_hex: String
+        let envelope_proof_hex: String
         let file_salt_hex: String
         let files: [File]
         let paths: [Path]
@@ -57,6 +58,11 @@ import Testing
 
     @Test func keyID() {
         #expect(key.id.description == Self.vectors.key_id_hex)
+    }
+
+    @Test func envelopeProof() {
+        #expect(key.envelopeProof == Self.bytes(Self.vectors.envelope_proof_hex))
+        #expect(VaultKey.generate().envelopeProof != key.envelopeProof)
     }
 
     @Test func filesSealAndOpenAsTheReferenceDoes() throws {

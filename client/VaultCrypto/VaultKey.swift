@@ -31,6 +31,13 @@ public struct VaultKey: Sendable {
         KeyID(bytes: Array(HMAC<SHA256>.authenticationCode(for: Data(Label.keyID.utf8), using: key).prefix(KeyID.byteCount)))
     }
 
+    /// What a device shows the server to replace the vault's key envelope: HKDF-SHA256 of the
+    /// vault key under `vaultsync v1 envelope proof` (32 bytes). Only a holder of the key has it;
+    /// the server keeps its SHA-256, so neither the server nor a reader of its database can make it.
+    public var envelopeProof: Data {
+        subkey(Label.envelopeProof).withUnsafeBytes { Data($0) }
+    }
+
     /// The subkey for `label`: HKDF-SHA256 with the vault key as input key material.
     func subkey(_ label: String, salt: some DataProtocol = Data()) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(inputKeyMaterial: key, salt: salt, info: Data(label.utf8), outputByteCount: 32)
@@ -65,6 +72,7 @@ enum Label {
     static let file = "vaultsync v1 file"
     static let wrappedKey = "vaultsync v1 wrapped key"
     static let recovery = "vaultsync v1 recovery"
+    static let envelopeProof = "vaultsync v1 envelope proof"
 }
 
 /// Lowercase hex.

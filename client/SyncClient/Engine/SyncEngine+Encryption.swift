@@ -63,9 +63,36 @@ extension SyncEngine {
     public func changePassphrase(to passphrase: String, scrypt: ScryptParameters = .standard()) async throws {
         guard let cipher = remote.cipher else { throw SyncEngineError.notEncryptedHere(root.path) }
         let current = try await session.run { [api] in try await api.key($0) }
-        let replacement = PutKeyRequest(envelope: try current.rewrapped(cipher.key, passphrase: passphrase, scrypt: scrypt), expectedRevision: current.revision)
+        let replacement = PutKeyRequest(
+            envelope: try current.rewrapped(cipher.key, passphrase: passphrase, scrypt: scrypt), expectedRevision: current.revision, proof: cipher.key.envelopeProof)
         _ = try await session.run { [api] in try await api.putKey(replacement, session: $0) }
         try await store.log(.keyChanged, path: "", detail: "passphrase changed (key revision \((current.revision ?? 0) + 1))", at: now())
+    }
+
+    /// The vault key's envelopes: the current one first, then the ones it replaced.
+    /// - Throws: ``SyncEngineError/notEncryptedHere(_:)`` for a plain vault.
+    public func keyEnvelopes() async throws -> [KeyEnvelope] {
+        guard remote.cipher != nil else { throw SyncEngineError.notEncryptedHere(root.path) }
+        let current = try await session.run { [api] in try await api.key($0) }
+        return [current] + (try await session.run { [api] in try await api.keyRevisions($0) }).revisions
+    }
+
+    /// Makes a past envelope the current one again (as a new revision): undoes a passphrase change
+    /// (the passphrase of that revision opens the vault again). Only a device that holds the key
+    /// can (the server checks its proof).
+    /// - Throws: ``SyncEngineError/notEncryptedHere(_:)``; ``SyncEngineError/noSuchKeyRevision(_:)``.
+    public func restoreKeyEnvelope(revision: Int) async throws -> KeyEnvelope {
+        guard let cipher = remote.cipher else { throw SyncEngineError.notEncryptedHere(root.path) }
+        let envelopes = try await keyEnvelopes()
+        guard let current = envelopes.first, let past = envelopes.dropFirst().first(where: { $0.revision == revision }) else {
+            throw SyncEngineError.noSuchKeyRevision(revision)
+        }
+        var envelope = past
+        (envelope.revision, envelope.updatedAt, envelope.updatedByDevice) = (nil, nil, nil)
+        let request = PutKeyRequest(envelope: envelope, expectedRevision: current.revision, proof: cipher.key.envelopeProof)
+        let stored = try await session.run { [api] in try await api.putKey(request, session: $0) }
+        try await store.log(.keyChanged, path: "", detail: "key envelope of revision \(revision) restored (key revision \(stored.revision ?? 0))", at: now())
+        return stored
     }
 
     /// Makes or opens the vault's key and keeps it with the credentials; returns a new recovery key.
@@ -89,7 +116,9 @@ extension SyncEngine {
             return nil
         case (.create(let passphrase, let scrypt), nil):
             let made = try KeyEnvelope.create(passphrase: passphrase, scrypt: scrypt)
-            _ = try await session.run { [api] in try await api.putKey(PutKeyRequest(envelope: made.envelope, expectedRevision: nil), session: $0) }
+            _ = try await session.run { [api] in
+                try await api.putKey(PutKeyRequest(envelope: made.envelope, expectedRevision: nil, proof: made.key.envelopeProof), session: $0)
+            }
             try await keep(made.key)
             return made.recoveryKey.text
         case (.create(let passphrase, _), let envelope?):

@@ -387,6 +387,8 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     case notEncryptedHere(String)
     /// The passphrase or recovery key given does not open the vault's key (or its envelope cannot be read).
     case keyNotOpened(String, reason: String)
+    /// `passphrase restore` naming a revision the vault's key envelope never had (or the current one).
+    case noSuchKeyRevision(Int)
     case noConflict(VaultPath)
     case serverMovedOn(VaultPath)
     public var description: String {
@@ -414,6 +416,7 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .notEncryptedHere(let path): "'\(path)' syncs a vault that is not encrypted: it has no passphrase"
         case .notEncrypted(let path):
             "'\(path)' holds the key of an encrypted vault, but the server says the vault is not encrypted (was its database replaced?); nothing was synced. Link an empty folder to sync with it"
+        case .noSuchKeyRevision(let revision): "the vault's key envelope has no past revision \(revision) (see 'vaultsync passphrase history')"
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }

@@ -193,6 +193,11 @@ public struct SyncAPI: Sendable {
         try await call("GET", "vault/key", body: Optional<SignupRequest>.none, headers: headers(session))
     }
 
+    /// `GET /vault/key/revisions`: the envelopes the vault had before its current one, newest first.
+    public func keyRevisions(_ session: VaultSession) async throws -> KeyRevisions {
+        try await call("GET", "vault/key/revisions", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
     /// `PUT /vault/key`: creates the envelope of an empty vault, or replaces it at `expectedRevision`.
     public func putKey(_ request: PutKeyRequest, session: VaultSession) async throws -> KeyEnvelope {
         try await call("PUT", "vault/key", body: request, headers: headers(session))

@@ -77,6 +77,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     /// `PUT /vault/key` names a revision or key id that is not the current one: another device
     /// changed the envelope first (or the vault is encrypted already).
     public static let keyConflict: ErrorCode = "key_conflict"
+    /// `PUT /vault/key` replacing an envelope with a proof that is not the vault key's (`403`): only
+    /// a device that holds the key may write its envelope.
+    public static let keyProofInvalid: ErrorCode = "key_proof_invalid"
     /// `PUT /vault/key` creating an envelope for a vault that holds files: only an empty vault
     /// becomes an encrypted one.
     public static let vaultNotEmpty: ErrorCode = "vault_not_empty"

@@ -62,6 +62,9 @@ public struct ScryptParameters: Codable, Sendable, Equatable {
         self.p = p
     }
 
+    /// The smallest block size a server takes for a new envelope.
+    public static let minimumR = 8
+
     /// Whether a client may spend the derivation these ask for (a server cannot make it spend a day).
     public var isWithinLimits: Bool {
         (16...64).contains(salt.count) && (10...22).contains(logN) && (1...32).contains(r) && (1...16).contains(p)
@@ -76,18 +79,34 @@ public struct ScryptParameters: Codable, Sendable, Equatable {
 /// `PUT /vault/key`: creates the envelope of an empty vault (no `expected_revision`), which makes it
 /// an encrypted vault for good, or replaces it (a new passphrase) when `expected_revision` is the
 /// current revision and the key id is the current one: of two devices replacing it at once, one wins
-/// and the other gets `409 key_conflict`.
+/// and the other gets `409 key_conflict`. Either way it carries the vault key's envelope proof,
+/// which only a holder of the key can make: a replacement whose proof is not the one recorded at
+/// creation is `403 key_proof_invalid`.
 public struct PutKeyRequest: Codable, Sendable, Equatable {
     public var envelope: KeyEnvelope
     public var expectedRevision: Int?
+    /// The vault key's envelope proof (32 bytes, base64): HKDF-SHA256 of the vault key under
+    /// `vaultsync v1 envelope proof` (docs/encryption.md).
+    public var proof: Data?
 
-    public init(envelope: KeyEnvelope, expectedRevision: Int?) {
+    public init(envelope: KeyEnvelope, expectedRevision: Int?, proof: Data?) {
         self.envelope = envelope
         self.expectedRevision = expectedRevision
+        self.proof = proof
     }
 
     enum CodingKeys: String, CodingKey {
-        case envelope
+        case envelope, proof
         case expectedRevision = "expected_revision"
+    }
+}
+
+/// `GET /vault/key/revisions`: the envelopes an encrypted vault had before its current one, newest
+/// first, so that a replacement can be undone by a device that holds the key.
+public struct KeyRevisions: Codable, Sendable, Equatable {
+    public var revisions: [KeyEnvelope]
+
+    public init(revisions: [KeyEnvelope]) {
+        self.revisions = revisions
     }
 }

@@ -53,6 +53,9 @@ public struct ServerConfiguration: Sendable {
     public var accessTokenTTL: Duration = .seconds(15 * 60)
     /// Refresh token lifetime (default 30 days).
     public var refreshTokenTTL: Duration = .seconds(30 * 24 * 3600)
+    /// The smallest scrypt cost (log2 of N) a new key envelope may use (default 15, N = 32768; the
+    /// clients use 17): a passphrase guess must stay expensive. Tests lower it to run fast.
+    public var minimumScryptLogN = 15
     /// How long after a refresh the used token may be presented again because the answer with its
     /// successor was lost (default 60 s): a client retries at once; a later second use is a copy.
     public var refreshRetryGrace: Duration = ServerConfiguration.defaultRefreshRetryGrace

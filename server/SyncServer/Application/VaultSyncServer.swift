@@ -67,7 +67,7 @@ public enum VaultSyncServer {
         let limits = VaultLimits(
             maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
             maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL, uploadSessionTTL: configuration.uploadGrace,
-            defaultQuotaBytes: configuration.quotaBytes, defaultQuotaFiles: configuration.quotaFiles)
+            defaultQuotaBytes: configuration.quotaBytes, defaultQuotaFiles: configuration.quotaFiles, minimumScryptLogN: configuration.minimumScryptLogN)
         let router = Router(context: ServerRequestContext.self)
         router.middlewares.add(RequestMetricsMiddleware(metrics: metrics))
         router.middlewares.add(SecurityHeadersMiddleware())

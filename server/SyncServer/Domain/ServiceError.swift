@@ -39,6 +39,8 @@ enum ServiceError: Error, Equatable {
     case signupDisabled
     /// `PUT /vault/key` naming a revision or key id that is not the current one.
     case keyConflict(String)
+    /// `PUT /vault/key` with a proof that is not the vault key's.
+    case keyProofInvalid(String)
     /// `PUT /vault/key` creating an envelope for a vault that holds files.
     case vaultNotEmpty(String)
     /// The user has a vault of that name already.

@@ -68,7 +68,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         guard counts.open(address, limit: limit) else {
             var refusal = context.channel.allocator.buffer(capacity: 128)
             refusal.writeString("HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\nRetry-After: 10\r\n\r\n")
-            context.writeAndFlush(NIOAny(refusal)).whenComplete { _ in Self.end(context) }
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            context.writeAndFlush(NIOAny(refusal)).whenComplete { _ in Self.end(bound.value) }
             return
         }
         self.address = address

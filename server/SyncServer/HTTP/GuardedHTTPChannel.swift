@@ -72,11 +72,12 @@ final class ParseErrorResponder: ChannelInboundHandler, RemovableChannelHandler 
         answered = true
         let head = HTTPResponseHead(version: .http1_1, status: .badRequest, headers: ["Content-Length": "0", "Connection": "close"])
         context.write(NIOAny(HTTPServerResponsePart.head(head)), promise: nil)
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil))).whenComplete { _ in
             // Told that the input ended, the handlers still waiting for a first request end
             // quietly, as when a client goes away, instead of logging an error for it.
-            context.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
-            context.close(promise: nil)
+            bound.value.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+            bound.value.close(promise: nil)
         }
     }
 }

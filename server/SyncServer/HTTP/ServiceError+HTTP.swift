@@ -57,6 +57,8 @@ extension ServiceError {
                 message: allowed.isEmpty ? "method not allowed on this resource" : "method not allowed on this resource; it takes \(allowed.joined(separator: ", "))"))
         case .keyConflict(let m):
             (.conflict, ErrorBody(code: .keyConflict, message: m))
+        case .keyProofInvalid(let m):
+            (.forbidden, ErrorBody(code: .keyProofInvalid, message: m))
         case .vaultNotEmpty(let m):
             (.conflict, ErrorBody(code: .vaultNotEmpty, message: m))
         case .vaultExists(let name):

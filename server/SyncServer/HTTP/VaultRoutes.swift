@@ -4,7 +4,7 @@ import Hummingbird
 import SyncProtocol
 
 /// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
-/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key` (authenticated;
+/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key`, `/vault/key/revisions` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
@@ -97,6 +97,10 @@ struct VaultRoutes {
         group.get("key") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.key(scope))
+        }
+        group.get("key/revisions") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.keyRevisions(scope))
         }
         group.put("key") { request, context in
             let scope = try await scope(request, context)

@@ -9,4 +9,6 @@ struct VaultLimits: Sendable {
     /// Server-wide defaults of the per-user quotas (nil: unlimited); users may have overrides.
     var defaultQuotaBytes: Int64? = nil
     var defaultQuotaFiles: Int64? = nil
+    /// The smallest scrypt cost (log2 N) a new key envelope may ask for.
+    var minimumScryptLogN = 15
 }
