@@ -304,6 +304,29 @@ private struct SilentWebSocket {
         #expect(await expiring.next() == .expired)
         expiring.cancel()
     }
+
+    /// An end announced after a request checked its session, device and vault but before it
+    /// subscribed still ends the subscription: the feed remembers recent endings.
+    @Test(.timeLimit(.minutes(1))) func anEndAnnouncedBeforeTheSubscriptionStillEndsIt() async throws {
+        let feed = ChangeFeed()
+        let (vault, device, session) = (UUID(), UUID(), UUID())
+        feed.endSession(session)
+        let late = feed.subscribe(vaultID: vault, deviceID: device, sessionID: session)
+        #expect(await late.next() == .expired)
+        let live = feed.subscribe(vaultID: vault, deviceID: device, sessionID: UUID())
+        feed.publish(VaultEvent(type: .changed, sequence: 1, paths: [], authorDevice: UUID()), to: vault)
+        guard case .event(let event) = await live.next() else { Issue.record("another session's subscription was ended"); return }
+        #expect(event.sequence == 1)
+        feed.endSubscriptions(of: device)
+        #expect(await live.next() == .expired)
+        let revoked = feed.subscribe(vaultID: UUID(), deviceID: device)
+        #expect(await revoked.next() == .expired)
+        feed.endVault(vault)
+        let deleted = feed.subscribe(vaultID: vault, deviceID: UUID())
+        #expect(await deleted.next() == .vaultDeleted)
+        for subscription in [late, live, revoked, deleted] { subscription.cancel() }
+        #expect(feed.connectionCount == 0)
+    }
 }
 
 extension Duration {

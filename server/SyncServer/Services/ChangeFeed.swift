@@ -10,6 +10,15 @@ final class ChangeFeed: Sendable {
         var byVault: [UUID: [Int: Subscription]] = [:]
         var nextID = 0
         var count = 0
+        /// Sessions, devices and vaults that ended lately. A request checks its session, device
+        /// and vault before it subscribes; an end announced in between would otherwise be missed
+        /// and the subscription would live on until its token expired.
+        var ended = RecentlyEnded<Ending>(capacity: 10_000)
+    }
+
+    /// What ended: a session, a device (revoked) or a vault (deleted).
+    private enum Ending: Hashable {
+        case session(UUID), device(UUID), vault(UUID)
     }
 
     private let registry = Mutex(Registry())
@@ -27,6 +36,11 @@ final class ChangeFeed: Sendable {
             let subscription = Subscription(deviceID: deviceID, sessionID: sessionID, expiresAt: expiresAt) { [weak self] in self?.remove(vaultID: vaultID, id: id) }
             registry.byVault[vaultID, default: [:]][id] = subscription
             registry.count += 1
+            if registry.ended.contains(.vault(vaultID)) {
+                subscription.end(.vaultDeleted)
+            } else if registry.ended.contains(.device(deviceID)) || sessionID.map({ registry.ended.contains(.session($0)) }) == true {
+                subscription.end(.expired)
+            }
             return subscription
         }
     }
@@ -68,21 +82,30 @@ final class ChangeFeed: Sendable {
 
     /// Tells `deviceID`'s subscriptions that their token no longer holds (the device was revoked).
     func endSubscriptions(of deviceID: UUID) {
-        let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
+        let subscribers = ending(.device(deviceID)) { $0.values.flatMap(\.values) }
         for subscriber in subscribers where subscriber.deviceID == deviceID { subscriber.end(.expired) }
     }
 
     /// Tells the subscriptions of session `sessionID` that their token no longer holds (a logout,
     /// a password change, a reused refresh token).
     func endSession(_ sessionID: UUID) {
-        let subscribers = registry.withLock { $0.byVault.values.flatMap(\.values) }
+        let subscribers = ending(.session(sessionID)) { $0.values.flatMap(\.values) }
         for subscriber in subscribers where subscriber.sessionID == sessionID { subscriber.end(.expired) }
     }
 
     /// Tells the subscriptions of `vaultID` that the vault was deleted.
     func endVault(_ vaultID: UUID) {
-        let subscribers = registry.withLock { Array(($0.byVault[vaultID] ?? [:]).values) }
+        let subscribers = ending(.vault(vaultID)) { Array(($0[vaultID] ?? [:]).values) }
         for subscriber in subscribers { subscriber.end(.vaultDeleted) }
+    }
+
+    /// Records `ending` and picks the subscriptions it may end, in one step: a later
+    /// ``subscribe(vaultID:deviceID:sessionID:expiresAt:)`` sees the record.
+    private func ending(_ ending: Ending, pick: ([UUID: [Int: Subscription]]) -> [Subscription]) -> [Subscription] {
+        registry.withLock { registry in
+            registry.ended.insert(ending)
+            return pick(registry.byVault)
+        }
     }
 
     /// Ends every subscription (server shutdown).
@@ -96,6 +119,30 @@ final class ChangeFeed: Sendable {
             guard registry.byVault[vaultID]?.removeValue(forKey: id) != nil else { return }
             registry.count -= 1
             if registry.byVault[vaultID]?.isEmpty == true { registry.byVault[vaultID] = nil }
+        }
+    }
+}
+
+/// The last `capacity` endings, oldest forgotten first: enough to cover the moment between a
+/// request's checks and its subscription, without growing for ever.
+private struct RecentlyEnded<Element: Hashable> {
+    let capacity: Int
+    private var members: Set<Element> = []
+    private var order: [Element] = []
+    private var oldest = 0
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func contains(_ element: Element) -> Bool { members.contains(element) }
+
+    mutating func insert(_ element: Element) {
+        guard members.insert(element).inserted else { return }
+        if order.count < capacity {
+            order.append(element)
+        } else {
+            members.remove(order[oldest])
+            order[oldest] = element
+            oldest = (oldest + 1) % capacity
         }
     }
 }
