@@ -8,7 +8,7 @@ struct Devices: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List, rename or revoke the devices signed in to your account.",
         discussion: "A device is named by its id, the start of its id, or its name. Revoking one ends its sessions at once: its next sync is refused (exit code 4) and its files stay as they are.",
-        subcommands: [DeviceList.self, DeviceRename.self, DeviceRevoke.self], defaultSubcommand: DeviceList.self)
+        subcommands: [DeviceList.self, DeviceRename.self, DeviceRevoke.self, DeviceSessions.self, DeviceEndSession.self], defaultSubcommand: DeviceList.self)
 }
 
 struct DeviceList: AsyncParsableCommand {
@@ -17,13 +17,56 @@ struct DeviceList: AsyncParsableCommand {
     @Flag(help: "Print JSON.") var json = false
 
     func run() async throws {
-        let devices = try await SyncEngine(root: vaultURL(vault)).devices()
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let devices = try await engine.devices()
         if json { return try printJSON(SyncProtocol.DeviceList(devices: devices)) }
+        let sessions = try await engine.sessions()
         for device in devices {
             let seen = device.lastSeenAt.map { "last seen \(WireDate.format($0))" } ?? "never seen"
             let mark = device.current == true ? "  (this device)" : ""
             print("\(device.deviceID.uuidString.lowercased())  \(device.deviceName)  \(device.platform)  added \(WireDate.format(device.createdAt))  \(seen)\(mark)")
+            for session in sessions where session.deviceID == device.deviceID { print("    \(DeviceSessions.line(session))") }
         }
+        let unbound = sessions.filter { $0.deviceID == nil }
+        if !unbound.isEmpty {
+            print("sessions bound to no device (a sign-in that never registered one; end one with 'vaultsync devices end-session ID'):")
+            for session in unbound { print("    \(DeviceSessions.line(session))") }
+        }
+    }
+}
+
+struct DeviceSessions: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sessions", abstract: "List the account's sessions (sign-ins), each under its device or bound to none.")
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    static func line(_ session: SessionInfo) -> String {
+        "session \(session.sessionID.uuidString.lowercased())  signed in \(WireDate.format(session.createdAt))\(session.current ? "  (this folder's)" : "")"
+    }
+
+    func run() async throws {
+        let sessions = try await SyncEngine(root: vaultURL(vault)).sessions()
+        if json { return try printJSON(SessionList(sessions: sessions)) }
+        for session in sessions { print("\(Self.line(session))  \(session.deviceName.map { "device \($0)" } ?? "no device")") }
+    }
+}
+
+struct DeviceEndSession: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "end-session", abstract: "End one session of the account: its tokens are refused from its next request.")
+    @Argument(help: "The session: its id or the start of its id (8 characters at least).") var session: String
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+
+    func run() async throws {
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let text = session.lowercased()
+        let matches = try await engine.sessions().filter { $0.sessionID.uuidString.lowercased().hasPrefix(text) }
+        guard text.count >= 8, matches.count == 1, let chosen = matches.first else {
+            throw CLIRefusal(matches.count > 1 ? "'\(session)' names several sessions: give more of the id" : "no live session '\(session)' on this account (see 'vaultsync devices sessions')")
+        }
+        let own = try await engine.endSession(chosen.sessionID)
+        print(own ? "ended this folder's session: signed out; 'vaultsync login' signs in again" : "ended session \(chosen.sessionID.uuidString.lowercased()): its next request is refused")
     }
 }
 

@@ -1,4 +1,6 @@
 import Foundation
+import SyncClient
+import SyncProtocol
 import TestSupport
 import Testing
 
@@ -10,6 +12,44 @@ import Testing
         let result = try await vaultsync(["devices", "list", "--vault", vault.path, "--json"])
         #expect(result.exitCode == 0, "\(result)")
         return try result.json()["devices"] as? [[String: Any]] ?? []
+    }
+
+    /// A sign-in that never registered a device (a script's, a stolen password's) survives every
+    /// device revocation: `devices` shows it as bound to no device, and `devices end-session` ends
+    /// it, its token refused from then on; a session of another account is not found.
+    @Test func aSessionBoundToNoDeviceIsShownAndEnded() async throws {
+        let laptop = newFolder()
+        defer { try? FileManager.default.removeItem(at: laptop) }
+        let email = "sessions-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        try await TestServer.with { server in
+            let url = server.baseURL.absoluteString
+            #expect(try await vaultsync(["init", laptop.path, "--server", url, "--email", email, "--create-account", "--device-name", "laptop"]).exitCode == 0)
+            let bare = try await server.api.login(email: email, password: Self.password)
+            let stranger = try await server.newUser()
+
+            let listed = try await vaultsync(["devices", "--vault", laptop.path])
+            #expect(listed.exitCode == 0 && listed.stdout.contains("sessions bound to no device"), "\(listed)")
+            let sessions = try await vaultsync(["devices", "sessions", "--vault", laptop.path, "--json"])
+            let rows = try sessions.json()["sessions"] as? [[String: Any]] ?? []
+            #expect(rows.count == 2 && rows.filter { $0["device_id"] == nil }.count == 1 && rows.filter { $0["current"] as? Bool == true }.count == 1, "\(sessions)")
+            let bareID = try #require(rows.first { $0["device_id"] == nil }?["session_id"] as? String).lowercased()
+
+            let ended = try await vaultsync(["devices", "end-session", String(bareID.prefix(8)), "--vault", laptop.path])
+            #expect(ended.exitCode == 0 && ended.stdout.contains("ended session \(bareID)"), "\(ended)")
+            await #expect(performing: { try await server.api.devices(accessToken: bare.accessToken) }, throws: { ($0 as? SyncAPIError)?.status == 401 })
+            #expect(!(try await vaultsync(["devices", "--vault", laptop.path])).stdout.contains("bound to no device"))
+            #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0, "the folder's own session goes on")
+
+            let strangersSession = try #require(try await server.api.sessions(accessToken: stranger.tokens.accessToken).sessions.first?.sessionID)
+            let refused = try await vaultsync(["devices", "end-session", strangersSession.uuidString.lowercased(), "--vault", laptop.path])
+            #expect(refused.exitCode == 1 && refused.stderr.contains("no live session"), "\(refused)")
+            // Nor can the other account end the laptop's.
+            let laptopSession = try #require(UUID(uuidString: rows.first { $0["current"] as? Bool == true }?["session_id"] as? String ?? ""))
+            await #expect(performing: { try await server.api.endSession(laptopSession, accessToken: stranger.tokens.accessToken) }, throws: {
+                ($0 as? SyncAPIError)?.status == 404
+            })
+            #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0)
+        }
     }
 
     @Test func aRevokedDeviceIsRefusedAndKeepsItsFiles() async throws {

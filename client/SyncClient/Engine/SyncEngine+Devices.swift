@@ -17,6 +17,22 @@ extension SyncEngine {
         return device
     }
 
+    /// The account's live sessions (sign-ins), oldest first, each under its device or bound to none.
+    public func sessions() async throws -> [SessionInfo] {
+        try await session.run { [api] in try await api.sessions(accessToken: $0.accessToken).sessions }
+    }
+
+    /// Ends one of the account's sessions: its tokens are refused from its next request. Ending
+    /// this folder's own session also removes its credentials, as ``logout()`` does.
+    /// - Returns: whether it was this folder's session.
+    @discardableResult
+    public func endSession(_ id: UUID) async throws -> Bool {
+        let own = try await sessions().first { $0.sessionID == id }?.current ?? false
+        try await session.run { [api] in try await api.endSession(id, accessToken: $0.accessToken) }
+        if own { try CredentialStore(stateFolder: stateFolder).remove() }
+        return own
+    }
+
     /// Revokes one of the account's devices: the server ends its sessions at once, so its next
     /// request is refused and its files stay as they are. Revoking this device also removes its
     /// credentials, as ``logout()`` does.

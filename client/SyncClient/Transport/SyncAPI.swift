@@ -138,6 +138,16 @@ public struct SyncAPI: Sendable {
         let _: Empty = try await call("DELETE", "devices/\(deviceID.uuidString.lowercased())", body: Optional<RenameDeviceRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
     }
 
+    /// `GET /sessions`: the account's live sessions (sign-ins), oldest first.
+    public func sessions(accessToken: String) async throws -> SessionList {
+        try await call("GET", "sessions", body: Optional<SignupRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
+    /// `DELETE /sessions/{id}`: ends one of the account's sessions.
+    public func endSession(_ sessionID: UUID, accessToken: String) async throws {
+        let _: Empty = try await call("DELETE", "sessions/\(sessionID.uuidString.lowercased())", body: Optional<RenameDeviceRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
     /// Sets the device's push token (an app calls this whenever its push service hands it a new
     /// one), or with nil removes it.
     public func setPushToken(_ request: PushTokenRequest?, deviceID: UUID, accessToken: String) async throws {

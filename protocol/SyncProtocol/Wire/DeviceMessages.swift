@@ -141,7 +141,8 @@ public struct HealthResponse: Codable, Sendable, Equatable {
     public var protocolVersions: [Int]
     /// The request limits clients should split batches by.
     public var limits: ServerLimits?
-    /// `ok`, or `unavailable` when the server cannot reach its database (then the status is 503).
+    /// `ok`, or `unavailable` when the server cannot reach its database (the answer is still `200`:
+    /// `/health` is a liveness check).
     public var database: String?
     /// `ok`, or `full` when the last write to the blob store found no space (until one succeeds).
     public var blobStorage: String?

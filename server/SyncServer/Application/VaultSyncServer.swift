@@ -92,7 +92,9 @@ public enum VaultSyncServer {
         let auth = authService(configuration, pool: pool, tokens: tokens, hashing: hashing, identities: identities, now: now)
         AuthRoutes(auth: auth, trustedProxies: Set(configuration.trustedProxies)).add(to: api.group("auth"))
         let authenticated = api.group().add(middleware: AuthMiddleware(sessions: sessions))
-        DeviceRoutes(devices: DeviceService(db: pool, now: now)).add(to: authenticated.group("devices"))
+        let devices = DeviceService(db: pool, now: now)
+        DeviceRoutes(devices: devices).add(to: authenticated.group("devices"))
+        SessionRoutes(devices: devices).add(to: authenticated.group("sessions"))
         let exportsFolder = data.appendingPathComponent("exports")
         try? FileManager.default.removeItem(at: exportsFolder)  // scratch of archives being written when this instance stopped
         let background = BackgroundJobs()

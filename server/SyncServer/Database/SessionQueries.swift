@@ -27,6 +27,19 @@ enum SessionQueries {
         return LiveSession(id: id, deviceID: try row.optionalUUID(0))
     }
 
+    /// The live sessions of `userID`, oldest first, with the device each is bound to.
+    static func live(_ db: PostgresConnection, userID: UUID) throws -> [(id: UUID, deviceID: UUID?, deviceName: String?, createdAt: Date)] {
+        try db.query("""
+            SELECT s.id, s.device_id, d.name, s.created_at FROM sessions s LEFT JOIN devices d ON d.id = s.device_id
+            WHERE s.user_id = $1 AND s.revoked_at IS NULL ORDER BY s.created_at, s.id
+            """, [userID]).map { (try $0.uuid(0), try $0.optionalUUID(1), $0.optionalString(2), try $0.date(3)) }
+    }
+
+    /// Whether `id` is a live session of `userID`.
+    static func isLive(_ db: PostgresConnection, id: UUID, userID: UUID) throws -> Bool {
+        try live(db, id: id, userID: userID) != nil
+    }
+
     /// Binds `deviceID` to session `id` when no device is bound to it yet.
     static func bind(_ db: PostgresConnection, id: UUID, deviceID: UUID) throws {
         try db.query("UPDATE sessions SET device_id = $2 WHERE id = $1 AND device_id IS NULL", [id, deviceID])

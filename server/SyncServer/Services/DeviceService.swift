@@ -67,6 +67,27 @@ struct DeviceService: Sendable {
         guard found else { throw Self.noSuchDevice(deviceID) }
     }
 
+    /// The account's live sessions: each sign-in, under its device or bound to none.
+    func sessions(_ caller: Caller) async throws -> SessionList {
+        let rows = try await db.withConnection { try SessionQueries.live($0, userID: caller.userID) }
+        return SessionList(sessions: rows.map {
+            SessionInfo(sessionID: $0.id, deviceID: $0.deviceID, deviceName: $0.deviceName, createdAt: $0.createdAt, current: $0.id == caller.session.id)
+        })
+    }
+
+    /// Ends one of the account's sessions (a sign-in that named no device is ended this way): its
+    /// tokens are refused from the next request and its event connections closed, on every instance.
+    /// - Throws: ``ServiceError/notFound(_:)`` when the account has no such live session.
+    func endSession(_ caller: Caller, sessionID: UUID) async throws {
+        let now = now()
+        let found = try await db.transaction { tx in
+            guard try SessionQueries.isLive(tx, id: sessionID, userID: caller.userID) else { return false }
+            try SessionQueries.revoke(tx, id: sessionID, now: now)
+            return true
+        }
+        guard found else { throw ServiceError.notFound("no live session \(sessionID.uuidString.lowercased()) on this account") }
+    }
+
     /// Sets (or with nil removes) the push token of one of the user's devices.
     /// - Throws: ``ServiceError/notFound(_:)`` when the user has no such device.
     func setPushToken(userID: UUID, deviceID: UUID, _ request: PushTokenRequest?) async throws {
