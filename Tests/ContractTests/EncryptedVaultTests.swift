@@ -183,4 +183,22 @@ import VaultCrypto
             #expect(phone.read("note.md") == "the original note\n")
         }
     }
+
+    /// The server sees only sealed names, so the client holds new names to the new-name rule: a
+    /// file whose name reorders its text on screen is left out with the reason, the rest syncs.
+    @Test func aNewNameWithAnInvisibleCharacterStaysOnItsDevice() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, _) = try await TestVault.link(user, deviceName: "laptop", key: .create(passphrase: Self.passphrase, scrypt: TestVault.cheapScrypt))
+            let (phone, _) = try await TestVault.link(user, deviceName: "phone", key: .unlock { .passphrase(Self.passphrase) })
+            defer { for vault in [laptop, phone] { vault.remove() } }
+            try laptop.write("invoice\u{202E}fdp.exe", "not what it seems\n")
+            try laptop.write("ok.md", "fine\n")
+            let report = try await laptop.sync()
+            #expect(report.pushed.map(\.rawValue) == ["ok.md"], "\(report)")
+            #expect(report.notices.contains { $0.contains("U+202E") && $0.contains("rename it") }, "\(report.notices)")
+            try await phone.sync()
+            #expect(try phone.files() == ["ok.md": "fine\n"])
+        }
+    }
 }

@@ -68,6 +68,19 @@ import Testing
         #expect(plan.actions == [.push(try VaultPath("ok.md"), base: nil), .skipInvalid("bad?.md", reason: .forbiddenCharacter("bad?.md", character: "?"))])
     }
 
+    /// A local file whose name is new to the vault and holds an invisible character is not sent;
+    /// one the vault holds already (synced, on the server, or deleted there) syncs as before.
+    @Test func newNamesWithInvisibleCharactersAreNotSent() throws {
+        let tricky = try VaultPath("evil\u{202E}dm.txt")
+        let file = LocalFile(hash: Self.h1, sizeBytes: 3)
+        let new = SyncPlanner.plan(SyncPlanInput(local: [tricky: file], remote: [:], synced: [:]))
+        #expect(new.actions == [.skipInvalid(tricky.rawValue, reason: .invisibleCharacter(tricky.rawValue, scalar: "\u{202E}"))])
+        let known = SyncPlanner.plan(SyncPlanInput(local: [tricky: LocalFile(hash: Self.h2, sizeBytes: 3)], remote: [tricky: .live(version: 1, hash: Self.h1, sizeBytes: 3)], synced: [tricky: SyncedEntry(hash: Self.h1, version: 1)]))
+        #expect(known.actions == [.push(tricky, base: 1)])
+        let deletedThere = SyncPlanner.plan(SyncPlanInput(local: [tricky: file], remote: [tricky: .deleted(version: 2, byDevice: "phone")], synced: [:]))
+        #expect(deletedThere.actions == [.push(tricky, base: nil)])
+    }
+
     @Test func plansAreOrderedByPath() throws {
         let names = ["z.md", "a.md", "m/b.md", "m/a.md"]
         let local = Dictionary(uniqueKeysWithValues: try names.map { (try VaultPath($0), LocalFile(hash: Self.h1, sizeBytes: 3)) })

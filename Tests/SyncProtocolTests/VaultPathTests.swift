@@ -38,6 +38,30 @@ import Testing
         #expect(throws: expected) { try VaultPath(raw) }
     }
 
+    /// A new name may not hold a character that shows nothing or reorders the text around it;
+    /// such a name is still a valid path (a vault may hold it from before). The joiners that
+    /// emoji and scripts need pass.
+    @Test(arguments: [
+        ("evil\u{202E}dm.txt", UInt32(0x202E) as UInt32?),  // right-to-left override
+        ("a/\u{2066}b\u{2069}.md", 0x2066),  // left-to-right isolate
+        ("zero\u{200B}width.md", 0x200B),
+        ("mark\u{200F}.md", 0x200F),
+        ("\u{FEFF}bom.md", 0xFEFF),
+        ("soft\u{AD}hyphen.md", 0xAD),
+        ("arabic\u{61C}mark.md", 0x61C),
+        ("word\u{2060}joiner.md", 0x2060),
+        ("family 👨\u{200D}👩\u{200D}👧.md", nil),  // zero-width joiner in an emoji
+        ("می\u{200C}خواهم.md", nil),  // zero-width non-joiner in Persian
+        ("Ünïcödé/日本語.md", nil),
+        ("plain.md", nil),
+    ])
+    func newNamesRefuseInvisibleCharacters(_ raw: String, _ scalar: UInt32?) throws {
+        let path = try VaultPath(raw)
+        #expect(path.invisibleCharacter?.value == scalar)
+        #expect(path.newNameRefusal == scalar.map { .invisibleCharacter(path.rawValue, scalar: Unicode.Scalar($0)!) })
+        if let scalar { #expect("\(path.newNameRefusal!)".contains(String(format: "U+%04X", scalar))) }
+    }
+
     @Test func rejectsOverlongPathsAndSegments() {
         let longSegment = String(repeating: "a", count: 256)
         #expect(throws: VaultPathError.segmentTooLong(longSegment, segment: longSegment)) { try VaultPath(longSegment) }

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import SyncClient
 import SyncProtocol
 import SyncServer
@@ -255,6 +256,27 @@ import Testing
             #expect(viaNFD.confirmed.map(\.version) == [2])
             let files = try await device.allChanges().files.map(\.path.rawValue)
             #expect(files.filter { $0.hasPrefix("caf") }.count == 1)
+        }
+    }
+
+    /// A new name with a character that shows nothing or reorders the text is refused with the
+    /// reason; a name the vault held from before such names were refused goes on syncing.
+    @Test func newNamesWithInvisibleCharactersAreRefused() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            let tricky = try VaultPath("invoice\u{202E}fdp.exe")
+            let bytes = Data("x".utf8)
+            let push = try await device.api.push(PushRequest(files: [PushFile(path: tricky, contentHash: ContentHasher.hash(bytes), sizeBytes: 1, baseVersion: nil)]), session: device.session)
+            #expect(push.uploads.isEmpty && push.rejected.map(\.code) == [.invalidPath])
+            #expect(push.rejected.first?.message.contains("U+202E") == true)
+            #expect(try await device.allChanges().files.isEmpty)
+
+            // A vault that holds such a name already (renamed in the database, as an older server left it).
+            try await device.write("plain.md", "one")
+            _ = try PostgresConnection(connectionString: server.databaseURL).query(
+                "UPDATE file_state SET path = $1, path_key = $2 WHERE path = 'plain.md'", [tricky.rawValue, tricky.caseFoldedKey])
+            let edit = try await device.write(tricky.rawValue, "two", base: 1)
+            #expect(edit.confirmed.map(\.version) == [2])
         }
     }
 

@@ -218,6 +218,7 @@ public final class SyncEngine: Sendable {
         if !(heldDeletions?.here.isEmpty ?? true) { run.remoteSideComplete = false }
         for action in plan.actions where !held.contains(action.path) && !heldBack.contains(action.path) {
             run.sort(action)
+            if case .skipInvalid(let name, let reason) = action { Self.addOnce(&report.notices, ["\(name): \(reason)"]) }
             if case .push(let path, nil) = action, !incremental, synced[path] != nil, remote[path] == nil {
                 Self.addOnce(&report.notices, ["\(path): deleted on another device long ago (the server no longer keeps that deletion), edited here; the edited version was kept"])
             }

@@ -65,7 +65,12 @@ public enum SyncPlanner {
         case (let local?, .live(let version, let hash, _)?):
             // Same content on both sides: nothing to move. Different: never a silent overwrite.
             return hash == local.hash ? .recordSynced(path, version: version, hash: hash) : .merge(path, remoteVersion: version, base: nil)
-        case (_?, .deleted?), (_?, nil):
+        case (_?, .deleted?):
+            return .push(path, base: nil)
+        case (_?, nil):
+            // A name new to the vault is held to the new-name rule (the server holds it too, but
+            // sees only sealed names in an encrypted vault).
+            if let refusal = path.newNameRefusal { return .skipInvalid(path.rawValue, reason: refusal) }
             return .push(path, base: nil)
         case (nil, .live(let version, _, _)?):
             return .pull(path, version: version)

@@ -6,6 +6,10 @@ import Foundation
 /// `/`-separated, has no empty, `.` or `..` segments, no control characters, no backslash,
 /// no characters or names Windows cannot hold, is at most 1,024 UTF-8 bytes (255 per
 /// segment) and never points into the `.vaultsync/` state folder.
+///
+/// A name with an invisible or text-reordering character (``invisibleCharacter``) is a valid
+/// path, so that a vault holding one from before keeps syncing it; a *new* name with one is
+/// refused (``newNameRefusal``).
 public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Longest path accepted, in UTF-8 bytes after NFC normalisation.
     public static let maxUTF8Bytes = 1024
@@ -45,6 +49,26 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
     public var description: String { rawValue }
 
     public static func < (lhs: VaultPath, rhs: VaultPath) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The first character of the path that shows nothing or reorders the text around it: a
+    /// bidirectional override, embedding, isolate or mark (`evil\u{202E}dm.txt` shows as
+    /// `evilxt.md`), or a zero-width or invisible formatting character. Every page and terminal
+    /// that shows the name could be fooled by it. The zero-width joiner and non-joiner are not
+    /// among them: emoji sequences and several scripts need them in ordinary words.
+    public var invisibleCharacter: Unicode.Scalar? {
+        // All of them are outside ASCII; most paths are ASCII and pay one pass over the bytes.
+        guard !rawValue.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return rawValue.unicodeScalars.first { Self.invisibleScalars.contains($0.value) }
+    }
+
+    private static let invisibleScalars: Set<UInt32> = Set([0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0xFEFF])
+        .union(0x202A...0x202E).union(0x2060...0x2064).union(0x2066...0x206F)
+
+    /// Why this path may not be a name the vault does not hold yet (it has an
+    /// ``invisibleCharacter``), or nil when it may.
+    public var newNameRefusal: VaultPathError? {
+        invisibleCharacter.map { .invisibleCharacter(rawValue, scalar: $0) }
+    }
 
     private static let reservedDeviceNames: Set<String> = {
         var names: Set<String> = ["CON", "PRN", "AUX", "NUL"]

@@ -11,6 +11,8 @@ public enum VaultPathError: Error, Equatable, Sendable, CustomStringConvertible 
     case trailingDotOrSpace(String)
     case reservedName(String, name: String)
     case stateFolder(String)
+    /// A new name with an invisible or text-reordering character (``VaultPath/invisibleCharacter``).
+    case invisibleCharacter(String, scalar: Unicode.Scalar)
 
     /// The path that was rejected (empty for ``empty``).
     public var path: String {
@@ -18,7 +20,7 @@ public enum VaultPathError: Error, Equatable, Sendable, CustomStringConvertible 
         case .empty: ""
         case .tooLong(let p, _), .absolute(let p), .emptySegment(let p), .relativeSegment(let p),
             .segmentTooLong(let p, _), .controlCharacter(let p), .forbiddenCharacter(let p, _),
-            .trailingDotOrSpace(let p), .reservedName(let p, _), .stateFolder(let p):
+            .trailingDotOrSpace(let p), .reservedName(let p, _), .stateFolder(let p), .invisibleCharacter(let p, _):
             p
         }
     }
@@ -36,6 +38,12 @@ public enum VaultPathError: Error, Equatable, Sendable, CustomStringConvertible 
         case .trailingDotOrSpace(let p): "path '\(p)' has a segment ending in a dot or space, which Windows cannot store"
         case .reservedName(let p, let n): "path '\(p)': '\(n)' is a reserved device name on Windows"
         case .stateFolder(let p): "path '\(p)' is inside the .vaultsync state folder, which is never synced"
+        case .invisibleCharacter(let p, let scalar):
+            "path '\(p.debugDescription)' contains the invisible character U+\(String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 4)), which can make a name show as another: rename it"
         }
     }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

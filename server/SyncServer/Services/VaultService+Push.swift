@@ -91,6 +91,11 @@ extension VaultService {
                     d.rejected.append(FileError(path: file.path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case"))
                     continue
                 }
+                // A name the vault does not hold yet meets the new-name rule; one it holds keeps syncing.
+                if row == nil, let refusal = file.path.newNameRefusal {
+                    d.rejected.append(FileError(path: file.path, code: .invalidPath, message: "\(refusal)"))
+                    continue
+                }
                 guard FileVersionRule.baseMatches(base: file.baseVersion, current: row?.version, isDeleted: row?.isDeleted ?? false) else {
                     d.conflicts.append((file, row))
                     continue
