@@ -12,9 +12,9 @@ import Testing
         configuration.trustedProxies = ["127.0.0.1"]
     }
 
-    /// A password sign-in from `address`.
-    private static func login(_ server: TestServer, _ email: String, _ password: String, from address: String) async throws -> RawHTTP.Answer {
-        let body = try WireCoding.encoder().encode(LoginRequest(email: email, password: password))
+    /// A password sign-in from `address`, showing `ticket`.
+    private static func login(_ server: TestServer, _ email: String, _ password: String, from address: String, ticket: String? = nil) async throws -> RawHTTP.Answer {
+        let body = try WireCoding.encoder().encode(LoginRequest(email: email, password: password, signInTicket: ticket))
         return try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: body, headers: ["X-Forwarded-For": address])
     }
 
@@ -59,6 +59,68 @@ import Testing
             #expect(try await Self.login(server, "nobody@example.com", "wrong guess", from: guesser).status == 401)
             #expect(try await Self.login(server, user.email, user.password, from: guesser).status == 200)
         }
+    }
+
+    /// Others failing from a device's address (a shared NAT) make a sign-in without a ticket wait,
+    /// but not the owner's device that shows the ticket of its last sign-in.
+    @Test func aDeviceThatSignedInBeforeIsNotHeldUpByItsNeighboursFailures() async throws {
+        try await TestServer.with(configure: Self.configure) { server in
+            let user = try await server.newUser()
+            let shared = "192.0.2.44"
+            let first = try await Self.login(server, user.email, user.password, from: shared)
+            let ticket = try #require(try WireCoding.decoder().decode(AuthTokens.self, from: first.body).signInTicket)
+            for i in 0..<21 { #expect(try await Self.login(server, "neighbour-\(i)@example.com", "wrong guess", from: shared).status == 401) }
+            #expect(try await Self.login(server, user.email, user.password, from: shared).status == 429, "without the ticket the address waits")
+            let again = try await Self.login(server, user.email, user.password, from: shared, ticket: ticket)
+            #expect(again.status == 200)
+            #expect(try WireCoding.decoder().decode(AuthTokens.self, from: again.body).signInTicket == ticket, "the ticket stays the device's")
+            let other = try await server.newUser()
+            #expect(try await Self.login(server, other.email, other.password, from: shared, ticket: ticket).status == 429, "a ticket is good for its own account only")
+        }
+    }
+
+    /// One account guessed from many addresses waits past the free failures, wherever the next
+    /// sign-in comes from, unless it shows a ticket; a ticket's own failures make it wait too.
+    @Test func oneAccountGuessedFromManyAddressesWaitsButItsDevicesDoNot() async throws {
+        try await TestServer.with(configure: Self.configure) { server in
+            let user = try await server.newUser()
+            let first = try await Self.login(server, user.email, user.password, from: "198.51.100.1")
+            let ticket = try #require(try WireCoding.decoder().decode(AuthTokens.self, from: first.body).signInTicket)
+            for i in 0..<11 { #expect(try await Self.login(server, user.email, "guess \(i)", from: "203.0.113.\(100 + i)").status == 401) }
+            let fresh = try await Self.login(server, user.email, user.password, from: "203.0.113.200")
+            #expect(fresh.status == 429 && fresh.retryAfter == "1", "\(fresh.status)")
+            #expect(try await Self.login(server, user.email, user.password, from: "198.51.100.99", ticket: ticket).status == 200, "the owner's device is not delayed")
+
+            // Someone holding the ticket gets its few free guesses, then waits.
+            for _ in 0..<4 { #expect(try await Self.login(server, user.email, "ticket guess", from: "203.0.113.7", ticket: ticket).status == 401) }
+            #expect(try await Self.login(server, user.email, user.password, from: "203.0.113.7", ticket: ticket).status == 429)
+            server.clock.advance(by: 15 * 60 + 1)
+            #expect(try await Self.login(server, user.email, user.password, from: "203.0.113.200").status == 200, "failures a quarter of an hour old are forgotten")
+        }
+    }
+
+    /// The CLI's engine keeps the ticket across a logout: signing back in is not held up by
+    /// others failing from the same address, while a folder linked anew is.
+    @Test func theClientShowsItsTicketWhenItSignsBackIn() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let vault = try await TestVault.link(user, deviceName: "laptop")
+            defer { vault.remove() }
+            try await vault.engine.logout()
+            for i in 0..<21 { #expect(try await Self.login(server, "neighbour-\(i)@example.com", "wrong guess").status == 401) }
+            _ = try await SyncEngine.login(root: vault.root, email: nil, password: user.password)
+            let fresh = FileManager.default.temporaryDirectory.appendingPathComponent("fresh-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: fresh) }
+            await #expect(performing: {
+                _ = try await SyncEngine.link(root: fresh, server: server.baseURL, email: user.email, password: user.password, deviceName: "new")
+            }, throws: { ($0 as? SyncAPIError)?.status == 429 })
+        }
+    }
+
+    /// A password sign-in from this machine's own address.
+    private static func login(_ server: TestServer, _ email: String, _ password: String) async throws -> RawHTTP.Answer {
+        let body = try WireCoding.encoder().encode(LoginRequest(email: email, password: password))
+        return try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: body)
     }
 
     /// A stolen access token is no way around the throttle: the password checks of a password

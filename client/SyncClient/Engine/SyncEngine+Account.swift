@@ -34,7 +34,7 @@ extension SyncEngine {
             throw SyncEngineError.linkedElsewhere(root.path, server: previous.server)
         }
         let api = SyncAPI(baseURL: server, transport: transport)
-        let tokens = try await credential.signIn(api)
+        let tokens = try await credential.signIn(api, ticket: previous?.signInTicket)
         if let previous, let user = previous.userID, user != tokens.userID {
             try? await api.logout(refreshToken: tokens.refreshToken)
             throw SyncEngineError.otherAccount(root.path)
@@ -64,6 +64,7 @@ extension SyncEngine {
         try await engine.store.setMeta(.deviceName, name)
         try await engine.store.setMeta(.vaultID, vaultID?.uuidString)
         if case .password(let email, _, _) = credential { try await engine.store.setMeta(.email, email) }
+        if let ticket = tokens.signInTicket { try await engine.store.setMeta(.signInTicket, ticket) }
         // Signed in again: a session refused earlier no longer describes the vault.
         if try await engine.store.meta(.lastStatus) == SyncStatus.unauthenticated.rawValue { try await engine.store.setMeta(.lastStatus, nil) }
         return engine
@@ -136,9 +137,11 @@ public enum SignInCredential: Sendable {
     /// first one creates the account unless the server does not allow it.
     case idToken(provider: String, token: String, nonce: String? = nil)
 
-    func signIn(_ api: SyncAPI) async throws -> AuthTokens {
+    /// Signs in, showing `ticket` (``AuthTokens/signInTicket``) with a password.
+    func signIn(_ api: SyncAPI, ticket: String? = nil) async throws -> AuthTokens {
         switch self {
-        case .password(let email, let password, let create): create ? try await api.signup(email: email, password: password) : try await api.login(email: email, password: password)
+        case .password(let email, let password, let create):
+            create ? try await api.signup(email: email, password: password) : try await api.login(email: email, password: password, signInTicket: ticket)
         case .idToken(let provider, let token, let nonce): try await api.login(provider: provider, idToken: token, nonce: nonce)
         }
     }
@@ -152,6 +155,8 @@ struct LinkRecord: Equatable {
     var deviceName: String?
     var email: String?
     var vaultID: UUID?
+    /// The ticket of this device's last password sign-in (``MetaKey/signInTicket``).
+    var signInTicket: String?
 
     /// The record, or nil when the folder was never linked (no `sync.db`, or no server in it).
     static func read(stateFolder: URL) throws -> LinkRecord? {
@@ -181,7 +186,8 @@ struct LinkRecord: Equatable {
             guard let server = meta[.server] else { return nil }
             return LinkRecord(
                 server: server, userID: meta[.userID].flatMap(UUID.init(uuidString:)), deviceID: meta[.deviceID].flatMap(UUID.init(uuidString:)),
-                deviceName: meta[.deviceName], email: meta[.email], vaultID: meta[.vaultID].flatMap(UUID.init(uuidString:)))
+                deviceName: meta[.deviceName], email: meta[.email], vaultID: meta[.vaultID].flatMap(UUID.init(uuidString:)),
+                signInTicket: meta[.signInTicket])
         }
     }
 }

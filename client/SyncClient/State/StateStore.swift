@@ -349,6 +349,9 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     /// The account's email and this device's name, so that `login` can sign the vault back in.
     public static let email = MetaKey(rawValue: "email")
     public static let deviceName = MetaKey(rawValue: "device_name")
+    /// The ticket the server gave this device at its last password sign-in (kept after a logout):
+    /// sent with the next one, so that others' failed sign-ins do not make it wait.
+    public static let signInTicket = MetaKey(rawValue: "sign_in_ticket")
     /// The server vault the folder syncs with (its id; none for the account's `default` vault,
     /// for folders linked before vaults could be chosen).
     public static let vaultID = MetaKey(rawValue: "vault_id")

@@ -54,8 +54,8 @@ public struct SyncAPI: Sendable {
         try await call("POST", "auth/signup", body: SignupRequest(email: email, password: password))
     }
 
-    public func login(email: String, password: String) async throws -> AuthTokens {
-        try await call("POST", "auth/login", body: LoginRequest(email: email, password: password))
+    public func login(email: String, password: String, signInTicket: String? = nil) async throws -> AuthTokens {
+        try await call("POST", "auth/login", body: LoginRequest(email: email, password: password, signInTicket: signInTicket))
     }
 
     /// Signs in with an ID token of a provider the server trusts (Sign in with Apple, OIDC).

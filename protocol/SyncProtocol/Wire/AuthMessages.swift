@@ -21,13 +21,20 @@ public struct LoginRequest: Codable, Sendable, Equatable {
     public var idToken: String?
     /// The nonce the client put in the provider's request, if it did: the token must carry it.
     public var nonce: String?
+    /// The ``AuthTokens/signInTicket`` this device got at its last password sign-in to the
+    /// account: with it, failures others caused do not make this sign-in wait.
+    public var signInTicket: String?
 
-    public init(provider: String = LoginRequest.passwordProvider, email: String? = nil, password: String? = nil, idToken: String? = nil, nonce: String? = nil) {
+    public init(
+        provider: String = LoginRequest.passwordProvider, email: String? = nil, password: String? = nil, idToken: String? = nil, nonce: String? = nil,
+        signInTicket: String? = nil
+    ) {
         self.provider = provider
         self.email = email
         self.password = password
         self.idToken = idToken
         self.nonce = nonce
+        self.signInTicket = signInTicket
     }
 
     /// The email + password provider.
@@ -37,6 +44,7 @@ public struct LoginRequest: Codable, Sendable, Equatable {
         case provider, email, password, nonce
         case idToken = "id_token"
         case identityToken = "identity_token"
+        case signInTicket = "sign_in_ticket"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -47,6 +55,7 @@ public struct LoginRequest: Codable, Sendable, Equatable {
         // `identity_token` is what Sign in with Apple calls it.
         self.idToken = try c.decodeIfPresent(String.self, forKey: .idToken) ?? c.decodeIfPresent(String.self, forKey: .identityToken)
         self.nonce = try c.decodeIfPresent(String.self, forKey: .nonce)
+        self.signInTicket = try c.decodeIfPresent(String.self, forKey: .signInTicket)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -56,6 +65,7 @@ public struct LoginRequest: Codable, Sendable, Equatable {
         try c.encodeIfPresent(password, forKey: .password)
         try c.encodeIfPresent(idToken, forKey: .idToken)
         try c.encodeIfPresent(nonce, forKey: .nonce)
+        try c.encodeIfPresent(signInTicket, forKey: .signInTicket)
     }
 }
 
@@ -111,13 +121,17 @@ public struct AuthTokens: Codable, Sendable, Equatable {
     public var tokenType: String
     /// Seconds until the access token expires.
     public var expiresIn: Int
+    /// After a password sign-in or sign-up: the ticket to send with this device's next password
+    /// sign-in to the account (``LoginRequest/signInTicket``). Keep it after signing out.
+    public var signInTicket: String?
 
-    public init(userID: UUID, accessToken: String, refreshToken: String, tokenType: String = "Bearer", expiresIn: Int) {
+    public init(userID: UUID, accessToken: String, refreshToken: String, tokenType: String = "Bearer", expiresIn: Int, signInTicket: String? = nil) {
         self.userID = userID
         self.accessToken = accessToken
         self.refreshToken = refreshToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
+        self.signInTicket = signInTicket
     }
 
     enum CodingKeys: String, CodingKey {
@@ -126,6 +140,7 @@ public struct AuthTokens: Codable, Sendable, Equatable {
         case refreshToken = "refresh_token"
         case tokenType = "token_type"
         case expiresIn = "expires_in"
+        case signInTicket = "sign_in_ticket"
     }
 }
 

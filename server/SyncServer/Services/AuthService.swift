@@ -16,6 +16,8 @@ struct AuthService: Sendable {
     let lostAnswerGrace: Duration
     /// Makes repeated failed sign-ins wait.
     let throttle: SignInThrottle
+    /// Issues and checks the tickets that spare a known device others' failures.
+    let tickets: SignInTickets
     /// The configured OpenID Connect providers, by name.
     let identityProviders: [String: IdentityProvider]
     /// Whether anyone may create an account: by `POST /auth/signup`, or by a first sign-in
@@ -44,7 +46,9 @@ struct AuthService: Sendable {
             try AccountQueries.createUser(tx, id: userID, email: email, passwordHash: hash, now: now)
             return try Self.startSession(tx, userID: userID, refreshHash: refresh.hash, now: now, expiresAt: expires)
         }
-        return try await issue(userID: userID, session: session, refreshToken: refresh.token, now: now)
+        var tokens = try await issue(userID: userID, session: session, refreshToken: refresh.token, now: now)
+        tokens.signInTicket = tickets.issue(account: SignInAdmission.accountName(email))
+        return tokens
     }
 
     /// Logs in with a password, or with an ID token of a configured identity provider.
@@ -55,15 +59,20 @@ struct AuthService: Sendable {
             guard let email = request.email, let password = request.password else {
                 throw ServiceError.invalidCredentialsFormat("the password provider needs 'email' and 'password'")
             }
-            try await throttle.check(email: email, address: address)  // before any hashing
+            let account = SignInAdmission.accountName(email)
+            let ticketID = tickets.id(of: request.signInTicket, account: account)  // checked without a lookup
+            let plan = throttle.plan(email: email, address: address, ticketID: ticketID)
+            try await throttle.check(plan)  // before any hashing
             let credential = try await db.withConnection { try AccountQueries.credential($0, provider: LoginRequest.passwordProvider, subject: email) }
             let matches = try await check(password, against: credential?.secretHash)
             guard let credential, matches else {
-                try await throttle.failed(email: email, address: address)
+                try await throttle.failed(plan)
                 throw ServiceError.invalidCredentials
             }
-            try await throttle.succeeded(email: email, address: address)
-            return try await startSession(userID: credential.userID)
+            try await throttle.succeeded(plan)
+            var tokens = try await startSession(userID: credential.userID)
+            tokens.signInTicket = ticketID != nil ? request.signInTicket : tickets.issue(account: account)
+            return tokens
         default:
             let identity = try await verifiedIdentity(provider: request.provider, idToken: request.idToken, nonce: request.nonce)
             if let userID = try await db.withConnection({ try AccountQueries.identityUser($0, provider: identity.provider, subject: identity.subject) }) {
@@ -87,14 +96,14 @@ struct AuthService: Sendable {
     /// - Throws: ``ServiceError/invalidCredentials`` when it does not match or the user has none,
     ///   ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
     func verifyPassword(userID: UUID, _ password: String, address: String) async throws {
-        let key = "user:\(userID.uuidString.lowercased())"
-        try await throttle.check(email: key, address: address)
+        let plan = throttle.plan(email: "user:\(userID.uuidString.lowercased())", address: address, ticketID: nil)
+        try await throttle.check(plan)
         let stored = try await db.withConnection { try AccountQueries.passwordHash($0, userID: userID) }
         guard try await check(password, against: stored) else {
-            try await throttle.failed(email: key, address: address)
+            try await throttle.failed(plan)
             throw ServiceError.invalidCredentials
         }
-        try await throttle.succeeded(email: key, address: address)
+        try await throttle.succeeded(plan)
     }
 
     /// Whether `password` matches `stored`, computed off the request threads; with nothing stored

@@ -7,6 +7,9 @@ public struct SignInThrottlePolicy: Sendable, Equatable {
     public var freeAccountFailures = 3
     /// Failures from one address (any accounts) before waits begin.
     public var freeAddressFailures = 20
+    /// Failures of one account from all addresses together before waits begin (for devices
+    /// without a sign-in ticket).
+    public var freeAccountFailuresEverywhere = 10
     /// The longest wait.
     public var longestWait: Duration = .seconds(15 * 60)
     /// Failures older than this are forgotten.
@@ -18,40 +21,40 @@ public struct SignInThrottlePolicy: Sendable, Equatable {
     public init() {}
 }
 
-/// Slows password guessing. Each failed sign-in counts against two keys: the account from that
-/// address, and the address. Past a few free failures, every further one makes the key wait
-/// twice as long (1 s, 2 s, 4 s … up to 15 minutes); a sign-in on a waiting key is answered
-/// `429 too_many_requests` with `Retry-After`, before any password is hashed. Failures a quarter
-/// of an hour old are forgotten. The account is keyed together with the address so that someone
-/// guessing from elsewhere can never lock its owner out: a successful sign-in is not delayed by
-/// others' failures, and it clears its own key. The counts live in Postgres, so every instance
-/// behind a load balancer sees the same ones.
+/// Slows password guessing. Each failed password check counts against the keys
+/// ``SignInAdmission`` names: the account from that address, the address, and the account from
+/// every address, or, for a device that shows a sign-in ticket, the ticket alone. Past a few free
+/// failures, every further one makes the key wait twice as long (1 s, 2 s, 4 s … up to 15
+/// minutes); a check on a waiting key is answered `429 too_many_requests` with `Retry-After`,
+/// before any password is hashed. Failures a quarter of an hour old are forgotten. The counts
+/// live in Postgres, so every instance behind a load balancer sees the same ones.
 struct SignInThrottle: Sendable {
     let db: PostgresPool
     let policy: SignInThrottlePolicy
     let now: @Sendable () -> Date
 
-    /// Refuses a sign-in whose account-and-address or address must still wait.
+    /// The plan for a check of `email`'s password from `address` (see ``SignInAdmission``).
+    func plan(email: String, address: String, ticketID: String?) -> SignInAdmission.Plan {
+        SignInAdmission.plan(account: SignInAdmission.accountName(email), address: address, ticketID: ticketID, policy: policy)
+    }
+
+    /// Refuses a check while one of the plan's counts must still wait.
     /// - Throws: ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
-    func check(email: String, address: String) async throws {
+    func check(_ plan: SignInAdmission.Plan) async throws {
         let now = now()
-        let keys = Self.keys(email: email, address: address)
         let until = try await db.withConnection { db in
-            try db.query("SELECT max(blocked_until) FROM sign_in_failures WHERE key = ANY($1) AND blocked_until > $2", [[keys.account, keys.address], now]).first?.optionalDate(0)
+            try db.query("SELECT max(blocked_until) FROM sign_in_failures WHERE key = ANY($1) AND blocked_until > $2", [plan.waitFor, now]).first?.optionalDate(0)
         }
         guard let until else { return }
         let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
         throw ServiceError.tooManyRequests("too many failed sign-ins: try again in \(seconds) s", retryAfterSeconds: seconds)
     }
 
-    /// Counts a failed sign-in.
-    func failed(email: String, address: String) async throws {
+    /// Counts a failed check.
+    func failed(_ plan: SignInAdmission.Plan) async throws {
         let now = now()
-        let keys = Self.keys(email: email, address: address)
         try await db.transaction { tx in
-            for (key, free) in [(keys.account, policy.freeAccountFailures), (keys.address, policy.freeAddressFailures)] {
-                try count(tx, key: key, free: free, now: now)
-            }
+            for count in plan.countFailure { try self.count(tx, key: count.key, free: count.free, now: now) }
         }
     }
 
@@ -93,18 +96,13 @@ struct SignInThrottle: Sendable {
             """, [key, free, now, Int(policy.longestWait.seconds)])
     }
 
-    /// Clears the account's key for this address after a successful sign-in.
-    func succeeded(email: String, address: String) async throws {
-        let key = Self.keys(email: email, address: address).account
-        try await db.withConnection { try $0.query("DELETE FROM sign_in_failures WHERE key = $1", [key]) }
+    /// Clears the plan's counts after a successful check.
+    func succeeded(_ plan: SignInAdmission.Plan) async throws {
+        try await db.withConnection { try $0.query("DELETE FROM sign_in_failures WHERE key = ANY($1)", [plan.clearOnSuccess]) }
     }
 
     /// Forgets failures older than the memory (run by the purge job).
     static func forget(_ db: PostgresConnection, before cutoff: Date) throws {
         try db.query("DELETE FROM sign_in_failures WHERE last_failure_at < $1 AND (blocked_until IS NULL OR blocked_until < $1)", [cutoff])
-    }
-
-    private static func keys(email: String, address: String) -> (account: String, address: String) {
-        ("account:\(email.trimmingCharacters(in: .whitespaces).lowercased())|\(address)", "address:\(address)")
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Which failure counts a password check waits for, adds to and clears: a pure decision that
+/// ``SignInThrottle`` carries out against Postgres.
+///
+/// Without a sign-in ticket, a check waits for three counts: the account from this address (a
+/// few free failures), the address (guessing many accounts) and the account from every address
+/// (guessing one account from many addresses). With a ticket this server issued for the account
+/// (``SignInTickets``), only the ticket's own count applies: a device that signed in before is
+/// never made to wait by failures others caused, from its address (a shared NAT, an untrusted
+/// proxy) or at its account from elsewhere.
+enum SignInAdmission {
+    /// One count, and the failures it allows before waits begin.
+    struct Count: Equatable {
+        let key: String
+        let free: Int
+    }
+
+    struct Plan: Equatable {
+        /// Counts whose wait refuses the check, before any password is hashed.
+        var waitFor: [String]
+        /// Counts a failure adds to.
+        var countFailure: [Count]
+        /// Counts a success clears. The account's count from every address is not among them: the
+        /// owner signing in must not hand a distributed guesser a fresh allowance.
+        var clearOnSuccess: [String]
+    }
+
+    /// The plan for a check of `account`'s password (``accountName(_:)``) from `address`, with the
+    /// id of a valid ticket for that account, if one came.
+    static func plan(account: String, address: String, ticketID: String?, policy: SignInThrottlePolicy) -> Plan {
+        let fromAddress = "account:\(account)|\(address)"
+        if let ticketID {
+            let ticket = "ticket:\(ticketID)"
+            return Plan(waitFor: [ticket], countFailure: [Count(key: ticket, free: policy.freeAccountFailures)], clearOnSuccess: [ticket, fromAddress])
+        }
+        let everywhere = "everywhere:\(account)"
+        let addressKey = "address:\(address)"
+        return Plan(
+            waitFor: [fromAddress, addressKey, everywhere],
+            countFailure: [
+                Count(key: fromAddress, free: policy.freeAccountFailures), Count(key: addressKey, free: policy.freeAddressFailures),
+                Count(key: everywhere, free: policy.freeAccountFailuresEverywhere),
+            ],
+            clearOnSuccess: [fromAddress])
+    }
+
+    /// The name an email's counts and tickets are kept under: trimmed, in lower case.
+    static func accountName(_ email: String) -> String {
+        email.trimmingCharacters(in: .whitespaces).lowercased()
+    }
+}
