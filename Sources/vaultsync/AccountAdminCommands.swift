@@ -108,8 +108,8 @@ struct AccountDelete: AsyncParsableCommand {
                 throw CLIRefusal("not confirmed; nothing was deleted")
             }
         }
-        let proof: DeleteAccountRequest = if identity.provider != nil, case .idToken(let provider, let token, _) = try identity.credential() {
-            DeleteAccountRequest(provider: provider, idToken: token)
+        let proof: DeleteAccountRequest = if identity.provider != nil, case .idToken(let provider, let token, let nonce) = try identity.credential() {
+            DeleteAccountRequest(provider: provider, idToken: token, nonce: nonce ?? "")
         } else {
             DeleteAccountRequest(password: try password.password())
         }

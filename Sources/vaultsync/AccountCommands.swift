@@ -62,10 +62,13 @@ struct Init: AsyncParsableCommand {
 struct IdentityOptions: ParsableArguments {
     @Option(help: "Sign in through this provider of the server (e.g. 'apple') instead of a password.") var provider: String?
     @Flag(help: "With --provider: read the provider's ID token from the first line of standard input.") var idTokenStdin = false
-    @Option(help: "With --provider: the nonce the token was requested with, if any.") var nonce: String?
+    @Option(help: "With --provider: the nonce the token was requested with (from 'vaultsync nonce').") var nonce: String?
 
     func validate() throws {
         if provider != nil && !idTokenStdin { throw ValidationError("--provider needs --id-token-stdin (the ID token on standard input)") }
+        if provider != nil && nonce == nil {
+            throw ValidationError("--provider needs --nonce: get one with 'vaultsync nonce --server URL' and request the ID token with it")
+        }
         if provider == nil && (idTokenStdin || nonce != nil) { throw ValidationError("--id-token-stdin and --nonce go with --provider NAME") }
     }
 
@@ -118,6 +121,39 @@ struct Logout: AsyncParsableCommand {
             print("signed out; 'vaultsync login \(root.path)' signs back in")
         } catch SyncEngineError.signedOut {
             print("already signed out; 'vaultsync login \(root.path)' signs back in")
+        }
+    }
+}
+
+/// `vaultsync nonce --server URL`: a nonce to request a provider's ID token with, for scripts
+/// that sign in with `--provider NAME --id-token-stdin --nonce N`.
+struct Nonce: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Get a nonce from the server to request a provider's ID token with.",
+        discussion: "Put the nonce (or, for Sign in with Apple, its SHA-256 in hex, printed too) in the provider's request; pass it with --nonce when signing in. It is good for one sign-in within 10 minutes.")
+
+    @Option(help: "The server's base URL, e.g. http://127.0.0.1:8080.")
+    var server: String
+
+    @Flag(help: "Print JSON.")
+    var json = false
+
+    func run() async throws {
+        let nonce = try await SyncAPI(baseURL: try serverURL(server)).identityNonce()
+        let hashed = IdentityNonce.sha256(of: nonce.nonce)
+        if json { return try printJSON(NonceOutput(nonce: nonce.nonce, sha256: hashed, expiresIn: nonce.expiresIn)) }
+        print(nonce.nonce)
+        print("sha256 (for Sign in with Apple): \(hashed)")
+        print("good for one sign-in within \(nonce.expiresIn / 60) minutes")
+    }
+
+    struct NonceOutput: Encodable {
+        let nonce: String
+        let sha256: String
+        let expiresIn: Int
+        enum CodingKeys: String, CodingKey {
+            case nonce, sha256
+            case expiresIn = "expires_in"
         }
     }
 }

@@ -22,6 +22,26 @@ import Testing
         }
     }
 
+    /// A nonce from the server, and `claims` as a token that carries it (or, as Sign in with
+    /// Apple's do, its SHA-256).
+    private static func nonced(
+        _ server: TestServer, _ issuer: LocalIdentityProvider, _ claims: LocalIdentityProvider.Claims,
+        _ signature: LocalIdentityProvider.Signature = .rs256, hashed: Bool = false
+    ) async throws -> (token: String, nonce: String) {
+        let nonce = try await server.api.identityNonce().nonce
+        var claims = claims
+        claims.nonce = hashed ? IdentityNonce.sha256(of: nonce) : nonce
+        return (try await issuer.token(claims, signature: signature), nonce)
+    }
+
+    /// Signs in with `claims`, as an app does: a nonce first, then the token requested with it.
+    private static func login(
+        _ server: TestServer, _ issuer: LocalIdentityProvider, _ claims: LocalIdentityProvider.Claims, _ signature: LocalIdentityProvider.Signature = .rs256
+    ) async throws -> AuthTokens {
+        let (token, nonce) = try await nonced(server, issuer, claims, signature)
+        return try await server.api.login(provider: "local", idToken: token, nonce: nonce)
+    }
+
     @Test func validTokensSignInAndEveryForgeryIsRefused() async throws {
         try await Self.withIssuer { server, issuer in
             let api = server.api
@@ -29,16 +49,13 @@ import Testing
             let honest = issuer.claims(subject: "Subject-42", email: "ada@example.com", now: now)
 
             // First sign-in creates the account; the next ones (RS256 or ES256) reach the same one.
-            let first = try await api.login(provider: "local", idToken: try await issuer.token(honest))
-            let again = try await api.login(provider: "local", idToken: try await issuer.token(honest, signature: .es256))
+            let first = try await Self.login(server, issuer, honest)
+            let again = try await Self.login(server, issuer, honest, .es256)
             #expect(again.userID == first.userID)
             _ = try await api.registerDevice(RegisterDeviceRequest(deviceName: "phone", platform: "ios"), accessToken: again.accessToken)
-            var nonced = honest
-            nonced.nonce = "n-0S6_WzA2Mj"
-            #expect(try await api.login(provider: "local", idToken: try await issuer.token(nonced), nonce: "n-0S6_WzA2Mj").userID == first.userID)
 
-            func refusedToken(_ claims: LocalIdentityProvider.Claims, _ signature: LocalIdentityProvider.Signature = .rs256, nonce: String? = nil) async throws {
-                let token = try await issuer.token(claims, signature: signature)
+            func refusedToken(_ claims: LocalIdentityProvider.Claims, _ signature: LocalIdentityProvider.Signature = .rs256) async throws {
+                let (token, nonce) = try await Self.nonced(server, issuer, claims, signature)
                 await #expect(performing: { try await api.login(provider: "local", idToken: token, nonce: nonce) }, throws: Self.refused(.invalidIdentityToken, 401))
             }
             var claims = honest
@@ -56,13 +73,58 @@ import Testing
             try await refusedToken(honest, .unknownKey)
             try await refusedToken(honest, .none)
             try await refusedToken(honest, .hs256WithPublicKey)
-            try await refusedToken(nonced, nonce: "another nonce")
+            let (signed, nonce) = try await Self.nonced(server, issuer, honest)
             var forged = honest
             forged.sub = "someone-else"
-            let tampered = LocalIdentityProvider.tampered(try await issuer.token(honest), with: forged)
-            await #expect(performing: { try await api.login(provider: "local", idToken: tampered) }, throws: Self.refused(.invalidIdentityToken, 401))
-            await #expect(performing: { try await api.login(provider: "google", idToken: try await issuer.token(honest)) }, throws: Self.refused(.unsupportedProvider, 400))
-            await #expect(performing: { try await api.login(provider: "local", idToken: "not.a.jwt") }, throws: Self.refused(.invalidIdentityToken, 401))
+            forged.nonce = nonce
+            let tampered = LocalIdentityProvider.tampered(signed, with: forged)
+            await #expect(performing: { try await api.login(provider: "local", idToken: tampered, nonce: nonce) }, throws: Self.refused(.invalidIdentityToken, 401))
+            await #expect(performing: { try await api.login(provider: "google", idToken: signed, nonce: nonce) }, throws: Self.refused(.unsupportedProvider, 400))
+            await #expect(performing: { try await api.login(provider: "local", idToken: "not.a.jwt", nonce: nonce) }, throws: Self.refused(.invalidIdentityToken, 401))
+        }
+    }
+
+    /// An ID token signs in once, with a nonce this server issued and that has not expired; the
+    /// token carries the nonce itself or (as Sign in with Apple's) its SHA-256. A used nonce is
+    /// remembered until it expires, then purged.
+    @Test func aTokenSignsInOnceWithANonceTheServerIssued() async throws {
+        try await Self.withIssuer { server, issuer in
+            let api = server.api
+            let claims = issuer.claims(subject: "once", email: "once@example.com", now: server.clock.now)
+            func refusal(_ token: String, nonce: String?) async -> String? {
+                do {
+                    _ = try await api.login(provider: "local", idToken: token, nonce: nonce)
+                    return nil
+                } catch let error as SyncAPIError where error.code == .invalidIdentityToken && error.status == 401 {
+                    return error.serverMessage
+                } catch {
+                    return "\(error)"
+                }
+            }
+            let (token, nonce) = try await Self.nonced(server, issuer, claims)
+            #expect(await refusal(token, nonce: nil)?.contains("GET /auth/nonce") == true, "a token without the nonce")
+            #expect(await refusal(try await issuer.token(claims), nonce: nonce)?.contains("carries no nonce") == true)
+            #expect(await refusal(token, nonce: "1999999999.0123456789abcdef0123456789abcdef." + String(repeating: "0", count: 64))?.contains("not one this server issued") == true)
+            let (_, otherNonce) = try await Self.nonced(server, issuer, claims)
+            #expect(await refusal(token, nonce: otherNonce)?.contains("not the one sent") == true, "another valid nonce is not this token's")
+
+            #expect(try await api.login(provider: "local", idToken: token, nonce: nonce).userID.uuidString.isEmpty == false)
+            #expect(await refusal(token, nonce: nonce)?.contains("used already") == true, "the same token again is a replay")
+
+            let (apple, appleNonce) = try await Self.nonced(server, issuer, claims, hashed: true)
+            #expect(try await api.login(provider: "local", idToken: apple, nonce: appleNonce).userID.uuidString.isEmpty == false)
+
+            let (_, lateNonce) = try await Self.nonced(server, issuer, claims)
+            server.clock.advance(by: 601)
+            let fresh = issuer.claims(subject: "once", email: "once@example.com", now: server.clock.now)
+            var stale = fresh
+            stale.nonce = lateNonce
+            #expect(await refusal(try await issuer.token(stale), nonce: lateNonce)?.contains("expired") == true)
+            let used = { try PostgresConnection(connectionString: server.databaseURL).query("SELECT count(*) FROM used_identity_nonces").first?.int(0) }
+            #expect(try used() == 2)
+            _ = try await server.purge()
+            #expect(try used() == 0, "used nonces are forgotten once they expired")
+            #expect(try await Self.login(server, issuer, fresh).userID.uuidString.isEmpty == false)
         }
     }
 
@@ -78,35 +140,35 @@ import Testing
             for (subject, email) in [("unverified-new", "new@example.com"), ("unverified-existing", existing.email)] {
                 var claims = issuer.claims(subject: subject, email: email, now: server.clock.now)
                 claims.emailVerified = .bool(false)
-                let token = try await issuer.token(claims)
-                await #expect(performing: { try await api.login(provider: "local", idToken: token) }, throws: { error in
+                let token = try await Self.nonced(server, issuer, claims)
+                await #expect(performing: { try await api.login(provider: "local", idToken: token.token, nonce: token.nonce) }, throws: { error in
                     let refusal = error as? SyncAPIError
                     return refusal?.code == .invalidIdentityToken && refusal?.serverMessage.contains("verified") == true
                 })
                 claims.emailVerified = nil
-                await #expect(performing: { try await api.login(provider: "local", idToken: try await issuer.token(claims)) }, throws: Self.refused(.invalidIdentityToken, 401))
+                await #expect(performing: { try await Self.login(server, issuer, claims) }, throws: Self.refused(.invalidIdentityToken, 401))
             }
             let users = try PostgresConnection(connectionString: server.databaseURL).query("SELECT count(*) FROM users").first?.int(0)
             #expect(users == 1, "no account was created")
             var apple = issuer.claims(subject: "apple-style", email: "apple@example.com", now: server.clock.now)
             apple.emailVerified = .string("true")
-            #expect(try await api.login(provider: "local", idToken: try await issuer.token(apple)).userID.uuidString.isEmpty == false)
+            #expect(try await Self.login(server, issuer, apple).userID.uuidString.isEmpty == false)
         }
     }
 
     @Test func keyRotationIsPickedUpWithoutARestart() async throws {
         try await Self.withIssuer { server, issuer in
             let claims = issuer.claims(subject: "rotating", email: "rot@example.com", now: server.clock.now)
-            let user = try await server.api.login(provider: "local", idToken: try await issuer.token(claims)).userID
+            let user = try await Self.login(server, issuer, claims).userID
             #expect(issuer.jwksFetches == 1)
             issuer.rotateRSAKey()
             // Within the minute, an unknown key id does not make the server fetch again.
-            await #expect(performing: { try await server.api.login(provider: "local", idToken: try await issuer.token(claims)) }, throws: Self.refused(.invalidIdentityToken, 401))
-            await #expect(performing: { try await server.api.login(provider: "local", idToken: try await issuer.token(claims, signature: .unknownKey)) }, throws: Self.refused(.invalidIdentityToken, 401))
+            await #expect(performing: { try await Self.login(server, issuer, claims) }, throws: Self.refused(.invalidIdentityToken, 401))
+            await #expect(performing: { try await Self.login(server, issuer, claims, .unknownKey) }, throws: Self.refused(.invalidIdentityToken, 401))
             #expect(issuer.jwksFetches == 1, "unknown key ids cannot make the server hammer the issuer")
             server.clock.advance(by: 61)
             let later = issuer.claims(subject: "rotating", email: "rot@example.com", now: server.clock.now)
-            #expect(try await server.api.login(provider: "local", idToken: try await issuer.token(later)).userID == user)
+            #expect(try await Self.login(server, issuer, later).userID == user)
             #expect(issuer.jwksFetches == 2)
         }
     }
@@ -118,21 +180,21 @@ import Testing
             let now = server.clock.now
             // Same email as the password account: never linked by itself, and no second account.
             let sameEmail = issuer.claims(subject: "sub-ada", email: user.email, now: now)
-            await #expect(performing: { try await api.login(provider: "local", idToken: try await issuer.token(sameEmail)) }, throws: Self.refused(.accountExists, 409))
+            await #expect(performing: { try await Self.login(server, issuer, sameEmail) }, throws: Self.refused(.accountExists, 409))
 
             // Linked on purpose by the signed-in owner, it signs in to that account.
-            let linked = try await api.linkIdentity(LinkIdentityRequest(provider: "local", idToken: try await issuer.token(sameEmail)), accessToken: user.tokens.accessToken)
+            func link(_ accessToken: String, _ signature: LocalIdentityProvider.Signature = .rs256) async throws -> LinkedIdentities {
+                let (token, nonce) = try await Self.nonced(server, issuer, sameEmail, signature)
+                return try await api.linkIdentity(LinkIdentityRequest(provider: "local", idToken: token, nonce: nonce), accessToken: accessToken)
+            }
+            let linked = try await link(user.tokens.accessToken)
             #expect(Set(linked.identities.map(\.provider)) == ["password", "local"])
-            #expect(try await api.login(provider: "local", idToken: try await issuer.token(sameEmail)).userID == user.tokens.userID)
+            #expect(try await Self.login(server, issuer, sameEmail).userID == user.tokens.userID)
             // Linking it again is harmless; linking it to another account is refused.
-            _ = try await api.linkIdentity(LinkIdentityRequest(provider: "local", idToken: try await issuer.token(sameEmail)), accessToken: user.tokens.accessToken)
+            _ = try await link(user.tokens.accessToken)
             let other = try await server.newUser()
-            await #expect(performing: {
-                try await api.linkIdentity(LinkIdentityRequest(provider: "local", idToken: try await issuer.token(sameEmail)), accessToken: other.tokens.accessToken)
-            }, throws: Self.refused(.identityInUse, 409))
-            let forged = try await issuer.token(sameEmail, signature: .unknownKey)
-            await #expect(performing: { try await api.linkIdentity(LinkIdentityRequest(provider: "local", idToken: forged), accessToken: other.tokens.accessToken) },
-                          throws: Self.refused(.invalidIdentityToken, 401))
+            await #expect(performing: { try await link(other.tokens.accessToken) }, throws: Self.refused(.identityInUse, 409))
+            await #expect(performing: { try await link(other.tokens.accessToken, .unknownKey) }, throws: Self.refused(.invalidIdentityToken, 401))
 
             // Unlinking: the password may go while the provider stays, never the last one.
             #expect(try await api.unlinkIdentity(provider: "password", accessToken: user.tokens.accessToken).identities.map(\.provider) == ["local"])
@@ -148,21 +210,23 @@ import Testing
             let api = server.api
             let now = server.clock.now
             let mine = issuer.claims(subject: "only-provider", email: "only@example.com", now: now)
-            let tokens = try await api.login(provider: "local", idToken: try await issuer.token(mine))
+            let tokens = try await Self.login(server, issuer, mine)
+            func delete(_ claims: LocalIdentityProvider.Claims) async throws -> AccountDeletion {
+                let (token, nonce) = try await Self.nonced(server, issuer, claims)
+                return try await api.deleteAccount(DeleteAccountRequest(provider: "local", idToken: token, nonce: nonce), accessToken: tokens.accessToken)
+            }
             var stale = mine
             stale.iat = Int(now.timeIntervalSince1970) - 660
-            await #expect(performing: { try await api.deleteAccount(DeleteAccountRequest(provider: "local", idToken: try await issuer.token(stale)), accessToken: tokens.accessToken) },
-                          throws: Self.refused(.invalidIdentityToken, 401))
+            await #expect(performing: { try await delete(stale) }, throws: Self.refused(.invalidIdentityToken, 401))
             let someoneElse = issuer.claims(subject: "someone-else", email: "else@example.com", now: now)
-            _ = try await api.login(provider: "local", idToken: try await issuer.token(someoneElse))
-            await #expect(performing: { try await api.deleteAccount(DeleteAccountRequest(provider: "local", idToken: try await issuer.token(someoneElse)), accessToken: tokens.accessToken) },
-                          throws: Self.refused(.invalidIdentityToken, 401))
+            _ = try await Self.login(server, issuer, someoneElse)
+            await #expect(performing: { try await delete(someoneElse) }, throws: Self.refused(.invalidIdentityToken, 401))
             await #expect(performing: { try await api.deleteAccount(DeleteAccountRequest(password: "guess"), accessToken: tokens.accessToken) },
                           throws: Self.refused(.invalidCredentials, 401))
-            let deleted = try await api.deleteAccount(DeleteAccountRequest(provider: "local", idToken: try await issuer.token(mine)), accessToken: tokens.accessToken)
+            let deleted = try await delete(mine)
             #expect(deleted.vaults == 1)
             // Its identity is free again: the next sign-in is a new account.
-            #expect(try await api.login(provider: "local", idToken: try await issuer.token(mine)).userID != tokens.userID)
+            #expect(try await Self.login(server, issuer, mine).userID != tokens.userID)
         }
     }
 
@@ -173,8 +237,8 @@ import Testing
                 configuration.identityTrustRoots = issuer.certificateFile
                 configuration.allowSignup = false
             }) { server in
-                let token = try await issuer.token(issuer.claims(subject: "newcomer", email: "new@example.com", now: server.clock.now))
-                await #expect(performing: { try await server.api.login(provider: "local", idToken: token) }, throws: Self.refused(.signupDisabled, 403))
+                let claims = issuer.claims(subject: "newcomer", email: "new@example.com", now: server.clock.now)
+                await #expect(performing: { try await Self.login(server, issuer, claims) }, throws: Self.refused(.signupDisabled, 403))
             }
         }
     }

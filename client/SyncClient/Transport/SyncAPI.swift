@@ -59,6 +59,11 @@ public struct SyncAPI: Sendable {
     }
 
     /// Signs in with an ID token of a provider the server trusts (Sign in with Apple, OIDC).
+    /// A nonce for a sign-in through a provider (`GET /auth/nonce`): request the ID token with it.
+    public func identityNonce() async throws -> IdentityNonce {
+        try await call("GET", "auth/nonce", body: Optional<LoginRequest>.none)
+    }
+
     public func login(provider: String, idToken: String, nonce: String? = nil) async throws -> AuthTokens {
         try await call("POST", "auth/login", body: LoginRequest(provider: provider, idToken: idToken, nonce: nonce))
     }

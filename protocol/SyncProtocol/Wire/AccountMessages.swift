@@ -23,16 +23,19 @@ public struct DeleteAccountRequest: Codable, Sendable, Equatable {
     public var password: String?
     public var provider: String?
     public var idToken: String?
+    /// With an ID token: the nonce from `GET /auth/nonce` the token was requested with.
+    public var nonce: String?
 
     public init(password: String) { self.password = password }
 
-    public init(provider: String, idToken: String) {
+    public init(provider: String, idToken: String, nonce: String) {
         self.provider = provider
         self.idToken = idToken
+        self.nonce = nonce
     }
 
     enum CodingKeys: String, CodingKey {
-        case password, provider
+        case password, provider, nonce
         case idToken = "id_token"
     }
 }

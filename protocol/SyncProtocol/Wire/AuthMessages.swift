@@ -1,3 +1,4 @@
+import Crypto
 public import Foundation
 
 /// `POST /auth/signup`: create an account with email and password.
@@ -19,7 +20,8 @@ public struct LoginRequest: Codable, Sendable, Equatable {
     public var password: String?
     /// An OpenID Connect ID token (Sign in with Apple's identity token) for other providers.
     public var idToken: String?
-    /// The nonce the client put in the provider's request, if it did: the token must carry it.
+    /// With an ID token: the nonce from `GET /auth/nonce` (``IdentityNonce``) the token was
+    /// requested with; required.
     public var nonce: String?
     /// The ``AuthTokens/signInTicket`` this device got at its last password sign-in to the
     /// account: with it, failures others caused do not make this sign-in wait.
@@ -141,6 +143,31 @@ public struct AuthTokens: Codable, Sendable, Equatable {
         case tokenType = "token_type"
         case expiresIn = "expires_in"
         case signInTicket = "sign_in_ticket"
+    }
+}
+
+/// `GET /auth/nonce`: a nonce for an app's sign-in through a provider. The app puts it in its
+/// request to the provider (or, for Sign in with Apple, the lowercase hex of its SHA-256) and sends
+/// it with the ID token it gets back; the server accepts each nonce once, before it expires.
+public struct IdentityNonce: Codable, Sendable, Equatable {
+    public var nonce: String
+    /// Seconds until the nonce expires.
+    public var expiresIn: Int
+
+    public init(nonce: String, expiresIn: Int) {
+        self.nonce = nonce
+        self.expiresIn = expiresIn
+    }
+
+    /// What Sign in with Apple asks an app to send as its request's nonce: the lowercase hex of
+    /// the nonce's SHA-256 (the ID token then carries that; the server accepts either form).
+    public static func sha256(of nonce: String) -> String {
+        SHA256.hash(data: Array(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case nonce
+        case expiresIn = "expires_in"
     }
 }
 

@@ -89,7 +89,7 @@ public enum VaultSyncServer {
             threads: configuration.passwordHashThreads, queueLimit: configuration.passwordHashQueue,
             refusal: "too many sign-ins at once; try again in a few seconds")
         let identities = try IdentityProviders(configuration.identityProviders, trustRoots: configuration.identityTrustRoots, now: now, logger: logger)
-        let auth = authService(configuration, pool: pool, tokens: tokens, tickets: SignInTickets(secret: secret), hashing: hashing, identities: identities, now: now)
+        let auth = authService(configuration, pool: pool, tokens: tokens, tickets: SignInTickets(secret: secret), nonces: IdentityNonces(secret: secret), hashing: hashing, identities: identities, now: now)
         AuthRoutes(auth: auth, trustedProxies: Set(configuration.trustedProxies)).add(to: api.group("auth"))
         let authenticated = api.group().add(middleware: AuthMiddleware(sessions: sessions))
         let devices = DeviceService(db: pool, now: now)
@@ -217,13 +217,13 @@ public enum VaultSyncServer {
     }
 
     private static func authService(
-        _ configuration: ServerConfiguration, pool: PostgresPool, tokens: TokenIssuer, tickets: SignInTickets, hashing: BoundedExecutor,
+        _ configuration: ServerConfiguration, pool: PostgresPool, tokens: TokenIssuer, tickets: SignInTickets, nonces: IdentityNonces, hashing: BoundedExecutor,
         identities: IdentityProviders, now: @escaping @Sendable () -> Date
     ) -> AuthService {
         AuthService(
             db: pool, tokens: tokens, passwords: PasswordHasher(cost: configuration.passwordHashCost), hashing: hashing,
             refreshTTL: configuration.refreshTokenTTL, lostAnswerGrace: configuration.refreshRetryGrace,
-            throttle: SignInThrottle(db: pool, policy: configuration.signInThrottle, now: now), tickets: tickets,
+            throttle: SignInThrottle(db: pool, policy: configuration.signInThrottle, now: now), tickets: tickets, nonces: nonces,
             identityProviders: identities.byName, allowSignup: configuration.allowSignup, now: now)
     }
 

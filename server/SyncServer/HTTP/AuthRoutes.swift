@@ -1,7 +1,7 @@
 import Hummingbird
 import SyncProtocol
 
-/// `POST /auth/signup`, `/auth/login`, `/auth/refresh`, `/auth/logout`.
+/// `POST /auth/signup`, `/auth/login`, `/auth/refresh`, `/auth/logout`, and `GET /auth/nonce`.
 struct AuthRoutes {
     let auth: AuthService
     /// Proxies whose `X-Forwarded-For` names the client.
@@ -15,6 +15,9 @@ struct AuthRoutes {
         group.post("login") { request, context in
             let body = try await request.decode(as: LoginRequest.self, context: context)
             return try context.json(try await auth.login(body, address: context.clientAddress(request, trusting: trustedProxies)))
+        }
+        group.get("nonce") { _, context in
+            try context.json(auth.identityNonce())
         }
         group.post("refresh") { request, context in
             let body = try await request.decode(as: RefreshRequest.self, context: context)

@@ -82,11 +82,11 @@ actor IdentityProvider {
     }
 
     /// Checks an ID token completely: its algorithm (RS256 or ES256), its key (one the issuer
-    /// publishes), its signature, then `iss`, `aud`, `exp`, `iat` and, when the client sent one,
-    /// `nonce`.
+    /// publishes), its signature, then `iss`, `aud`, `exp`, `iat` and that its `nonce` carries
+    /// `nonce` (``IdentityNonces/claim(_:carries:)``).
     /// - Throws: ``ServiceError/invalidIdentityToken(_:)``, or ``ServiceError/unavailable(_:retryAfterSeconds:)``
     ///   when the issuer cannot be reached for its keys.
-    func verify(_ token: String, nonce: String?) async throws -> VerifiedIdentity {
+    func verify(_ token: String, nonce: String) async throws -> VerifiedIdentity {
         let header = try Self.header(token)
         guard let alg = header.alg, Self.acceptedAlgorithms.contains(alg) else {
             throw ServiceError.invalidIdentityToken("the ID token's algorithm '\(header.alg ?? "none")' is not accepted (RS256 or ES256)")
@@ -105,7 +105,9 @@ actor IdentityProvider {
         guard claims.aud.value.contains(where: settings.clientIDs.contains) else { throw ServiceError.invalidIdentityToken("the ID token is for another app (aud)") }
         guard claims.exp.value.timeIntervalSince(now) > -Self.clockSkew else { throw ServiceError.invalidIdentityToken("the ID token expired") }
         guard claims.iat.value.timeIntervalSince(now) <= Self.clockSkew else { throw ServiceError.invalidIdentityToken("the ID token was issued in the future (iat)") }
-        if let nonce, claims.nonce != nonce { throw ServiceError.invalidIdentityToken("the ID token's nonce is not the one sent") }
+        guard IdentityNonces.claim(claims.nonce, carries: nonce) else {
+            throw ServiceError.invalidIdentityToken(claims.nonce == nil ? "the ID token carries no nonce: request it with the one from GET /auth/nonce" : "the ID token's nonce is not the one sent")
+        }
         guard !claims.sub.isEmpty else { throw ServiceError.invalidIdentityToken("the ID token names no subject") }
         // An address the provider did not verify is anyone's to type: it never names an account.
         let email = claims.emailVerified?.value == true ? claims.email : nil

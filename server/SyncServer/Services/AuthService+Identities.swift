@@ -5,12 +5,28 @@ import SyncProtocol
 /// Identities of other providers: verifying their ID tokens, linking and unlinking them, and
 /// proving the owner with one.
 extension AuthService {
-    /// The identity a configured provider's ID token proves.
+    /// The identity a configured provider's ID token proves. The token must carry `nonce`, one this
+    /// server issued (`GET /auth/nonce`) and that no token used before: an ID token signs in once.
+    /// The nonce's own signature is checked first, then the token's, and only then is the nonce
+    /// looked up (and marked used).
     /// - Throws: ``ServiceError/unsupportedProvider(_:)``, ``ServiceError/invalidIdentityToken(_:)``.
     func verifiedIdentity(provider name: String, idToken: String?, nonce: String?) async throws -> VerifiedIdentity {
         guard let provider = identityProviders[name] else { throw ServiceError.unsupportedProvider(name) }
         guard let idToken, !idToken.isEmpty else { throw ServiceError.invalidCredentialsFormat("the \(name) provider needs 'id_token'") }
-        return try await provider.verify(idToken, nonce: nonce)
+        guard let nonce, !nonce.isEmpty else {
+            throw ServiceError.invalidIdentityToken("send the 'nonce' the ID token was requested with: get one from GET /auth/nonce")
+        }
+        let expiry = try nonces.expiry(of: nonce, now: now())
+        let identity = try await provider.verify(idToken, nonce: nonce)
+        guard try await db.withConnection({ try IdentityNonceQueries.use($0, nonce: nonce, expiresAt: expiry) }) else {
+            throw ServiceError.invalidIdentityToken("this ID token's nonce was used already: an ID token signs in once")
+        }
+        return identity
+    }
+
+    /// A nonce for an app's next sign-in through a provider (`GET /auth/nonce`).
+    func identityNonce() -> IdentityNonce {
+        IdentityNonce(nonce: nonces.issue(now: now()), expiresIn: Int(IdentityNonces.lifetime))
     }
 
     /// Links another provider's identity to the caller's account (explicitly: an identity is never
@@ -48,7 +64,7 @@ extension AuthService {
     func confirmOwner(_ caller: Caller, _ request: DeleteAccountRequest, address: String) async throws {
         if let password = request.password { return try await verifyPassword(userID: caller.userID, password, address: address) }
         guard let provider = request.provider else { throw ServiceError.invalidCredentialsFormat("send 'password', or 'provider' with a fresh 'id_token'") }
-        let identity = try await verifiedIdentity(provider: provider, idToken: request.idToken, nonce: nil)
+        let identity = try await verifiedIdentity(provider: provider, idToken: request.idToken, nonce: request.nonce)
         guard identity.issuedAt.timeIntervalSince(now()) > -Self.freshIdentity else {
             throw ServiceError.invalidIdentityToken("the ID token is older than \(Int(Self.freshIdentity / 60)) minutes: sign in with the provider again")
         }

@@ -18,6 +18,8 @@ struct AuthService: Sendable {
     let throttle: SignInThrottle
     /// Issues and checks the tickets that spare a known device others' failures.
     let tickets: SignInTickets
+    /// Issues and checks the nonces ID tokens must carry.
+    let nonces: IdentityNonces
     /// The configured OpenID Connect providers, by name.
     let identityProviders: [String: IdentityProvider]
     /// Whether anyone may create an account: by `POST /auth/signup`, or by a first sign-in

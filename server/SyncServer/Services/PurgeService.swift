@@ -85,6 +85,7 @@ struct PurgeService: Sendable {
             report.oldVersions = try await db.transaction { try PurgeQueries.purgeOldVersions($0, before: cutoff) }
         }
         try await db.withConnection { try SignInThrottle.forget($0, before: now.addingTimeInterval(-24 * 3600)) }
+        try await db.withConnection { try IdentityNonceQueries.forget($0, before: now) }
         let uploadCutoff = now.addingTimeInterval(-uploadGrace.seconds)
         let abandoned = try await db.transaction { try PurgeQueries.purgeAbandonedReservations($0, before: uploadCutoff) }
         let conflictUploads = try await db.transaction {
