@@ -71,6 +71,26 @@ import Testing
         }
     }
 
+    /// Restoring an old version is a write like any other: it must fit the quota. It used to be
+    /// unchecked (an account reached 170,000 of 100,000 bytes by restoring large versions).
+    @Test func restoringAnOldLargeVersionMustFitTheQuota() async throws {
+        try await TestServer.with(configure: { $0.quotaBytes = 100; $0.quotaFiles = 2 }) { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("big.md", String(repeating: "a", count: 90))
+            try await device.write("big.md", "small", base: 1)
+            try await device.write("other.md", String(repeating: "b", count: 50))
+            let refused = await error { _ = try await device.api.restore(RestoreRequest(path: try VaultPath("big.md"), version: 1), session: device.session) }
+            #expect(refused?.status == 429 && refused?.code == .quotaExceeded, "\(String(describing: refused))")
+            #expect(try await device.read("big.md") == "small", "nothing changed")
+            #expect(try await device.api.usage(device.session).bytesUsed == 55)
+            // Once it fits, it is restored.
+            try await device.write("other.md", "x", base: 1)
+            let restored = try await device.api.restore(RestoreRequest(path: try VaultPath("big.md"), version: 1), session: device.session)
+            #expect(restored.restored.version == 3 && restored.restored.sizeBytes == 90)
+            #expect(try await device.api.usage(device.session).bytesUsed == 91)
+        }
+    }
+
     @Test func devicesRacingForTheLastBytesCannotExceedTheQuota() async throws {
         try await TestServer.with(configure: { $0.quotaBytes = 200 }) { server in
             let user = try await server.newUser()

@@ -46,6 +46,9 @@ extension VaultService {
             if current?.isDeleted ?? true, let other = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: [key])[key], other != path.rawValue {
                 throw ServiceError.pathCaseConflict(path: path, existing: other)
             }
+            // An old version brought back counts against the quota as a push of it would.
+            let live = current.flatMap { $0.isDeleted ? nil : $0 }
+            try checkQuota(tx, userID: scope.userID, growth: QuotaQueries.Usage(bytes: old.sizeBytes - (live?.sizeBytes ?? 0), files: live == nil ? 1 : 0))
             let version = try current.map { FileVersionRule.next(after: $0.version) } ?? FileVersionRule.first(purgeMark: PurgeQueries.purgedThrough(tx, vaultID: scope.vaultID))
             sequence += 1
             let writes = [FileStateQueries.Write(path: path.rawValue, pathKey: key, version: version, contentHash: hash, sizeBytes: old.sizeBytes, sequence: sequence)]

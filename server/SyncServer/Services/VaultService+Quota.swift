@@ -34,6 +34,17 @@ extension VaultService {
             maxFileBytes: overrides.maxFileBytes ?? limits.maxFileBytes)
     }
 
+    /// Checks that `growth` fits the user's quota, taking the user's row lock until commit (as
+    /// confirm does), so writes racing for the last bytes are counted one at a time.
+    /// - Throws: ``ServiceError/quotaExceeded(_:usage:)``.
+    func checkQuota(_ tx: PostgresConnection, userID: UUID, growth: QuotaQueries.Usage) throws {
+        let account = try accountLimits(tx, userID: userID)
+        guard account.quotaBytes != nil || account.quotaFiles != nil else { return }
+        try QuotaQueries.lockUser(tx, userID: userID)
+        let used = try QuotaQueries.usage(tx, userID: userID)
+        if let reason = account.overflow(used, adding: growth) { throw ServiceError.quotaExceeded(reason, usage: account.report(used)) }
+    }
+
     /// `GET /vault/usage`: the account's usage (all its vaults) and limits.
     func usage(_ scope: VaultScope) async throws -> UsageResponse {
         try await db.withConnection { db in
