@@ -248,6 +248,42 @@ import Testing
         }
     }
 
+    /// Exports cannot pile up: requests while one runs get the running one (also many at once), an
+    /// unchanged vault gets its archive again, and a newer archive replaces the vault's older one.
+    /// (Every POST used to store another archive: 15 calls, 15 archives.)
+    @Test func aVaultKeepsOneRunningExportAndOneArchive() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write((0..<200).map { (path: "notes/n\($0).md", content: "note \($0)", base: nil) })
+            let started = try await withThrowingTaskGroup(of: UUID.self) { group in
+                for _ in 0..<8 { group.addTask { try await device.api.startExport(device.session).exportID } }
+                return try await group.reduce(into: Set<UUID>()) { $0.insert($1) }
+            }
+            #expect(started.count == 1, "one job for eight requests: \(started)")
+            func finished(_ id: UUID) async throws -> ExportStatus {
+                var status = try await device.api.exportStatus(id, session: device.session)
+                while status.state == .running {
+                    try await Task.sleep(for: .milliseconds(50))
+                    status = try await device.api.exportStatus(id, session: device.session)
+                }
+                return status
+            }
+            let first = try await finished(try #require(started.first))
+            #expect(first.state == .ready)
+            #expect(try await device.api.startExport(device.session).exportID == first.exportID, "an unchanged vault gets the same archive")
+
+            try await device.write("late.md", "after the first export")
+            let second = try await finished(try await device.api.startExport(device.session).exportID)
+            #expect(second.exportID != first.exportID && second.fileCount == 201)
+            await #expect(throws: SyncAPIError.self, "the older archive's job is gone") { try await device.api.exportStatus(first.exportID, session: device.session) }
+            let before = try await server.storedBlobs().count
+            let report = try await server.purge()
+            let after = try await server.storedBlobs().count
+            #expect(report.blobs == 1 && after == before - 1, "the older archive's bytes are collected: \(report)")
+            #expect(try await device.download(try #require(second.downloadURL)).count == Int(second.sizeBytes ?? -1), "the newer archive stays")
+        }
+    }
+
     /// Export jobs run under the service lifecycle: a graceful shutdown ends a running job (finished
     /// or cancelled) before the database pool and I/O threads close, never after.
     @Test func shutdownDuringAnExportEndsTheJobFirst() async throws {

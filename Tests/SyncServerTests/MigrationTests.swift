@@ -39,4 +39,33 @@ import Testing
             await #expect(performing: { try await server.api.refresh(refreshToken: ended.token) }, throws: { ($0 as? SyncAPIError)?.code == .invalidRefreshToken })
         }
     }
+
+    /// A vault with several running exports (as servers before migration 16 allowed) keeps the
+    /// newest running and the others fail with the reason, so that the one-running index applies.
+    @Test func extraRunningExportsFailWhenOneAtATimeArrives() async throws {
+        let url = try await TestCluster.newEmptyDatabase()
+        let db = try PostgresConnection(connectionString: url)
+        try db.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL)")
+        for migration in Migration.all where migration.version <= 15 {
+            try db.execute(migration.sql)
+            try db.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, now())", [migration.version, migration.name])
+        }
+        let (user, vault) = (UUID(), UUID())
+        try db.query("INSERT INTO users (id, email, created_at) VALUES ($1, 'old@example.com', now())", [user])
+        try db.query("INSERT INTO vaults (id, user_id, name, created_at) VALUES ($1, $2, 'default', now())", [vault, user])
+        let jobs = [UUID(), UUID(), UUID()]
+        for (age, job) in jobs.enumerated() {
+            try db.query(
+                "INSERT INTO export_jobs (id, user_id, vault_id, change_seq, created_at, heartbeat_at, file_count, state) VALUES ($1, $2, $3, 0, now() - make_interval(secs => $4), now(), 1, 'running')",
+                [job, user, vault, age * 10])
+        }
+        try await TestServer.with(configure: { $0.databaseURL = url }) { _ in
+            let states = try db.query("SELECT id, state, error FROM export_jobs").map { (try $0.uuid(0), try $0.string(1), $0.optionalString(2)) }
+            #expect(states.filter { $0.1 == "running" }.map(\.0) == [jobs[0]], "the newest stays running")
+            #expect(states.filter { $0.1 == "failed" }.allSatisfy { $0.2?.contains("replaced by a newer export") == true } && states.count == 3)
+            await #expect(throws: (any Error).self, "a second running job of the vault is refused") {
+                try db.query("INSERT INTO export_jobs (id, user_id, vault_id, change_seq, created_at, heartbeat_at, file_count, state) VALUES ($1, $2, $3, 0, now(), now(), 1, 'running')", [UUID(), user, vault])
+            }
+        }
+    }
 }

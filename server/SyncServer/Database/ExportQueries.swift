@@ -21,12 +21,14 @@ enum ExportQueries {
 
     private static let jobColumns = "id, user_id, vault_id, change_seq, created_at, heartbeat_at, file_count, files_done, state, size_bytes, archive_hash, error"
 
-    static func insertJob(_ db: PostgresConnection, id: UUID, userID: UUID, vaultID: UUID, changeSequence: Int64, fileCount: Int, now: Date) throws {
-        try db.query(
+    /// Records a running job; false when the vault has one running already (one at a time).
+    static func insertJob(_ db: PostgresConnection, id: UUID, userID: UUID, vaultID: UUID, changeSequence: Int64, fileCount: Int, now: Date) throws -> Bool {
+        !(try db.query(
             """
             INSERT INTO export_jobs (id, user_id, vault_id, change_seq, created_at, heartbeat_at, file_count, state)
             VALUES ($1, $2, $3, $4, $5, $5, $6, 'running')
-            """, [id, userID, vaultID, changeSequence, now, fileCount])
+            ON CONFLICT (vault_id) WHERE state = 'running' DO NOTHING RETURNING 1
+            """, [id, userID, vaultID, changeSequence, now, fileCount]).isEmpty)
     }
 
     static func job(_ db: PostgresConnection, id: UUID) throws -> Job? {
@@ -44,14 +46,22 @@ enum ExportQueries {
         !(try db.query("UPDATE export_jobs SET files_done = $2, heartbeat_at = $3 WHERE id = $1 AND state = 'running' RETURNING 1", [id, filesDone, now]).isEmpty)
     }
 
-    /// Marks the job ready with its archive, recorded as a blob of the vault; false when the job is gone.
+    /// Marks the job ready with its archive, recorded as a blob of the vault; false when the job is
+    /// gone. The vault's earlier finished jobs go: one archive per vault is kept (theirs become
+    /// unreferenced blobs, which the purge collects).
     static func finish(_ db: PostgresConnection, id: UUID, vaultID: UUID, archiveHash: String, sizeBytes: Int64, now: Date) throws -> Bool {
         guard !(try db.query(
             "UPDATE export_jobs SET state = 'ready', archive_hash = $2, size_bytes = $3, files_done = file_count, heartbeat_at = $4 WHERE id = $1 AND state = 'running' RETURNING 1",
             [id, archiveHash, sizeBytes, now]).isEmpty)
         else { return false }
         try PushQueries.recordBlobs(db, vaultID: vaultID, hashes: [archiveHash], sizes: [sizeBytes], now: now)
+        try db.query("DELETE FROM export_jobs WHERE vault_id = $1 AND id <> $2 AND state <> 'running'", [vaultID, id])
         return true
+    }
+
+    /// The vault's running job, if any.
+    static func runningJob(_ db: PostgresConnection, vaultID: UUID) throws -> Job? {
+        try db.query("SELECT \(jobColumns) FROM export_jobs WHERE vault_id = $1 AND state = 'running'", [vaultID]).first.map(job)
     }
 
     /// Marks a running job failed, with why.

@@ -36,7 +36,7 @@ struct VaultRoutes {
         // The seed's form: the current export (running or fresh), else a new one; 200 once ready.
         group.get("export") { request, context in
             let scope = try await scope(request, context)
-            let status = try await exports.current(scope)
+            let status = try await exports.start(scope)
             return try context.json(status, status: status.state == .running ? .accepted : .ok)
         }
         group.get("export/:id") { request, context in

@@ -31,9 +31,17 @@ struct ExportService: Sendable {
     /// How often a running job records its progress (and that it is alive).
     static let heartbeat: TimeInterval = 2
 
-    /// Starts a new export of the vault as it is now.
+    /// `POST /vault/export` and `GET /vault/export`: the export that stands for the vault now. The
+    /// running one when there is one (one at a time per vault, also for two requests at once), a
+    /// ready one when the vault did not change since it started, else a new one.
     func start(_ scope: VaultScope) async throws -> ExportStatus {
         try await removeExpired()
+        let (current, job) = try await db.withConnection { db in
+            (try ExportQueries.changeSequence(db, vaultID: scope.vaultID), try ExportQueries.newestJob(db, vaultID: scope.vaultID, userID: scope.userID))
+        }
+        if let job, job.state == "running" || (job.state == "ready" && job.changeSequence == current) {
+            return try await status(scope, id: job.id)
+        }
         // The sequence is read before the listing: a change landing in between makes the recorded
         // sequence older than the archive, so the job is merely not reused, never reused stale.
         let (sequence, files) = try await db.withConnection { db in
@@ -44,29 +52,20 @@ struct ExportService: Sendable {
         }
         let id = UUID()
         let now = now()
-        try await db.withConnection {
-            try ExportQueries.insertJob($0, id: id, userID: scope.userID, vaultID: scope.vaultID, changeSequence: sequence, fileCount: files.count, now: now)
+        let running: ExportQueries.Job? = try await db.withConnection { db in
+            if try ExportQueries.insertJob(db, id: id, userID: scope.userID, vaultID: scope.vaultID, changeSequence: sequence, fileCount: files.count, now: now) {
+                return nil
+            }
+            return try ExportQueries.runningJob(db, vaultID: scope.vaultID)
         }
+        // Another request started one a moment ago: that one it is.
+        if let running { return try await status(scope, id: running.id) }
         let service = self
         guard runner.submit({ await service.build(id: id, scope: scope, files: files) }) else {
             try await db.withConnection { try ExportQueries.fail($0, id: id, error: "the server is shutting down", now: now) }
             throw ServiceError.unavailable("the server is shutting down: start the export again in a moment", retryAfterSeconds: 5)
         }
         return try await status(scope, id: id)
-    }
-
-    /// `GET /vault/export`, the seed's form: the vault's newest export while it still stands for
-    /// the vault (running, or ready with no change to the vault since it started), else a new one.
-    /// Polling it therefore ends with a ready export and its download URL.
-    func current(_ scope: VaultScope) async throws -> ExportStatus {
-        try await removeExpired()
-        let (sequence, job) = try await db.withConnection { db in
-            (try ExportQueries.changeSequence(db, vaultID: scope.vaultID), try ExportQueries.newestJob(db, vaultID: scope.vaultID, userID: scope.userID))
-        }
-        if let job, job.state == "running" || (job.state == "ready" && job.changeSequence == sequence) {
-            return try await status(scope, id: job.id)
-        }
-        return try await start(scope)
     }
 
     func status(_ scope: VaultScope, id: UUID) async throws -> ExportStatus {
