@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     /// proxies are exempt.
     public var maxConnectionsPerAddress: Int? = 256
     /// When failed sign-ins make a client wait (``SignInThrottle``).
+    /// Where tests hold requests and the purge to run races in a chosen order; none in production.
+    public var pausePoints = PausePoints.none
     public var signInThrottle = SignInThrottlePolicy()
     /// Data folder: embedded Postgres cluster, file blob store, generated secret (default `./.vaultsync-server`).
     public var dataDirectory = URL(fileURLWithPath: ".vaultsync-server")

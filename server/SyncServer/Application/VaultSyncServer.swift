@@ -104,7 +104,9 @@ public enum VaultSyncServer {
             trustedProxies: Set(configuration.trustedProxies)
         ).add(to: authenticated)
         VaultCatalogRoutes(catalog: VaultCatalog(db: pool, store: store, now: now, logger: logger)).add(to: authenticated.group("vaults"))
-        let vault = VaultService(db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention, history: DatabaseHistory(db: pool, refreshAfter: configuration.historyCheckInterval), metrics: metrics, now: now)
+        let vault = VaultService(
+            db: pool, blobs: gateway, limits: limits, retention: configuration.tombstoneRetention,
+            history: DatabaseHistory(db: pool, refreshAfter: configuration.historyCheckInterval), metrics: metrics, now: now, pause: configuration.pausePoints)
         VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))
         let events = EventRoutes(vault: vault, feed: feed, presence: pushes?.presence, metrics: metrics)
         events.addLongPoll(to: authenticated.group("vault"))
@@ -232,7 +234,7 @@ public enum VaultSyncServer {
     ) -> PurgeService {
         PurgeService(
             db: pool, store: store, tombstoneRetention: configuration.tombstoneRetention, versionRetention: configuration.versionRetention,
-            uploadGrace: configuration.uploadGrace, now: now, logger: logger)
+            uploadGrace: configuration.uploadGrace, now: now, logger: logger, pause: configuration.pausePoints)
     }
 
     /// Applies pending migrations and returns them (`vaultsync-server migrate`).

@@ -3,7 +3,8 @@ import Postgres
 
 /// SQL of the purge job: expired tombstones, old versions, abandoned reservations and
 /// unreferenced blobs. A blob is referenced by a live file, any retained version, any push
-/// reservation (an in-flight push) or conflict record, so none of those ever loses its bytes.
+/// reservation (an in-flight push), conflict record or export archive, so none of those ever
+/// loses its bytes; what is deleted is checked again under the blob's lock (``BlobGuardQueries``).
 enum PurgeQueries {
     /// Vaults holding tombstones deleted before `cutoff`.
     static func vaultsWithExpiredTombstones(_ db: PostgresConnection, before cutoff: Date) throws -> [UUID] {
@@ -69,18 +70,18 @@ enum PurgeQueries {
         ).map { (try $0.uuid(0), try $0.string(1)) }
     }
 
-    /// Removes confirmed blobs that no live file, retained version, reservation or conflict record references;
-    /// returns them so their bytes can be deleted from the store.
-    static func purgeUnreferencedBlobs(_ db: PostgresConnection) throws -> [(vaultID: UUID, hash: String)] {
+    /// Blobs that no live file, retained version, reservation, conflict record or export archive
+    /// names: candidates for ``PurgeService``, which checks each again under its lock
+    /// (``BlobGuardQueries``) before anything is deleted.
+    static func unreferencedBlobs(_ db: PostgresConnection) throws -> [(vaultID: UUID, hash: String)] {
         try db.query(
             """
-            DELETE FROM blobs b
+            SELECT b.vault_id, b.content_hash FROM blobs b
             WHERE NOT EXISTS (SELECT 1 FROM file_state f WHERE f.vault_id = b.vault_id AND f.content_hash = b.content_hash)
               AND NOT EXISTS (SELECT 1 FROM file_versions v WHERE v.vault_id = b.vault_id AND v.content_hash = b.content_hash)
               AND NOT EXISTS (SELECT 1 FROM push_reservations r WHERE r.vault_id = b.vault_id AND r.content_hash = b.content_hash)
               AND NOT EXISTS (SELECT 1 FROM conflict_records c WHERE c.vault_id = b.vault_id AND c.content_hash = b.content_hash)
               AND NOT EXISTS (SELECT 1 FROM export_jobs e WHERE e.vault_id = b.vault_id AND e.archive_hash = b.content_hash)
-            RETURNING b.vault_id, b.content_hash
             """
         ).map { (try $0.uuid(0), try $0.string(1)) }
     }

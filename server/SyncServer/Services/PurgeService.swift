@@ -39,6 +39,8 @@ struct PurgeService: Sendable {
     let uploadGrace: Duration
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Where tests hold the purge (``PausePoints``); nothing in production.
+    var pause: PausePoints = .none
 
     /// How long an interrupted upload's temporary file is kept.
     static let staleUploadAge: Duration = .seconds(3600)
@@ -91,12 +93,13 @@ struct PurgeService: Sendable {
         let conflictUploads = try await db.transaction {
             try PurgeQueries.purgeConflictRecords($0, resolvedBefore: tombstoneCutoff, unconfirmedBefore: uploadCutoff)
         }
-        report.abandonedUploads = try await deleteBytes(abandoned + conflictUploads)
+        report.abandonedUploads = try await collect(abandoned + conflictUploads, now: now)
         report.abortedUploads = try await abortExpiredSessions(now: now)
         // Export archives past their time: their blobs are then unreferenced (unless a file has the same bytes).
         try await db.transaction { try ExportQueries.removeExpired($0, before: now.addingTimeInterval(-ExportService.archiveTTL.seconds)) }
-        let unreferenced = try await db.transaction { try PurgeQueries.purgeUnreferencedBlobs($0) }
-        report.blobs = try await deleteBytes(unreferenced)
+        let unreferenced = try await db.withConnection { try PurgeQueries.unreferencedBlobs($0) }
+        report.blobs = try await collect(unreferenced, now: now)
+        try await db.withConnection { try BlobGuardQueries.forget($0, before: now.addingTimeInterval(-24 * 3600)) }
         // An upload in progress writes its temporary file all the time; one untouched for an hour
         // was cut off (its client long gone).
         report.staleUploads = try await store.removeStaleUploads(before: now.addingTimeInterval(-Self.staleUploadAge.seconds))
@@ -124,19 +127,54 @@ struct PurgeService: Sendable {
         return aborted
     }
 
-    /// Deletes the bytes of blobs whose rows are already gone; returns how many. Rows go first:
-    /// bytes whose deletion fails are only wasted space (logged), never a row pointing at nothing.
-    private func deleteBytes(_ blobs: [(vaultID: UUID, hash: String)]) async throws -> Int {
-        var deleted = 0
-        for blob in blobs {
-            do {
-                try await store.delete(BlobKey(vaultID: blob.vaultID, contentHash: try ContentHash(blob.hash)))
+    /// Deletes the bytes of blobs nothing names; returns how many. Each blob in a transaction of
+    /// its own, under its exclusive lock: checked again that nothing names it, its row removed and
+    /// the deletion marked, then its bytes deleted, then committed. A write naming the blob holds
+    /// the shared lock (so the blob is skipped now, and kept), or takes it after the commit and
+    /// finds the mark (so it does not name bytes that are gone). When deleting the bytes fails the
+    /// transaction is rolled back: the row stays with its bytes (logged).
+    private func collect(_ blobs: [(vaultID: UUID, hash: String)], now: Date) async throws -> Int {
+        guard !blobs.isEmpty else { return 0 }
+        return try await db.withReservedConnection { held in
+            var deleted = 0
+            for blob in blobs {
+                let doomed = try await held.run { db in
+                    try db.execute("BEGIN")
+                    do {
+                        guard try BlobGuardQueries.tryLockForDeletion(db, vaultID: blob.vaultID, hash: blob.hash),
+                            try !BlobGuardQueries.isNamed(db, vaultID: blob.vaultID, hash: blob.hash)
+                        else {
+                            try db.execute("ROLLBACK")
+                            return false
+                        }
+                        try BlobGuardQueries.markDeleted(db, vaultID: blob.vaultID, hash: blob.hash, now: now)
+                        return true
+                    } catch {
+                        try? db.execute("ROLLBACK")
+                        throw error
+                    }
+                }
+                guard doomed else { continue }
+                await pause(.purgeDeletingBytes)
+                do {
+                    try await store.delete(BlobKey(vaultID: blob.vaultID, contentHash: try ContentHash(blob.hash)))
+                } catch {
+                    _ = try? await held.run { try $0.execute("ROLLBACK") }
+                    logger.error("could not delete unreferenced blob bytes", metadata: ["vault": "\(blob.vaultID)", "hash": "\(blob.hash)", "error": "\(error)"])
+                    continue
+                }
+                do {
+                    try await held.run { try $0.execute("COMMIT") }
+                } catch {
+                    // The bytes are gone but the commit was not: the row and mark are written again,
+                    // so that no write takes the row for stored bytes.
+                    logger.error("the purge deleted a blob's bytes but could not commit; marking it again", metadata: ["vault": "\(blob.vaultID)", "hash": "\(blob.hash)", "error": "\(error)"])
+                    try await db.transaction { try BlobGuardQueries.markDeleted($0, vaultID: blob.vaultID, hash: blob.hash, now: now) }
+                }
                 deleted += 1
-            } catch {
-                logger.error("could not delete unreferenced blob bytes", metadata: ["vault": "\(blob.vaultID)", "hash": "\(blob.hash)", "error": "\(error)"])
             }
+            return deleted
         }
-        return deleted
     }
 }
 

@@ -16,10 +16,11 @@ extension VaultService {
         let now = now()
         let paths = request.confirmed.map(\.path.rawValue)
         let versions = request.confirmed.map(\.version)
-        let (reservations, known) = try await db.withConnection { db in
+        let (watermark, reservations, known) = try await db.withConnection { db in
+            let watermark = try BlobGuardQueries.watermark(db)  // before anything stored is looked at
             let reservations = try PushQueries.reservations(db, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: paths, versions: versions)
             let known = try PushQueries.knownBlobs(db, vaultID: scope.vaultID, hashes: reservations.values.map(\.contentHash))
-            return (reservations, known)
+            return (watermark, reservations, known)
         }
 
         var failed: [FileError] = []
@@ -62,6 +63,9 @@ extension VaultService {
         let outcome: Outcome = try await db.transaction { tx in
             var o = Outcome()
             var sequence = try FileStateQueries.lockVault(tx, vaultID: scope.vaultID)
+            // Named only under the blobs' shared locks, and not if the purge deleted them since
+            // they were checked (a reservation keeps it from doing so; this is the rule all the same).
+            let gone = try BlobGuardQueries.guardForWrite(tx, vaultID: scope.vaultID, hashes: toWrite.map(\.1.contentHash), watermark: watermark)
             // Only the device's own changes after its cursor: its position after this confirm
             // covers only changes it made and knows (it records the answers in order).
             let sentIsCurrent = try sentCursor.map {
@@ -78,6 +82,10 @@ extension VaultService {
             var claimedKeys: [String: String] = live
             var writes: [FileStateQueries.Write] = []
             for (item, reservation) in toWrite {
+                if gone.contains(reservation.contentHash) {
+                    o.failed.append(FileError(path: item.path, code: .uploadMissing, message: "the bytes of '\(item.path)' were removed from the store meanwhile: push again"))
+                    continue
+                }
                 let row = current[item.path.rawValue]
                 guard (row?.version ?? 0) == reservation.baseVersion else {
                     o.conflicts.append((item, reservation.baseVersion == 0 ? nil : reservation.baseVersion, row))

@@ -20,24 +20,34 @@ extension VaultService {
         let key = BlobKey(vaultID: scope.vaultID, contentHash: request.contentHash)
         let hash = request.contentHash.rawValue
         let now = now()
-        var stored = try await db.withConnection { try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [hash])[hash] == request.sizeBytes }
-        if !stored, let content = request.content {
-            stored = await blobs.storeInline([(key, content)]).isEmpty
-            if stored { try await db.transaction { try PushQueries.recordBlobs($0, vaultID: scope.vaultID, hashes: [hash], sizes: [request.sizeBytes], now: now) } }
+        let (watermark, known) = try await db.withConnection {
+            (try BlobGuardQueries.watermark($0), try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [hash])[hash] == request.sizeBytes)
         }
-        let record = ConflictQueries.Record(
-            id: UUID(), path: request.path.rawValue, deviceName: "", remoteVersion: request.remoteVersion, contentHash: hash,
-            sizeBytes: request.sizeBytes, description: description, createdAt: now, stored: stored)
-        let deviceName = try await db.transaction { tx in
+        let found = known ? true : await storedInline(key, request.content)
+        // The record names the bytes as kept only under the blob's shared lock, and not if the
+        // purge deleted them since they were found: then they are uploaded like any others.
+        let (record, deviceName) = try await db.transaction { tx in
+            let stored = try found && BlobGuardQueries.guardForWrite(tx, vaultID: scope.vaultID, hashes: [hash], watermark: watermark).isEmpty
+            if stored && !known { try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: [hash], sizes: [request.sizeBytes], now: now) }
+            let record = ConflictQueries.Record(
+                id: UUID(), path: request.path.rawValue, deviceName: "", remoteVersion: request.remoteVersion, contentHash: hash,
+                sizeBytes: request.sizeBytes, description: description, createdAt: now, stored: stored)
             let name = try DeviceQueries.name(tx, deviceID: scope.deviceID) ?? "a removed device"
             try ConflictQueries.insert(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, deviceName: name, record, now: now)
-            return name
+            return (record, name)
         }
+        let stored = record.stored
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
         let info = try conflictInfo(scope, record, deviceName: deviceName, expires: expires)
         guard !stored else { return RecordConflictResponse(conflict: info) }
         let upload = try blobs.upload(for: key, sizeBytes: request.sizeBytes, expiresAt: expires)
         return RecordConflictResponse(conflict: info, uploadURL: upload.url, uploadHeaders: upload.headers.isEmpty ? nil : upload.headers)
+    }
+
+    /// Whether `content` (nil: none sent) is now in the store under `key`.
+    private func storedInline(_ key: BlobKey, _ content: Data?) async -> Bool {
+        guard let content else { return false }
+        return await blobs.storeInline([(key, content)]).isEmpty
     }
 
     /// `POST /vault/conflicts/{id}/confirm`: the record's bytes were uploaded; checked like a
@@ -50,7 +60,9 @@ extension VaultService {
         }
         let now = now()
         if !record.stored {
-            let known = try await db.withConnection { try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [record.contentHash]) }
+            let (watermark, known) = try await db.withConnection {
+                (try BlobGuardQueries.watermark($0), try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [record.contentHash]))
+            }
             if known[record.contentHash] != record.sizeBytes {
                 let key = BlobKey(vaultID: scope.vaultID, contentHash: try ContentHash(record.contentHash))
                 switch try await blobs.verify([key])[key] {
@@ -61,6 +73,9 @@ extension VaultService {
                 }
             }
             try await db.transaction { tx in
+                guard try BlobGuardQueries.guardForWrite(tx, vaultID: scope.vaultID, hashes: [record.contentHash], watermark: watermark).isEmpty else {
+                    throw ServiceError.uploadMissing("the conflict's bytes were removed from the store meanwhile: PUT them to the upload URL again")
+                }
                 try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: [record.contentHash], sizes: [record.sizeBytes], now: now)
                 try ConflictQueries.markStored(tx, vaultID: scope.vaultID, id: id)
             }

@@ -37,6 +37,8 @@ extension VaultService {
             guard !old.isDeleted, let hash = old.contentHash else {
                 throw ServiceError.invalidRequest("version \(request.version) of '\(path)' is a deletion; restore a version before it")
             }
+            // Looked up under the blob's shared lock: the purge cannot delete it until this commits.
+            _ = try BlobGuardQueries.guardForWrite(tx, vaultID: scope.vaultID, hashes: [hash], watermark: .max)
             guard try PushQueries.knownBlobs(tx, vaultID: scope.vaultID, hashes: [hash])[hash] == old.sizeBytes else {
                 throw ServiceError.notFound("the bytes of version \(request.version) of '\(path)' are no longer kept")
             }

@@ -24,15 +24,21 @@ extension VaultService {
         let commit = request.commitInline == true
         let (sentCursor, historyID) = commit ? try await sentCursor(request.cursor) : (nil, "")
         // Committing: the bytes are in the store before any version names them.
-        let stored = commit ? try await storeInlineFirst(scope, request.files) : [:]
+        let (stored, watermark) = commit ? try await storeInlineFirst(scope, request.files) : ([:], Int64.max)
         let decisions: PushDecisions
         do {
-            decisions = try await decide(scope, request, keys: keys, account: account, commit: commit, sentCursor: sentCursor, history: historyID, stored: stored, now: now, expires: expires)
+            decisions = try await decide(
+                scope, request, keys: keys, account: account, commit: commit, sentCursor: sentCursor, history: historyID, stored: stored, watermark: watermark,
+                now: now, expires: expires)
         } catch let error as ServiceError {
             // Refused as a whole (quota): bytes stored for it are recorded, so the purge collects
-            // them unless a later push uses them.
+            // them unless a later push uses them (not those the purge deleted meanwhile).
             if !stored.isEmpty, case .quotaExceeded = error {
-                try? await db.transaction { try PushQueries.recordBlobs($0, vaultID: scope.vaultID, hashes: Array(stored.keys), sizes: Array(stored.values), now: now) }
+                try? await db.transaction { tx in
+                    let gone = try BlobGuardQueries.guardForWrite(tx, vaultID: scope.vaultID, hashes: Array(stored.keys), watermark: watermark)
+                    let kept = stored.filter { !gone.contains($0.key) }
+                    try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: Array(kept.keys), sizes: Array(kept.values), now: now)
+                }
             }
             throw error
         }
@@ -62,10 +68,11 @@ extension VaultService {
     }
 
     /// The push's transaction: base versions checked, files reserved, and with `commit` the
-    /// files whose bytes are `stored` written as current versions.
+    /// files whose bytes are `stored` written as current versions. `watermark` is the deletion
+    /// mark read before `stored` was found (``BlobGuardQueries``).
     private func decide(
         _ scope: VaultScope, _ request: PushRequest, keys: [VaultPath: String], account: AccountLimits, commit: Bool, sentCursor: Cursor?, history: String,
-        stored: [String: Int64], now: Date, expires: Date
+        stored found: [String: Int64], watermark: Int64, now: Date, expires: Date
     ) async throws -> PushDecisions {
         try await db.transaction { tx in
             var d = PushDecisions()
@@ -75,6 +82,10 @@ extension VaultService {
             let sentIsCurrent = try sentCursor.map {
                 try FileStateQueries.onlyOwnChanges(tx, vaultID: scope.vaultID, after: $0.sequence, through: sequence, deviceID: scope.deviceID)
             } ?? false
+            // Stored bytes are named only under their blobs' shared locks, and not those the purge
+            // deleted since they were found (such a file is reserved, for an upload, instead).
+            let gone = try BlobGuardQueries.guardForWrite(tx, vaultID: scope.vaultID, hashes: request.files.map(\.contentHash.rawValue), watermark: watermark)
+            let stored = found.filter { !gone.contains($0.key) }
             let paths = request.files.map(\.path.rawValue)
             let current = try FileStateQueries.current(tx, vaultID: scope.vaultID, paths: paths)
             let live = try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: Array(keys.values))
@@ -151,18 +162,22 @@ extension VaultService {
 
     /// Stores the inline bytes of `files` the vault does not hold yet, before a transaction makes
     /// versions of them current; returns every inline blob now in the store (hash → size),
-    /// known ones included. A file whose bytes could not be stored is reserved instead.
-    private func storeInlineFirst(_ scope: VaultScope, _ files: [PushFile]) async throws -> [String: Int64] {
+    /// known ones included, and the deletion mark read before looking. A file whose bytes could
+    /// not be stored is reserved instead.
+    private func storeInlineFirst(_ scope: VaultScope, _ files: [PushFile]) async throws -> (stored: [String: Int64], watermark: Int64) {
         var inline: [String: (key: BlobKey, bytes: Data)] = [:]
         for file in files { if let content = file.content { inline[file.contentHash.rawValue] = (BlobKey(vaultID: scope.vaultID, contentHash: file.contentHash), content) } }
-        guard !inline.isEmpty else { return [:] }
+        guard !inline.isEmpty else { return ([:], .max) }
         let hashes = Array(inline.keys)
-        let known = try await db.withConnection { try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: hashes) }
+        let (watermark, known) = try await db.withConnection {
+            (try BlobGuardQueries.watermark($0), try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: hashes))
+        }
         let missing = inline.values.filter { known[$0.key.contentHash.rawValue] != Int64($0.bytes.count) }
         let notStored = await blobs.storeInline(missing)
         var stored: [String: Int64] = [:]
         for (hash, blob) in inline where !notStored.contains(blob.key) { stored[hash] = Int64(blob.bytes.count) }
-        return stored
+        await pause(.pushInlineStored)
+        return (stored, watermark)
     }
 
     /// Inline bytes must be small, add up to at most ``InlineContent/maxTotalBytes``, and be exactly

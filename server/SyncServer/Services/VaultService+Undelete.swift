@@ -18,6 +18,8 @@ extension VaultService {
             if enforceQuota { try QuotaQueries.lockUser(tx, userID: scope.userID) }
             let used = try QuotaQueries.usage(tx, userID: scope.userID)
             let hashes = Array(Set(candidates.compactMap { $0.lastContent?.hash }))
+            // Looked up under the blobs' shared locks: the purge cannot delete them until this commits.
+            _ = try BlobGuardQueries.guardForWrite(tx, vaultID: scope.vaultID, hashes: hashes, watermark: .max)
             let decision = UndeleteAdmission.decide(
                 candidates, livePaths: try FileStateQueries.livePaths(tx, vaultID: scope.vaultID, keys: candidates.map(\.pathKey)),
                 storedBlobs: Set(try PushQueries.knownBlobs(tx, vaultID: scope.vaultID, hashes: hashes).keys),

@@ -15,6 +15,8 @@ struct VaultService: Sendable {
     let history: DatabaseHistory
     let metrics: ServerMetrics
     let now: @Sendable () -> Date
+    /// Where tests hold a write (``PausePoints``); nothing in production.
+    var pause: PausePoints = .none
 
     /// Resolves and authorises the vault and device a request names. The first device a session
     /// names becomes its device (the one revoking ends the session), unless it has one already.
