@@ -6,30 +6,39 @@ import Postgres
 /// them stored; the purge deletes a blob's row and bytes only under the exclusive lock, after
 /// checking again that nothing names it, and marks the deletion before the bytes go.
 ///
-/// The locks are transaction-level advisory locks keyed by vault and hash (a collision of keys
-/// only makes one side wait). The marks are numbered by a sequence: a writer reads the highest
-/// number before it looks at the store (``watermark(_:)``), and a mark above it means the bytes
-/// it found may be gone.
+/// The locks are transaction-level advisory locks on a vault's blobs in 16 stripes (by the hash's
+/// first hex digit): a write of a thousand files takes at most 16 locks, well inside Postgres's
+/// shared lock table, and blobs sharing a stripe only make the purge skip one until its next run.
+/// The marks are numbered by a sequence: a writer reads the highest number before it looks at the
+/// store (``watermark(_:)``), and a mark above it means the bytes it found may be gone.
 enum BlobGuardQueries {
+    /// The advisory lock key of the stripe of `hash` (an SQL expression) in vault `vault`.
+    private static func stripeKey(vault: String, hash: String) -> String {
+        "hashtextextended(\(vault)::text || ':' || left(split_part(\(hash), ':', 2), 1), 0)"
+    }
+
     /// The number of the newest deletion mark; read before a write looks at what is stored.
     static func watermark(_ db: PostgresConnection) throws -> Int64 {
         try db.query("SELECT COALESCE(max(seq), 0) FROM blob_deletions").first?.int64(0) ?? 0
     }
 
-    /// Takes the shared lock on each blob until the transaction ends, then returns those whose
+    /// Takes the shared lock on each blob's stripe until the transaction ends, then returns those whose
     /// bytes the purge deleted after `watermark`: a write must not name them as stored.
     static func guardForWrite(_ tx: PostgresConnection, vaultID: UUID, hashes: [String], watermark: Int64) throws -> Set<String> {
         guard !hashes.isEmpty else { return [] }
         let sorted = Array(Set(hashes)).sorted()
-        try tx.query("SELECT pg_advisory_xact_lock_shared(hashtextextended($1::text || ':' || h, 0)) FROM unnest($2::text[]) AS h", [vaultID, sorted])
+        try tx.query(
+            "SELECT pg_advisory_xact_lock_shared(k) FROM (SELECT DISTINCT \(stripeKey(vault: "$1", hash: "h")) AS k FROM unnest($2::text[]) AS h) AS stripes ORDER BY k",
+            [vaultID, sorted])
         return Set(try tx.query(
             "SELECT DISTINCT content_hash FROM blob_deletions WHERE vault_id = $1 AND content_hash = ANY($2::text[]) AND seq > $3", [vaultID, sorted, watermark]
         ).map { try $0.string(0) })
     }
 
-    /// Takes the exclusive lock on a blob for the purge, without waiting: false while a write holds it.
+    /// Takes the exclusive lock on a blob's stripe for the purge, without waiting: false while a
+    /// write holds it.
     static func tryLockForDeletion(_ tx: PostgresConnection, vaultID: UUID, hash: String) throws -> Bool {
-        try tx.query("SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || ':' || $2, 0))", [vaultID, hash]).first?.bool(0) ?? false
+        try tx.query("SELECT pg_try_advisory_xact_lock(\(stripeKey(vault: "$1", hash: "$2::text")))", [vaultID, hash]).first?.bool(0) ?? false
     }
 
     /// Whether anything names the blob: a live file or tombstone, a retained version, a push
