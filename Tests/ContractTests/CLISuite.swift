@@ -17,11 +17,14 @@ extension CLISuite {
     }
 
     /// Waits until `condition` holds, polling; records an issue and stops the test after `limit`.
-    func eventually(_ what: String, within limit: Duration = .seconds(60), _ condition: () throws -> Bool) async throws {
+    /// `explaining` adds what was seen (a process's output) to the issue.
+    func eventually(
+        _ what: String, within limit: Duration = .seconds(60), explaining: () -> String = { "" }, _ condition: () throws -> Bool
+    ) async throws {
         let deadline = ContinuousClock.now + limit
         while try !condition() {
             guard ContinuousClock.now < deadline else {
-                Issue.record("timed out waiting: \(what)")
+                Issue.record("timed out waiting: \(what)\n\(explaining())")
                 throw CancellationError()
             }
             try await Task.sleep(for: .milliseconds(50))

@@ -46,7 +46,13 @@ import Testing
                 try FileManager.default.createDirectory(at: laptop, withIntermediateDirectories: true)
                 let video = Self.content(seed: 42)
                 try video.write(to: laptop.appendingPathComponent("video.bin"))
-                let created = try await vaultsync(["init", laptop.path, "--create-account"] + link)
+                var created = try await vaultsync(["init", laptop.path, "--create-account"] + link)
+                if created.exitCode == 3 {
+                    // Offline (a request went unanswered for 60 s: seen once on a 2-core CI runner
+                    // busy with the whole suite). The upload is set-up here, not what is tested;
+                    // a user runs sync again, and so does this test, once.
+                    created = try await vaultsync(["sync", laptop.path])
+                }
                 #expect(created.exitCode == 0, "\(backend): \(created)")
 
                 // The phone's first sync is killed (SIGKILL) with part of the file downloaded.

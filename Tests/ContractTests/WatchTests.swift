@@ -32,7 +32,13 @@ import Glibc
             defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
             let watchers = try folders.map { try watch($0, extra) }
             defer { watchers.forEach { $0.send(SIGKILL) } }
-            for process in watchers { try await eventually("connected") { WatchLog(process).connected } }
+            // The start is where a suite of 2 cores is busiest (every test starting servers and
+            // processes at once): it gets more time, and a failure says what the watcher printed.
+            for process in watchers {
+                try await eventually("connected", within: .seconds(150), explaining: { "\(process.stdoutSoFar.suffix(3000))\n\(process.stderrSoFar.suffix(2000))" }) {
+                    WatchLog(process).connected
+                }
+            }
             try await body(folders[0], folders[1], watchers[0], watchers[1])
         }
     }
@@ -153,7 +159,13 @@ import Glibc
         let (port, database) = try await TestServer.with(configure: { $0.jwtSecret = secret; $0.blobStore = blobs }) { server in
             folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
             watchers = try folders.map { try watch($0, extra) }
-            for process in watchers { try await eventually("connected") { WatchLog(process).connected } }
+            // The start is where a suite of 2 cores is busiest (every test starting servers and
+            // processes at once): it gets more time, and a failure says what the watcher printed.
+            for process in watchers {
+                try await eventually("connected", within: .seconds(150), explaining: { "\(process.stdoutSoFar.suffix(3000))\n\(process.stderrSoFar.suffix(2000))" }) {
+                    WatchLog(process).connected
+                }
+            }
             return (server.baseURL.port!, server.databaseURL)
         }
         try await eventually("the laptop notices") { WatchLog(watchers[0]).events.contains { $0["event"] as? String == "connection" && $0["connected"] as? Bool == false } }
