@@ -6,7 +6,7 @@ import SyncServer
 struct Blobs: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Operations on the blob store.",
-        subcommands: [MigrateBlobs.self, VerifyBlobs.self])
+        subcommands: [MigrateBlobs.self, VerifyBlobs.self, CollectGarbage.self])
 }
 
 struct MigrateBlobs: AsyncParsableCommand {
@@ -49,9 +49,7 @@ struct MigrateBlobs: AsyncParsableCommand {
         }
         if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try printReport(report)
         } else {
             print("copied \(report.copied) blobs (\(report.copiedBytes) bytes); \(report.alreadyThere) were there already")
             if !report.missingAtSource.isEmpty {
@@ -110,9 +108,7 @@ struct VerifyBlobs: AsyncParsableCommand {
         }
         if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try printReport(report)
         } else {
             print("checked \(report.checked) blobs (\(report.checkedBytes) bytes)\(report.deep ? ", read and hashed" : ", present with their size"): \(report.held ? "all held" : "\(report.problems.count) problems")")
             for problem in report.problems.prefix(100) {
@@ -125,4 +121,61 @@ struct VerifyBlobs: AsyncParsableCommand {
         }
         if !report.held { throw ExitCode(1) }
     }
+}
+
+struct CollectGarbage: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc",
+        abstract: "Remove what the blob store holds that nothing names.",
+        discussion: """
+            Lists the whole store (S3 ListObjectsV2 pages, the file store's folders) and removes blobs no row \
+            names that were written longer ago than the upload grace (uploads in flight are younger), each \
+            under the same lock and check as the purge, then multipart uploads no session names (S3 \
+            ListMultipartUploads and abort; the file store's session folders) and temporary files of uploads \
+            cut off. Names that are not blob keys are listed and left alone. --dry-run only counts. The server \
+            can run this on a schedule: 'serve --gc-interval'.
+            """)
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(help: ArgumentHelp("The store, as for 'serve'. Default: file. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec"))
+    var blobStore: String?
+
+    @Option(help: ArgumentHelp("Keep what was written more recently than this, as 24h, 30m, 0, …. Default 24h. Env: VAULTSYNC_UPLOAD_GRACE.", valueName: "duration"))
+    var uploadGrace: String?
+
+    @Flag(help: "Count what would be removed; remove nothing.")
+    var dryRun = false
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    func run() async throws {
+        let (env, logger, base) = try common.setUp()
+        var configuration = base
+        if let text = uploadGrace ?? env["VAULTSYNC_UPLOAD_GRACE"] {
+            do { configuration.uploadGrace = try DurationText.parse(text) } catch {
+                throw ValidationError("\(uploadGrace != nil ? "--upload-grace" : "VAULTSYNC_UPLOAD_GRACE"): \(error)")
+            }
+        }
+        if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
+        applySecrets(to: &configuration, environment: env)
+        let report = try await VaultSyncServer.collectGarbage(configuration: configuration, dryRun: dryRun, logger: logger)
+        if json {
+            try printReport(report)
+        } else if report.skipped {
+            print("nothing collected: another server instance is purging this database now (one at a time); try again later")
+        } else {
+            let verb = dryRun ? "would remove" : "removed"
+            print("listed \(report.listed) blobs: \(verb) \(report.orphans) that nothing names (\(report.orphanBytes) bytes), \(report.uploadsAborted) orphan multipart uploads and \(report.temporaryFiles) temporary files; kept \(report.young) written within the upload grace")
+            for stray in report.strays { print("  not a blob key, left alone: \(stray)") }
+        }
+    }
+}
+
+/// Prints a report as one JSON object with sorted keys (`--json`).
+private func printReport(_ report: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    print(String(decoding: try encoder.encode(report), as: UTF8.self))
 }

@@ -144,6 +144,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How often the purge job runs, in minutes; 0 never (then run 'vaultsync-server purge'). Default 60. Env: VAULTSYNC_PURGE_INTERVAL_MINUTES.", valueName: "minutes"))
     var purgeIntervalMinutes: Int?
 
+    @Option(help: ArgumentHelp("How often to list the whole blob store and remove what nothing names (as 'blobs gc' does), as 7d, 24h, …; 0 never. Default: never. Env: VAULTSYNC_GC_INTERVAL.", valueName: "duration"))
+    var gcInterval: String?
+
     @Option(help: ArgumentHelp("Seconds between pings on an idle change-feed WebSocket; a peer that misses one is dropped. Default 30. Env: VAULTSYNC_EVENT_PING_SECONDS.", valueName: "seconds"))
     var eventPingSeconds: Int?
 
@@ -240,6 +243,11 @@ struct Serve: AsyncParsableCommand {
         if let minutes = try purgeIntervalMinutes ?? envInt(env, "VAULTSYNC_PURGE_INTERVAL_MINUTES") {
             guard minutes >= 0 else { throw ValidationError("--purge-interval-minutes must not be negative") }
             configuration.purgeInterval = minutes == 0 ? nil : .seconds(minutes * 60)
+        }
+        if let text = gcInterval ?? env["VAULTSYNC_GC_INTERVAL"] {
+            let interval: Duration
+            do { interval = try DurationText.parse(text) } catch { throw ValidationError("\(gcInterval != nil ? "--gc-interval" : "VAULTSYNC_GC_INTERVAL"): \(error)") }
+            configuration.gcInterval = interval == .zero ? nil : interval
         }
         try await VaultSyncServer.run(configuration: configuration, logger: logger)
     }

@@ -35,6 +35,37 @@ struct Retry: AsyncParsableCommand {
     }
 }
 
+struct Repair: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Upload again the files whose stored bytes the server found missing or damaged.",
+        discussion: """
+            The server's operator finds damaged blobs with 'vaultsync-server blobs verify'. This asks the server \
+            for them and uploads each one a file in this folder holds (same content), which heals every version \
+            that names it; the server reads each back before it counts it repaired. Nothing in the folder or the \
+            vault's history changes. Exit status 0 when everything this folder could supply arrived whole (damaged \
+            blobs no file here holds are listed: another device may have them), 1 otherwise. Not available for \
+            end-to-end encrypted vaults.
+            """)
+    @Argument(help: "The vault folder (default: the current folder).") var directory: String?
+    @Flag(help: "Print the result as JSON.") var json = false
+
+    func run() async throws {
+        let report = try await SyncEngine(root: vaultURL(directory)).repair()
+        if json {
+            try printJSON(report)
+        } else if report.damaged == 0 {
+            print("the server reports no damaged files in this vault")
+        } else {
+            print("\(report.damaged) damaged on the server: \(report.repaired.count) repaired from this folder, \(report.notHeld.count) not held here")
+            for path in report.uploaded { print("uploaded: \(path.rawValue)") }
+            for hash in report.stillDamaged { print("still damaged: \(hash.rawValue)") }
+            for (path, why) in report.failures.sorted(by: { $0.key < $1.key }) { print("failed: \(path): \(why)") }
+            for hash in report.notHeld { print("not here: \(hash.rawValue)") }
+        }
+        if !report.succeeded { throw ExitCode(1) }
+    }
+}
+
 struct Log: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show the sync log, newest first.")
     @Argument(help: "The vault folder (default: the current folder).") var directory: String?

@@ -8,7 +8,10 @@ import Testing
 @Suite struct ArchitectureDocTests {
     static let pagePath = "docs/architecture.md"
     /// Words of the page that look like type names but are the world's, not the code's.
-    static let prose: Set<String> = ["VaultSync", "OpenID", "WebSocket", "KiB", "MiB", "PostgreSQL", "HAProxy", "AsyncHTTPClient", "SwiftNIO"]
+    static let prose: Set<String> = [
+        "VaultSync", "OpenID", "WebSocket", "KiB", "MiB", "PostgreSQL", "HAProxy", "AsyncHTTPClient", "SwiftNIO",
+        "ListObjectsV2", "ListMultipartUploads",  // S3 API actions
+    ]
     /// Modules every target may import without a rule saying so.
     static let platform: Set<String> = ["Foundation", "FoundationEssentials", "FoundationNetworking", "Glibc", "Dispatch", "Synchronization"]
     /// What a rule's package name stands for among imports.

@@ -59,6 +59,28 @@ public enum TestMoto {
         return keys
     }
 
+    /// Replaces an object's bytes, or deletes it with nil, behind the server's back: the damage a
+    /// failing store or a careless hand does.
+    public static func replaceObject(bucket: String, key: String, with bytes: Data?) async throws {
+        var request = URLRequest(url: try await endpoint().appendingPathComponent(bucket).appendingPathComponent(key))
+        request.httpMethod = bytes == nil ? "DELETE" : "PUT"
+        request.httpBody = bytes
+        let (_, response) = try await URLSession.shared.data(for: credentialed(request))
+        guard let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) else { throw TestMotoError.refused(key) }
+    }
+
+    /// The bytes of an object.
+    public static func object(bucket: String, key: String) async throws -> Data {
+        try await URLSession.shared.data(for: credentialed(URLRequest(url: try await endpoint().appendingPathComponent(bucket).appendingPathComponent(key)))).0
+    }
+
+    /// moto refuses object calls without credentials, and does not check their signature.
+    private static func credentialed(_ request: URLRequest) -> URLRequest {
+        var request = request
+        request.setValue("AWS4-HMAC-SHA256 Credential=testing/20261126/us-east-1/s3/aws4_request, SignedHeaders=host, Signature=0", forHTTPHeaderField: "Authorization")
+        return request
+    }
+
     /// The upload ids of the bucket's multipart uploads in progress (ListMultipartUploads).
     public static func multipartUploads(bucket: String) async throws -> [String] {
         let (data, _) = try await URLSession.shared.data(from: URL(string: try await endpoint().appendingPathComponent(bucket).absoluteString + "?uploads")!)
@@ -104,12 +126,14 @@ public enum TestMotoError: Error, CustomStringConvertible {
     case notInstalled
     case noFreePort
     case didNotStart(log: String)
+    case refused(String)
 
     public var description: String {
         switch self {
         case .notInstalled: "moto_server is not on PATH: pip install 'moto[server]' (infra/test.sh does)"
         case .noFreePort: "no free loopback port for moto"
         case .didNotStart(let log): "moto_server did not answer: \(log.suffix(2000))"
+        case .refused(let key): "moto refused a change to \(key)"
         }
     }
 }

@@ -96,6 +96,17 @@ struct RemoteVault: Sendable {
 
     /// Bulk undelete. Under a folder works in an encrypted vault too: a folder's encrypted name
     /// is the prefix of its files' encrypted names.
+    /// The vault's damaged blobs, to upload again. Only a plain vault's: an encrypted vault's blobs
+    /// are ciphertexts this device cannot make again byte for byte.
+    func repairList() async throws -> RepairList {
+        guard cipher == nil else { throw RepairError.encryptedVault(root) }
+        return try await session.run { [api] in try await api.repairList(session: $0) }
+    }
+
+    func confirmRepair(_ hashes: [ContentHash]) async throws -> RepairConfirmResponse {
+        try await session.run { [api] in try await api.confirmRepair(RepairConfirmRequest(contentHashes: hashes), session: $0) }
+    }
+
     func restoreDeleted(since: Date, under folder: String?) async throws -> RestoreDeletedResponse {
         let wireFolder = try folder.map { folder in try cipher.map { try $0.codec.encode(VaultPath(folder)).path.rawValue } ?? folder }
         var answer = try await session.run { [api] in try await api.restoreDeleted(RestoreDeletedRequest(deletedSince: since, under: wireFolder), session: $0) }

@@ -375,6 +375,7 @@ public struct SyncLogEvent: RawRepresentable, Hashable, Sendable {
     public static let error = SyncLogEvent(rawValue: "error")
     public static let restore = SyncLogEvent(rawValue: "restore")
     public static let keyChanged = SyncLogEvent(rawValue: "key_changed")
+    public static let repair = SyncLogEvent(rawValue: "repair")
 }
 
 /// A log line to write together with a state change.

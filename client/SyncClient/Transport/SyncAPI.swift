@@ -233,6 +233,16 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/restore-deleted", body: request, headers: headers(session))
     }
 
+    /// `GET /vault/repair`: the vault's damaged blobs, each with an upload URL.
+    public func repairList(session: VaultSession) async throws -> RepairList {
+        try await call("GET", "vault/repair", body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
+    /// `POST /vault/repair/confirm`: the damaged blobs uploaded again, for the server to check.
+    public func confirmRepair(_ request: RepairConfirmRequest, session: VaultSession) async throws -> RepairConfirmResponse {
+        try await call("POST", "vault/repair/confirm", body: request, headers: headers(session))
+    }
+
     /// `POST /vault/conflicts`: keeps this device's unmerged version on the server.
     public func recordConflict(_ request: RecordConflictRequest, session: VaultSession) async throws -> RecordConflictResponse {
         try await call("POST", "vault/conflicts", body: request, headers: headers(session))

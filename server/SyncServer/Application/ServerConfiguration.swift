@@ -86,6 +86,9 @@ public struct ServerConfiguration: Sendable {
     public var uploadGrace: Duration = .seconds(24 * 3600)
     /// How often the server runs the purge job; nil never (then run `vaultsync-server purge`) (default 1 hour).
     public var purgeInterval: Duration? = .seconds(3600)
+    /// How often the server lists the whole store and removes what nothing names (`blobs gc`);
+    /// nil (the default): only when the operator runs it.
+    public var gcInterval: Duration?
     /// Database connections (default 8).
     public var databasePoolSize = 8
     /// How long a request waits for a free database connection before `503 unavailable` (default 10 s).

@@ -13,6 +13,7 @@ final class ServerMetrics: Sendable {
     typealias Counter = CoreMetrics.Counter
     typealias Timer = CoreMetrics.Timer
     typealias Meter = CoreMetrics.Meter
+    typealias Gauge = CoreMetrics.Gauge
 
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
@@ -25,6 +26,9 @@ final class ServerMetrics: Sendable {
     private let databaseWaits: Timer
     private let purgeRuns: Counter
     private let purged: [String: Counter]
+    private let verifyFigures: [String: Gauge]
+    private let verifyFinished: Gauge
+    private let damagedBlobs: Gauge
     private let requests = NIOLockedValueBox<[RequestKey: (count: Counter, duration: Timer)]>([:])
 
     private struct RequestKey: Hashable {
@@ -45,9 +49,14 @@ final class ServerMetrics: Sendable {
         eventConnections = Meter(label: "vaultsync_event_connections", factory: factory)
         databaseWaits = Timer(label: "vaultsync_database_pool_wait_seconds", factory: factory)
         purgeRuns = Counter(label: "vaultsync_purge_runs_total", factory: factory)
-        purged = Dictionary(uniqueKeysWithValues: ["tombstones", "old_versions", "abandoned_uploads", "aborted_uploads", "blobs", "stale_uploads"].map {
+        purged = Dictionary(uniqueKeysWithValues: ["tombstones", "old_versions", "abandoned_uploads", "aborted_uploads", "blobs", "stale_uploads", "orphan_blobs", "orphan_uploads"].map {
             ($0, Counter(label: "vaultsync_purge_removed_total", dimensions: [("kind", $0)], factory: factory))
         })
+        verifyFigures = Dictionary(uniqueKeysWithValues: ["checked", "missing", "wrong_size", "corrupt"].map {
+            ($0, Gauge(label: "vaultsync_blob_verify_last_run", dimensions: [("figure", $0)], factory: factory))
+        })
+        verifyFinished = Gauge(label: "vaultsync_blob_verify_finished_timestamp_seconds", factory: factory)
+        damagedBlobs = Gauge(label: "vaultsync_blobs_damaged", factory: factory)
     }
 
     /// Versions made current (confirmed, or committed inline by a push).
@@ -90,6 +99,23 @@ final class ServerMetrics: Sendable {
             "aborted_uploads": report.abortedUploads, "blobs": report.blobs, "stale_uploads": report.staleUploads,
         ]
         for (kind, count) in removed where count > 0 { purged[kind]?.increment(by: count) }
+    }
+
+    /// A garbage collection run of the server's own job: what it removed counts as purged.
+    func recordGarbage(_ report: GarbageReport) {
+        guard !report.skipped, !report.dryRun else { return }
+        if report.orphans > 0 { purged["orphan_blobs"]?.increment(by: report.orphans) }
+        if report.uploadsAborted > 0 { purged["orphan_uploads"]?.increment(by: report.uploadsAborted) }
+    }
+
+    /// The store's health as the database records it (read at each scrape: `blobs verify` runs
+    /// in a process of its own).
+    func recordBlobHealth(_ health: BlobHealth) {
+        damagedBlobs.record(health.damaged)
+        guard let run = health.lastRun else { return }
+        let figures = ["checked": run.checked, "missing": run.missing, "wrong_size": run.wrongSize, "corrupt": run.corrupt]
+        for (figure, value) in figures { verifyFigures[figure]?.record(value) }
+        verifyFinished.record(run.finishedAt.timeIntervalSince1970)
     }
 
     /// The Prometheus text exposition of every metric.

@@ -81,9 +81,10 @@ extension VaultSyncServer {
 
     /// Checks that the store holds every blob the database records, with the recorded size, and
     /// with `deep` the bytes hashing to their key, then that every blob a version names was
-    /// recorded. Reads only: it runs beside a live server without holding anything a sync waits
-    /// for, a page at a time (memory does not grow with the store), and `after` (`vault/hash`,
-    /// from an earlier report's `lastChecked`) continues where a run stopped.
+    /// recorded. It reads the store and writes only its findings (``RepairQueries``, and a whole
+    /// run's figures for `/metrics`): it runs beside a live server without holding anything a sync
+    /// waits for, a page at a time (memory does not grow with the store), and `after`
+    /// (`vault/hash`, from an earlier report's `lastChecked`) continues where a run stopped.
     public static func verifyBlobs(
         configuration: ServerConfiguration, vault: UUID? = nil, deep: Bool, after: String? = nil, logger: Logger,
         progress: @escaping @Sendable (BlobVerifyReport) -> Void = { _ in }
@@ -104,9 +105,9 @@ extension VaultSyncServer {
                 let page = try await pool.withConnection { [cursor] in try BlobVerifyQueries.page($0, vault: vault, after: cursor, limit: verifyPageSize) }
                 guard let last = page.last else { break }
                 cursor = (last.vaultID, last.hash)
-                for (row, kind, found) in try await check(page, in: store, deep: deep) {
-                    report.problems.append(try await problem(row, kind, found, pool: pool))
-                }
+                let found = try await check(page, in: store, deep: deep)
+                try await record(found, among: page, deep: deep, pool: pool)
+                for (row, kind, size) in found { report.problems.append(try await problem(row, kind, size, pool: pool)) }
                 report.checked += page.count
                 report.checkedBytes += page.reduce(0) { $0 + $1.sizeBytes }
                 report.lastChecked = "\(last.vaultID.uuidString.lowercased())/\(last.hash.dropFirst(ContentHash.prefix.count))"
@@ -115,10 +116,14 @@ extension VaultSyncServer {
             // Named by a version but never recorded: checked the same way (a fresh run only).
             if start == nil {
                 let unrecorded = try await pool.withConnection { try BlobVerifyQueries.unrecorded($0, vault: vault, limit: 10_000) }
-                for (row, kind, found) in try await check(unrecorded, in: store, deep: deep) {
-                    report.problems.append(try await problem(row, kind, found, pool: pool))
-                }
+                let found = try await check(unrecorded, in: store, deep: deep)
+                try await record(found, among: unrecorded, deep: deep, pool: pool)
+                for (row, kind, size) in found { report.problems.append(try await problem(row, kind, size, pool: pool)) }
                 report.checked += unrecorded.count
+            }
+            if start == nil, vault == nil {  // a whole run: its figures go to /metrics
+                let (deep, checked, kinds) = (report.deep, report.checked, report.problems.map(\.kind))
+                try await pool.withConnection { try BlobVerifyQueries.recordRun($0, deep: deep, checked: checked, problems: kinds, now: Date()) }
             }
             logger.info("blob verification finished", metadata: ["checked": "\(report.checked)", "problems": "\(report.problems.count)", "deep": "\(deep)"])
             return report
@@ -139,18 +144,26 @@ extension VaultSyncServer {
             }
         }
         guard deep else { return problems }
-        let hashed = await mapBounded(whole, limit: 4) { item in (item.0, try? await hash(item.1, in: store)) }
+        let hashed = await mapBounded(whole, limit: 4) { item in (item.0, try? await store.storedHash(item.1)) }
         for (row, found) in hashed where found?.rawValue != row.hash { problems.append((row, .corrupt, nil)) }
         return problems
     }
 
-    /// The hash of a stored blob, read as a stream.
-    private static func hash(_ key: BlobKey, in store: any BlobStore) async throws -> ContentHash {
-        var hasher = ContentHasher()
-        for try await chunk in try await store.read(key).chunks {
-            chunk.withUnsafeReadableBytes { hasher.update($0) }
+    /// Keeps the findings where devices see them (`GET /vault/repair`): a mark for each damaged
+    /// blob, and none for those found whole (a check by size leaves a mark that reading set).
+    private static func record(
+        _ found: [(BlobVerifyQueries.Row, BlobProblem.Kind, Int64?)], among rows: [BlobVerifyQueries.Row], deep: Bool, pool: PostgresPool
+    ) async throws {
+        let damaged = Set(found.map { "\($0.0.vaultID)/\($0.0.hash)" })
+        let whole = Dictionary(grouping: rows.filter { !damaged.contains("\($0.vaultID)/\($0.hash)") }, by: \.vaultID)
+        let kinds = deep ? [BlobProblem.Kind.missing, .wrongSize, .corrupt] : [.missing, .wrongSize]
+        let now = Date()
+        try await pool.transaction { tx in
+            for (vault, rows) in whole { try RepairQueries.clear(tx, vaultID: vault, hashes: rows.map(\.hash), kinds: kinds.map(\.rawValue)) }
+            for (row, kind, _) in found {
+                try RepairQueries.record(tx, vaultID: row.vaultID, hash: row.hash, sizeBytes: row.sizeBytes, kind: kind.rawValue, now: now)
+            }
         }
-        return hasher.finalize()
     }
 
     private static func problem(_ row: BlobVerifyQueries.Row, _ kind: BlobProblem.Kind, _ found: Int64?, pool: PostgresPool) async throws -> BlobProblem {

@@ -76,7 +76,7 @@ public enum VaultSyncServer {
         let routes = RouteTable()
         router.middlewares.add(MethodNotAllowedMiddleware(routes: routes))
         HealthRoutes(limits: limits, db: pool, store: store).add(to: router)
-        MetricsRoutes(metrics: metrics, token: configuration.metricsToken).add(to: router)
+        MetricsRoutes(metrics: metrics, token: configuration.metricsToken) { try await pool.withConnection(BlobVerifyQueries.health) }.add(to: router)
         let tokens = await TokenIssuer(secret: secret, accessTTL: configuration.accessTokenTTL, now: now)
         let sessions = SessionCheck(tokens: tokens, db: pool)
         if store is FileBlobStore || configuration.blobAccess == .proxied {
@@ -125,7 +125,14 @@ public enum VaultSyncServer {
         ]
         if let pushes { services.append(pushes.dispatcher) }
         if let interval = configuration.purgeInterval {
-            services.append(PurgeJob(purge: purgeService(configuration, pool: pool, store: store, now: now, logger: logger), interval: interval, metrics: metrics, logger: logger))
+            let purge = purgeService(configuration, pool: pool, store: store, now: now, logger: logger)
+            services.append(PeriodicJob(name: "purge", interval: interval, logger: logger) { metrics.recordPurge(try await purge.run()) })
+        }
+        if let interval = configuration.gcInterval {
+            let purge = purgeService(configuration, pool: pool, store: store, now: now, logger: logger)
+            services.append(PeriodicJob(name: "garbage collection", interval: interval, logger: logger) {
+                metrics.recordGarbage(try await purge.collectGarbage(dryRun: false))
+            })
         }
 
         return Application(
@@ -184,6 +191,14 @@ public enum VaultSyncServer {
     public static func purge(configuration: ServerConfiguration, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) async throws -> PurgeReport {
         try await withDatabaseAndStore(configuration, logger: logger, now: now) { pool, store in
             try await purgeService(configuration, pool: pool, store: store, now: now, logger: logger).run()
+        }
+    }
+
+    /// Lists the whole store and removes what no row names (`vaultsync-server blobs gc`); with
+    /// `dryRun` only counts it.
+    public static func collectGarbage(configuration: ServerConfiguration, dryRun: Bool, logger: Logger, now: @escaping @Sendable () -> Date = { Date() }) async throws -> GarbageReport {
+        try await withDatabaseAndStore(configuration, logger: logger, now: now) { pool, store in
+            try await purgeService(configuration, pool: pool, store: store, now: now, logger: logger).collectGarbage(dryRun: dryRun)
         }
     }
 

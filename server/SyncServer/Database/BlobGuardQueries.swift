@@ -58,6 +58,7 @@ enum BlobGuardQueries {
     /// exclusive lock, before deleting the bytes.
     static func markDeleted(_ tx: PostgresConnection, vaultID: UUID, hash: String, now: Date) throws {
         try tx.query("DELETE FROM blobs WHERE vault_id = $1 AND content_hash = $2", [vaultID, hash])
+        try tx.query("DELETE FROM damaged_blobs WHERE vault_id = $1 AND content_hash = $2", [vaultID, hash])
         try tx.query("INSERT INTO blob_deletions (vault_id, content_hash, deleted_at) VALUES ($1, $2, $3)", [vaultID, hash, now])
     }
 

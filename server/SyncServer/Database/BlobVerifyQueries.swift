@@ -54,4 +54,40 @@ enum BlobVerifyQueries {
             """, [vaultID, hash]
         ).map { Reference(path: try $0.string(0), version: try $0.int(1), current: $0.optionalString(2) == "t", deviceName: $0.optionalString(3)) }
     }
+
+    /// Keeps a whole run's figures (the last 100 runs).
+    static func recordRun(_ db: PostgresConnection, deep: Bool, checked: Int, problems: [BlobProblem.Kind], now: Date) throws {
+        func count(_ kind: BlobProblem.Kind) -> Int { problems.filter { $0 == kind }.count }
+        try db.query(
+            "INSERT INTO blob_verify_runs (finished_at, deep, checked, missing, wrong_size, corrupt) VALUES ($1, $2, $3, $4, $5, $6)",
+            [now, deep, checked, count(.missing), count(.wrongSize), count(.corrupt)])
+        try db.query("DELETE FROM blob_verify_runs WHERE id <= (SELECT max(id) - 100 FROM blob_verify_runs)")
+    }
+
+    /// The newest run's figures and the blobs marked damaged now, for `/metrics`.
+    static func health(_ db: PostgresConnection) throws -> BlobHealth {
+        var health = BlobHealth(damaged: try db.query("SELECT count(*) FROM damaged_blobs").first?.int(0) ?? 0)
+        if let row = try db.query("SELECT finished_at, deep, checked, missing, wrong_size, corrupt FROM blob_verify_runs ORDER BY id DESC LIMIT 1").first {
+            health.lastRun = BlobHealth.Run(
+                finishedAt: try row.date(0), deep: try row.bool(1), checked: try row.int(2), missing: try row.int(3),
+                wrongSize: try row.int(4), corrupt: try row.int(5))
+        }
+        return health
+    }
+}
+
+/// What `/metrics` tells of the store's health: the last `blobs verify` run and the blobs marked
+/// damaged now (a repair clears them one by one).
+struct BlobHealth: Sendable, Equatable {
+    struct Run: Sendable, Equatable {
+        var finishedAt: Date
+        var deep: Bool
+        var checked: Int
+        var missing: Int
+        var wrongSize: Int
+        var corrupt: Int
+    }
+
+    var damaged: Int
+    var lastRun: Run?
 }

@@ -6,6 +6,8 @@ import Hummingbird
 struct MetricsRoutes {
     let metrics: ServerMetrics
     let token: String?
+    /// Reads the store's health from the database at each scrape (nil: not reported).
+    let blobHealth: @Sendable () async throws -> BlobHealth?
 
     func add(to router: Router<ServerRequestContext>) {
         guard let token, !token.isEmpty else { return }
@@ -16,6 +18,8 @@ struct MetricsRoutes {
             guard presented.count == expected.count, zip(presented, expected).reduce(UInt8(0), { $0 | ($1.0 ^ $1.1) }) == 0 else {
                 throw ServiceError.unauthorized("/metrics needs the metrics token: Authorization: Bearer <VAULTSYNC_METRICS_TOKEN>")
             }
+            // A database that does not answer costs the scrape these figures, not the rest.
+            if let health = try? await blobHealth() { metrics.recordBlobHealth(health) }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.text())))

@@ -4,7 +4,7 @@ import Hummingbird
 import SyncProtocol
 
 /// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
-/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key`, `/vault/key/revisions` (authenticated;
+/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/repair…`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key`, `/vault/key/revisions` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
@@ -59,6 +59,14 @@ struct VaultRoutes {
         group.post("restore-deleted") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.restoreDeleted(scope, try await request.decode(as: RestoreDeletedRequest.self, context: context)))
+        }
+        group.get("repair") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.repairList(scope))
+        }
+        group.post("repair/confirm") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.confirmRepair(scope, try await request.decode(as: RepairConfirmRequest.self, context: context)))
         }
         group.post("conflicts") { request, context in
             let scope = try await scope(request, context)

@@ -30,7 +30,7 @@ public struct PurgeReport: Sendable, Equatable, Encodable {
 /// The retention job: purges tombstones (with the history of those files) after the retention
 /// period, old versions when a version retention is set, reservations of pushes never confirmed
 /// (and their bytes) after a grace period, and blobs nothing references any more. Run
-/// periodically by the server (``PurgeJob``) and on demand by `vaultsync-server purge`.
+/// periodically by the server (a ``PeriodicJob``) and on demand by `vaultsync-server purge`.
 struct PurgeService: Sendable {
     let db: PostgresPool
     let store: any BlobStore
@@ -134,9 +134,14 @@ struct PurgeService: Sendable {
     /// finds the mark (so it does not name bytes that are gone). When deleting the bytes fails the
     /// transaction is rolled back: the row stays with its bytes (logged).
     private func collect(_ blobs: [(vaultID: UUID, hash: String)], now: Date) async throws -> Int {
-        guard !blobs.isEmpty else { return 0 }
+        try await collectBlobs(blobs, now: now).count
+    }
+
+    /// ``collect(_:now:)``, returning the blobs whose bytes were deleted.
+    func collectBlobs(_ blobs: [(vaultID: UUID, hash: String)], now: Date) async throws -> [(vaultID: UUID, hash: String)] {
+        guard !blobs.isEmpty else { return [] }
         return try await db.withReservedConnection { held in
-            var deleted = 0
+            var deleted: [(vaultID: UUID, hash: String)] = []
             for blob in blobs {
                 let doomed = try await held.run { db in
                     try db.execute("BEGIN")
@@ -171,19 +176,20 @@ struct PurgeService: Sendable {
                     logger.error("the purge deleted a blob's bytes but could not commit; marking it again", metadata: ["vault": "\(blob.vaultID)", "hash": "\(blob.hash)", "error": "\(error)"])
                     try await db.transaction { try BlobGuardQueries.markDeleted($0, vaultID: blob.vaultID, hash: blob.hash, now: now) }
                 }
-                deleted += 1
+                deleted.append(blob)
             }
             return deleted
         }
     }
 }
 
-/// Runs the purge every `interval` while the server runs.
-struct PurgeJob: Service {
-    let purge: PurgeService
+/// Runs `work` every `interval` while the server runs (the purge, the store's garbage
+/// collection); a failed run is logged and the next one comes at the next interval.
+struct PeriodicJob: Service {
+    let name: String
     let interval: Duration
-    let metrics: ServerMetrics
     let logger: Logger
+    let work: @Sendable () async throws -> Void
 
     func run() async throws {
         while !Task.isCancelled {
@@ -193,9 +199,9 @@ struct PurgeJob: Service {
                 return  // shutting down
             }
             do {
-                metrics.recordPurge(try await purge.run())
+                try await work()
             } catch {
-                logger.error("purge failed; retrying at the next interval", metadata: ["error": "\(error)"])
+                logger.error("\(name) failed; retrying at the next interval", metadata: ["error": "\(error)"])
             }
         }
     }

@@ -1,5 +1,6 @@
 package import Foundation
 package import NIOCore
+package import SyncProtocol
 
 /// Where file bytes live. In the default (presigned) access mode bytes never pass through the API
 /// handlers: clients move them with URLs the store signs, and the server only checks existence and
@@ -67,6 +68,16 @@ package protocol BlobStore: Sendable {
     func completeMultipart(_ key: BlobKey, uploadID: String, sizeBytes: Int64, partCount: Int) async throws
     /// Discards an unfinished upload and its parts; an unknown one is not an error.
     func abortMultipart(_ key: BlobKey, uploadID: String) async throws
+
+    // MARK: listing (`blobs gc`)
+
+    /// Up to `limit` stored blobs in key order after the key text `after` (nil: from the first),
+    /// and objects under the blob prefix whose names are not blob keys (never touched).
+    func listBlobs(after: String?, limit: Int) async throws -> StoreListingPage
+    /// Every multipart upload the store holds, finished or not.
+    func listUploads() async throws -> [StoredUpload]
+    /// Discards a listed upload and its parts.
+    func abortListed(_ upload: StoredUpload) async throws
 }
 
 /// One part of a multipart upload: its number (from 1), where it goes in the file, its size and
@@ -95,6 +106,15 @@ extension BlobStore {
     /// The whole stored blob (``read(_:from:)`` from its start).
     package func read(_ key: BlobKey) async throws -> BlobContent {
         try await read(key, from: 0)
+    }
+
+    /// What the stored bytes of `key` hash to, read as a stream (memory does not grow with the size).
+    package func storedHash(_ key: BlobKey) async throws -> ContentHash {
+        var hasher = ContentHasher()
+        for try await chunk in try await read(key).chunks {
+            chunk.withUnsafeReadableBytes { hasher.update($0) }
+        }
+        return hasher.finalize()
     }
 
     /// How many writes of one ``writeSmall(_:)`` batch run at once, by default.

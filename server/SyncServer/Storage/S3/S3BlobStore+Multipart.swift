@@ -65,9 +65,9 @@ extension S3BlobStore {
         try await listParts(key, uploadID: uploadID).map { parts in parts.mapValues(\.size) }
     }
 
-    /// ListParts, all pages: number → size, ETag and checksum (nil: no such upload).
-    private func listParts(_ key: BlobKey, uploadID: String) async throws -> [Int: (size: Int64, etag: String, checksum: String?)]? {
-        var parts: [Int: (size: Int64, etag: String, checksum: String?)] = [:]
+    /// ListParts, all pages: number → size, ETag, checksum and when it arrived (nil: no such upload).
+    func listParts(_ key: BlobKey, uploadID: String) async throws -> [Int: (size: Int64, etag: String, checksum: String?, modified: String?)]? {
+        var parts: [Int: (size: Int64, etag: String, checksum: String?, modified: String?)] = [:]
         var marker: String?
         repeat {
             var query = [("uploadId", uploadID)]
@@ -81,7 +81,10 @@ extension S3BlobStore {
                     let size = Self.elements("Size", in: block).first.flatMap({ Int64($0) }),
                     let etag = Self.elements("ETag", in: block).first
                 else { continue }
-                parts[number] = (size, etag.replacingOccurrences(of: "&quot;", with: "\""), Self.elements("ChecksumSHA256", in: block).first)
+                parts[number] = (
+                    size, etag.replacingOccurrences(of: "&quot;", with: "\""), Self.elements("ChecksumSHA256", in: block).first,
+                    Self.elements("LastModified", in: block).first
+                )
             }
             marker = Self.elements("IsTruncated", in: text).first == "true" ? Self.elements("NextPartNumberMarker", in: text).first : nil
         } while marker != nil

@@ -1,0 +1,89 @@
+public import Foundation
+import SyncCore
+public import SyncProtocol
+
+/// What `vaultsync repair` did: the server's damaged blobs this folder held and sent again.
+public struct RepairReport: Sendable, Equatable, Encodable {
+    /// The server's damaged blobs, as it listed them.
+    public var damaged = 0
+    /// Paths whose bytes were uploaded, and the blobs the server then found whole.
+    public var uploaded: [VaultPath] = []
+    public var repaired: [ContentHash] = []
+    /// Uploaded, but the server still found them damaged (checked again at the next repair).
+    public var stillDamaged: [ContentHash] = []
+    /// Damaged blobs no file here has: another device (or a backup) must supply them.
+    public var notHeld: [ContentHash] = []
+    /// Uploads that failed, with why.
+    public var failures: [String: String] = [:]
+
+    /// Whatever this folder could supply arrived whole.
+    public var succeeded: Bool { stillDamaged.isEmpty && failures.isEmpty }
+
+    enum CodingKeys: String, CodingKey {
+        case damaged, uploaded, repaired, failures, succeeded
+        case stillDamaged = "still_damaged"
+        case notHeld = "not_held"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(damaged, forKey: .damaged)
+        try c.encode(uploaded, forKey: .uploaded)
+        try c.encode(repaired, forKey: .repaired)
+        try c.encode(stillDamaged, forKey: .stillDamaged)
+        try c.encode(notHeld, forKey: .notHeld)
+        try c.encode(failures, forKey: .failures)
+        try c.encode(succeeded, forKey: .succeeded)
+    }
+}
+
+/// Why a folder cannot repair its vault.
+public enum RepairError: Error, CustomStringConvertible {
+    case encryptedVault(String)
+
+    public var description: String {
+        switch self {
+        case .encryptedVault(let root):
+            "\(root) syncs an end-to-end encrypted vault: its stored bytes are ciphertexts this device cannot make again byte for byte, so it cannot repair them"
+        }
+    }
+}
+
+extension SyncEngine {
+    /// Heals the server from this folder: asks for the blobs the server found damaged
+    /// (`vaultsync-server blobs verify` marks them), uploads each one a file here holds (the
+    /// same content hash, so every version naming it is whole again), and has the server check
+    /// what arrived. Reads the folder only; changes nothing in it or in the vault's history.
+    public func repair() async throws -> RepairReport {
+        var report = RepairReport()
+        let list = try await remote.repairList()
+        report.damaged = list.wanted.count
+        guard !list.wanted.isEmpty else { return report }
+        let scan = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: try await store.cachedStats())
+        var held: [ContentHash: VaultPath] = [:]
+        for (path, file) in scan.files where held[file.hash] == nil { held[file.hash] = path }
+        var sent: [ContentHash] = []
+        for wanted in list.wanted {
+            guard let path = held[wanted.contentHash], scan.files[path]?.sizeBytes == wanted.sizeBytes else {
+                report.notHeld.append(wanted.contentHash)
+                continue
+            }
+            let disk = root.appendingPathComponent(scan.diskNames[path] ?? path.rawValue)
+            do {
+                try await api.uploadBlob(file: disk, to: wanted.uploadURL, headers: wanted.uploadHeaders ?? [:], session: await session.vaultSession)
+                report.uploaded.append(path)
+                sent.append(wanted.contentHash)
+            } catch {
+                report.failures[path.rawValue] = "\(error)"
+            }
+        }
+        if !sent.isEmpty {
+            let answer = try await remote.confirmRepair(sent)
+            report.repaired = answer.repaired
+            report.stillDamaged = answer.stillDamaged
+        }
+        let detail = "\(report.repaired.count) of \(report.damaged) damaged blobs repaired, \(report.notHeld.count) not held here"
+        try await store.log(.repair, path: "", detail: detail, at: now())
+        return report
+    }
+}
