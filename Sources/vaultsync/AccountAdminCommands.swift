@@ -58,7 +58,7 @@ struct AccountUnlink: AsyncParsableCommand {
 struct AccountPassword: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "password", abstract: "Change your password; your other devices are signed out and sign in again with the new one.",
-        discussion: "The current password comes from VAULTSYNC_PASSWORD or a prompt, the new one from VAULTSYNC_NEW_PASSWORD or a prompt; with --password-stdin, the current one is the first line and the new one the second.")
+        discussion: "The current password comes from VAULTSYNC_PASSWORD or a prompt, the new one from VAULTSYNC_NEW_PASSWORD or a prompt (typed twice); with --password-stdin, the current one is the first line and the new one the second.")
     @Argument(help: "The vault folder (default: the current folder).") var directory: String?
     @Flag(help: "Read the current and the new password from the first two lines of standard input.") var passwordStdin = false
 
@@ -70,16 +70,15 @@ struct AccountPassword: AsyncParsableCommand {
     }
 
     private func passwords() throws -> (String, String) {
-        if passwordStdin {
-            guard let current = readLine(strippingNewline: true), let new = readLine(strippingNewline: true), !current.isEmpty, !new.isEmpty else {
-                throw ValidationError("--password-stdin needs the current password and the new one on two lines")
-            }
-            return (current, new)
+        let missing = "no password: set VAULTSYNC_PASSWORD and VAULTSYNC_NEW_PASSWORD, or use --password-stdin"
+        let current = SecretSource(what: "password", stdin: passwordStdin, environment: "VAULTSYNC_PASSWORD", prompt: "Current password: ", missing: missing)
+        let new = SecretSource(
+            what: "new password", stdin: passwordStdin, environment: "VAULTSYNC_NEW_PASSWORD", prompt: "New password: ", typedTwice: true, missing: missing)
+        do {
+            return (try current.read(), try new.read())
+        } catch is ValidationError where passwordStdin {
+            throw ValidationError("--password-stdin needs the current password and the new one on two lines")
         }
-        let env = ProcessInfo.processInfo.environment
-        let current = try env["VAULTSYNC_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 } ?? prompt("Current password: ")
-        let new = try env["VAULTSYNC_NEW_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 } ?? prompt("New password: ")
-        return (current, new)
     }
 }
 
@@ -117,14 +116,6 @@ struct AccountDelete: AsyncParsableCommand {
         if json { return try printJSON(deleted) }
         print("account deleted: \(deleted.vaults) vault\(deleted.vaults == 1 ? "" : "s"), \(deleted.files) files, \(deleted.devices) device\(deleted.devices == 1 ? "" : "s") removed from the server; the files in \(root.path) stay")
     }
-}
-
-/// Asks for a secret on a terminal.
-func prompt(_ label: String) throws -> String {
-    guard isatty(STDIN_FILENO) == 1, let typed = getpass(label) else {
-        throw ValidationError("no password: set VAULTSYNC_PASSWORD and VAULTSYNC_NEW_PASSWORD, or use --password-stdin")
-    }
-    return String(cString: typed)
 }
 
 /// A command that declined to act (not confirmed): one line, exit code 1, nothing changed.

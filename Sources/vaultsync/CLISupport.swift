@@ -9,15 +9,10 @@ struct PasswordOptions: ParsableArguments {
     var passwordStdin = false
 
     func password() throws -> String {
-        if passwordStdin {
-            guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no password on standard input") }
-            return line
-        }
-        if let env = ProcessInfo.processInfo.environment["VAULTSYNC_PASSWORD"], !env.isEmpty { return env }
-        guard isatty(STDIN_FILENO) == 1, let typed = getpass("Password: ") else {
-            throw ValidationError("no password: set VAULTSYNC_PASSWORD or use --password-stdin")
-        }
-        return String(cString: typed)
+        try SecretSource(
+            what: "password", stdin: passwordStdin, environment: "VAULTSYNC_PASSWORD", prompt: "Password: ",
+            missing: "no password: set VAULTSYNC_PASSWORD or use --password-stdin"
+        ).read()
     }
 }
 

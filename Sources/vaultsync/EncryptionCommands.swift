@@ -3,10 +3,6 @@ import Foundation
 import SyncClient
 import SyncProtocol
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Where an encrypted vault's passphrase or recovery key comes from: standard input (the line after
 /// the password when that is read too), the environment, or a prompt on a terminal.
 struct PassphraseOptions: ParsableArguments {
@@ -21,14 +17,13 @@ struct PassphraseOptions: ParsableArguments {
 
     /// What opens the vault's key (asked only for an encrypted vault).
     func secret() throws -> VaultSecret {
-        if recoveryKeyStdin { return .recoveryKey(try Self.line("recovery key")) }
-        if let key = ProcessInfo.processInfo.environment["VAULTSYNC_RECOVERY_KEY"], !key.isEmpty { return .recoveryKey(key) }
-        if passphraseStdin { return .passphrase(try Self.line("passphrase")) }
-        if let env = ProcessInfo.processInfo.environment["VAULTSYNC_PASSPHRASE"], !env.isEmpty { return .passphrase(env) }
-        guard isatty(STDIN_FILENO) == 1, let typed = getpass("Vault passphrase (or set VAULTSYNC_RECOVERY_KEY to use the recovery key): ") else {
-            throw ValidationError("this vault is end-to-end encrypted: give its passphrase (VAULTSYNC_PASSPHRASE or --passphrase-stdin) or its recovery key (VAULTSYNC_RECOVERY_KEY or --recovery-key-stdin)")
-        }
-        return .passphrase(String(cString: typed))
+        if recoveryKeyStdin { return .recoveryKey(try SecretSource.line("recovery key")) }
+        if let key = SecretSource.environment("VAULTSYNC_RECOVERY_KEY") { return .recoveryKey(key) }
+        return .passphrase(try SecretSource(
+            what: "passphrase", stdin: passphraseStdin, environment: "VAULTSYNC_PASSPHRASE",
+            prompt: "Vault passphrase (or set VAULTSYNC_RECOVERY_KEY to use the recovery key): ",
+            missing: "this vault is end-to-end encrypted: give its passphrase (VAULTSYNC_PASSPHRASE or --passphrase-stdin) or its recovery key (VAULTSYNC_RECOVERY_KEY or --recovery-key-stdin)"
+        ).read())
     }
 
     /// A new passphrase (for `init --encrypt`): typed twice on a terminal.
@@ -37,18 +32,10 @@ struct PassphraseOptions: ParsableArguments {
     }
 
     static func newPassphrase(stdin: Bool, environment: String) throws -> String {
-        let passphrase: String
-        if stdin {
-            passphrase = try line("passphrase")
-        } else if let env = ProcessInfo.processInfo.environment[environment], !env.isEmpty {
-            passphrase = env
-        } else {
-            guard isatty(STDIN_FILENO) == 1, let first = getpass("New vault passphrase: ").map({ String(cString: $0) }),
-                let second = getpass("The same passphrase again: ").map({ String(cString: $0) })
-            else { throw ValidationError("no passphrase: set \(environment) or use --passphrase-stdin") }
-            guard first == second else { throw ValidationError("the two passphrases differ; nothing was changed") }
-            passphrase = first
-        }
+        let passphrase = try SecretSource(
+            what: "passphrase", stdin: stdin, environment: environment, prompt: "New vault passphrase: ", typedTwice: true,
+            missing: "no passphrase: set \(environment) or use --passphrase-stdin"
+        ).read()
         guard passphrase.count >= minimumLength else {
             throw ValidationError("a vault passphrase has at least \(minimumLength) characters (a longer one resists guessing far better)")
         }
@@ -56,11 +43,6 @@ struct PassphraseOptions: ParsableArguments {
     }
 
     static let minimumLength = 8
-
-    private static func line(_ what: String) throws -> String {
-        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no \(what) on standard input") }
-        return line
-    }
 }
 
 /// What `init --encrypt` says once: the recovery key, and what losing it means.

@@ -69,4 +69,26 @@ import Testing
             #expect(after.exitCode == 0 && !after.stdout.contains(email) && !after.stdout.contains(otherEmail), "\(after)")
         }
     }
+
+    /// Passwords typed at a terminal: a new one is asked twice, and two that differ change nothing.
+    @Test func aNewPasswordTypedAtATerminalIsAskedTwice() async throws {
+        let laptop = newFolder()
+        defer { try? FileManager.default.removeItem(at: laptop) }
+        let email = "typed-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        try await TestServer.with { server in
+            let linked = try await vaultsync(["init", laptop.path, "--server", server.baseURL.absoluteString, "--email", email, "--create-account"])
+            #expect(linked.exitCode == 0, "\(linked)")
+            let mistyped = try await TerminalRun.run(
+                "vaultsync", ["account", "password", laptop.path],
+                replies: [("New password: ", "a brand new password"), ("The same new password again: ", "a brand new passwrod")], environment: environment)
+            #expect(mistyped.exitCode == 64 && mistyped.screen.contains("the two new passwords differ; nothing was changed"), "\(mistyped)")
+            let changed = try await TerminalRun.run(
+                "vaultsync", ["account", "password", laptop.path],
+                replies: [("New password: ", "a brand new password"), ("The same new password again: ", "a brand new password")], environment: environment)
+            #expect(changed.exitCode == 0 && changed.screen.contains("password changed"), "\(changed)")
+            #expect(!changed.screen.contains("a brand new password"), "a typed secret is not echoed")
+            let login = try await TerminalRun.run("vaultsync", ["login", laptop.path], replies: [("Password: ", "a brand new password")], environment: ["VAULTSYNC_PASSWORD": ""])
+            #expect(login.exitCode == 0, "the new password signs in: \(login)")
+        }
+    }
 }
