@@ -30,7 +30,7 @@ for i in range(count):
     with open(os.path.join(folder, f"note-{i:06d}.md"), "w") as f:
         f.write(f"---\ntitle: note {i}\n---\n# Note {i}\n\nText of note {i}.\n")
 PY
-  .build/release/vaultsync init "$work/$name-vault" --create-account --server "http://127.0.0.1:$port" --email "$name@example.com" --device-name bench >/dev/null 2>&1
+  .build/release/vaultsync init "$work/$name-vault" --create-account --server "http://127.0.0.1:$port" --email "$name@example.com" --device-name bench >"$work/init.log" 2>&1 || { tail -5 "$work/init.log" "$work/server.log" >&2; exit 1; }
   kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
   server_pid=
 }

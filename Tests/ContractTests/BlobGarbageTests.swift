@@ -88,12 +88,19 @@ import Testing
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try orphan.write(to: file)
             server.clock.advance(by: 2 * 86400)  // past the 24 h upload grace
+            // The run counts what it removed when it ends (after the bytes went): wait for both.
+            func counted() async throws -> Bool {
+                let scraped = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("metrics"), headers: ["Authorization": "Bearer \(token)"], protocolVersion: nil)
+                return String(decoding: scraped.body, as: UTF8.self).split(separator: "\n").contains { $0.hasPrefix("vaultsync_purge_removed_total{kind=\"orphan_blobs\"} 1") }
+            }
             let deadline = ContinuousClock.now + .seconds(60)
-            while FileManager.default.fileExists(atPath: file.path), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+            while ContinuousClock.now < deadline {
+                let gone = !FileManager.default.fileExists(atPath: file.path)
+                if gone, try await counted() { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
             #expect(!FileManager.default.fileExists(atPath: file.path), "the scheduled collection removed the orphan")
-            let scraped = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("metrics"), headers: ["Authorization": "Bearer \(token)"], protocolVersion: nil)
-            let text = String(decoding: scraped.body, as: UTF8.self)
-            #expect(text.split(separator: "\n").contains { $0.hasPrefix("vaultsync_purge_removed_total{kind=\"orphan_blobs\"} 1") }, "\(text)")
+            #expect(try await counted(), "and counted it in /metrics")
         }
     }
 

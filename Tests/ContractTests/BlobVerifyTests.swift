@@ -139,7 +139,9 @@ import Testing
 
             // What `vaultsync repair` does: list, upload what this device holds, confirm.
             let list = try await device.api.repairList(session: device.session)
-            #expect(list.wanted.count == 3)
+            #expect(list.wanted.count == 3 && !list.hasMore)
+            let rest = try await device.api.repairList(after: list.wanted[0].contentHash, session: device.session)
+            #expect(rest.wanted.map(\.contentHash) == list.wanted.dropFirst().map(\.contentHash), "pages continue in hash order")
             let held = Dictionary(uniqueKeysWithValues: texts.values.map { (ContentHasher.hash(Data($0.utf8)), Data($0.utf8)) })
             for wanted in list.wanted where wanted.contentHash != ContentHasher.hash(Data(texts["a.md"]!.utf8)) {
                 try await device.api.uploadBlob(try #require(held[wanted.contentHash]), to: wanted.uploadURL, headers: wanted.uploadHeaders ?? [:])

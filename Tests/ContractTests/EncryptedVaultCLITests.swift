@@ -58,6 +58,8 @@ import Testing
             #expect(try await run(["status", phone.path]).stdout.contains("(end-to-end encrypted)"))
             let listed = try await run(["vaults", "--vault", phone.path])
             #expect(listed.stdout.contains("encrypted  (this folder)"), "\(listed)")
+            let repair = try await run(["repair", phone.path])
+            #expect(repair.exitCode == 1 && repair.stderr.contains("cannot repair them"), "ciphertexts cannot be made again: \(repair)")
 
             // The phone changes the passphrase; the laptop keeps syncing with the key it holds.
             let changed = try await CLIProcess.run("vaultsync", ["passphrase", "change", phone.path], environment: ["VAULTSYNC_NEW_PASSPHRASE": "the new vault passphrase"])

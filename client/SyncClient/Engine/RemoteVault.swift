@@ -98,9 +98,9 @@ struct RemoteVault: Sendable {
     /// is the prefix of its files' encrypted names.
     /// The vault's damaged blobs, to upload again. Only a plain vault's: an encrypted vault's blobs
     /// are ciphertexts this device cannot make again byte for byte.
-    func repairList() async throws -> RepairList {
+    func repairList(after: ContentHash?) async throws -> RepairList {
         guard cipher == nil else { throw RepairError.encryptedVault(root) }
-        return try await session.run { [api] in try await api.repairList(session: $0) }
+        return try await session.run { [api] in try await api.repairList(after: after, session: $0) }
     }
 
     func confirmRepair(_ hashes: [ContentHash]) async throws -> RepairConfirmResponse {

@@ -56,34 +56,56 @@ extension SyncEngine {
     /// what arrived. Reads the folder only; changes nothing in it or in the vault's history.
     public func repair() async throws -> RepairReport {
         var report = RepairReport()
-        let list = try await remote.repairList()
-        report.damaged = list.wanted.count
-        guard !list.wanted.isEmpty else { return report }
-        let scan = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: try await store.cachedStats())
-        var held: [ContentHash: VaultPath] = [:]
-        for (path, file) in scan.files where held[file.hash] == nil { held[file.hash] = path }
-        var sent: [ContentHash] = []
-        for wanted in list.wanted {
-            guard let path = held[wanted.contentHash], scan.files[path]?.sizeBytes == wanted.sizeBytes else {
-                report.notHeld.append(wanted.contentHash)
-                continue
+        var held: [ContentHash: HeldFile]?
+        var after: ContentHash?
+        while true {  // a page at a time: its upload URLs are used before they expire
+            let page = try await remote.repairList(after: after)
+            report.damaged += page.wanted.count
+            guard let last = page.wanted.last else { break }
+            if held == nil { held = try await heldFiles() }
+            var sent: [ContentHash] = []
+            for wanted in page.wanted {
+                guard let file = held?[wanted.contentHash], file.sizeBytes == wanted.sizeBytes else {
+                    report.notHeld.append(wanted.contentHash)
+                    continue
+                }
+                do {
+                    try await api.uploadBlob(file: file.path, to: wanted.uploadURL, headers: wanted.uploadHeaders ?? [:], session: await session.vaultSession)
+                    report.uploaded.append(file.vaultPath)
+                    sent.append(wanted.contentHash)
+                } catch {
+                    report.failures[file.vaultPath.rawValue] = "\(error)"
+                }
             }
-            let disk = root.appendingPathComponent(scan.diskNames[path] ?? path.rawValue)
-            do {
-                try await api.uploadBlob(file: disk, to: wanted.uploadURL, headers: wanted.uploadHeaders ?? [:], session: await session.vaultSession)
-                report.uploaded.append(path)
-                sent.append(wanted.contentHash)
-            } catch {
-                report.failures[path.rawValue] = "\(error)"
+            if !sent.isEmpty {
+                let answer = try await remote.confirmRepair(sent)
+                report.repaired += answer.repaired
+                report.stillDamaged += answer.stillDamaged
             }
+            guard page.hasMore else { break }
+            after = last.contentHash
         }
-        if !sent.isEmpty {
-            let answer = try await remote.confirmRepair(sent)
-            report.repaired = answer.repaired
-            report.stillDamaged = answer.stillDamaged
-        }
+        guard report.damaged > 0 else { return report }
         let detail = "\(report.repaired.count) of \(report.damaged) damaged blobs repaired, \(report.notHeld.count) not held here"
         try await store.log(.repair, path: "", detail: detail, at: now())
         return report
+    }
+
+    /// A file of the folder by its content: where it is on disk and in the vault.
+    private struct HeldFile {
+        let path: URL
+        let vaultPath: VaultPath
+        let sizeBytes: Int64
+    }
+
+    /// The folder's files by content hash (the scan reuses the stat cache: unchanged files are
+    /// not read again).
+    private func heldFiles() async throws -> [ContentHash: HeldFile] {
+        let scan = try LocalScanner(root: root, ignore: LocalScanner.rules(for: root)).scan(cache: try await store.cachedStats())
+        var held: [ContentHash: HeldFile] = [:]
+        for (path, file) in scan.files where held[file.hash] == nil {
+            held[file.hash] = HeldFile(path: root.appendingPathComponent(scan.diskNames[path] ?? path.rawValue), vaultPath: path, sizeBytes: file.sizeBytes)
+        }
+        return held
     }
 }

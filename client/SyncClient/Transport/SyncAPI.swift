@@ -233,9 +233,10 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/restore-deleted", body: request, headers: headers(session))
     }
 
-    /// `GET /vault/repair`: the vault's damaged blobs, each with an upload URL.
-    public func repairList(session: VaultSession) async throws -> RepairList {
-        try await call("GET", "vault/repair", body: Optional<SignupRequest>.none, headers: headers(session))
+    /// `GET /vault/repair`: a page of the vault's damaged blobs (after `after`), each with an upload URL.
+    public func repairList(after: ContentHash? = nil, session: VaultSession) async throws -> RepairList {
+        let query = after.map { [URLQueryItem(name: "after", value: $0.rawValue)] } ?? []
+        return try await call("GET", "vault/repair", query: query, body: Optional<SignupRequest>.none, headers: headers(session))
     }
 
     /// `POST /vault/repair/confirm`: the damaged blobs uploaded again, for the server to check.

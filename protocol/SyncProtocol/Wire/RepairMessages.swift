@@ -1,12 +1,22 @@
 public import Foundation
 
-/// `GET /vault/repair`: the vault's blobs the server found missing, cut short or corrupt
-/// (`vaultsync-server blobs verify`), each with a URL to `PUT` the bytes to again. A device that
-/// holds a file with one of these hashes uploads it (`vaultsync repair`), then confirms.
+/// `GET /vault/repair[?after=HASH]`: the vault's blobs the server found missing, cut short or
+/// corrupt (`vaultsync-server blobs verify`) in hash order, a page at a time, each with a URL to
+/// `PUT` the bytes to again. A device that holds a file with one of these hashes uploads it
+/// (`vaultsync repair`), then confirms; with `has_more` it asks again after the page's last hash.
 public struct RepairList: Codable, Sendable, Equatable {
+    public var hasMore: Bool
     public var wanted: [RepairUpload]
 
-    public init(wanted: [RepairUpload]) { self.wanted = wanted }
+    public init(hasMore: Bool = false, wanted: [RepairUpload]) {
+        self.hasMore = hasMore
+        self.wanted = wanted
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case wanted
+        case hasMore = "has_more"
+    }
 }
 
 /// One damaged blob and where to upload its bytes (with the headers the URL's signature covers).

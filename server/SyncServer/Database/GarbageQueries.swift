@@ -4,7 +4,7 @@ import Postgres
 /// SQL for `blobs gc`: which listed blobs the database knows, and which uploads it has sessions for.
 enum GarbageQueries {
     /// Of `keys` (vault, hash), those a `blobs` row records or a row names (as
-    /// ``BlobGuardQueries/isNamed(_:vaultID:hash:)`` counts them), as `vault/hash`.
+    /// ``BlobGuardQueries/isNamed(_:vaultID:hash:)`` counts them), as ``id(vaultID:hash:)``.
     static func known(_ db: PostgresConnection, _ keys: [(vaultID: UUID, hash: String)]) throws -> Set<String> {
         guard !keys.isEmpty else { return [] }
         let rows = try db.query(
@@ -17,8 +17,11 @@ enum GarbageQueries {
                OR EXISTS (SELECT 1 FROM conflict_records WHERE vault_id = k.v AND content_hash = k.h)
                OR EXISTS (SELECT 1 FROM export_jobs WHERE vault_id = k.v AND archive_hash = k.h)
             """, [keys.map(\.vaultID), keys.map(\.hash)])
-        return Set(try rows.map { "\(try $0.uuid(0))/\(try $0.string(1))" })
+        return Set(try rows.map { id(vaultID: try $0.uuid(0), hash: try $0.string(1)) })
     }
+
+    /// How ``known(_:_:)`` names a blob.
+    static func id(vaultID: UUID, hash: String) -> String { "\(vaultID.uuidString)/\(hash)" }
 
     /// The store upload ids of every open upload session.
     static func sessionUploadIDs(_ db: PostgresConnection) throws -> Set<String> {

@@ -28,14 +28,15 @@ enum RepairQueries {
             [vaultID, hashes, kinds])
     }
 
-    /// The vault's damaged blobs, oldest finding first (at most `limit`).
-    static func damaged(_ db: PostgresConnection, vaultID: UUID, hashes: [String]? = nil, limit: Int) throws -> [Damaged] {
+    /// The vault's damaged blobs in hash order after `after` (at most `limit`), of `hashes` only
+    /// when given.
+    static func damaged(_ db: PostgresConnection, vaultID: UUID, hashes: [String]? = nil, after: String? = nil, limit: Int) throws -> [Damaged] {
         try db.query(
             """
             SELECT content_hash, size_bytes, kind FROM damaged_blobs
-            WHERE vault_id = $1 AND ($2::text[] IS NULL OR content_hash = ANY($2::text[]))
-            ORDER BY found_at, content_hash LIMIT $3
-            """, [vaultID, hashes, limit]
+            WHERE vault_id = $1 AND ($2::text[] IS NULL OR content_hash = ANY($2::text[])) AND content_hash > $3
+            ORDER BY content_hash LIMIT $4
+            """, [vaultID, hashes, after ?? "", limit]
         ).map { Damaged(hash: try $0.string(0), sizeBytes: try $0.int64(1), kind: try $0.string(2)) }
     }
 

@@ -62,7 +62,7 @@ struct VaultRoutes {
         }
         group.get("repair") { request, context in
             let scope = try await scope(request, context)
-            return try context.json(try await vault.repairList(scope))
+            return try context.json(try await vault.repairList(scope, after: request.uri.queryParameters["after"].map(String.init)))
         }
         group.post("repair/confirm") { request, context in
             let scope = try await scope(request, context)

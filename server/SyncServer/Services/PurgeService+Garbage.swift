@@ -36,10 +36,10 @@ extension PurgeService {
     static let garbagePageSize = 1000
 
     /// Lists the whole store and removes what no row names: blobs older than the upload grace
-    /// (each through ``collectBlobs(_:now:)``, under its lock, named checked again, the deletion marked
-    /// for writes that found it), multipart uploads no session names, and temporary files of
-    /// uploads cut off. Under the purge's lock, so
-    /// it runs on one instance at a time and never beside the purge.
+    /// (each through ``collectBlobs(_:now:)``: under its lock, named checked again, the deletion
+    /// marked for writes that found it), multipart uploads no session names, and temporary files
+    /// of uploads cut off. Under the purge's lock, so it runs on one instance at a time and never
+    /// beside the purge.
     func collectGarbage(dryRun: Bool) async throws -> GarbageReport {
         try await db.withReservedConnection { held in
             guard try await held.run({ try $0.query("SELECT pg_try_advisory_lock($1)", [Self.lockKey]).first?.bool(0) ?? false }) else {
@@ -58,6 +58,9 @@ extension PurgeService {
         }
     }
 
+    /// A listed blob as ``GarbageQueries/known(_:_:)`` names it.
+    private static func id(_ key: BlobKey) -> String { GarbageQueries.id(vaultID: key.vaultID, hash: key.contentHash.rawValue) }
+
     private func collectGarbageLocked(dryRun: Bool) async throws -> GarbageReport {
         let now = now()
         var report = GarbageReport()
@@ -71,8 +74,7 @@ extension PurgeService {
             let known = try await db.withConnection { try GarbageQueries.known($0, keys) }
             var orphans: [StoredBlob] = []
             for blob in page.blobs {
-                let id = "\(blob.key.vaultID)/\(blob.key.contentHash.rawValue)"
-                switch GarbageAdmission.blob(modifiedAt: blob.modifiedAt, known: known.contains(id), now: now, grace: uploadGrace) {
+                switch GarbageAdmission.blob(modifiedAt: blob.modifiedAt, known: known.contains(Self.id(blob.key)), now: now, grace: uploadGrace) {
                 case .keepKnown: break
                 case .keepYoung: report.young += 1
                 case .collect: orphans.append(blob)
@@ -83,8 +85,8 @@ extension PurgeService {
                 report.orphanBytes += orphans.reduce(0) { $0 + $1.sizeBytes }
             } else {
                 let removed = try await collectBlobs(orphans.map { (vaultID: $0.key.vaultID, hash: $0.key.contentHash.rawValue) }, now: now)
-                let gone = Set(removed.map { "\($0.vaultID)/\($0.hash)" })
-                let collected = orphans.filter { gone.contains("\($0.key.vaultID)/\($0.key.contentHash.rawValue)") }
+                let gone = Set(removed.map { GarbageQueries.id(vaultID: $0.vaultID, hash: $0.hash) })
+                let collected = orphans.filter { gone.contains(Self.id($0.key)) }
                 report.orphans += collected.count
                 report.orphanBytes += collected.reduce(0) { $0 + $1.sizeBytes }
             }

@@ -6,12 +6,18 @@ extension VaultService {
     /// Damaged blobs listed per call; a device repairs them and asks again.
     static let repairPageSize = 1000
 
-    /// The vault's damaged blobs (`blobs verify` found them missing, cut short or corrupt), each
-    /// with an upload URL: a device that holds the bytes sends them again.
-    func repairList(_ scope: VaultScope) async throws -> RepairList {
-        let damaged = try await db.withConnection { try RepairQueries.damaged($0, vaultID: scope.vaultID, limit: Self.repairPageSize) }
+    /// The vault's damaged blobs (`blobs verify` found them missing, cut short or corrupt) in hash
+    /// order after `after`, a page at a time, each with an upload URL: a device that holds the
+    /// bytes sends them again.
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` when `after` is not a content hash.
+    func repairList(_ scope: VaultScope, after: String?) async throws -> RepairList {
+        let after = try after.map { text in
+            guard let hash = try? ContentHash(text) else { throw ServiceError.invalidRequest("after '\(text.prefix(80))' is not a content hash") }
+            return hash.rawValue
+        }
+        let damaged = try await db.withConnection { try RepairQueries.damaged($0, vaultID: scope.vaultID, after: after, limit: Self.repairPageSize) }
         let expires = now().addingTimeInterval(limits.blobURLTTL.seconds)
-        return RepairList(wanted: try damaged.map { blob in
+        return RepairList(hasMore: damaged.count == Self.repairPageSize, wanted: try damaged.map { blob in
             let hash = try ContentHash(blob.hash)
             let upload = try blobs.upload(for: BlobKey(vaultID: scope.vaultID, contentHash: hash), sizeBytes: blob.sizeBytes, expiresAt: expires)
             return RepairUpload(

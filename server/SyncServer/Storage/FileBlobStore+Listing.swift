@@ -1,10 +1,6 @@
 package import Foundation
 import NIOPosix
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Listing the file store for `blobs gc`: `vaults/<vault>/<prefix>/<hex>` walked in key order, a
 /// folder at a time (memory holds one folder's names), and the multipart session folders.
 extension FileBlobStore {
@@ -26,15 +22,15 @@ extension FileBlobStore {
                             return page
                         }
                         count += 1
-                        var info = stat()
-                        guard let key = BlobKey(vault: vault, prefix: prefix, hex: hex), lstat(root + "/" + text, &info) == 0,
-                            info.st_mode & S_IFMT == S_IFREG
+                        // Attributes of the name itself: a link is a stray, not a blob.
+                        let attributes = try? FileManager.default.attributesOfItem(atPath: root + "/" + text)
+                        guard let key = BlobKey(vault: vault, prefix: prefix, hex: hex), attributes?[.type] as? FileAttributeType == .typeRegular,
+                            let size = (attributes?[.size] as? NSNumber)?.int64Value, let modified = attributes?[.modificationDate] as? Date
                         else {
                             page.strays.append(text)
                             continue
                         }
-                        let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
-                        page.blobs.append(StoredBlob(key: key, sizeBytes: Int64(info.st_size), modifiedAt: modified))
+                        page.blobs.append(StoredBlob(key: key, sizeBytes: size, modifiedAt: modified))
                     }
                 }
             }
@@ -50,11 +46,7 @@ extension FileBlobStore {
             return sessions.compactMap { session -> StoredUpload? in
                 let path = folder + "/" + session
                 let inside = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).map { path + "/" + $0 }
-                let times = ([path] + inside).compactMap { item -> Date? in
-                    var info = stat()
-                    guard lstat(item, &info) == 0 else { return nil }
-                    return Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
-                }
+                let times = ([path] + inside).compactMap { (try? FileManager.default.attributesOfItem(atPath: $0))?[.modificationDate] as? Date }
                 guard let newest = times.max() else { return nil }
                 return StoredUpload(uploadID: session, key: nil, activeAt: newest)
             }
