@@ -38,10 +38,7 @@ struct MigrateBlobs: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (env, logger, base) = try common.setUp()
-        var configuration = base
-        if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
-        applySecrets(to: &configuration, environment: env)
+        let (_, logger, configuration) = try common.setUp(blobStore: blobStore)
         let interactive = isatty(STDERR_FILENO) == 1
         let report = try await VaultSyncServer.migrateBlobs(configuration: configuration, to: to, createBucket: s3CreateBucket, logger: logger) { so in
             guard interactive else { return }
@@ -93,10 +90,7 @@ struct VerifyBlobs: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (env, logger, base) = try common.setUp()
-        var configuration = base
-        if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
-        applySecrets(to: &configuration, environment: env)
+        let (_, logger, configuration) = try common.setUp(blobStore: blobStore)
         let vaultID = try vault.map { text in
             guard let id = UUID(uuidString: text) else { throw ValidationError("--vault '\(text.prefix(64))' is not a vault id") }
             return id
@@ -151,15 +145,13 @@ struct CollectGarbage: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (env, logger, base) = try common.setUp()
-        var configuration = base
+        let (env, logger, configured) = try common.setUp(blobStore: blobStore)
+        var configuration = configured
         if let text = uploadGrace ?? env["VAULTSYNC_UPLOAD_GRACE"] {
             do { configuration.uploadGrace = try DurationText.parse(text) } catch {
                 throw ValidationError("\(uploadGrace != nil ? "--upload-grace" : "VAULTSYNC_UPLOAD_GRACE"): \(error)")
             }
         }
-        if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
-        applySecrets(to: &configuration, environment: env)
         let report = try await VaultSyncServer.collectGarbage(configuration: configuration, dryRun: dryRun, logger: logger)
         if json {
             try printReport(report)

@@ -52,11 +52,9 @@ struct Purge: AsyncParsableCommand {
     var blobStore: String?
 
     func run() async throws {
-        let (env, logger, base) = try common.setUp()
-        var configuration = base
+        let (env, logger, configured) = try common.setUp(blobStore: blobStore)
+        var configuration = configured
         try retention.apply(to: &configuration, environment: env)
-        if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
-        applySecrets(to: &configuration, environment: env)
         let report = try await VaultSyncServer.purge(configuration: configuration, logger: logger)
         guard !report.skipped else {
             print("nothing purged: another server instance is purging this database now (one at a time); try again later")

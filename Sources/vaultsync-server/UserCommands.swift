@@ -83,10 +83,7 @@ struct User: AsyncParsableCommand {
         @Flag(help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
-            let (env, logger, base) = try common.setUp()
-            var configuration = base
-            if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
-            applySecrets(to: &configuration, environment: env)
+            let (_, logger, configuration) = try common.setUp(blobStore: blobStore)
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else { throw AdminFailure("refusing to delete '\(email)' without --yes when not on a terminal") }
                 print("This deletes \(email) and all their notes on this server, for good. Type the email again to confirm: ", terminator: "")

@@ -61,6 +61,15 @@ struct CommonOptions: ParsableArguments {
         return (env, try makeLogger(environment: env), configuration)
     }
 
+    /// ``setUp()`` for a command that opens the blob store: the store its `--blob-store` flag or
+    /// `VAULTSYNC_BLOB_STORE` names, with the S3 secrets from the environment.
+    func setUp(blobStore: String?) throws -> (environment: [String: String], logger: Logger, configuration: ServerConfiguration) {
+        var (env, logger, configuration) = try setUp()
+        if let value = blobStore ?? env["VAULTSYNC_BLOB_STORE"] { configuration.blobStore = value }
+        applySecrets(to: &configuration, environment: env)
+        return (env, logger, configuration)
+    }
+
     func makeLogger(environment: [String: String]) throws -> Logger {
         let levelName = logLevel ?? environment["VAULTSYNC_LOG_LEVEL"] ?? "info"
         guard let level = Logger.Level(rawValue: levelName) else { throw ValidationError("unknown log level '\(levelName)'") }
