@@ -55,6 +55,37 @@ import Testing
         return data
     }
 
+    /// `blobs gc` walks a store in pages: every blob once, in key order, with its size, however
+    /// small the page (two vaults, so a page ends inside one and the next begins in another).
+    @Test(arguments: Kind.allCases)
+    func listingPagesThroughEveryBlobOnce(_ kind: Kind) async throws {
+        try await Self.withStore(kind) { store in
+            var written: [String: Int64] = [:]
+            for vault in [UUID(), UUID()] {
+                for index in 0..<5 {
+                    let bytes = Data("blob \(index) of \(vault)".utf8)
+                    let key = BlobKey(vaultID: vault, contentHash: ContentHasher.hash(bytes))
+                    try await store.write(Self.chunks(bytes, size: 4), key: key, sizeBytes: Int64(bytes.count))
+                    written[key.rawValue] = Int64(bytes.count)
+                }
+            }
+            var listed: [String] = []
+            var sizes: [String: Int64] = [:]
+            var after: String?
+            repeat {
+                let page = try await store.listBlobs(after: after, limit: 3)
+                #expect(page.blobs.count <= 3 && page.strays.isEmpty)
+                for blob in page.blobs {
+                    listed.append(blob.key.rawValue)
+                    sizes[blob.key.rawValue] = blob.sizeBytes
+                }
+                after = page.next
+            } while after != nil
+            #expect(listed == written.keys.sorted(), "every blob once, in key order")
+            #expect(sizes == written)
+        }
+    }
+
     @Test(arguments: Kind.allCases)
     func writeReadSizeAndDelete(_ kind: Kind) async throws {
         try await Self.withStore(kind) { store in

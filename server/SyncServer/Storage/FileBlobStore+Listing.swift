@@ -9,6 +9,7 @@ extension FileBlobStore {
         return try await io.runIfActive {
             var page = StoreListingPage(blobs: [], strays: [], next: nil)
             var count = 0
+            var last: String?
             func names(_ folder: String) -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() }
             /// Whether nothing under `prefix` (a folder's key text, ending in `/`) comes after `after`.
             func done(_ prefix: String) -> Bool { after.map { !$0.hasPrefix(prefix) && $0 > prefix } ?? false }
@@ -18,10 +19,11 @@ extension FileBlobStore {
                         let text = BlobKey.rawValue(vault: vault, prefix: prefix, hex: hex)
                         if let after, text <= after { continue }
                         guard count < limit else {
-                            page.next = page.blobs.last.map(\.key.rawValue) ?? page.strays.last
+                            page.next = last
                             return page
                         }
                         count += 1
+                        last = text
                         // Attributes of the name itself: a link is a stray, not a blob.
                         let attributes = try? FileManager.default.attributesOfItem(atPath: root + "/" + text)
                         guard let key = BlobKey(vault: vault, prefix: prefix, hex: hex), attributes?[.type] as? FileAttributeType == .typeRegular,
