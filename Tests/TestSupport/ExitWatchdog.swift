@@ -1,4 +1,5 @@
-public import Foundation
+import Foundation
+import SyncServer
 
 #if canImport(Glibc)
 import Glibc
@@ -13,12 +14,8 @@ package enum ExitWatchdog {
     /// - Parameter alsoEndsWith: a child process whose own end makes the watchdog unnecessary.
     package static func run(_ cleanup: String, watching watched: Int32 = getpid(), alsoEndsWith child: Int32? = nil) {
         let childAlive = child.map { " && kill -0 \($0) 2>/dev/null" } ?? ""
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "while kill -0 \(watched) 2>/dev/null\(childAlive); do sleep 0.5; done; \(cleanup)"]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
+        // posix_spawn through ChildProcess, not Foundation's Process: its run() crashed once in a
+        // memcpy while many tests started processes at once.
+        _ = try? ChildProcess.spawn("/bin/sh", ["-c", "while kill -0 \(watched) 2>/dev/null\(childAlive); do sleep 0.5; done; \(cleanup)"], stdout: "/dev/null")
     }
 }
