@@ -3,7 +3,7 @@ import Postgres
 
 /// SQL for `conflict_records`: conflicts kept on the server until the user resolves them.
 enum ConflictQueries {
-    struct Record {
+    struct Record: Sendable {
         let id: UUID
         let path: String
         let deviceName: String
@@ -12,9 +12,16 @@ enum ConflictQueries {
         let sizeBytes: Int64
         let description: String
         let createdAt: Date
-        let stored: Bool
+        var stored: Bool
         var resolvedAt: Date? = nil
         var resolution: String? = nil
+
+        /// This record, with its bytes kept or not.
+        func kept(_ stored: Bool) -> Record {
+            var record = self
+            record.stored = stored
+            return record
+        }
     }
 
     private static let columns = "id, path, device_name, remote_version, content_hash, size_bytes, description, created_at, stored, resolved_at, resolution"

@@ -18,7 +18,7 @@ enum FileStateQueries {
     }
 
     /// The server's current knowledge of one path.
-    struct Current {
+    struct Current: Sendable, Equatable {
         let path: String
         /// The key of the letter-case rule: the case-folded path, or an encrypted vault's fingerprint.
         let pathKey: String
@@ -84,11 +84,15 @@ enum FileStateQueries {
     /// Locks the vault row until commit and returns its last change sequence number. Every writer
     /// of `file_state` calls this first, so writers of one vault are serialised and sequence
     /// numbers are handed out in commit order.
-    static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws -> Int64 {
-        guard let row = try db.query("UPDATE vaults SET change_seq = change_seq WHERE id = $1 RETURNING change_seq", [vaultID]).first else {
+    /// Also returns the vault's purge mark (``FileVersionRule/first(purgeMark:)``).
+    @discardableResult
+    static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws -> (sequence: Int64, purgeMark: Int64) {
+        guard let row = try db.query(
+            "UPDATE vaults SET change_seq = change_seq WHERE id = $1 RETURNING change_seq, purged_through_seq", [vaultID]).first
+        else {
             throw ServiceError.notFound("vault not found")
         }
-        return try row.int64(0)
+        return (try row.int64(0), try row.int64(1))
     }
 
     /// Whether a device whose cursor is at `sequence` may have it moved past everything up to

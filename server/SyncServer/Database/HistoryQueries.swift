@@ -3,7 +3,7 @@ import Postgres
 
 /// SQL for `file_versions`: one path's history, and single versions for restore.
 enum HistoryQueries {
-    struct Version {
+    struct Version: Sendable, Equatable {
         let version: Int
         let contentHash: String?
         let sizeBytes: Int64

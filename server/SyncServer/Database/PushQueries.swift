@@ -4,7 +4,7 @@ import Postgres
 /// SQL for `push_reservations` (upload slots handed out by push) and `blobs` (bytes verified present).
 enum PushQueries {
     /// An upload slot: `device` may confirm `path` at `newVersion` while the server still holds `baseVersion`.
-    struct Reservation {
+    struct Reservation: Sendable, Equatable {
         let path: String
         /// The letter-case key the push named (nil for reservations made before keys were kept).
         let pathKey: String?

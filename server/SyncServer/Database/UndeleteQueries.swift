@@ -6,7 +6,7 @@ import SyncProtocol
 enum UndeleteQueries {
     /// Tombstones deleted at or after `since` (under `folderPrefix` when given), each with the
     /// newest content version before it. Reads the `file_state_tombstones` index.
-    static func deletedSince(_ db: PostgresConnection, vaultID: UUID, since: Date, folderPrefix: String?) throws -> [UndeleteAdmission.Candidate] {
+    static func deletedSince(_ db: PostgresConnection, vaultID: UUID, since: Date, folderPrefix: String?) throws -> [UndeleteCandidate] {
         try db.query(
             """
             SELECT f.path, f.version, c.content_hash, c.size_bytes, f.path_key
@@ -20,8 +20,8 @@ enum UndeleteQueries {
               AND ($3::text IS NULL OR left(f.path, length($3::text)) = $3::text)
             """, [vaultID, since, folderPrefix]
         ).map { row in
-            let content = try row.optionalString(2).map { UndeleteAdmission.Content(hash: $0, sizeBytes: try row.int64(3)) }
-            return UndeleteAdmission.Candidate(
+            let content = try row.optionalString(2).map { UndeleteCandidate.Content(hash: $0, sizeBytes: try row.int64(3)) }
+            return UndeleteCandidate(
                 path: VaultPath(alreadyValidated: try row.string(0)), pathKey: try row.string(4), tombstoneVersion: try row.int(1), lastContent: content)
         }
     }

@@ -11,10 +11,6 @@ extension VaultService {
         guard request.remoteVersion >= 1 else { throw ServiceError.invalidRequest("remote_version must be a version of the path (1 or more)") }
         try checkVersion(request.remoteVersion, "remote_version", of: request.path)
         let description = String(request.description.prefix(1000))
-        let account = try await db.withConnection { try accountLimits($0, userID: scope.userID) }
-        guard request.sizeBytes <= account.maxFileBytes else {
-            throw ServiceError.fileTooLarge(path: request.path, size: request.sizeBytes, limit: account.maxFileBytes)
-        }
         let asPush = PushFile(path: request.path, contentHash: request.contentHash, sizeBytes: request.sizeBytes, baseVersion: nil, content: request.content)
         try Self.checkInline([asPush])
         let key = BlobKey(vaultID: scope.vaultID, contentHash: request.contentHash)
@@ -24,21 +20,22 @@ extension VaultService {
             (try BlobGuardQueries.watermark($0), try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [hash])[hash] == request.sizeBytes)
         }
         let found = known ? true : await storedInline(key, request.content)
-        // The record names the bytes as kept only under the blob's shared lock, and not if the
-        // purge deleted them since they were found: then they are uploaded like any others.
-        let (record, deviceName) = try await db.transaction { tx in
-            let stored = try found && BlobGuardQueries.guardForWrite(tx, vaultID: scope.vaultID, hashes: [hash], watermark: watermark).isEmpty
-            if stored && !known { try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: [hash], sizes: [request.sizeBytes], now: now) }
-            let record = ConflictQueries.Record(
-                id: UUID(), path: request.path.rawValue, deviceName: "", remoteVersion: request.remoteVersion, contentHash: hash,
-                sizeBytes: request.sizeBytes, description: description, createdAt: now, stored: stored)
+        let reads = VaultSnapshotQueries.Reads(found: found ? [hash: request.sizeBytes] : [:], watermark: watermark, account: .limits(lockUser: false))
+        let record = ConflictQueries.Record(
+            id: UUID(), path: request.path.rawValue, deviceName: "", remoteVersion: request.remoteVersion, contentHash: hash,
+            sizeBytes: request.sizeBytes, description: description, createdAt: now, stored: false)
+        let (plan, _, deviceName) = try await write(scope, now: now, locked: false) { _ in
+            (.conflictBytes(path: request.path, hash: hash, sizeBytes: request.sizeBytes, required: false), reads)
+        } then: { tx, plan in
+            guard plan.refusal == nil else { return "" }
             let name = try DeviceQueries.name(tx, deviceID: scope.deviceID) ?? "a removed device"
-            try ConflictQueries.insert(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, deviceName: name, record, now: now)
-            return (record, name)
+            try ConflictQueries.insert(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, deviceName: name, record.kept(plan.conflictBytesKept), now: now)
+            return name
         }
-        let stored = record.stored
+        if let refusal = plan.refusal { throw refusal.serviceError }
+        let stored = plan.conflictBytesKept
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
-        let info = try conflictInfo(scope, record, deviceName: deviceName, expires: expires)
+        let info = try conflictInfo(scope, record.kept(stored), deviceName: deviceName, expires: expires)
         guard !stored else { return RecordConflictResponse(conflict: info) }
         let upload = try blobs.upload(for: key, sizeBytes: request.sizeBytes, expiresAt: expires)
         return RecordConflictResponse(conflict: info, uploadURL: upload.url, uploadHeaders: upload.headers.isEmpty ? nil : upload.headers)
@@ -72,18 +69,16 @@ extension VaultService {
                 case nil: throw ServiceError.uploadMissing("the conflict's bytes were never uploaded: PUT them to the upload URL first")
                 }
             }
-            try await db.transaction { tx in
-                guard try BlobGuardQueries.guardForWrite(tx, vaultID: scope.vaultID, hashes: [record.contentHash], watermark: watermark).isEmpty else {
-                    throw ServiceError.uploadMissing("the conflict's bytes were removed from the store meanwhile: PUT them to the upload URL again")
-                }
-                try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: [record.contentHash], sizes: [record.sizeBytes], now: now)
-                try ConflictQueries.markStored(tx, vaultID: scope.vaultID, id: id)
-            }
+            let reads = VaultSnapshotQueries.Reads(found: [record.contentHash: record.sizeBytes], watermark: watermark)
+            let path = VaultPath(alreadyValidated: record.path)
+            let plan = try await write(scope, now: now, locked: false) { _ in
+                (.conflictBytes(path: path, hash: record.contentHash, sizeBytes: record.sizeBytes, required: true), reads)
+            } then: { tx, plan in
+                if plan.refusal == nil { try ConflictQueries.markStored(tx, vaultID: scope.vaultID, id: id) }
+            }.plan
+            if let refusal = plan.refusal { throw refusal.serviceError }
         }
-        let stored = ConflictQueries.Record(
-            id: record.id, path: record.path, deviceName: record.deviceName, remoteVersion: record.remoteVersion, contentHash: record.contentHash,
-            sizeBytes: record.sizeBytes, description: record.description, createdAt: record.createdAt, stored: true)
-        return try conflictInfo(scope, stored, deviceName: record.deviceName, expires: now.addingTimeInterval(limits.blobURLTTL.seconds))
+        return try conflictInfo(scope, record.kept(true), deviceName: record.deviceName, expires: now.addingTimeInterval(limits.blobURLTTL.seconds))
     }
 
     /// `GET /vault/conflicts`: the vault's open conflicts whose bytes are kept, oldest first; with

@@ -26,23 +26,9 @@ struct AccountLimits: Sendable, Equatable {
 }
 
 extension VaultService {
-    /// The effective limits of a user.
+    /// The effective limits of a user (``VaultSnapshotQueries/accountLimits(_:userID:defaults:)``).
     func accountLimits(_ db: PostgresConnection, userID: UUID) throws -> AccountLimits {
-        let overrides = try QuotaQueries.overrides(db, userID: userID)
-        return AccountLimits(
-            quotaBytes: overrides.quotaBytes ?? limits.defaultQuotaBytes, quotaFiles: overrides.quotaFiles ?? limits.defaultQuotaFiles,
-            maxFileBytes: overrides.maxFileBytes ?? limits.maxFileBytes)
-    }
-
-    /// Checks that `growth` fits the user's quota, taking the user's row lock until commit (as
-    /// confirm does), so writes racing for the last bytes are counted one at a time.
-    /// - Throws: ``ServiceError/quotaExceeded(_:usage:)``.
-    func checkQuota(_ tx: PostgresConnection, userID: UUID, growth: QuotaQueries.Usage) throws {
-        let account = try accountLimits(tx, userID: userID)
-        guard account.quotaBytes != nil || account.quotaFiles != nil else { return }
-        try QuotaQueries.lockUser(tx, userID: userID)
-        let used = try QuotaQueries.usage(tx, userID: userID)
-        if let reason = account.overflow(used, adding: growth) { throw ServiceError.quotaExceeded(reason, usage: account.report(used)) }
+        try VaultSnapshotQueries.accountLimits(db, userID: userID, defaults: limits)
     }
 
     /// `GET /vault/usage`: the account's usage (all its vaults) and limits.

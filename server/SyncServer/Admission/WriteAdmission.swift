@@ -1,0 +1,83 @@
+import Foundation
+import SyncProtocol
+
+/// Every rule a write to a vault meets, decided on values: what the write asks
+/// (``WriteRequest``) and what the vault holds (``VaultSnapshot``) in, a ``WritePlan`` out, which
+/// ``VaultWriter`` carries out. Each rule is written once here; the services only read, call
+/// ``admit(_:in:)`` and write.
+enum WriteAdmission {
+    static func admit(_ request: WriteRequest, in snapshot: VaultSnapshot) -> WritePlan {
+        switch request {
+        case .push(let push): self.push(push, snapshot)
+        case .confirm(let reservations): confirm(reservations, snapshot)
+        case .delete(let files): delete(files, snapshot)
+        case .restore(let path, let version, let old): restore(path, version: version, old: old, snapshot)
+        case .undelete(let candidates): undelete(candidates, snapshot)
+        case .conflictBytes(let path, let hash, let size, let required): conflictBytes(path, hash: hash, sizeBytes: size, required: required, snapshot)
+        }
+    }
+
+    // MARK: the rules every kind shares
+
+    /// The letter-case rule: a path may take its key unless another live path holds it.
+    static func caseRule(_ key: String, for path: VaultPath, claimed: [String: String]) -> WriteRejection? {
+        guard let other = claimed[key], other != path.rawValue else { return nil }
+        return .caseTaken(by: other)
+    }
+
+    /// The bytes rule: a version names only bytes the vault holds with exactly the declared size.
+    static func holds(_ snapshot: VaultSnapshot, _ hash: String, sizeBytes: Int64) -> Bool {
+        snapshot.blobs[hash] == sizeBytes
+    }
+
+    /// The quota's measure of a write: bytes it adds over the live file it replaces, and one file
+    /// when no live file is replaced.
+    static func growth(_ sizeBytes: Int64, replacing live: FileStateQueries.Current?) -> QuotaQueries.Usage {
+        QuotaQueries.Usage(bytes: sizeBytes - (live?.sizeBytes ?? 0), files: live == nil ? 1 : 0)
+    }
+
+    /// Why `growth` more does not fit the account, or nil (always nil without a quota).
+    static func overflow(_ account: VaultSnapshot.Account, adding growth: QuotaQueries.Usage) -> String? {
+        guard let usage = account.usage else { return nil }
+        return account.limits.overflow(usage, adding: growth)
+    }
+
+    // MARK: delete
+
+    /// A tombstone for each file still at the device's base; a changed one is a conflict.
+    static func delete(_ files: [DeleteFile], _ snapshot: VaultSnapshot) -> WritePlan {
+        var plan = WritePlan()
+        for file in files {
+            guard let row = snapshot.current[file.path.rawValue] else {
+                plan.missing.append(file.path)
+                continue
+            }
+            if row.isDeleted {
+                plan.alreadyDeleted.append(row)
+                continue
+            }
+            guard row.version == file.baseVersion else {
+                plan.conflicts.append(.init(path: file.path, base: file.baseVersion, current: row))
+                continue
+            }
+            plan.writes.append(.init(path: file.path, pathKey: row.pathKey, version: FileVersionRule.next(after: row.version), contentHash: nil, sizeBytes: 0))
+        }
+        return plan
+    }
+
+    // MARK: conflict records
+
+    /// A conflict record's bytes are kept when the vault holds them; said to be uploaded, they must be.
+    static func conflictBytes(_ path: VaultPath, hash: String, sizeBytes: Int64, required: Bool, _ snapshot: VaultSnapshot) -> WritePlan {
+        var plan = WritePlan()
+        // Stored bytes are recorded even for a refused record: recorded and unreferenced, the purge collects them.
+        if holds(snapshot, hash, sizeBytes: sizeBytes) { plan.recordBlobs[hash] = sizeBytes }
+        if let account = snapshot.account, sizeBytes > account.limits.maxFileBytes {
+            plan.refusal = .fileTooLarge(path: path, size: sizeBytes, limit: account.limits.maxFileBytes)
+        } else if plan.recordBlobs.isEmpty, required {
+            plan.refusal = .conflictBytesRemoved
+        }
+        plan.conflictBytesKept = plan.refusal == nil && !plan.recordBlobs.isEmpty
+        return plan
+    }
+}

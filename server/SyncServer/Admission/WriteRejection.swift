@@ -1,0 +1,43 @@
+import SyncProtocol
+
+/// Why one file of a write was not written; the others go on. The wire words are chosen in one
+/// place, beside the error mapping (`WriteRejection+Wire.swift`).
+enum WriteRejection: Sendable, Equatable {
+    /// Another live path holds the letter-case key.
+    case caseTaken(by: String)
+    /// A name the vault does not hold yet breaks the new-name rule.
+    case newName(VaultPathError)
+    /// The device holds no open reservation of that version (never made, used, or expired).
+    case noReservation(version: Int)
+    /// The bytes were never uploaded.
+    case notUploaded
+    /// The bytes were found stored, and the purge deleted them since.
+    case removedMeanwhile
+    /// The stored bytes are not the declared size.
+    case sizeMismatch(stored: Int64, declared: Int64)
+    /// The stored bytes do not hash as declared (the store says how).
+    case hashMismatch(String)
+    /// The file does not fit the account (``AccountLimits/overflow(_:adding:)`` says why).
+    case overQuota(String)
+    /// A deleted file's content before the deletion is no longer kept.
+    case contentNotKept
+}
+
+/// Why a whole write was refused: nothing of it was written.
+enum WriteRefusal: Sendable, Equatable {
+    case fileTooLarge(path: VaultPath, size: Int64, limit: Int64)
+    /// The push's files would not fit: none is reserved or written.
+    case pushOverQuota(String, usage: UsageResponse)
+    /// The restored version would not fit.
+    case restoreOverQuota(String, usage: UsageResponse)
+    /// The `count` files that could come back would not fit: none does.
+    case undeleteOverQuota(count: Int, reason: String, usage: UsageResponse)
+    /// A restore of a version the path never had, or one no longer retained.
+    case noSuchVersion(path: VaultPath, version: Int)
+    case versionIsDeletion(path: VaultPath, version: Int)
+    /// The version is retained but its bytes are not.
+    case versionBytesGone(path: VaultPath, version: Int)
+    case caseTaken(path: VaultPath, by: String)
+    /// A conflict record's bytes, said to be uploaded, were removed from the store meanwhile.
+    case conflictBytesRemoved
+}

@@ -1,0 +1,44 @@
+import Foundation
+import SyncProtocol
+
+/// One write to a vault, as ``WriteAdmission`` decides on it: every door that changes a vault
+/// (the sync API today; the web app, WebDAV and shared vaults next) says what it wants as one of these.
+enum WriteRequest: Sendable {
+    /// Reserve upload slots for files whose base versions match; with `commit`, make the files
+    /// whose bytes are stored current at once (``VaultService/push(_:_:)``).
+    case push(Push)
+    /// Make reserved versions current; the reservations' bytes were checked (``WriteAdmission/verifyUploads(_:reservations:checks:now:)``).
+    case confirm([PushQueries.Reservation])
+    /// Tombstones for files still at the version the device last saw.
+    case delete([DeleteFile])
+    /// An old version's content as the next version of its path; nil: no such version is kept.
+    case restore(path: VaultPath, version: Int, old: HistoryQueries.Version?)
+    /// Files deleted in a window, each back with its content before the deletion.
+    case undelete([UndeleteCandidate])
+    /// A conflict record's bytes: named as kept when they are stored (`required`: they must be,
+    /// the device said it uploaded them).
+    case conflictBytes(path: VaultPath, hash: String, sizeBytes: Int64, required: Bool)
+
+    struct Push: Sendable {
+        var files: [PushFile]
+        /// Each file's letter-case key (``VaultService/caseKeys(_:in:)``).
+        var keys: [VaultPath: String]
+        var commit: Bool
+        /// When the reservations expire.
+        var expires: Date
+    }
+}
+
+/// A deleted file and the content version before its deletion (nil: no content version kept).
+struct UndeleteCandidate: Sendable, Equatable {
+    let path: VaultPath
+    /// The tombstone's letter-case key (the case-folded path, or an encrypted vault's fingerprint).
+    let pathKey: String
+    let tombstoneVersion: Int
+    let lastContent: Content?
+
+    struct Content: Sendable, Equatable {
+        let hash: String
+        let sizeBytes: Int64
+    }
+}

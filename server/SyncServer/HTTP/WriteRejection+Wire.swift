@@ -1,0 +1,57 @@
+import SyncProtocol
+
+extension WriteRejection {
+    /// The per-file error a device reads for a file not written: the only place these are worded.
+    func fileError(_ path: VaultPath) -> FileError {
+        switch self {
+        case .caseTaken(let other):
+            FileError(path: path, code: .pathCaseConflict, message: "'\(other)' exists already and differs only by letter case")
+        case .newName(let refusal):
+            FileError(path: path, code: .invalidPath, message: "\(refusal)")
+        case .noReservation(let version):
+            FileError(path: path, code: .reservationNotFound, message: "no open push reservation for '\(path)' at version \(version): push again")
+        case .notUploaded:
+            FileError(path: path, code: .uploadMissing, message: "the bytes of '\(path)' were never uploaded: PUT them to the upload URL first")
+        case .removedMeanwhile:
+            FileError(path: path, code: .uploadMissing, message: "the bytes of '\(path)' were removed from the store meanwhile: push again")
+        case .sizeMismatch(let stored, let declared):
+            FileError(path: path, code: .contentMismatch, message: "stored bytes of '\(path)' are \(stored) bytes, \(declared) were declared")
+        case .hashMismatch(let why):
+            FileError(path: path, code: .contentMismatch, message: "'\(path)': \(why)")
+        case .overQuota(let reason):
+            FileError(path: path, code: .quotaExceeded, message: reason)
+        case .contentNotKept:
+            FileError(path: path, code: .notFound, message: "its content before the deletion is no longer kept")
+        }
+    }
+}
+
+extension WritePlan.Rejected {
+    var fileError: FileError { why.fileError(path) }
+}
+
+extension WriteRefusal {
+    /// The error a refused write answers with (mapped to the wire by ``ServiceError``'s `wire`).
+    var serviceError: ServiceError {
+        switch self {
+        case .fileTooLarge(let path, let size, let limit):
+            .fileTooLarge(path: path, size: size, limit: limit)
+        case .pushOverQuota(let reason, let usage):
+            .quotaExceeded(reason + " (nothing of this push was reserved)", usage: usage)
+        case .restoreOverQuota(let reason, let usage):
+            .quotaExceeded(reason, usage: usage)
+        case .undeleteOverQuota(let count, let reason, let usage):
+            .quotaExceeded("the \(count) files would not fit: \(reason); nothing was restored (restore fewer with a folder, or make room)", usage: usage)
+        case .noSuchVersion(let path, let version):
+            .notFound("'\(path)' has no version \(version) (see GET /vault/history)")
+        case .versionIsDeletion(let path, let version):
+            .invalidRequest("version \(version) of '\(path)' is a deletion; restore a version before it")
+        case .versionBytesGone(let path, let version):
+            .notFound("the bytes of version \(version) of '\(path)' are no longer kept")
+        case .caseTaken(let path, let other):
+            .pathCaseConflict(path: path, existing: other)
+        case .conflictBytesRemoved:
+            .uploadMissing("the conflict's bytes were removed from the store meanwhile: PUT them to the upload URL again")
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Postgres
+import SyncProtocol
+
+extension VaultService {
+    /// The one way a vault is written, in one transaction: the vault's lock (unless `locked` is
+    /// false, for a write that makes no version), what the write touches (`prepare` may first
+    /// read what the request names, under the lock), ``WriteAdmission``'s plan, and
+    /// ``VaultWriter``. `then` runs in the same transaction after the writer.
+    /// - Returns: the plan, the cursor the device may move to (``VaultWriter/carryOut(_:after:sent:history:)``),
+    ///   and what `then` returned.
+    func write<Then: Sendable>(
+        _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "",
+        _ prepare: @escaping @Sendable (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads),
+        then: @escaping @Sendable (PostgresConnection, WritePlan) throws -> Then
+    ) async throws -> (plan: WritePlan, cursor: String?, then: Then) {
+        try await db.transaction { [limits] tx in
+            let lock = locked ? try VaultSnapshotQueries.lock(tx, vaultID: scope.vaultID) : nil
+            let (request, reads) = try prepare(tx)
+            let snapshot = try VaultSnapshotQueries.read(tx, vaultID: scope.vaultID, userID: scope.userID, lock: lock, reads, limits: limits)
+            let plan = WriteAdmission.admit(request, in: snapshot)
+            let cursor = try VaultWriter(tx: tx, scope: scope, now: now).carryOut(plan, after: snapshot, sent: sent, history: history)
+            return (plan, cursor, try then(tx, plan))
+        }
+    }
+
+    /// ``write(_:now:locked:sent:history:_:then:)`` with nothing after the writer.
+    func write(
+        _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "",
+        _ prepare: @escaping @Sendable (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads)
+    ) async throws -> (plan: WritePlan, cursor: String?) {
+        let written = try await write(scope, now: now, locked: locked, sent: sent, history: history, prepare) { _, _ in () }
+        return (written.plan, written.cursor)
+    }
+}

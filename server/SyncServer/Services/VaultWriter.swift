@@ -1,0 +1,47 @@
+import Foundation
+import Postgres
+import SyncProtocol
+
+/// Carries out a ``WritePlan`` in the transaction that read its ``VaultSnapshot``: blobs
+/// recorded, reservations made or used up, versions numbered on the vault's change sequence and
+/// announced on the change feed, and the device's cursor moved past its own changes.
+struct VaultWriter {
+    let tx: PostgresConnection
+    let scope: VaultScope
+    let now: Date
+
+    /// Writes `plan`; returns the cursor the device may move to (nil: it reads the state instead).
+    /// - Parameters:
+    ///   - sent: the cursor the device held when it sent the write (``VaultService/sentCursor(_:)``).
+    ///   - history: the database history's id, which the new cursor carries.
+    @discardableResult
+    func carryOut(_ plan: WritePlan, after snapshot: VaultSnapshot, sent: Cursor? = nil, history: String = "") throws -> String? {
+        try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: Array(plan.recordBlobs.keys), sizes: Array(plan.recordBlobs.values), now: now)
+        guard plan.refusal == nil else { return nil }
+        // Asked before writing: only the device's own changes lie between its cursor and the lock.
+        let sentIsCurrent = try sent.map {
+            try FileStateQueries.onlyOwnChanges(tx, vaultID: scope.vaultID, after: $0.sequence, through: snapshot.sequence, deviceID: scope.deviceID)
+        } ?? false
+        try PushQueries.reserve(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, reservations: plan.reservations.map(Self.row), now: now)
+        var sequence = snapshot.sequence
+        let writes = plan.writes.map { write in
+            sequence += 1
+            return FileStateQueries.Write(
+                path: write.path.rawValue, pathKey: write.pathKey, version: write.version, contentHash: write.contentHash, sizeBytes: write.sizeBytes, sequence: sequence)
+        }
+        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash != nil }, deleted: false, deviceID: scope.deviceID, now: now)
+        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash == nil }, deleted: true, deviceID: scope.deviceID, now: now)
+        try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
+        if plan.consumesReservations {
+            try PushQueries.consume(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: writes.map(\.path), versions: writes.map(\.version))
+        }
+        guard sentIsCurrent, let sent else { return nil }
+        return Cursor(sequence: sequence, purgeMark: sent.purgeMark, history: history).encoded
+    }
+
+    private static func row(_ reservation: WritePlan.Reservation) -> PushQueries.Reservation {
+        PushQueries.Reservation(
+            path: reservation.file.path.rawValue, pathKey: reservation.pathKey, newVersion: reservation.version, baseVersion: reservation.baseVersion,
+            contentHash: reservation.file.contentHash.rawValue, sizeBytes: reservation.file.sizeBytes, expiresAt: reservation.expiresAt)
+    }
+}
