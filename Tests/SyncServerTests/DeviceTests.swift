@@ -111,12 +111,28 @@ import Testing
         }
     }
 
-    /// A logout ends the session: its access token is refused at once too.
+    /// A logout ends the session: its access token is refused at once too, by every vault route
+    /// (their session is checked where the request's vault is looked up), before its body is read,
+    /// and also without a device header.
     @Test func aLogoutRefusesTheAccessTokenAtOnce() async throws {
         try await TestServer.with { server in
             let (phone, tokens) = try await server.newUser().signedInDevice("phone")
+            let cursor = try await phone.allChanges().cursor!
             try await server.api.logout(refreshToken: tokens.refreshToken)
             await #expect(performing: { try await phone.allChanges() }, throws: Self.refused(.unauthorized, 401))
+            let routes = [
+                ("GET", "state"), ("GET", "history?path=a.md"), ("GET", "usage"), ("GET", "conflicts"), ("GET", "key"), ("GET", "export"),
+                ("GET", "events?cursor=\(cursor)"), ("GET", "repair"), ("POST", "push"), ("POST", "push/confirm"), ("POST", "pull"), ("POST", "delete"),
+                ("POST", "restore"), ("POST", "restore-deleted"), ("POST", "conflicts"), ("POST", "uploads"), ("PUT", "key"),
+            ]
+            for (method, route) in routes {
+                for device in [[SyncHeader.device: phone.info.deviceID.uuidString], [:]] {
+                    let answer = try await RawHTTP.send(
+                        method, URL(string: server.baseURL.absoluteString + "/vault/" + route)!, body: method == "GET" ? nil : Data("{}".utf8),
+                        headers: device.merging(["Authorization": "Bearer \(tokens.accessToken)"]) { a, _ in a })
+                    #expect(answer.status == 401, "\(method) /vault/\(route) \(device.isEmpty ? "without" : "with") a device: \(String(decoding: answer.body, as: UTF8.self))")
+                }
+            }
         }
     }
 }

@@ -71,6 +71,32 @@ import Testing
         }
     }
 
+    /// A push of notes committed inline uses the connection pool three times: the vault's scope
+    /// (with the session check), the look at which bytes are stored, and the write's transaction.
+    @Test func aPushOfInlineNotesTakesThreeConnectionsFromThePool() async throws {
+        try await TestServer.with(configure: { $0.metricsToken = "scrape-me-0123456789" }) { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("warm.md", "up")  // the database history's id is read once, then kept
+            let cursor = try await device.allChanges().cursor
+            func checkouts() async throws -> Double {
+                let scraped = try await RawHTTP.send(
+                    "GET", URL(string: server.baseURL.absoluteString + "/metrics")!, headers: ["Authorization": "Bearer scrape-me-0123456789"], protocolVersion: nil)
+                let line = String(decoding: scraped.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("vaultsync_database_checkouts_total ") }
+                return try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") })
+            }
+            let first = try await checkouts()
+            let scrape = try await checkouts() - first  // what a scrape itself takes
+            let before = try await checkouts()
+            let notes = try (0..<10).map { index in
+                let bytes = Data("note \(index)".utf8)
+                return PushFile(path: try VaultPath("n\(index).md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: nil, content: bytes)
+            }
+            let answer = try await device.api.push(PushRequest(files: notes, commitInline: true, cursor: cursor), session: device.session)
+            #expect(answer.committed?.confirmed.count == 10 && answer.committed?.cursor != nil)
+            #expect(try await checkouts() - before - scrape == 3)
+        }
+    }
+
     @Test func readinessSaysWhetherTheDatabaseAndItsSchemaAreReady() async throws {
         try await TestServer.with { server in
             let url = URL(string: server.baseURL.absoluteString + "/health/ready")!

@@ -29,6 +29,7 @@ public final class PostgresPool: Sendable {
     private let state = NIOLockedValueBox(State())
     private let logger: Logger
     private let onWait: (@Sendable (Duration) -> Void)?
+    private let onCheckout: (@Sendable () -> Void)?
 
     /// Creates a pool; connections open lazily.
     /// - Parameters:
@@ -37,11 +38,14 @@ public final class PostgresPool: Sendable {
     ///   - acquireTimeout: how long a caller waits for a free connection before
     ///     ``PostgresError/Kind/acquireTimeout``.
     ///   - onWait: told how long a caller waited whenever it had to queue for a connection (metrics).
+    ///   - onCheckout: told of every use of the pool (a ``withConnection(_:)``, a
+    ///     ``transaction(_:)``, a ``withReservedConnection(_:)``), whether or not it waited (metrics).
     public init(
         connectionString: String, maxConnections: Int = 8, acquireTimeout: Duration = .seconds(10), logger: Logger,
-        onWait: (@Sendable (Duration) -> Void)? = nil
+        onWait: (@Sendable (Duration) -> Void)? = nil, onCheckout: (@Sendable () -> Void)? = nil
     ) {
         self.onWait = onWait
+        self.onCheckout = onCheckout
         self.connectionString = connectionString
         self.maxConnections = maxConnections
         self.acquireTimeout = acquireTimeout
@@ -76,6 +80,7 @@ public final class PostgresPool: Sendable {
     /// advisory lock lasts exactly that long (and ends with the connection if it is lost). `body`
     /// must leave no session state behind: the connection goes back to the pool afterwards.
     public func withReservedConnection<T: Sendable>(_ body: (ReservedConnection) async throws -> T) async throws -> T {
+        onCheckout?()
         let connection = try await acquire()
         connection.beginUse()
         defer { release(connection) }
@@ -87,6 +92,7 @@ public final class PostgresPool: Sendable {
     private func run<T: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) throws -> T, repeatable: @escaping @Sendable (PostgresConnection) -> Bool
     ) async throws -> T {
+        onCheckout?()
         var retried = false
         while true {
             let connection = try await acquire()

@@ -24,6 +24,7 @@ final class ServerMetrics: Sendable {
     private let blobBytesOut: Counter
     private let eventConnections: Meter
     private let databaseWaits: Timer
+    private let databaseCheckouts: Counter
     private let purgeRuns: Counter
     private let purged: [String: Counter]
     private let verifyFigures: [String: Gauge]
@@ -48,6 +49,7 @@ final class ServerMetrics: Sendable {
         blobBytesOut = Counter(label: "vaultsync_blob_bytes_sent_total", factory: factory)
         eventConnections = Meter(label: "vaultsync_event_connections", factory: factory)
         databaseWaits = Timer(label: "vaultsync_database_pool_wait_seconds", factory: factory)
+        databaseCheckouts = Counter(label: "vaultsync_database_checkouts_total", factory: factory)
         purgeRuns = Counter(label: "vaultsync_purge_runs_total", factory: factory)
         purged = Dictionary(uniqueKeysWithValues: ["tombstones", "old_versions", "abandoned_uploads", "aborted_uploads", "blobs", "stale_uploads", "orphan_blobs", "orphan_uploads"].map {
             ($0, Counter(label: "vaultsync_purge_removed_total", dimensions: [("kind", $0)], factory: factory))
@@ -72,6 +74,8 @@ final class ServerMetrics: Sendable {
     func eventConnectionClosed() { eventConnections.decrement() }
     /// How long a request waited for a database connection.
     func databaseWaited(_ duration: Duration) { databaseWaits.record(duration: duration) }
+
+    func databaseCheckedOut() { databaseCheckouts.increment() }
 
     /// One request answered: counted by route pattern (`/vault/uploads/{id}/parts`, never the
     /// concrete path, so ids do not multiply series), method and status, and its duration.

@@ -35,7 +35,7 @@ struct ServerParts: Sendable {
         let secret = try ServerSecret.load(configured: configuration.jwtSecret, dataDirectory: configuration.dataDirectory)
 
         let metrics = ServerMetrics()
-        let database = try await VaultSyncServer.openDatabase(configuration, logger: logger, onWait: { metrics.databaseWaited($0) })
+        let database = try await VaultSyncServer.openDatabase(configuration, logger: logger, metrics: metrics)
         do {
             try await Migrator.migrate(database.pool, logger: logger)
         } catch {

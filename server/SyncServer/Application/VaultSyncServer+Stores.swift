@@ -10,12 +10,18 @@ import ServiceLifecycle
 extension VaultSyncServer {
     /// Opens the configured database: a pool, and the embedded cluster started (or adopted) when
     /// no database URL is configured.
-    /// - Parameter onWait: told how long each request that had to queue for a connection waited.
-    static func openDatabase(_ configuration: ServerConfiguration, logger: Logger, onWait: (@Sendable (Duration) -> Void)? = nil) async throws -> OpenedDatabase {
+    /// - Parameter metrics: told of every use of the pool, and how long each that had to queue waited.
+    static func openDatabase(_ configuration: ServerConfiguration, logger: Logger, metrics: ServerMetrics? = nil) async throws -> OpenedDatabase {
+        var onWait: (@Sendable (Duration) -> Void)?
+        var onCheckout: (@Sendable () -> Void)?
+        if let metrics {
+            onWait = { @Sendable waited in metrics.databaseWaited(waited) }
+            onCheckout = { @Sendable in metrics.databaseCheckedOut() }
+        }
         func pool(_ connectionString: String) -> PostgresPool {
             PostgresPool(
                 connectionString: connectionString, maxConnections: configuration.databasePoolSize, acquireTimeout: configuration.databaseWaitTimeout,
-                logger: logger, onWait: onWait)
+                logger: logger, onWait: onWait, onCheckout: onCheckout)
         }
         if let url = configuration.databaseURL { return OpenedDatabase(pool: pool(url), connectionString: url, cluster: nil, startedCluster: false) }
         let cluster = try EmbeddedPostgres(clusterDirectory: configuration.dataDirectory.appendingPathComponent("postgres"), logger: logger)

@@ -48,7 +48,8 @@ public enum VaultSyncServer {
         upgrades.middlewares.add(RequestLogMiddleware())
         upgrades.middlewares.add(ErrorEnvelopeMiddleware())
         let background = addVaultRoutes(
-            authenticated: authenticated, upgrades: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(sessions: sessions)),
+            vault: api.group("vault").add(middleware: AuthMiddleware(sessions: sessions, checksSession: false)),
+            upgrades: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(sessions: sessions, checksSession: false)),
             parts)
         routes.record(router.routes)
         logger.debug("routes", metadata: ["routes": .array(routes.descriptions.map { .string($0) })])
@@ -121,7 +122,7 @@ public enum VaultSyncServer {
     /// `/vault/…` (state, push, history, exports, the change feed's long poll) and the feed's
     /// WebSocket on `upgrades`; returns the background jobs exports run in.
     private static func addVaultRoutes(
-        authenticated: RouterGroup<ServerRequestContext>, upgrades: RouterGroup<ServerRequestContext>, _ parts: ServerParts
+        vault group: RouterGroup<ServerRequestContext>, upgrades: RouterGroup<ServerRequestContext>, _ parts: ServerParts
     ) -> BackgroundJobs {
         let (configuration, pool, now) = (parts.configuration, parts.pool, parts.now)
         let exportsFolder = configuration.dataDirectory.appendingPathComponent("exports")
@@ -131,9 +132,9 @@ public enum VaultSyncServer {
         let vault = VaultService(
             db: pool, blobs: parts.gateway, limits: parts.limits, retention: configuration.tombstoneRetention,
             history: DatabaseHistory(db: pool, refreshAfter: configuration.historyCheckInterval), metrics: parts.metrics, now: now, pause: configuration.pausePoints)
-        VaultRoutes(vault: vault, exports: exports).add(to: authenticated.group("vault"))
+        VaultRoutes(vault: vault, exports: exports).add(to: group)
         let events = EventRoutes(vault: vault, feed: parts.feed, presence: parts.pushes?.presence, metrics: parts.metrics)
-        events.addLongPoll(to: authenticated.group("vault"))
+        events.addLongPoll(to: group)
         events.addWebSocket(to: upgrades)
         return background
     }

@@ -33,7 +33,7 @@ struct EventRoutes {
             metrics.eventConnectionOpened()
             defer { metrics.eventConnectionClosed() }
             let scope = try await vault.scope(request, context)
-            return try context.json(try await longPoll(scope, session: context.caller?.session.id, cursor: cursor, wait: wait))
+            return try context.json(try await longPoll(scope, session: scope.sessionID, cursor: cursor, wait: wait))
         }
     }
 
@@ -50,7 +50,7 @@ struct EventRoutes {
                 metrics.eventConnectionOpened()
                 defer { metrics.eventConnectionClosed() }
                 try await stream(
-                    scope, session: context.requestContext.caller?.session.id, tokenExpiresAt: context.requestContext.tokenExpiresAt,
+                    scope, session: scope.sessionID, tokenExpiresAt: context.requestContext.tokenExpiresAt,
                     inbound: inbound, outbound: outbound)
             })
     }

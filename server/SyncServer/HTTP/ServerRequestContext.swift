@@ -14,9 +14,12 @@ struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     /// Set by ``AuthMiddleware`` once the bearer token and its session check out.
     var caller: Caller?
+    /// Set by ``AuthMiddleware`` once the bearer token's signature and expiry check out (on the
+    /// vault routes, its session is checked when the ``VaultScope`` is resolved).
+    var claims: AccessClaims?
     var userID: UUID? { caller?.userID }
     /// When the access token expires.
-    var tokenExpiresAt: Date? { caller?.claims.expiresAt }
+    var tokenExpiresAt: Date? { claims?.expiresAt }
     let webSocket = WebSocketHandlerReference<ServerRequestContext>()
     /// The IP address of the connection's peer (a proxy's, behind one: see ``ClientAddress``).
     let peerAddress: String?

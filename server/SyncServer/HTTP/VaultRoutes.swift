@@ -134,9 +134,8 @@ struct VaultRoutes {
 extension VaultService {
     /// The scope an authenticated vault request names in its headers.
     func scope(_ request: Request, _ context: ServerRequestContext) async throws -> VaultScope {
-        try await scope(
-            caller: try context.requireCaller(),
-            vaultName: request.headers[HTTPField.Name(SyncHeader.vault)!],
-            deviceHeader: request.headers[HTTPField.Name(SyncHeader.device)!])
+        guard let claims = context.claims else { throw ServiceError.unauthorized("authentication required") }
+        return try await scope(
+            claims: claims, vaultName: request.headers[HTTPField.Name(SyncHeader.vault)!], deviceHeader: request.headers[HTTPField.Name(SyncHeader.device)!])
     }
 }

@@ -12,11 +12,23 @@ struct SessionCheck: Sendable {
     /// - Throws: ``ServiceError/unauthorized(_:)`` for a missing, invalid or expired token, or one
     ///   whose session ended.
     func caller(authorization header: String?, purpose: String) async throws -> Caller {
+        let claims = try await claims(authorization: header, purpose: purpose)
+        return try await db.withConnection { try Self.caller(claims, $0) }
+    }
+
+    /// The claims of a bearer token whose signature and expiry check out; its session is not yet
+    /// looked at (``caller(_:_:)`` does, on a connection the request uses anyway).
+    func claims(authorization header: String?, purpose: String) async throws -> AccessClaims {
         guard let header, header.lowercased().hasPrefix("bearer ") else {
             throw ServiceError.unauthorized("\(purpose) an 'Authorization: Bearer <access token>' header")
         }
-        let claims = try await tokens.verifyClaims(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
-        guard let session = try await db.withConnection({ try SessionQueries.live($0, id: claims.sessionID, userID: claims.userID) }) else {
+        return try await tokens.verifyClaims(String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// The caller of verified `claims`, once their session is found live.
+    /// - Throws: ``ServiceError/unauthorized(_:)`` when the session ended.
+    static func caller(_ claims: AccessClaims, _ db: PostgresConnection) throws -> Caller {
+        guard let session = try SessionQueries.live(db, id: claims.sessionID, userID: claims.userID) else {
             throw ServiceError.unauthorized("this session was ended (signed out, or the device was revoked): log in again")
         }
         return Caller(claims: claims, session: session)

@@ -18,28 +18,32 @@ struct VaultService: Sendable {
     /// Where tests hold a write (``PausePoints``); nothing in production.
     var pause: PausePoints = .none
 
-    /// Resolves and authorises the vault and device a request names. The first device a session
-    /// names becomes its device (the one revoking ends the session), unless it has one already.
-    /// - Throws: ``ServiceError/deviceRequired(_:)`` for a missing or foreign device,
-    ///   ``ServiceError/unauthorized(_:)`` for a revoked one (it must sign in again, as a new
-    ///   device), ``ServiceError/notFound(_:)`` for an unknown vault.
+    /// Resolves and authorises the vault and device a request names, on one connection: the
+    /// token's session is still live (``SessionCheck/caller(_:_:)``), the device is the user's,
+    /// the vault is theirs. The first device a session names becomes its device (the one revoking
+    /// ends the session), unless it has one already.
+    /// - Throws: ``ServiceError/unauthorized(_:)`` for an ended session or a revoked device (it
+    ///   must sign in again, as a new device), ``ServiceError/deviceRequired(_:)`` for a missing or
+    ///   foreign device, ``ServiceError/notFound(_:)`` for an unknown vault.
     /// - Parameter vaultName: the `X-VaultSync-Vault` header: a vault's id or name; nil for `default`.
-    func scope(caller: Caller, vaultName: String?, deviceHeader: String?) async throws -> VaultScope {
-        guard let deviceHeader else {
-            throw ServiceError.deviceRequired("the \(SyncHeader.device) header is required: register with POST /devices/register")
-        }
-        guard let deviceID = UUID(uuidString: deviceHeader) else {
+    func scope(claims: AccessClaims, vaultName: String?, deviceHeader: String?) async throws -> VaultScope {
+        guard let deviceHeader, let deviceID = UUID(uuidString: deviceHeader) else {
+            _ = try await db.withConnection { try SessionCheck.caller(claims, $0) }  // an ended session answers 401 first
+            guard let deviceHeader else {
+                throw ServiceError.deviceRequired("the \(SyncHeader.device) header is required: register with POST /devices/register")
+            }
             throw ServiceError.deviceRequired("\(SyncHeader.device) '\(deviceHeader.prefix(64))' is not a device id")
         }
         let name = vaultName ?? AccountQueries.defaultVaultName
         let now = now()
-        let userID = caller.userID
-        let (vault, deleted, device): ((id: UUID, name: String, encrypted: Bool)?, (name: String, deletedAt: Date)?, DeviceQueries.Standing) =
+        let userID = claims.userID
+        let (vault, deleted, device, caller): ((id: UUID, name: String, encrypted: Bool)?, (name: String, deletedAt: Date)?, DeviceQueries.Standing, Caller) =
             try await db.withConnection { db in
+                let caller = try SessionCheck.caller(claims, db)
                 let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now)
                 if device == .active, caller.session.deviceID == nil { try SessionQueries.bind(db, id: caller.session.id, deviceID: deviceID) }
                 let vault = try AccountQueries.vault(db, userID: userID, nameOrID: name)
-                return (vault, vault == nil ? try VaultQueries.deleted(db, userID: userID, nameOrID: name) : nil, device)
+                return (vault, vault == nil ? try VaultQueries.deleted(db, userID: userID, nameOrID: name) : nil, device, caller)
             }
         switch device {
         case .active: break
@@ -50,7 +54,7 @@ struct VaultService: Sendable {
             throw ServiceError.vaultDeleted("the vault '\(deleted.name)' was deleted at \(WireDate.format(deleted.deletedAt))")
         }
         guard let vault else { throw ServiceError.notFound("no vault '\(name.prefix(64))' on this account") }
-        return VaultScope(userID: userID, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name, encrypted: vault.encrypted)
+        return VaultScope(userID: userID, sessionID: caller.session.id, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name, encrypted: vault.encrypted)
     }
 
     // MARK: state
