@@ -9,11 +9,11 @@ struct Blobs: AsyncParsableCommand {
         subcommands: [MigrateBlobs.self, VerifyBlobs.self, CollectGarbage.self])
 }
 
-struct MigrateBlobs: AsyncParsableCommand {
+struct MigrateBlobs: AsyncParsableCommand, ReadsSettings {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
         abstract: "Copy every blob to another store (e.g. from the built-in file store to S3).",
-        discussion: """
+        discussion: discussion("""
             Copies the blobs the database names from the current store (--blob-store, default the file store in \
             the data folder) to --to, each checked against its hash as it is stored. Blobs already there are \
             skipped: an interrupted run continues where it stopped. The server can keep running meanwhile. Then \
@@ -21,12 +21,9 @@ struct MigrateBlobs: AsyncParsableCommand {
             as --blob-store and the new one as --to: it copies only what arrived in between. \
             S3 credentials come from the environment, as for 'serve'. Exit status 1 when blobs the database names \
             are missing from the source (listed; the rest is copied).
-            """)
+            """))
+    static let settings = ServerSettings.common + ServerSettings.storage
 
-    @OptionGroup var common: CommonOptions
-
-    @Option(help: ArgumentHelp("The store the blobs are in now, as for 'serve'. Default: file. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec"))
-    var blobStore: String?
 
     @Option(help: ArgumentHelp("The store to copy them to: s3://BUCKET?region=…&endpoint=…, or file:///path.", valueName: "spec"))
     var to: String
@@ -38,7 +35,8 @@ struct MigrateBlobs: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (_, logger, configuration) = try common.setUp(blobStore: blobStore)
+        let (values, logger) = try Self.setUp()
+        let configuration = values.configuration
         let interactive = isatty(STDERR_FILENO) == 1
         let report = try await VaultSyncServer.migrateBlobs(configuration: configuration, to: to, createBucket: s3CreateBucket, logger: logger) { so in
             guard interactive else { return }
@@ -58,11 +56,11 @@ struct MigrateBlobs: AsyncParsableCommand {
     }
 }
 
-struct VerifyBlobs: AsyncParsableCommand {
+struct VerifyBlobs: AsyncParsableCommand, ReadsSettings {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Check that the store holds every blob the database names, whole.",
-        discussion: """
+        discussion: discussion("""
             Walks every blob the database records (live files, retained versions, conflict records, export \
             archives) and checks that the store has it with the recorded size; with --deep it also reads each \
             one and checks its hash. Then it checks that every blob a version names was recorded. It only \
@@ -70,12 +68,8 @@ struct VerifyBlobs: AsyncParsableCommand {
             and versions that name the blob and the device that wrote each (it may still hold the bytes). \
             Exit status 0 when everything held, 1 when a problem was found; --after continues a run from a \
             report's last_checked.
-            """)
-
-    @OptionGroup var common: CommonOptions
-
-    @Option(help: ArgumentHelp("The store, as for 'serve'. Default: file. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec"))
-    var blobStore: String?
+            """))
+    static let settings = ServerSettings.common + ServerSettings.storage
 
     @Option(help: "Check only this vault (its id).")
     var vault: String?
@@ -90,7 +84,8 @@ struct VerifyBlobs: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (_, logger, configuration) = try common.setUp(blobStore: blobStore)
+        let (values, logger) = try Self.setUp()
+        let configuration = values.configuration
         let vaultID = try vault.map { text in
             guard let id = UUID(uuidString: text) else { throw ValidationError("--vault '\(text.prefix(64))' is not a vault id") }
             return id
@@ -117,26 +112,19 @@ struct VerifyBlobs: AsyncParsableCommand {
     }
 }
 
-struct CollectGarbage: AsyncParsableCommand {
+struct CollectGarbage: AsyncParsableCommand, ReadsSettings {
     static let configuration = CommandConfiguration(
         commandName: "gc",
         abstract: "Remove what the blob store holds that nothing names.",
-        discussion: """
+        discussion: discussion("""
             Lists the whole store (S3 ListObjectsV2 pages, the file store's folders) and removes blobs no row \
             names that were written longer ago than the upload grace (uploads in flight are younger), each \
             under the same lock and check as the purge, then multipart uploads no session names (S3 \
             ListMultipartUploads and abort; the file store's session folders) and temporary files of uploads \
             cut off. Names that are not blob keys are listed and left alone. --dry-run only counts. The server \
             can run this on a schedule: 'serve --gc-interval'.
-            """)
-
-    @OptionGroup var common: CommonOptions
-
-    @Option(help: ArgumentHelp("The store, as for 'serve'. Default: file. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec"))
-    var blobStore: String?
-
-    @Option(help: ArgumentHelp("Keep what was written more recently than this, as 24h, 30m, 0, …. Default 24h. Env: VAULTSYNC_UPLOAD_GRACE.", valueName: "duration"))
-    var uploadGrace: String?
+            """))
+    static let settings = ServerSettings.common + ServerSettings.storage + [ServerSettings.uploadGrace]
 
     @Flag(help: "Count what would be removed; remove nothing.")
     var dryRun = false
@@ -145,14 +133,8 @@ struct CollectGarbage: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (env, logger, configured) = try common.setUp(blobStore: blobStore)
-        var configuration = configured
-        if let text = uploadGrace ?? env["VAULTSYNC_UPLOAD_GRACE"] {
-            do { configuration.uploadGrace = try DurationText.parse(text) } catch {
-                throw ValidationError("\(uploadGrace != nil ? "--upload-grace" : "VAULTSYNC_UPLOAD_GRACE"): \(error)")
-            }
-        }
-        let report = try await VaultSyncServer.collectGarbage(configuration: configuration, dryRun: dryRun, logger: logger)
+        let (values, logger) = try Self.setUp()
+        let report = try await VaultSyncServer.collectGarbage(configuration: values.configuration, dryRun: dryRun, logger: logger)
         if json {
             try printReport(report)
         } else if report.skipped {

@@ -9,13 +9,14 @@ struct User: AsyncParsableCommand {
         abstract: "Per-user administration: accounts, passwords, quotas and limits.",
         subcommands: [List.self, Show.self, Create.self, SetQuota.self, ResetPassword.self, Delete.self])
 
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List every user with their devices, files and bytes.")
-        @OptionGroup var common: CommonOptions
+    struct List: AsyncParsableCommand, ReadsSettings {
+        static let settings = ServerSettings.common
+        static let configuration = CommandConfiguration(abstract: "List every user with their devices, files and bytes.", discussion: discussion())
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let (_, logger, configuration) = try common.setUp()
+            let (values, logger) = try Self.setUp()
+            let configuration = values.configuration
             let users = try await VaultSyncServer.listUsers(configuration: configuration, logger: logger)
             if json {
                 let encoder = WireCoding.encoder()
@@ -29,17 +30,18 @@ struct User: AsyncParsableCommand {
         }
     }
 
-    struct Create: AsyncParsableCommand {
+    struct Create: AsyncParsableCommand, ReadsSettings {
         static let configuration = CommandConfiguration(
             abstract: "Create an account with a password (how accounts are made on a server run with --no-signup).",
-            discussion: "The password comes from VAULTSYNC_NEW_PASSWORD, --password-stdin, or a prompt on a terminal; give it to the person, who signs in with 'vaultsync init' and may change it with 'vaultsync account password'.")
-        @OptionGroup var common: CommonOptions
+            discussion: discussion("The password comes from VAULTSYNC_NEW_PASSWORD, --password-stdin, or a prompt on a terminal; give it to the person, who signs in with 'vaultsync init' and may change it with 'vaultsync account password'."))
+        static let settings = ServerSettings.common
         @Argument(help: "The new account's email.") var email: String
         @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
 
         func run() async throws {
-            let (env, logger, configuration) = try common.setUp()
-            let password = try newPassword(for: email, fromStdin: passwordStdin, environment: env)
+            let (values, logger) = try Self.setUp()
+            let configuration = values.configuration
+            let password = try newPassword(for: email, fromStdin: passwordStdin, environment: ProcessInfo.processInfo.environment)
             do {
                 let id = try await VaultSyncServer.createUser(configuration: configuration, logger: logger, email: email, password: password)
                 print("\(email): account created (user \(id.uuidString.lowercased())); sign in with 'vaultsync init DIR --server URL --email \(email)'")
@@ -49,18 +51,19 @@ struct User: AsyncParsableCommand {
         }
     }
 
-    struct ResetPassword: AsyncParsableCommand {
+    struct ResetPassword: AsyncParsableCommand, ReadsSettings {
         static let configuration = CommandConfiguration(
             commandName: "reset-password",
             abstract: "Set a user's password and sign out every device of theirs.",
-            discussion: "The new password comes from VAULTSYNC_NEW_PASSWORD, --password-stdin, or a prompt on a terminal. Each device then signs in again with it ('vaultsync login').")
-        @OptionGroup var common: CommonOptions
+            discussion: discussion("The new password comes from VAULTSYNC_NEW_PASSWORD, --password-stdin, or a prompt on a terminal. Each device then signs in again with it ('vaultsync login')."))
+        static let settings = ServerSettings.common
         @Argument(help: "The user's email.") var email: String
         @Flag(help: "Read the new password from the first line of standard input.") var passwordStdin = false
 
         func run() async throws {
-            let (env, logger, configuration) = try common.setUp()
-            let password = try newPassword(for: email, fromStdin: passwordStdin, environment: env)
+            let (values, logger) = try Self.setUp()
+            let configuration = values.configuration
+            let password = try newPassword(for: email, fromStdin: passwordStdin, environment: ProcessInfo.processInfo.environment)
             do {
                 guard try await VaultSyncServer.resetPassword(configuration: configuration, logger: logger, email: email, password: password) else {
                     throw AdminFailure("no user with email '\(email)'")
@@ -73,17 +76,17 @@ struct User: AsyncParsableCommand {
 
     }
 
-    struct Delete: AsyncParsableCommand {
+    struct Delete: AsyncParsableCommand, ReadsSettings {
         static let configuration = CommandConfiguration(
             abstract: "Delete a user: every vault, version, device and session, and every byte of theirs in the blob store.",
-            discussion: "There is no undo. Without --yes the command asks you to type the email again (on a terminal only).")
-        @OptionGroup var common: CommonOptions
+            discussion: discussion("There is no undo. Without --yes the command asks you to type the email again (on a terminal only)."))
+        static let settings = ServerSettings.common + ServerSettings.storage
         @Argument(help: "The user's email.") var email: String
-        @Option(help: ArgumentHelp("Blob store, as for 'serve'. Env: VAULTSYNC_BLOB_STORE.", valueName: "spec")) var blobStore: String?
         @Flag(help: "Do not ask for confirmation.") var yes = false
 
         func run() async throws {
-            let (_, logger, configuration) = try common.setUp(blobStore: blobStore)
+            let (values, logger) = try Self.setUp()
+            let configuration = values.configuration
             if !yes {
                 guard isatty(STDIN_FILENO) == 1 else { throw AdminFailure("refusing to delete '\(email)' without --yes when not on a terminal") }
                 print("This deletes \(email) and all their notes on this server, for good. Type the email again to confirm: ", terminator: "")
@@ -98,20 +101,20 @@ struct User: AsyncParsableCommand {
         }
     }
 
-    struct SetQuota: AsyncParsableCommand {
+    struct SetQuota: AsyncParsableCommand, ReadsSettings {
         static let configuration = CommandConfiguration(
             commandName: "set-quota",
             abstract: "Set a user's quotas and largest file, overriding the server defaults.",
-            discussion: """
+            discussion: discussion("""
                 Each limit not given returns to the server default (--quota-bytes, --quota-files and \
                 --max-file-bytes of 'serve'). Over the byte or file quota, pushes are answered \
                 429 quota_exceeded; a file over the size limit 413 file_too_large. Existing files are \
                 never removed by a lower quota; only growth is refused.
 
                 Example: vaultsync-server user set-quota ada@example.com --bytes 10000000000 --files 100000
-                """)
+                """))
+        static let settings = ServerSettings.common
 
-        @OptionGroup var common: CommonOptions
         @Argument(help: "The user's email.") var email: String
         @Option(help: ArgumentHelp("Bytes of current files the user may hold (all vaults).", valueName: "bytes")) var bytes: Int64?
         @Option(help: ArgumentHelp("Number of current files the user may hold.", valueName: "n")) var files: Int64?
@@ -124,7 +127,8 @@ struct User: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let (_, logger, configuration) = try common.setUp()
+            let (values, logger) = try Self.setUp()
+            let configuration = values.configuration
             let overrides = UserLimitOverrides(quotaBytes: bytes, quotaFiles: files, maxFileBytes: maxFileBytes)
             guard try await VaultSyncServer.setUserLimits(configuration: configuration, logger: logger, email: email, overrides) else {
                 throw ValidationError("no user with email '\(email)'")
@@ -133,17 +137,16 @@ struct User: AsyncParsableCommand {
         }
     }
 
-    struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show a user's usage and effective limits.")
+    struct Show: AsyncParsableCommand, ReadsSettings {
+        static let settings = ServerSettings.common + ServerSettings.quotas + [ServerSettings.maxFileBytes]
+        static let configuration = CommandConfiguration(
+            abstract: "Show a user's usage and effective limits.", discussion: discussion("The server's defaults are read as 'serve' reads them."))
 
-        @OptionGroup var common: CommonOptions
-        @OptionGroup var defaults: QuotaDefaults
         @Argument(help: "The user's email.") var email: String
 
         func run() async throws {
-            let (env, logger, base) = try common.setUp()
-            var configuration = base
-            try defaults.apply(to: &configuration, environment: env)
+            let (values, logger) = try Self.setUp()
+            let configuration = values.configuration
             guard let (overrides, usage) = try await VaultSyncServer.userUsage(configuration: configuration, logger: logger, email: email) else {
                 throw ValidationError("no user with email '\(email)'")
             }
@@ -173,23 +176,3 @@ struct AdminFailure: Error, CustomStringConvertible {
 }
 
 private func describe(_ value: Int64?) -> String { value.map(String.init) ?? "server default" }
-
-/// The server-wide default quotas (shared by `serve` and `user show`).
-struct QuotaDefaults: ParsableArguments {
-    @Option(help: ArgumentHelp("Default quota of bytes in current files per user; unlimited when unset. Env: VAULTSYNC_QUOTA_BYTES.", valueName: "bytes"))
-    var quotaBytes: Int64?
-
-    @Option(help: ArgumentHelp("Default quota of current files per user; unlimited when unset. Env: VAULTSYNC_QUOTA_FILES.", valueName: "n"))
-    var quotaFiles: Int64?
-
-    func apply(to configuration: inout ServerConfiguration, environment env: [String: String]) throws {
-        if let value = try quotaBytes ?? envInt(env, "VAULTSYNC_QUOTA_BYTES").map(Int64.init) {
-            guard value >= 0 else { throw ValidationError("--quota-bytes must not be negative") }
-            configuration.quotaBytes = value
-        }
-        if let value = try quotaFiles ?? envInt(env, "VAULTSYNC_QUOTA_FILES").map(Int64.init) {
-            guard value >= 0 else { throw ValidationError("--quota-files must not be negative") }
-            configuration.quotaFiles = value
-        }
-    }
-}
