@@ -35,6 +35,16 @@ public struct ServerSetting: Sendable {
     /// `--name` (a secret has no flag).
     public var flag: String? { kind == .secret ? nil : "--" + name }
 
+    /// How the flag is written, its value named by `value` (`--port <port>`); nil for a secret.
+    func synopsis(_ value: (String) -> String) -> String? {
+        switch kind {
+        case .value(let valueName): "--\(name) \(value(valueName))"
+        case .list(let valueName, _): "--\(name) \(value(valueName)) (repeatable)"
+        case .flag: "--\(name)"
+        case .secret: nil
+        }
+    }
+
     /// The default, as `--help` and the docs say it.
     public var defaultDescription: String? { defaultText(ServerConfiguration()) }
 }

@@ -93,14 +93,7 @@ extension ServerSettings {
     public static func help(_ settings: [ServerSetting]) -> String {
         var lines = ["SETTINGS (a flag wins over its environment variable; secrets come from", "the environment only):"]
         for setting in settings {
-            let head: String
-            switch setting.kind {
-            case .value(let valueName): head = "--\(setting.name) <\(valueName)>"
-            case .list(let valueName, _): head = "--\(setting.name) <\(valueName)> (repeatable)"
-            case .flag: head = "--\(setting.name)"
-            case .secret: head = setting.environment
-            }
-            lines.append("  " + head)
+            lines.append("  " + (setting.synopsis { "<\($0)>" } ?? setting.environment))
             var text = setting.help
             if let defaultText = setting.defaultDescription { text += " Default: \(defaultText)." }
             if setting.kind != .secret { text += " Env: \(setting.environment)." }
@@ -114,13 +107,7 @@ extension ServerSettings {
     public static var markdownTable: String {
         var lines = ["| flag | environment | default | what it sets |", "|---|---|---|---|"]
         for setting in serve {
-            let flag: String
-            switch setting.kind {
-            case .value(let valueName): flag = "`--\(setting.name) \(valueName.uppercased())`"
-            case .list(let valueName, _): flag = "`--\(setting.name) \(valueName.uppercased())` (repeatable)"
-            case .flag: flag = "`--\(setting.name)`"
-            case .secret: flag = "(environment only)"
-            }
+            let flag = setting.synopsis { $0.uppercased() }.map { "`\($0)`".replacingOccurrences(of: " (repeatable)`", with: "` (repeatable)") } ?? "(environment only)"
             let keys = ([setting.environment] + setting.alternatives).map { "`\($0)`" }.joined(separator: ", then ")
             let help = setting.help.replacingOccurrences(of: "|", with: "\\|")
             lines.append("| \(flag) | \(keys) | \(setting.defaultDescription ?? "") | \(help) |")
