@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Bytes of one step of a sync that move before the step ends (the parts of a large upload, the
-/// files of a batch), shown as progress between two ``Execution/advance(files:bytes:)`` calls.
+/// files of a batch), shown as progress between two ``ProgressTracker/advance(files:bytes:)`` calls.
 /// Never counts past the step's own bytes, so the step's `advance` afterwards stays the truth.
 final class ByteMeter: Sendable {
     private let moved = Mutex<Int64>(0)

@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 import SyncCore
 import SyncProtocol
 
 /// A file to push: where it is on disk, what it holds, and the server version it replaces.
-struct PushCandidate: Sendable {
+struct PushCandidate: Sendable, SizedFile {
     var path: VaultPath
     var diskPath: String
     var hash: ContentHash
@@ -51,67 +52,20 @@ struct RemoteAuthor: Sendable {
     var at: Date
 }
 
-/// One round's plan sorted into work lists, and what happened while carrying it out.
-struct Execution {
+/// What the phases of one round read: the scan, the server's state, who wrote what, and how
+/// files changed on both sides merge. Nothing in it changes while the round runs.
+struct RoundContext: Sendable {
     let scan: LocalScan
     let synced: [VaultPath: SyncedEntry]
     let authors: [VaultPath: RemoteAuthor]
-    /// How files changed on both sides merge (the vault's `.vaultsyncmerge`).
-    var mergePolicies = MergePolicies()
-
-    var records: [VaultPath: SyncedEntry] = [:]
-    var forgets: [VaultPath] = []
-    var pulls: [VaultPath] = []
-    var restores: Set<VaultPath> = []
-    var localDeletes: [VaultPath] = []
-    var merges: [(path: VaultPath, base: SyncedEntry?)] = []
-    var remoteDeletes: [(path: VaultPath, base: Int)] = []
-    var pushes: [PushCandidate] = []
-    var keptOverDelete: [VaultPath: String?] = [:]
-
-    /// False when some remote change could not be applied: the cursor then stays where it was.
-    var remoteSideComplete = true
-    /// Where the next sync reads the server's changes from: the state's cursor, moved past this
-    /// run's own confirms when the server says nothing else happened (``ConfirmResponse/cursor``).
-    var cursor: String?
-    /// True when the server changed under a push or delete: plan again in this run.
-    var serverMovedUnderUs = false
-
     let remote: [VaultPath: RemoteEntry]
-    let onProgress: SyncProgressHandler?
-    private(set) var progress = SyncProgress(phase: .transferring)
-
-    init(scan: LocalScan, synced: [VaultPath: SyncedEntry], authors: [VaultPath: RemoteAuthor], remote: [VaultPath: RemoteEntry] = [:], onProgress: SyncProgressHandler? = nil) {
-        self.scan = scan
-        self.synced = synced
-        self.authors = authors
-        self.remote = remote
-        self.onProgress = onProgress
-    }
-
-    /// Totals of the sorted plan: every file acted on, and the bytes to move each way.
-    mutating func startProgress() {
-        let pullBytes = (pulls + merges.map(\.path)).reduce(Int64(0)) { $0 + remoteSize($1) }
-        progress.filesTotal = pulls.count + localDeletes.count + merges.count + remoteDeletes.count + pushes.count
-        progress.bytesTotal = pullBytes + pushes.reduce(Int64(0)) { $0 + $1.sizeBytes }
-        onProgress?(progress)
-    }
-
-    /// Counts files handled (done or failed) and bytes moved, and tells the observer.
-    mutating func advance(files: Int, bytes: Int64 = 0) {
-        guard files > 0 || bytes > 0 else { return }
-        progress.filesDone += files
-        progress.bytesDone += bytes
-        // Merges that push on top add work after the totals were set.
-        progress.filesTotal = max(progress.filesTotal, progress.filesDone)
-        progress.bytesTotal = max(progress.bytesTotal, progress.bytesDone)
-        onProgress?(progress)
-    }
-
-    /// A meter for the bytes of the next step (`bytes` of them) as they move; nil when nobody watches.
-    func meter(upTo bytes: Int64) -> ByteMeter? {
-        onProgress.map { ByteMeter(base: progress, limit: bytes, handler: $0) }
-    }
+    /// How files changed on both sides merge (the vault's `.vaultsyncmerge`).
+    let mergePolicies: MergePolicies
+    /// Edits kept over another device's deletion: who deleted them (reported once pushed).
+    let keptOverDelete: [VaultPath: String?]
+    /// The account's size limit (merged files are held to it as the plan's pushes were).
+    let sizeLimit: ExecutionPlan.SizeLimit?
+    let progress: ProgressTracker
 
     func remoteSize(_ path: VaultPath) -> Int64 {
         if case .live(_, _, let size)? = remote[path] { return size }
@@ -120,33 +74,111 @@ struct Execution {
 
     func diskPath(_ path: VaultPath) -> String { scan.file(path)?.diskPath ?? path.rawValue }
 
-    mutating func sort(_ action: SyncAction) {
-        switch action {
-        case .push(let path, let base):
-            if let file = scan.file(path) { pushes.append(PushCandidate(path: path, diskPath: file.diskPath, hash: file.hash, sizeBytes: file.sizeBytes, base: base)) }
-        case .keepLocalEditOverRemoteDelete(let path, let tombstone, let by):
-            if let file = scan.file(path) {
-                pushes.append(PushCandidate(path: path, diskPath: file.diskPath, hash: file.hash, sizeBytes: file.sizeBytes, base: tombstone))
-                keptOverDelete[path] = by
-            }
-        case .pull(let path, _):
-            pulls.append(path)
-        case .restoreRemoteEditOverLocalDelete(let path, _):
-            pulls.append(path)
-            restores.insert(path)
-        case .merge(let path, _, let base):
-            merges.append((path, base))
-        case .deleteLocal(let path, _):
-            localDeletes.append(path)
-        case .pushDelete(let path, let base):
-            remoteDeletes.append((path, base))
-        case .recordSynced(let path, let version, let hash):
-            records[path] = SyncedEntry(hash: hash, version: version)
-        case .forget(let path):
-            forgets.append(path)
-        case .skipInvalid:
-            break
+    /// A push of the plan as the executor sends it: with the file's name on disk.
+    func candidate(_ push: ExecutionPlan.Push) -> PushCandidate {
+        PushCandidate(path: push.path, diskPath: diskPath(push.path), hash: push.hash, sizeBytes: push.sizeBytes, base: push.base)
+    }
+}
+
+/// Files handled and bytes moved in a round, told to whoever watches (`vaultsync sync`'s progress line).
+final class ProgressTracker: Sendable {
+    private let state: Mutex<SyncProgress>
+    private let onProgress: SyncProgressHandler?
+
+    init(_ onProgress: SyncProgressHandler?) {
+        self.onProgress = onProgress
+        self.state = Mutex(SyncProgress(phase: .transferring))
+    }
+
+    /// The totals of a plan: every file acted on, and the bytes to move each way.
+    func start(files: Int, bytes: Int64) {
+        let progress = state.withLock { progress in
+            (progress.filesTotal, progress.bytesTotal) = (files, bytes)
+            return progress
         }
+        onProgress?(progress)
+    }
+
+    /// Counts files handled (done or failed) and bytes moved, and tells the observer.
+    func advance(files: Int, bytes: Int64 = 0) {
+        guard files > 0 || bytes > 0 else { return }
+        let progress = state.withLock { progress in
+            progress.filesDone += files
+            progress.bytesDone += bytes
+            // Merges that push on top add work after the totals were set.
+            progress.filesTotal = max(progress.filesTotal, progress.filesDone)
+            progress.bytesTotal = max(progress.bytesTotal, progress.bytesDone)
+            return progress
+        }
+        onProgress?(progress)
+    }
+
+    /// A meter for the bytes of the next step (`bytes` of them) as they move; nil when nobody watches.
+    func meter(upTo bytes: Int64) -> ByteMeter? {
+        onProgress.map { ByteMeter(base: state.withLock { $0 }, limit: bytes, handler: $0) }
+    }
+}
+
+/// What a phase of the execution did: folded, phase after phase, into the round's result and
+/// then into the sync's report.
+struct PhaseResult: Sendable {
+    var pushed: [VaultPath] = []
+    var pulled: [VaultPath] = []
+    var merged: [VaultPath] = []
+    var deletedLocally: [VaultPath] = []
+    var deletedRemotely: [VaultPath] = []
+    var failures: [Uploader.Failure] = []
+    var notices: [String] = []
+    /// False when some remote change could not be applied: the cursor then stays where it was.
+    var remoteSideComplete = true
+    /// The server changed under a push or delete: plan again in this run.
+    var replan = false
+    /// Where the next sync reads the server's changes from, when a phase moved it past this
+    /// run's own changes (``ConfirmResponse/cursor``).
+    var cursor: String?
+    /// Files a merge wrote, to push on top of the server's version.
+    var followUps: [PushCandidate] = []
+    /// The account's quota or the server's storage is full: the server's words.
+    var storageFull: String?
+    /// Something was stored: a "storage full" from before no longer holds.
+    var storedAny = false
+
+    /// A per-file failure; only one that belongs to the file counts towards parking.
+    mutating func fail(_ path: VaultPath, _ error: any Error) {
+        fail(path, "\(error)", counts: SyncReport.belongsToFile(error))
+    }
+
+    mutating func fail(_ path: VaultPath, _ message: String, counts: Bool = true) {
+        failures.append(Uploader.Failure(path: path, message: message, counts: counts))
+    }
+
+    /// `other` after this.
+    mutating func add(_ other: PhaseResult) {
+        pushed += other.pushed
+        pulled += other.pulled
+        merged += other.merged
+        deletedLocally += other.deletedLocally
+        deletedRemotely += other.deletedRemotely
+        failures += other.failures
+        notices += other.notices
+        remoteSideComplete = remoteSideComplete && other.remoteSideComplete
+        replan = replan || other.replan
+        cursor = other.cursor ?? cursor
+        followUps += other.followUps
+        storageFull = other.storageFull ?? storageFull
+        storedAny = storedAny || other.storedAny
+    }
+
+    /// Adds what the phases did to the sync's report.
+    func fold(into report: inout SyncReport) {
+        report.pushed += pushed
+        report.pulled += pulled
+        report.merged += merged
+        report.deletedLocally += deletedLocally
+        report.deletedRemotely += deletedRemotely
+        for failure in failures { report.fail(failure.path, failure.message, counts: failure.counts) }
+        report.notices += notices
+        if let storageFull { report.storageFull = storageFull }
     }
 }
 

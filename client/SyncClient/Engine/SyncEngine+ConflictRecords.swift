@@ -48,7 +48,7 @@ extension SyncEngine {
             description: conflict.description, content: inline)
         let answer = try await remote.recordConflict(request)
         if let uploadURL = answer.uploadURL {
-            try await api.uploadBlob(file: url, to: uploadURL, headers: answer.uploadHeaders ?? [:], session: await session.vaultSession)
+            try await PushBytes.file(url).upload(to: uploadURL, headers: answer.uploadHeaders ?? [:], api: api, session: await session.vaultSession)
             _ = try await session.run { [api] in try await api.confirmConflict(answer.conflict.id, session: $0) }
         }
         try await store.setServerRecord(answer.conflict.id, hash: plaintextHash ?? hash, for: conflict.path)

@@ -58,7 +58,7 @@ extension SyncEngine {
         if resolution != .keepRemote, let current, current.version != record.remoteVersion {
             // Another device changed the file after the conflict copy was written: the user decided
             // without seeing that version. Keep it as a new copy and ask again rather than overwrite it.
-            let data = try await verifiedBytes(current.downloadURL, hash: current.contentHash)
+            let data = try await downloader.bytes(current.downloadURL, hash: current.contentHash)
             let copy = try writeConflictCopy(of: path, data, device: "server-v\(current.version)")
             var changed = record
             (changed.remoteVersion, changed.conflictCopy, changed.createdAt) = (current.version, copy, now())
@@ -69,7 +69,7 @@ extension SyncEngine {
         switch resolution {
         case .keepRemote:
             if let current {
-                let data = try await verifiedBytes(current.downloadURL, hash: current.contentHash)
+                let data = try await downloader.bytes(current.downloadURL, hash: current.contentHash)
                 try replaceLocal(diskPath, with: data)
                 try await store.recordSynced([path: SyncedEntry(hash: ContentHasher.hash(data), version: current.version)], at: now())
             } else if FileManager.default.fileExists(atPath: localURL.path) {
@@ -95,7 +95,7 @@ extension SyncEngine {
             try replaceLocal(diskPath, with: data)
         case .keepRecorded:
             guard let url = recorded.downloadURL else { throw SyncEngineError.noConflict(path) }
-            try replaceLocal(diskPath, with: try await verifiedBytes(url, hash: recorded.contentHash))
+            try replaceLocal(diskPath, with: try await downloader.bytes(url, hash: recorded.contentHash))
         }
         try await pushLocal(path, diskPath: diskPath, over: current)
     }
@@ -106,33 +106,12 @@ extension SyncEngine {
         if FileManager.default.fileExists(atPath: localURL.path) {
             let hash = try FileHashing.hash(fileAt: localURL.path)
             let size = (try FileManager.default.attributesOfItem(atPath: localURL.path)[.size] as? NSNumber)?.int64Value ?? 0
-            try await pushResolved(PushCandidate(path: path, diskPath: diskPath, hash: hash, sizeBytes: size, base: current?.version))
+            _ = try await uploader.one(PushCandidate(path: path, diskPath: diskPath, hash: hash, sizeBytes: size, base: current?.version))
         } else if let current {
             let answer = try await remote.delete([DeleteFile(path: path, baseVersion: current.version)])
             guard answer.conflicts.isEmpty else { throw SyncEngineError.serverMovedOn(path) }
             try await store.forget([path])
         }
-    }
-
-    /// Pushes one file on top of the server's version and records it; returns what became current.
-    @discardableResult
-    func pushResolved(_ plain: PushCandidate) async throws -> ConfirmedFile {
-        let candidate = try await remote.cipher?.seal(plain, root: root) ?? plain
-        defer { candidate.discardSealed() }
-        let push = try await remote.push([PushFile(path: candidate.path, contentHash: candidate.wireHash, sizeBytes: candidate.wireSize, baseVersion: candidate.base)])
-        guard let upload = push.uploads.first else { throw SyncEngineError.serverMovedOn(candidate.path) }
-        if upload.uploadRequired, candidate.bytes(in: root) == nil {
-            // A reused ciphertext the server no longer holds: forgotten, and the file sealed afresh
-            // (each pass forgets one, so this ends; the reservation expires unused).
-            try await store.forgetCiphertexts([candidate.wireHash])
-            return try await pushResolved(plain)
-        }
-        let failures = await uploadAll(upload.uploadRequired ? [upload] : [], files: [candidate.path: candidate])
-        if let failure = failures[candidate.path] { throw failure }
-        let confirm = try await remote.confirm([ConfirmItem(path: upload.path, version: upload.newVersion)])
-        guard let done = confirm.confirmed.first else { throw SyncEngineError.serverMovedOn(candidate.path) }
-        try await store.recordSynced([done.path: SyncedEntry(hash: done.contentHash, version: done.version)], at: now())
-        return done
     }
 
     /// The name `path` has on disk: its NFC spelling, or another spelling of it (NFD, as some file

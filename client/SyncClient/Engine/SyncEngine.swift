@@ -20,6 +20,10 @@ public final class SyncEngine: Sendable {
     /// The vault's calls in plaintext (translated for an encrypted vault).
     let remote: RemoteVault
     let writer: AtomicFileWriter
+    /// Every download, verified and opened (``VerifiedDownloader``).
+    let downloader: VerifiedDownloader
+    /// Every upload, sealed, pushed, confirmed and recorded (``Uploader``).
+    let uploader: Uploader
     let now: @Sendable () -> Date
     /// Most files per request this client wants to send; the server's advertised limit may lower it.
     let preferredBatchSize: Int
@@ -61,6 +65,9 @@ public final class SyncEngine: Sendable {
         let store = self.store
         let cipher = try credentials.vaultKey.map { VaultCipher(key: try VaultKey(bytes: $0), store: store, writer: writer) }
         self.remote = RemoteVault(api: api, session: session, cipher: cipher, root: self.root.path)
+        self.uploader = Uploader(api: api, session: session, remote: remote, store: store, root: self.root, transfers: transfers, now: now)
+        self.downloader = VerifiedDownloader(
+            api: api, session: session, remote: remote, writer: writer, partials: PartialDownloads(stateFolder: stateFolder), parallelTransfers: transfers.parallelTransfers)
         self.preferredBatchSize = max(1, batchSize)
         self.transfers = transfers
         self.lockTimeout = lockTimeout
@@ -205,46 +212,68 @@ public final class SyncEngine: Sendable {
         // Phase 3: plan. Paths waiting for the user are held back.
         let parked = Set(try await store.failures().filter(\.parked).map(\.path))
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
-        let plan = SyncPlanner.plan(SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: ignore.rules))
+        let input = SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: ignore.rules)
+        let plan = SyncPlanner.plan(input)
         // Deletions of most of the vault wait for the user; everything else goes on.
         let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: synced.count, policy: massDeletePolicy)
         report.heldDeletions = heldDeletions.map(HeldDeletionsRecord.init)
         let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
-        var run = Execution(scan: scan, synced: synced, authors: authors, remote: remote, onProgress: progress)
-        run.cursor = cursor
-        run.mergePolicies = MergePolicies(file: try? String(contentsOf: root.appendingPathComponent(MergePolicies.fileName), encoding: .utf8))
-        Self.addOnce(&report.notices, run.mergePolicies.problems)
-        // The server's deletions not applied here must be read again by the next sync.
-        if !(heldDeletions?.here.isEmpty ?? true) { run.remoteSideComplete = false }
-        for action in plan.actions where !held.contains(action.path) && !heldBack.contains(action.path) {
-            run.sort(action)
-            if case .skipInvalid(let name, let reason) = action { Self.addOnce(&report.notices, ["\(name): \(reason)"]) }
-            if case .push(let path, nil) = action, !incremental, synced[path] != nil, remote[path] == nil {
-                Self.addOnce(&report.notices, ["\(path): deleted on another device long ago (the server no longer keeps that deletion), edited here; the edited version was kept"])
-            }
-        }
-        run.startProgress()
-        // A parked path's remote change is not applied, so the cursor must not move past it.
-        if parked.contains(where: { path in remote[path].map { $0.version != synced[path]?.version } ?? false }) { run.remoteSideComplete = false }
+        let sizeLimit = plan.actions.contains(where: \.sendsFile) ? try await self.sizeLimit() : nil
+        let execution = ExecutionPlan(plan, input: input, holding: held.union(heldBack), sizeLimit: sizeLimit)
+        let mergePolicies = MergePolicies(file: try? String(contentsOf: root.appendingPathComponent(MergePolicies.fileName), encoding: .utf8))
+        Self.addOnce(&report.notices, mergePolicies.problems + execution.notices)
+        for (path, why) in execution.notSent.sorted(by: { $0.key < $1.key }) { report.fail(path, why) }
+        let context = RoundContext(
+            scan: scan, synced: synced, authors: authors, remote: remote, mergePolicies: mergePolicies,
+            keptOverDelete: execution.pushes.reduce(into: [:]) { kept, push in if case .some(let by) = push.keptOverDeleteBy { kept[push.path] = by } },
+            sizeLimit: sizeLimit, progress: ProgressTracker(progress))
+        let totals = execution.totals(remoteSize: context.remoteSize)
+        context.progress.start(files: totals.files, bytes: totals.bytes)
 
         // Phase 4: execute, remote-side changes first.
-        try await applyRecords(&run, &report)
-        try await applyPulls(&run, &report)
+        var result = PhaseResult(cursor: cursor)
+        // The server's deletions not applied here must be read again by the next sync, and so must
+        // a parked path's remote change.
+        if !(heldDeletions?.here.isEmpty ?? true) { result.remoteSideComplete = false }
+        if parked.contains(where: { path in remote[path].map { $0.version != synced[path]?.version } ?? false }) { result.remoteSideComplete = false }
+        try await recordPhase(execution)
+        result.add(try await pullPhase(execution.pulls, restores: execution.restores, context))
         try folder.verify(store)  // deletions only in the folder that was scanned
-        try await applyLocalDeletes(&run, &report)
-        try await applyMerges(&run, &report)
+        result.add(try await deleteLocallyPhase(execution.localDeletes, context))
+        let merges = try await mergePhase(execution.merges, context)
+        result.add(merges)
         try folder.verify(store)
-        try await applyRemoteDeletes(&run, &report)
-        try await applyPushes(run.pushes, &run, &report)
+        result.add(try await deleteRemotelyPhase(execution.remoteDeletes, context))
+        let followUps = merges.followUps.filter { candidate in
+            guard let refusal = sizeLimit?.refusal(sizeBytes: candidate.sizeBytes) else { return true }
+            result.fail(candidate.path, refusal)
+            return false
+        }
+        result.add(try await pushPhase(execution.pushes.map(context.candidate) + followUps, cursor: result.cursor, merged: Set(report.merged + merges.merged), context))
+        result.fold(into: &report)
+        // "Storage full" is shown by `status` until a later sync stores something again.
+        if let full = result.storageFull {
+            try await store.setMeta(.storageFull, full)
+        } else if result.storedAny, report.storageFull == nil {
+            try await store.setMeta(.storageFull, nil)
+        }
 
         // Phase 5: the cursor moves only once everything it covers is applied.
-        if run.remoteSideComplete, let cursor = run.cursor {
+        if result.remoteSideComplete, let cursor = result.cursor {
             try await store.setMeta(.cursor, cursor)
             try await store.setMeta(.ignoreRules, ignore.fingerprint)
         }
         // Downloads cut off are continued by the next sync; once everything came, none is left.
-        if run.remoteSideComplete { PartialDownloads(stateFolder: stateFolder).removeAll() }
-        return run.serverMovedUnderUs
+        if result.remoteSideComplete { PartialDownloads(stateFolder: stateFolder).removeAll() }
+        return result.replan
+    }
+
+    /// The account's size limit for files this device sends (in an encrypted vault the server
+    /// keeps, and limits, the ciphertext, a little larger); nil when the server does not say.
+    private func sizeLimit() async throws -> ExecutionPlan.SizeLimit? {
+        guard let limit = try? await session.run({ [api] in try await api.usage($0) }).maxFileBytes else { return nil }
+        let encrypted = remote.cipher != nil
+        return ExecutionPlan.SizeLimit(maxFileBytes: limit) { encrypted ? FileFormat.ciphertextSize(plaintextSize: $0) : $0 }
     }
 
     /// Versions this device wrote without recording them (the answer to its push was lost, or it

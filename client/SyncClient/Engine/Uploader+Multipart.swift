@@ -6,7 +6,7 @@ import SyncProtocol
 /// once accepted; then the server joins them and checks the whole file's hash. A sync killed at
 /// any point sends only the missing parts next time. `meter` hears of each part as it is accepted
 /// (and of the parts the store held already), so progress moves part by part.
-extension SyncEngine {
+extension Uploader {
     func uploadInParts(_ file: PushCandidate, meter: ByteMeter? = nil) async throws {
         guard case .file(let disk)? = file.bytes(in: root) else { throw SyncFileError.noUploadURL }
         // In an encrypted vault this is the staged ciphertext: a new one for every sync, so an
@@ -39,7 +39,7 @@ extension SyncEngine {
 
     /// Sends `numbers`, ``TransferSettings/parallelTransfers`` at a time; stops at the first failure.
     private func sendParts(_ numbers: [Int], of upload: UploadSession, from disk: URL, meter: ByteMeter?) async throws {
-        let (api, session, store, limit) = (api, session, store, parallelTransfers)
+        let (api, session, store, limit) = (api, session, store, transfers.parallelTransfers)
         try await withThrowingTaskGroup(of: Void.self) { group in
             var pending = numbers.makeIterator()
             func next() -> Bool {
