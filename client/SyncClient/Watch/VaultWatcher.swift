@@ -44,13 +44,13 @@ public final class VaultWatcher: Sendable {
     let settings: WatchSettings
     let onEvent: @Sendable (WatchEvent) -> Void
     let logger: Logger
-    private let schedule: Mutex<WatchSchedule>
+    let schedule: Mutex<WatchSchedule>
     private let wake = WakeSignal()
-    private let record: Mutex<WatcherRecord>
+    let record: Mutex<WatcherRecord>
     /// Why the watcher gave up (the device was signed out, or the server refuses its session).
     private let stopReason = Mutex<(any Error)?>(nil)
     /// The feed's state as last reported.
-    private let feedState = Mutex<(connected: Bool, detail: String?)>((false, nil))
+    let feedState = Mutex<(connected: Bool, detail: String?)>((false, nil))
 
     public init(engine: SyncEngine, settings: WatchSettings = WatchSettings(), logger: Logger, onEvent: @escaping @Sendable (WatchEvent) -> Void = { _ in }) {
         self.engine = engine
@@ -88,7 +88,7 @@ public final class VaultWatcher: Sendable {
     }
 
     /// Ends the watcher with `reason` (its tasks return once they see it).
-    private func stop(_ reason: any Error) {
+    func stop(_ reason: any Error) {
         stopReason.withLock { $0 = $0 ?? reason }
         wake.signal()
     }
@@ -285,89 +285,5 @@ public final class VaultWatcher: Sendable {
         }
         if !unchanged.isEmpty { updateRecord { _ in } }  // `status` must not show them as pending
         return settled
-    }
-
-    // MARK: status
-
-    /// Records and reports the feed's state; a reconnect that fails as the one before does is not
-    /// reported again (one line per change, not one per retry).
-    /// Runs `renewal` (a refresh, or a call that refreshes); when the server refuses the session
-    /// (the device was revoked or signed out elsewhere) the watcher stops, since nothing it could
-    /// do would sync again. Other failures are the reconnect loop's to retry.
-    private func renewingSession(_ renewal: () async throws -> Void) async {
-        do {
-            try await renewal()
-        } catch let error as SyncAPIError where error.isSessionRefused {
-            stop(WatchError.sessionRefused(engine.root.path, reason: error.serverMessage))
-        } catch {}
-    }
-
-    private func setConnected(_ connected: Bool, detail: String?) {
-        let changed = feedState.withLock { state in
-            defer { state = (connected, detail) }
-            return state.connected != connected || (!connected && state.detail != detail)
-        }
-        guard changed else { return }
-        updateRecord { $0.connected = connected }
-        onEvent(.connection(connected: connected, detail: detail))
-    }
-
-    private func updateRecord(_ change: (inout WatcherRecord) -> Void) {
-        let pending = schedule.withLock { $0.pendingChanges }
-        let snapshot = record.withLock { record in
-            change(&record)
-            record.pendingChanges = pending
-            return record
-        }
-        do {
-            try snapshot.save(stateFolder: engine.stateFolder)
-        } catch {
-            logger.warning("cannot write the watcher's status file", metadata: ["error": "\(error)"])
-        }
-    }
-}
-
-/// Wakes one waiting task: a signal before the wait is kept for it.
-final class WakeSignal: Sendable {
-    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-
-    func signal() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
-                state.pending = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns at the next signal, at `deadline`, or when the task is cancelled.
-    func wait(until deadline: ContinuousClock.Instant) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                if (try? await Task.sleep(until: deadline)) != nil { self.signal() }
-            }
-            group.addTask {
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
-                        let early = self.state.withLock { state -> Bool in
-                            if state.pending {
-                                state.pending = false
-                                return true
-                            }
-                            state.waiter = continuation
-                            return false
-                        }
-                        if early { continuation.resume() }
-                    }
-                } onCancel: {
-                    self.signal()
-                }
-            }
-            await group.next()
-            group.cancelAll()
-        }
     }
 }

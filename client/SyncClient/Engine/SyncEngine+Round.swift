@@ -1,0 +1,173 @@
+import Foundation
+import VaultCrypto
+import SyncCore
+import SyncProtocol
+
+extension SyncEngine {
+    /// One scan–plan–execute pass; returns whether another pass is needed (the server changed under a push).
+    func syncRound(_ report: inout SyncReport, progress: SyncProgressHandler?) async throws -> Bool {
+        // Phase 1: local, in the folder sync.db describes (not one unmounted or put in its place).
+        try folder.verify(store)
+        progress?(SyncProgress(phase: .scanning))
+        let ignore = IgnoreFile(root: root)
+        let scan = try await scanLocal(ignore.rules)
+        Self.addOnce(&report.notices, scan.invalid.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
+        Self.addOnce(&report.notices, scan.skippedLinks.map { "\($0): symbolic links and special files are not synced" })
+        Self.addOnce(&report.failures, scan.unreadable.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
+
+        // Phase 2: remote. Paths absent from the pages did not change since the cursor.
+        progress?(SyncProgress(phase: .checkingServer))
+        // Without a cursor (or when the server purged deletions after it) the full state is read
+        // instead, and a synced path it does not list was deleted long ago.
+        var synced = try await store.syncedEntries()
+        var cursor = try await store.meta(.cursor)
+        // Changes to paths the old rules ignored went by under the cursor: read everything once.
+        if cursor != nil, try await store.meta(.ignoreRules) != ignore.fingerprint { cursor = nil }
+        var remote: [VaultPath: RemoteEntry] = [:]
+        var incremental = cursor != nil
+        var authors: [VaultPath: RemoteAuthor] = [:]
+        while true {
+            let from = cursor
+            let page: VaultStateResponse
+            do {
+                // Pages of 2,000: decoding a 5,000-file page at once costs more memory than the round trips save.
+                let undecodable: [VaultPath]
+                (page, undecodable) = try await self.remote.state(cursor: from, limit: 2000)
+                try await checkServerVault(page.vaultID)
+                Self.addOnce(&report.notices, undecodable.map { "the server holds a file whose encrypted name (\($0.rawValue.prefix(24))…) this vault's key does not open: changed on the server, or of another vault; left alone" })
+            } catch let error as SyncAPIError where error.code == .cursorExpired && from != nil {
+                (cursor, remote, authors, incremental) = (nil, [:], [:], false)
+                // Away longer than the server keeps deletions, or the server's database was
+                // replaced or restored: the server's message says which.
+                Self.addOnce(&report.notices, ["the server could not continue from this device's last position (\(error.serverMessage)); reconciled with the server's full state"])
+                continue
+            }
+            for file in page.files {
+                remote[file.path] = .live(version: file.version, hash: file.contentHash, sizeBytes: file.sizeBytes)
+                // Only a file that exists here can become a merge needing its author's name.
+                if scan.files[file.path] != nil { authors[file.path] = RemoteAuthor(device: file.updatedByDevice, at: file.updatedAt) }
+            }
+            for gone in page.deletedSince { remote[gone.path] = .deleted(version: gone.version ?? 0, byDevice: gone.deletedByDevice) }
+            cursor = page.cursor
+            if page.hasMore != true { break }
+        }
+
+        try await adoptOwnVersions(remote, &synced)
+
+        // Phase 3: plan. Paths waiting for the user are held back.
+        let parked = Set(try await store.failures().filter(\.parked).map(\.path))
+        let held = Set(try await store.conflicts().map(\.path)).union(parked)
+        let input = SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: ignore.rules)
+        let plan = SyncPlanner.plan(input)
+        // Deletions of most of the vault wait for the user; everything else goes on.
+        let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: synced.count, policy: massDeletePolicy)
+        report.heldDeletions = heldDeletions.map(HeldDeletionsRecord.init)
+        let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
+        let sizeLimit = plan.actions.contains(where: \.sendsFile) ? try await self.sizeLimit() : nil
+        let execution = ExecutionPlan(plan, input: input, holding: held.union(heldBack), sizeLimit: sizeLimit)
+        let mergePolicies = MergePolicies(file: try? String(contentsOf: root.appendingPathComponent(MergePolicies.fileName), encoding: .utf8))
+        Self.addOnce(&report.notices, mergePolicies.problems + execution.notices)
+        for (path, why) in execution.notSent.sorted(by: { $0.key < $1.key }) { report.fail(path, why) }
+        let context = RoundContext(
+            scan: scan, synced: synced, authors: authors, remote: remote, mergePolicies: mergePolicies,
+            keptOverDelete: execution.pushes.reduce(into: [:]) { kept, push in if case .some(let by) = push.keptOverDeleteBy { kept[push.path] = by } },
+            sizeLimit: sizeLimit, progress: ProgressTracker(progress))
+        let totals = execution.totals(remoteSize: context.remoteSize)
+        context.progress.start(files: totals.files, bytes: totals.bytes)
+
+        // Phase 4: execute, remote-side changes first.
+        var result = PhaseResult(cursor: cursor)
+        // The server's deletions not applied here must be read again by the next sync, and so must
+        // a parked path's remote change.
+        if !(heldDeletions?.here.isEmpty ?? true) { result.remoteSideComplete = false }
+        if parked.contains(where: { path in remote[path].map { $0.version != synced[path]?.version } ?? false }) { result.remoteSideComplete = false }
+        try await recordPhase(execution)
+        result.add(try await pullPhase(execution.pulls, restores: execution.restores, context))
+        try folder.verify(store)  // deletions only in the folder that was scanned
+        result.add(try await deleteLocallyPhase(execution.localDeletes, context))
+        let merges = try await mergePhase(execution.merges, context)
+        result.add(merges)
+        try folder.verify(store)
+        result.add(try await deleteRemotelyPhase(execution.remoteDeletes, context))
+        let followUps = merges.followUps.filter { candidate in
+            guard let refusal = sizeLimit?.refusal(sizeBytes: candidate.sizeBytes) else { return true }
+            result.fail(candidate.path, refusal)
+            return false
+        }
+        result.add(try await pushPhase(execution.pushes.map(context.candidate) + followUps, cursor: result.cursor, merged: Set(report.merged + merges.merged), context))
+        result.fold(into: &report)
+        // "Storage full" is shown by `status` until a later sync stores something again.
+        if let full = result.storageFull {
+            try await store.setMeta(.storageFull, full)
+        } else if result.storedAny, report.storageFull == nil {
+            try await store.setMeta(.storageFull, nil)
+        }
+
+        // Phase 5: the cursor moves only once everything it covers is applied.
+        if result.remoteSideComplete, let cursor = result.cursor {
+            try await store.setMeta(.cursor, cursor)
+            try await store.setMeta(.ignoreRules, ignore.fingerprint)
+        }
+        // Downloads cut off are continued by the next sync; once everything came, none is left.
+        if result.remoteSideComplete { PartialDownloads(stateFolder: stateFolder).removeAll() }
+        return result.replan
+    }
+
+    /// The account's size limit for files this device sends (in an encrypted vault the server
+    /// keeps, and limits, the ciphertext, a little larger); nil when the server does not say.
+    private func sizeLimit() async throws -> ExecutionPlan.SizeLimit? {
+        guard let limit = try? await session.run({ [api] in try await api.usage($0) }).maxFileBytes else { return nil }
+        let encrypted = remote.cipher != nil
+        return ExecutionPlan.SizeLimit(maxFileBytes: limit) { encrypted ? FileFormat.ciphertextSize(plaintextSize: $0) : $0 }
+    }
+
+    /// Versions this device wrote without recording them (the answer to its push was lost, or it
+    /// crashed first) are its own: recorded as synced before planning, so that a change made here
+    /// since is planned against them, not against the version before (which would read the
+    /// device's own write as another device's edit and bring back a file deleted here since, or
+    /// keep a file another device deleted after seeing that write). When the server has moved
+    /// past the write (another device changed or deleted the file), its history says whether the
+    /// write became a version.
+    private func adoptOwnVersions(_ remote: [VaultPath: RemoteEntry], _ synced: inout [VaultPath: SyncedEntry]) async throws {
+        let sent = try await store.sentPushes()
+        guard !sent.isEmpty else { return }
+        var adopted: [VaultPath: SyncedEntry] = [:]
+        for (path, hash) in sent {
+            guard let entry = remote[path] else { continue }  // unchanged since the cursor: the write did not land
+            var version: Int?
+            if case .live(let current, hash, _) = entry {
+                version = current
+            } else if entry.version > (synced[path]?.version ?? 0) + 1, let history = try? await self.remote.history(path) {
+                // Two or more versions since the one synced here: was one of them this write?
+                version = history.versions.filter { $0.contentHash == hash && !$0.deleted && $0.version > (synced[path]?.version ?? 0) }.map(\.version).max()
+            }
+            guard let version, synced[path] != SyncedEntry(hash: hash, version: version) else { continue }
+            adopted[path] = SyncedEntry(hash: hash, version: version)
+        }
+        if !adopted.isEmpty {
+            try await store.recordSynced(adopted, at: now(), log: adopted.map { LogLine(.push, $0.key, "v\($0.value.version), answer not received before") })
+            synced.merge(adopted) { _, new in new }
+        }
+        try await store.clearSent()
+    }
+
+    /// Checks the vault the server answers for is the one this folder synced with (a server whose
+    /// database was replaced or restored could answer for another); records it the first time.
+    private func checkServerVault(_ id: UUID?) async throws {
+        guard let id else { return }
+        guard let known = try await store.meta(.vaultID).flatMap(UUID.init(uuidString:)) else {
+            return try await store.setMeta(.vaultID, id.uuidString)
+        }
+        if known != id { throw SyncEngineError.otherServerVault(root.path) }
+    }
+
+    /// Scans with the stat cache and stores the new cache; the old one is released on return
+    /// (100,000 entries are worth not holding through the rest of the round).
+    private func scanLocal(_ rules: IgnoreRules) async throws -> LocalScan {
+        let cache = try await store.cachedStats()
+        let scan = try LocalScanner(root: root, ignore: rules).scan(cache: cache)
+        let changed = Set(scan.stats.filter { cache[$0.key] != $0.value }.keys)
+        try await store.replaceStats(scan.stats, changed: changed, removed: scan.removedFromCache)
+        return scan
+    }
+}

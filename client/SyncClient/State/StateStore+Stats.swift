@@ -1,0 +1,52 @@
+public import Foundation
+import GRDB
+public import SyncCore
+public import SyncProtocol
+
+/// The stat cache: what each file's size, mtime and inode were when it was last hashed.
+extension StateStore {
+
+    /// The stat cache: for each file as named on disk, the stat it had when last hashed and that hash.
+    public func cachedStats() async throws -> [String: CachedStat] {
+        try await db.read { db in
+            var result: [String: CachedStat] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT disk_path, size_bytes, mtime_ns, inode, content_hash FROM local_files")
+            while let row = try rows.next() {
+                result[row[0]] = CachedStat(sizeBytes: row[1], mtimeNanoseconds: row[2], inode: UInt64(bitPattern: row[3]), hash: ContentHash(alreadyValidated: row[4]))
+            }
+            return result
+        }
+    }
+
+    /// Of `paths` (as named on disk), the cached stat of each that has one, and whether any file
+    /// is cached below each (a folder); for the watcher, to tell its own writes from the user's.
+    func cachedStats(for paths: [String]) async throws -> (stats: [String: CachedStat], folders: Set<String>) {
+        try await db.read { db in
+            var stats: [String: CachedStat] = [:]
+            var folders: Set<String> = []
+            for path in paths {
+                if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT size_bytes, mtime_ns, inode, content_hash FROM local_files WHERE disk_path = ?"), arguments: [path]) {
+                    stats[path] = CachedStat(sizeBytes: row[0], mtimeNanoseconds: row[1], inode: UInt64(bitPattern: row[2]), hash: ContentHash(alreadyValidated: row[3]))
+                }
+                // Range, not LIKE: names may hold % and _.
+                if try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM local_files WHERE disk_path > ? AND disk_path < ? LIMIT 1"), arguments: [path + "/", path + "0"]) != nil {
+                    folders.insert(path)
+                }
+            }
+            return (stats, folders)
+        }
+    }
+
+    /// Replaces the stat cache with `stats` (the scan's view of the vault).
+    public func replaceStats(_ stats: [String: CachedStat], changed: Set<String>, removed: Set<String>) async throws {
+        try await db.write { db in
+            for path in removed { try db.run("DELETE FROM local_files WHERE disk_path = ?", [path]) }
+            for path in changed {
+                guard let stat = stats[path] else { continue }
+                try db.run(
+                    "INSERT OR REPLACE INTO local_files (disk_path, size_bytes, mtime_ns, inode, content_hash) VALUES (?, ?, ?, ?, ?)",
+                    [path, stat.sizeBytes, stat.mtimeNanoseconds, Int64(bitPattern: stat.inode), stat.hash.rawValue])
+            }
+        }
+    }
+}
