@@ -28,32 +28,6 @@ extension SyncEngine {
         return try await store.conflicts()
     }
 
-    /// Sends this device's version of a conflicted path to the server; records the id here.
-    func keepConflictOnServer(_ conflict: ConflictRecord) async throws {
-        let file = root.appendingPathComponent(Self.diskPath(of: conflict.path, in: root))
-        // In an encrypted vault the server keeps the ciphertext; the record notes the plaintext's hash.
-        var plaintextHash: ContentHash?
-        var url = file
-        if let cipher = remote.cipher {
-            let (forms, sealed) = try cipher.seal(fileAt: file)
-            try await store.recordCiphertexts([VaultCipher.entry(forms)])
-            (url, plaintextHash) = (sealed, forms.plaintextHash)
-        }
-        defer { if url != file { try? FileManager.default.removeItem(at: url) } }
-        let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
-        let inline = size <= InlineContent.maxFileBytes ? try Data(contentsOf: url) : nil
-        let hash = try inline.map { ContentHasher.hash($0) } ?? FileHashing.hash(fileAt: url.path)
-        let request = RecordConflictRequest(
-            path: conflict.path, remoteVersion: conflict.remoteVersion, contentHash: hash, sizeBytes: inline.map { Int64($0.count) } ?? size,
-            description: conflict.description, content: inline)
-        let answer = try await remote.recordConflict(request)
-        if let uploadURL = answer.uploadURL {
-            try await PushBytes.file(url).upload(to: uploadURL, headers: answer.uploadHeaders ?? [:], api: api, session: await session.vaultSession)
-            _ = try await session.run { [api] in try await api.confirmConflict(answer.conflict.id, session: $0) }
-        }
-        try await store.setServerRecord(answer.conflict.id, hash: plaintextHash ?? hash, for: conflict.path)
-    }
-
     /// Before planning: conflicts of this folder the server does not hold (or holds an older
     /// version of) are sent; those resolved on another device are settled here. A local file
     /// still as it was recorded takes the server's version (the user decided elsewhere, having
@@ -89,7 +63,7 @@ extension SyncEngine {
             // record this device made but did not note, or older than the file: send it.
             guard let current, record == nil || record?.resolvedAt != nil || current != conflict.recordedHash else { continue }
             do {
-                try await keepConflictOnServer(conflict)
+                try await uploader.keepConflict(conflict)
             } catch let error where !Unreachable.matches(error) && (error as? SyncAPIError)?.isSessionRefused != true {
                 Self.addOnce(&report.notices, ["\(conflict.path): the conflict is kept in this folder, but the server could not keep a copy (\(error)); tried again next sync"])
             }

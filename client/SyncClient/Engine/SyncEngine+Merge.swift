@@ -101,7 +101,7 @@ extension SyncEngine {
             result.notices.append("\(path): needs you: \(description); the other version is in \(copy)")
             // The server keeps this device's version too; if it cannot now, the next sync sends it.
             do {
-                try await keepConflictOnServer(conflict)
+                try await uploader.keepConflict(conflict)
             } catch let error where !Unreachable.matches(error) && (error as? SyncAPIError)?.isSessionRefused != true {
                 result.notices.append("\(path): the server could not keep a copy of this device's version (\(error)); tried again next sync")
             } catch {}

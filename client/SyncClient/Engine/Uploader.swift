@@ -126,6 +126,34 @@ struct Uploader: Sendable {
         throw SyncEngineError.serverMovedOn(candidate.path)
     }
 
+    /// Sends this device's version of a conflicted path to the server as a conflict record
+    /// (sealed in an encrypted vault, inline when small, else uploaded and confirmed); records the
+    /// record's id here.
+    func keepConflict(_ conflict: ConflictRecord) async throws {
+        let file = root.appendingPathComponent(SyncEngine.diskPath(of: conflict.path, in: root))
+        // In an encrypted vault the server keeps the ciphertext; the record notes the plaintext's hash.
+        var plaintextHash: ContentHash?
+        var url = file
+        if let cipher = remote.cipher {
+            let (forms, sealed) = try cipher.seal(fileAt: file)
+            try await store.recordCiphertexts([VaultCipher.entry(forms)])
+            (url, plaintextHash) = (sealed, forms.plaintextHash)
+        }
+        defer { if url != file { try? FileManager.default.removeItem(at: url) } }
+        let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
+        let inline = size <= InlineContent.maxFileBytes ? try Data(contentsOf: url) : nil
+        let hash = try inline.map { ContentHasher.hash($0) } ?? FileHashing.hash(fileAt: url.path)
+        let request = RecordConflictRequest(
+            path: conflict.path, remoteVersion: conflict.remoteVersion, contentHash: hash, sizeBytes: inline.map { Int64($0.count) } ?? size,
+            description: conflict.description, content: inline)
+        let answer = try await remote.recordConflict(request)
+        if let uploadURL = answer.uploadURL {
+            try await PushBytes.file(url).upload(to: uploadURL, headers: answer.uploadHeaders ?? [:], api: api, session: await session.vaultSession)
+            _ = try await session.run { [api] in try await api.confirmConflict(answer.conflict.id, session: $0) }
+        }
+        try await store.setServerRecord(answer.conflict.id, hash: plaintextHash ?? hash, for: conflict.path)
+    }
+
     /// Records what a confirm (or a committing push) made current, and the cursor it moved.
     private func record(_ confirm: ConfirmResponse, into outcome: inout Outcome, cursor: inout String?) async throws {
         outcome.conflicts = outcome.conflicts || !confirm.conflicts.isEmpty
