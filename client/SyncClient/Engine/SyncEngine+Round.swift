@@ -63,7 +63,7 @@ extension SyncEngine {
         let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: synced.count, policy: massDeletePolicy)
         report.heldDeletions = heldDeletions.map(HeldDeletionsRecord.init)
         let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
-        let sizeLimit = plan.actions.contains(where: \.sendsFile) ? try await self.sizeLimit() : nil
+        let sizeLimit = plan.actions.contains(where: \.sendsFile) ? await self.sizeLimit() : nil
         let execution = ExecutionPlan(plan, input: input, holding: held.union(heldBack), sizeLimit: sizeLimit)
         let mergePolicies = MergePolicies(file: try? String(contentsOf: root.appendingPathComponent(MergePolicies.fileName), encoding: .utf8))
         Self.addOnce(&report.notices, mergePolicies.problems + execution.notices)
@@ -115,7 +115,7 @@ extension SyncEngine {
 
     /// The account's size limit for files this device sends (in an encrypted vault the server
     /// keeps, and limits, the ciphertext, a little larger); nil when the server does not say.
-    private func sizeLimit() async throws -> ExecutionPlan.SizeLimit? {
+    private func sizeLimit() async -> ExecutionPlan.SizeLimit? {
         guard let limit = try? await session.run({ [api] in try await api.usage($0) }).maxFileBytes else { return nil }
         let encrypted = remote.cipher != nil
         return ExecutionPlan.SizeLimit(maxFileBytes: limit) { encrypted ? FileFormat.ciphertextSize(plaintextSize: $0) : $0 }
