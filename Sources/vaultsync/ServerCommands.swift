@@ -56,7 +56,7 @@ struct ServerInfo: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: try encoder.encode(health), as: UTF8.self))
         } else {
-            print("server \(health.serverVersion), status \(health.status), protocol versions \(health.protocolVersions.map(String.init).joined(separator: ", "))")
+            print("server \(health.serverVersion ?? "(release not shown)"), status \(health.status), protocol versions \(health.protocolVersions.map(String.init).joined(separator: ", "))")
             if let limits = health.limits {
                 print("limits: \(limits.maxBatchFiles) files per request, \(limits.maxFileBytes) bytes per file, \(limits.maxStatePage) changes per state page")
             }

@@ -71,6 +71,12 @@ import Testing
         #expect(try roundTrip(RegisterDeviceRequest.self, "register_device_request").isEmpty)
     }
 
+    /// A client must not need the release or the limits in `/health`: a later server leaves them out.
+    @Test func healthWithoutReleaseOrLimitsDecodes() throws {
+        let health = try WireCoding.decoder().decode(HealthResponse.self, from: Data(#"{"status": "ok", "protocol_versions": [1]}"#.utf8))
+        #expect(health.serverVersion == nil && health.limits == nil && health.protocolVersions == [1])
+    }
+
     @Test func seedPlaceholderHashesAreRejected() {
         let json = Data(#"{"files":[{"path":"a.md","content_hash":"sha256:abc123...","size_bytes":1,"base_version":null}]}"#.utf8)
         #expect(throws: ContentHashError.self) { try WireCoding.decoder().decode(PushRequest.self, from: json) }

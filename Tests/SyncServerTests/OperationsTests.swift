@@ -104,6 +104,7 @@ import Testing
             let body = try JSONSerialization.jsonObject(with: ready.body) as? [String: Any]
             #expect(ready.status == 200 && body?["ready"] as? Bool == true, "\(String(decoding: ready.body, as: UTF8.self))")
             #expect(body?["schema_version"] as? Int == Migration.all.last?.version)
+            #expect(body?["server_version"] as? String == VaultSyncServer.version, "the operator reads the release here")
 
             // A schema behind this build (a migration missing): not ready, and why.
             let db = try PostgresConnection(connectionString: server.databaseURL)

@@ -137,9 +137,12 @@ public struct DeviceList: Codable, Sendable, Equatable {
 /// `GET /health`.
 public struct HealthResponse: Codable, Sendable, Equatable {
     public var status: String
-    public var serverVersion: String
+    /// The server's release. Optional: a later server leaves it out of the public answer (the
+    /// operator reads it in `GET /health/ready`), and clients must not need it.
+    public var serverVersion: String?
     public var protocolVersions: [Int]
-    /// The request limits clients should split batches by.
+    /// The request limits clients may split batches by. Optional like `serverVersion`: without
+    /// them a client learns the batch limit from a `batch_too_large` answer.
     public var limits: ServerLimits?
     /// `ok`, or `unavailable` when the server cannot reach its database (the answer is still `200`:
     /// `/health` is a liveness check).
@@ -147,7 +150,7 @@ public struct HealthResponse: Codable, Sendable, Equatable {
     /// `ok`, or `full` when the last write to the blob store found no space (until one succeeds).
     public var blobStorage: String?
 
-    public init(status: String, serverVersion: String, protocolVersions: [Int], limits: ServerLimits? = nil, database: String? = nil, blobStorage: String? = nil) {
+    public init(status: String, serverVersion: String?, protocolVersions: [Int], limits: ServerLimits? = nil, database: String? = nil, blobStorage: String? = nil) {
         self.status = status
         self.serverVersion = serverVersion
         self.protocolVersions = protocolVersions

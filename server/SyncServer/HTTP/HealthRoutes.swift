@@ -47,11 +47,15 @@ struct Readiness: Codable, Sendable {
     var schemaVersion: Int?
     var expectedSchemaVersion: Int
     var reason: String?
+    /// This build's release, for the operator's network (``HealthResponse/serverVersion`` is to
+    /// leave the public `/health`).
+    var serverVersion = VaultSyncServer.version
 
     enum CodingKeys: String, CodingKey {
         case ready, database, reason
         case schemaVersion = "schema_version"
         case expectedSchemaVersion = "expected_schema_version"
+        case serverVersion = "server_version"
     }
 
     static func check(_ db: PostgresPool) async -> Readiness {
