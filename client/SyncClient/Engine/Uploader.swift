@@ -38,7 +38,8 @@ struct Uploader: Sendable {
         var storageFull: String?
         /// The server's storage is out of space: the rest would fail the same way.
         var storeFull = false
-        /// The cursor the server moved past this device's own changes (nil: it did not).
+        /// The cursor after the batch: moved past this device's own changes when the server said
+        /// so, else the one it was sent with.
         var cursor: String?
     }
 
@@ -77,7 +78,7 @@ struct Uploader: Sendable {
     func finish(_ pushed: Pushed, cursor: String?, meter: ByteMeter?) async throws -> Outcome {
         defer { pushed.files.forEach { $0.discardSealed() } }
         let answer = pushed.answer
-        var outcome = Outcome(cursor: nil)
+        var outcome = Outcome()
         for (path, error) in pushed.unsealed.sorted(by: { $0.key < $1.key }) {
             outcome.failures.append(Failure(path: path, message: "\(error)", counts: SyncReport.belongsToFile(error)))
         }
