@@ -11,18 +11,26 @@ protocol ReadsSettings: ParsableCommand {
     static var settings: [ServerSetting] { get }
 }
 
-/// What the command line and the environment gave, taken before the command was parsed.
-private let givenSettings = Mutex<SettingsInput?>(nil)
+/// What the command line and the environment gave, taken before the command was parsed, and the
+/// command they were given to (`vaultsync-server blobs gc`).
+private let givenSettings = Mutex<(input: SettingsInput, command: String)?>(nil)
+
+/// A setting that cannot be used: why, and the command whose `--help` lists its settings.
+struct SettingRefused: Error, CustomStringConvertible {
+    let description: String
+    let command: String
+}
 
 extension ReadsSettings {
     /// The settings' values and the logger they describe: what every command starts with.
     static func setUp() throws -> (values: ServerSettingsValues, logger: Logger) {
-        let input = givenSettings.withLock { $0 } ?? SettingsInput(environment: ProcessInfo.processInfo.environment)
+        let given: (input: SettingsInput, command: String) =
+            givenSettings.withLock { $0 } ?? (SettingsInput(environment: ProcessInfo.processInfo.environment), "vaultsync-server \(_commandName)")
         let values: ServerSettingsValues
         do {
-            values = try input.values(of: settings, command: configuration.commandName ?? _commandName)
+            values = try given.input.values(of: settings, command: _commandName)
         } catch {
-            throw ValidationError(error.description)
+            throw SettingRefused(description: "\(error)", command: given.command)
         }
         return (values, makeLogger(level: values.logLevel, format: values.logFormat))
     }
@@ -36,18 +44,23 @@ extension ReadsSettings {
 /// Takes the settings of the command `arguments` name out of them; returns the rest, for ArgumentParser.
 func extractSettings(_ arguments: [String]) throws -> [String] {
     var command: any ParsableCommand.Type = VaultSyncServerCommand.self
+    var path = ["vaultsync-server"]
     for argument in arguments {
         guard let sub = command.configuration.subcommands.first(where: { $0._commandName == argument }) else { break }
         command = sub
+        path.append(argument)
     }
-    if command == VaultSyncServerCommand.self, let serve = command.configuration.defaultSubcommand { command = serve }
+    if command == VaultSyncServerCommand.self, let serve = command.configuration.defaultSubcommand {
+        command = serve
+        path.append(serve._commandName)
+    }
     let known = (command as? any ReadsSettings.Type)?.settings ?? []
     do {
         let (input, rest) = try SettingsInput.extract(arguments, known: known, environment: ProcessInfo.processInfo.environment)
-        givenSettings.withLock { $0 = input }
+        givenSettings.withLock { $0 = (input, path.joined(separator: " ")) }
         return rest
     } catch {
-        throw ValidationError(error.description)
+        throw SettingRefused(description: error.description, command: path.joined(separator: " "))
     }
 }
 

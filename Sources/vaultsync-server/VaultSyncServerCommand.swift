@@ -20,18 +20,19 @@ struct VaultSyncServerCommand: AsyncParsableCommand {
         // Every file the server writes (blobs, export scratch files, logs, its secret) is its
         // account's alone, whatever the shell's umask.
         umask(0o077)
-        var command: (any ParsableCommand)?
         do {
-            command = try parseAsRoot(try extractSettings(Array(CommandLine.arguments.dropFirst())))
+            var command = try parseAsRoot(try extractSettings(Array(CommandLine.arguments.dropFirst())))
             if var asynchronous = command as? any AsyncParsableCommand {
                 try await asynchronous.run()
             } else {
-                try command?.run()
+                try command.run()
             }
+        } catch let refused as SettingRefused {
+            // As ArgumentParser answers a bad option: the reason, where the settings are listed, 64.
+            FileHandle.standardError.write(Data("Error: \(refused)\nSee '\(refused.command) --help' for its settings.\n".utf8))
+            Foundation.exit(64)
         } catch {
-            // A setting refused once the command was parsed points at that command's help.
-            guard let command else { exit(withError: error) }
-            type(of: command).exit(withError: error)
+            exit(withError: error)
         }
     }
 }

@@ -50,6 +50,12 @@ import Glibc
         #expect(refused.stderr.contains("--tombstone-retention: '90 days' is not a duration"), "\(refused)")
         let fromEnvironment = try await CLIProcess.run("vaultsync-server", ["purge"], environment: ["VAULTSYNC_VERSION_RETENTION": "1.5h"])
         #expect(fromEnvironment.exitCode != 0 && fromEnvironment.stderr.contains("VAULTSYNC_VERSION_RETENTION: '1.5h' is not a duration"), "\(fromEnvironment)")
+        // A usage error, pointing at the help of the command that lists the setting.
+        for answer in [refused, fromEnvironment] {
+            #expect(answer.exitCode == 64 && answer.stderr.contains("See 'vaultsync-server purge --help' for its settings."), "\(answer)")
+        }
+        let missing = try await CLIProcess.run("vaultsync-server", ["serve", "--port"])
+        #expect(missing.exitCode == 64 && missing.stderr.contains("--port needs a value") && missing.stderr.contains("'vaultsync-server serve --help'"), "\(missing)")
     }
 
     // MARK: status

@@ -56,15 +56,12 @@ struct RemoteAuthor: Sendable {
 /// files changed on both sides merge. Nothing in it changes while the round runs.
 struct RoundContext: Sendable {
     let scan: LocalScan
-    let synced: [VaultPath: SyncedEntry]
     let authors: [VaultPath: RemoteAuthor]
     let remote: [VaultPath: RemoteEntry]
     /// How files changed on both sides merge (the vault's `.vaultsyncmerge`).
     let mergePolicies: MergePolicies
     /// Edits kept over another device's deletion: who deleted them (reported once pushed).
     let keptOverDelete: [VaultPath: String?]
-    /// The account's size limit (merged files are held to it as the plan's pushes were).
-    let sizeLimit: ExecutionPlan.SizeLimit?
     let progress: ProgressTracker
 
     func remoteSize(_ path: VaultPath) -> Int64 {

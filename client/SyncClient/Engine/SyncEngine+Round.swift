@@ -69,9 +69,9 @@ extension SyncEngine {
         Self.addOnce(&report.notices, mergePolicies.problems + execution.notices)
         for (path, why) in execution.notSent.sorted(by: { $0.key < $1.key }) { report.fail(path, why) }
         let context = RoundContext(
-            scan: scan, synced: synced, authors: authors, remote: remote, mergePolicies: mergePolicies,
+            scan: scan, authors: authors, remote: remote, mergePolicies: mergePolicies,
             keptOverDelete: execution.pushes.reduce(into: [:]) { kept, push in if case .some(let by) = push.keptOverDeleteBy { kept[push.path] = by } },
-            sizeLimit: sizeLimit, progress: ProgressTracker(progress))
+            progress: ProgressTracker(progress))
         let totals = execution.totals(remoteSize: context.remoteSize)
         context.progress.start(files: totals.files, bytes: totals.bytes)
 
@@ -89,6 +89,7 @@ extension SyncEngine {
         result.add(merges)
         try folder.verify(store)
         result.add(try await deleteRemotelyPhase(execution.remoteDeletes, context))
+        // A merged file is held to the account's size limit as the plan's pushes were.
         let followUps = merges.followUps.filter { candidate in
             guard let refusal = sizeLimit?.refusal(sizeBytes: candidate.sizeBytes) else { return true }
             result.fail(candidate.path, refusal)
