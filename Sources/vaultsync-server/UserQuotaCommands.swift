@@ -53,7 +53,8 @@ extension User {
             guard let (overrides, usage) = try await VaultSyncServer.userUsage(configuration: configuration, logger: logger, email: email) else {
                 throw ValidationError("no user with email '\(email)'")
             }
-            print("\(email): \(usage.bytesUsed) bytes in \(usage.fileCount) files")
+            print("\(email): \(usage.bytesUsed) bytes kept, \(usage.fileCount) current files")
+            if let breakdown = usage.breakdown { print("kept: \(breakdown.summary)") }
             print("quota: bytes \(usage.quotaBytes.map(String.init) ?? "unlimited")\(overrides.quotaBytes == nil ? " (default)" : ""), files \(usage.quotaFiles.map(String.init) ?? "unlimited")\(overrides.quotaFiles == nil ? " (default)" : ""), largest file \(usage.maxFileBytes)\(overrides.maxFileBytes == nil ? " (default)" : "")")
         }
     }

@@ -3,13 +3,15 @@ import Foundation
 import SyncClient
 import SyncProtocol
 
-/// `vaultsync status`: the vault's status word and what it rests on, read locally (no server call).
+/// `vaultsync status`: the vault's status word and what it rests on, read locally (no server call
+/// unless `--usage` asks for the account's storage).
 /// Always exits 0 for a linked folder: the status is the answer, not a failure.
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the vault's status (IDLE, SYNCING, OFFLINE, ERROR, UNAUTHENTICATED, CONFLICT, HELD), link, last sync and open conflicts.")
     @Argument(help: "The vault folder (default: the current folder).") var directory: String?
     @Flag(help: "Print JSON (fields in docs/cli.md).") var json = false
+    @Flag(help: "Also ask the server what the account keeps (all its vaults) and its quota.") var usage = false
 
     /// The `--json` document; docs/cli.md lists its fields.
     struct Output: Encodable {
@@ -28,6 +30,9 @@ struct Status: AsyncParsableCommand {
         var watcher: WatcherRecord?
         var encrypted: Bool
         var lastFailure: String?
+        /// With `--usage`: the server's answer, or why there is none.
+        var usage: UsageResponse?
+        var usageError: String?
         enum CodingKeys: String, CodingKey {
             case heldDeletions = "held_deletions"
             case status, vault, server, email, failing, watcher, encrypted
@@ -37,6 +42,8 @@ struct Status: AsyncParsableCommand {
             case openConflicts = "open_conflicts"
             case storageFull = "storage_full"
             case lastFailure = "last_failure"
+            case usage
+            case usageError = "usage_error"
         }
     }
 
@@ -54,11 +61,18 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let state = try await VaultStatus.read(root: vaultURL(directory))
-        let output = Output(
+        var output = Output(
             status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID,
             signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
             failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
             storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher, encrypted: state.encrypted, lastFailure: state.lastFailure)
+        if usage {
+            do {
+                output.usage = try await SyncEngine(root: vaultURL(directory)).usage()
+            } catch {
+                output.usageError = "\(error)"
+            }
+        }
         if json { return try printJSON(output) }
         print("status: \(output.status)\(Self.explain(state.status, vault: state.vault))")
         print("vault: \(output.vault)\(state.encrypted ? " (end-to-end encrypted)" : "")\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
@@ -70,11 +84,21 @@ struct Status: AsyncParsableCommand {
             print("watcher: not running")
         }
         if let failure = output.lastFailure { print("last sync failed: \(failure)") }
+        if let usage = output.usage { print(Self.describe(usage)) }
+        if let why = output.usageError { print("storage: unknown (\(why))") }
         if let full = output.storageFull { print("storage full: \(full) (files that did not fit stay pending)") }
         printHeldDeletions(state.heldDeletions)
         for file in output.failing {
             print("\(file.parked ? "parked" : "failing") (\(file.attempts) \(file.attempts == 1 ? "sync" : "syncs")): \(file.path): \(file.lastError)")
         }
+    }
+
+    /// `storage: 160 of 200 bytes kept (current files 100, …); 2 of 2 files`.
+    static func describe(_ usage: UsageResponse) -> String {
+        let bytes = "\(usage.bytesUsed)\(usage.quotaBytes.map { " of \($0)" } ?? "") bytes kept"
+        let parts = usage.breakdown.map { " (\($0.summary))" } ?? ""
+        let files = "\(usage.fileCount)\(usage.quotaFiles.map { " of \($0)" } ?? "") files"
+        return "storage: \(bytes)\(parts); \(files); largest file allowed \(usage.maxFileBytes) bytes"
     }
 
     static func explain(_ status: SyncStatus, vault: String) -> String {

@@ -86,6 +86,10 @@ import Glibc
             let idle = try await status(phone)
             #expect(idle["status"] as? String == "IDLE" && idle["signed_in"] as? Bool == true && idle["open_conflicts"] as? Int == 0)
             #expect(idle["last_sync_time"] is String && idle["server"] as? String == url && idle["email"] as? String == email)
+            #expect(idle["usage"] == nil, "status asks the server nothing unless --usage says so")
+            let withUsage = try await vaultsync(["status", phone.path, "--usage", "--json"]).json()
+            let usage = try #require(withUsage["usage"] as? [String: Any])
+            #expect(usage["bytes_used"] as? Int == 9 && usage["file_count"] as? Int == 1 && (usage["breakdown"] as? [String: Any])?["current_bytes"] as? Int == 9, "\(usage)")
 
             // Another process syncing: this test holds the vault's lock as a sync does.
             do {
@@ -104,6 +108,9 @@ import Glibc
             #expect(try await vaultsync(["resolve", "a.md", "--vault", phone.path, "--keep-local"]).exitCode == 0)
             #expect(try await vaultsync(["sync", phone.path]).exitCode == 0)
             #expect(try await status(phone)["status"] as? String == "IDLE")
+            let storage = try await vaultsync(["status", phone.path, "--usage"])
+            // Both first versions stay kept in history; the phone's side of the conflict is current.
+            #expect(storage.exitCode == 0 && storage.stdout.contains("storage: 50 bytes kept (current files 20, conflicts 0, history 30,"), "\(storage)")
 
             // Signed out: still linked, and says so.
             #expect(try await vaultsync(["logout", phone.path]).exitCode == 0)
@@ -111,6 +118,9 @@ import Glibc
             #expect(signedOut["status"] as? String == "UNAUTHENTICATED" && signedOut["signed_in"] as? Bool == false)
             let plain = try await vaultsync(["status", phone.path])
             #expect(plain.exitCode == 0 && plain.stdout.contains("status: UNAUTHENTICATED") && plain.stdout.contains("vaultsync login"), "\(plain)")
+            let noUsage = try await vaultsync(["status", phone.path, "--usage", "--json"])
+            let usageError = try noUsage.json()["usage_error"] as? String
+            #expect(noUsage.exitCode == 0 && usageError?.isEmpty == false, "\(noUsage)")
             let refused = try await vaultsync(["sync", phone.path])
             #expect(refused.exitCode == 4 && refused.stderr.contains("vaultsync login"), "\(refused)")
             // With --json the failure is JSON on standard output too (the line on stderr stays).
@@ -141,6 +151,8 @@ import Glibc
         #expect(offline.exitCode == 3, "\(offline)")
         #expect(try await status(phone)["status"] as? String == "OFFLINE")
         #expect(try await status(phone)["status"] as? String == "OFFLINE", "OFFLINE stays until a sync gets through")
+        let unreachable = try await vaultsync(["status", phone.path, "--usage"])
+        #expect(unreachable.exitCode == 0 && unreachable.stdout.contains("status: OFFLINE") && unreachable.stdout.contains("storage: unknown"), "\(unreachable)")
         // Something that is not a VaultSync server at that address: the sync fails (exit 1) with
         // one line, and status no longer says what the sync before it said.
         let impostor = Process()

@@ -96,6 +96,7 @@ import Glibc
             for command in [["user", "show", email], ["user", "set-quota", email, "--bytes", "1000000"], ["purge"], ["migrate"]] {
                 let result = try await CLIProcess.run("vaultsync-server", command + ["--data-dir", data.path])
                 #expect(result.exitCode == 0, "\(command): \(result)")
+                if command.starts(with: ["user", "show"]) { #expect(result.stdout.contains("0 bytes kept, 0 current files\nkept: current files 0, conflicts 0, history 0"), "\(result)") }
                 let login = try await logIn(server, email)
                 #expect(login.status == 200, "after '\(command.joined(separator: " "))' the server answered \(login.status)")
             }

@@ -35,7 +35,9 @@ import Testing
             let tokens = try await api.signup(email: "limits-\(UUID().uuidString.prefix(8).lowercased())@example.com", password: "correct horse battery")
             let info = try await api.registerDevice(RegisterDeviceRequest(deviceName: "laptop", platform: "linux"), accessToken: tokens.accessToken)
             let device = TestDevice(api: api, session: VaultSession(accessToken: tokens.accessToken, deviceID: info.deviceID), info: info)
-            #expect(try await api.usage(device.session) == UsageResponse(bytesUsed: 0, quotaBytes: 5000, fileCount: 0, quotaFiles: 2, maxFileBytes: 300))
+            #expect(try await api.usage(device.session) == UsageResponse(
+                bytesUsed: 0, quotaBytes: 5000, fileCount: 0, quotaFiles: 2, maxFileBytes: 300,
+                breakdown: UsageBreakdown(currentBytes: 0, conflictBytes: 0, historyBytes: 0, exportBytes: 0, unreferencedBytes: 0)))
             try await device.write("a.md", "one")
             try await device.write("b.md", "two")
             #expect(await error { _ = try await push(device, "c.md", Data("three".utf8)) }?.code == .quotaExceeded)
@@ -49,46 +51,84 @@ import Testing
     }
 
     @Test func overQuotaIs429WithUsageAndNothingIsReserved() async throws {
-        try await TestServer.with(configure: { $0.quotaBytes = 100; $0.quotaFiles = 2 }) { server in
-            let device = try await server.newUser().newDevice()
+        try await TestServer.with(configure: { $0.quotaBytes = 200; $0.quotaFiles = 2 }) { server in
+            let user = try await server.newUser()
+            let device = try await user.newDevice()
             try await device.write("a.md", String(repeating: "a", count: 60))
-            let refused = await error { _ = try await push(device, "b.md", Data(repeating: 1, count: 50)) }
+            let refused = await error { _ = try await push(device, "b.md", Data(repeating: 1, count: 150)) }
             #expect(refused?.status == 429 && refused?.code == .quotaExceeded)
             if case .server(_, let body)? = refused {
-                #expect(body.usage == UsageResponse(bytesUsed: 60, quotaBytes: 100, fileCount: 1, quotaFiles: 2, maxFileBytes: 1 << 30))
+                #expect(body.usage == UsageResponse(bytesUsed: 60, quotaBytes: 200, fileCount: 1, quotaFiles: 2, maxFileBytes: 1 << 30))
             }
             let orphan = try await device.api.confirm(ConfirmRequest(confirmed: [ConfirmItem(path: try VaultPath("b.md"), version: 1)]), session: device.session)
             #expect(orphan.failed.map(\.code) == [.reservationNotFound], "nothing was reserved")
-            // Growth that fits is fine: replacing 60 bytes with 90, and a small second file.
+            // Growth that fits is fine; a replaced version stays kept, in history.
             #expect(try await device.write("a.md", String(repeating: "b", count: 90), base: 1).confirmed.count == 1)
             #expect(try await device.write("c.md", "0123456789").confirmed.count == 1)
             // The file quota: a third file is refused.
             #expect(await error { _ = try await push(device, "d.md", Data("x".utf8)) }?.code == .quotaExceeded)
             let usage = try await device.api.usage(device.session)
-            #expect(usage == UsageResponse(bytesUsed: 100, quotaBytes: 100, fileCount: 2, quotaFiles: 2, maxFileBytes: 1 << 30))
-            // Shrinking or deleting is always possible at the limit.
-            #expect(try await device.write("a.md", "small", base: 2).confirmed.count == 1)
+            #expect(usage.bytesUsed == 160 && usage.fileCount == 2)
+            #expect(usage.breakdown == UsageBreakdown(currentBytes: 100, conflictBytes: 0, historyBytes: 60, exportBytes: 0, unreferencedBytes: 0))
+            // Bytes the account keeps already add nothing: version 1's content, written again, fits a full account.
+            #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email, UserLimitOverrides(quotaBytes: 160)))
+            #expect(await error { _ = try await device.write("a.md", "new bytes", base: 2) }?.code == .quotaExceeded, "new bytes need room")
+            #expect(try await device.write("a.md", String(repeating: "a", count: 60), base: 2).confirmed.count == 1)
+            // Deleting always works at the limit.
+            _ = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("c.md"), baseVersion: 1)]), session: device.session)
+            #expect(try await device.api.usage(device.session).bytesUsed == 160, "a deleted file's bytes stay kept until its retention ends")
         }
     }
 
-    /// Restoring an old version is a write like any other: it must fit the quota. It used to be
-    /// unchecked (an account reached 170,000 of 100,000 bytes by restoring large versions).
-    @Test func restoringAnOldLargeVersionMustFitTheQuota() async throws {
-        try await TestServer.with(configure: { $0.quotaBytes = 100; $0.quotaFiles = 2 }) { server in
-            let device = try await server.newUser().newDevice()
+    /// The quota bounds what the account keeps: current files, history (old versions, deleted
+    /// files), conflict records and export archives, each content once; the usage answer says
+    /// which is which, and an archive a newer one replaced counts until the purge removes it.
+    @Test func everythingKeptCountsAndTheUsageSaysWhat() async throws {
+        try await TestServer.with(configure: { $0.quotaBytes = 10_000 }) { server in
+            let user = try await server.newUser()
+            let device = try await user.newDevice()
             try await device.write("big.md", String(repeating: "a", count: 90))
             try await device.write("big.md", "small", base: 1)
-            try await device.write("other.md", String(repeating: "b", count: 50))
-            let refused = await error { _ = try await device.api.restore(RestoreRequest(path: try VaultPath("big.md"), version: 1), session: device.session) }
-            #expect(refused?.status == 429 && refused?.code == .quotaExceeded, "\(String(describing: refused))")
-            #expect(try await device.read("big.md") == "small", "nothing changed")
-            #expect(try await device.api.usage(device.session).bytesUsed == 55)
-            // Once it fits, it is restored.
-            try await device.write("other.md", "x", base: 1)
+            // Restoring version 1 adds nothing: its bytes were kept all along.
             let restored = try await device.api.restore(RestoreRequest(path: try VaultPath("big.md"), version: 1), session: device.session)
             #expect(restored.restored.version == 3 && restored.restored.sizeBytes == 90)
-            #expect(try await device.api.usage(device.session).bytesUsed == 91)
+            try await device.write("gone.md", String(repeating: "g", count: 20))
+            _ = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("gone.md"), baseVersion: 1)]), session: device.session)
+            let mine = Data(repeating: 0x63, count: 30)
+            let conflict = RecordConflictRequest(
+                path: try VaultPath("big.md"), remoteVersion: 3, contentHash: ContentHasher.hash(mine), sizeBytes: 30, description: "both edited", content: mine)
+            #expect(try await device.api.recordConflict(conflict, session: device.session).conflict.stored)
+            var usage = try await device.api.usage(device.session)
+            #expect(usage.breakdown == UsageBreakdown(currentBytes: 90, conflictBytes: 30, historyBytes: 25, exportBytes: 0, unreferencedBytes: 0))
+            #expect(usage.bytesUsed == 145 && usage.fileCount == 1)
+
+            let first = try await exported(device)
+            usage = try await device.api.usage(device.session)
+            #expect(usage.breakdown?.exportBytes == first && usage.bytesUsed == 145 + first)
+            try await device.write("more.md", "m")
+            let second = try await exported(device)
+            usage = try await device.api.usage(device.session)
+            #expect(usage.breakdown == UsageBreakdown(currentBytes: 91, conflictBytes: 30, historyBytes: 25, exportBytes: second, unreferencedBytes: first))
+            #expect(usage.bytesUsed == usage.breakdown?.total)
+
+            // Over the quota because of what is kept, not what is current: new bytes are refused.
+            #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email, UserLimitOverrides(quotaBytes: 200)))
+            let refused = await error { _ = try await push(device, "x.md", Data("x".utf8)) }
+            #expect(refused?.code == .quotaExceeded && refused?.serverMessage.contains("history counts too") == true, "\(String(describing: refused))")
+            let tooMuch = RecordConflictRequest(
+                path: try VaultPath("more.md"), remoteVersion: 1, contentHash: ContentHasher.hash(Data("z".utf8)), sizeBytes: 1, description: "both edited", content: Data("z".utf8))
+            #expect(await error { _ = try await device.api.recordConflict(tooMuch, session: device.session) }?.code == .quotaExceeded, "a conflict record's bytes count too")
         }
+    }
+
+    /// Starts an export of the device's vault and waits for its archive; its size.
+    func exported(_ device: TestDevice) async throws -> Int64 {
+        var status = try await device.api.startExport(device.session)
+        while status.state == .running {
+            try await Task.sleep(for: .milliseconds(50))
+            status = try await device.api.exportStatus(status.exportID, session: device.session)
+        }
+        return try #require(status.sizeBytes)
     }
 
     @Test func devicesRacingForTheLastBytesCannotExceedTheQuota() async throws {
@@ -129,8 +169,9 @@ import Testing
         }
     }
 
+    /// Deleting frees the account's room once the deletion's retention ends (here at once).
     @Test func aFullAccountKeepsFilesPendingAndEverythingElseSyncing() async throws {
-        try await TestServer.with(configure: { $0.quotaBytes = 1000 }) { server in
+        try await TestServer.with(configure: { $0.quotaBytes = 1000; $0.tombstoneRetention = .zero }) { server in
             let user = try await server.newUser()
             let laptop = try await TestVault.link(user, deviceName: "laptop")
             let phone = try await TestVault.link(user, deviceName: "phone")
@@ -149,7 +190,9 @@ import Testing
             #expect(try await laptop.engine.state.failures().isEmpty, "a full account does not count towards parking")
             try phone.delete("old.md")
             try await phone.sync()
-            // Pulls and deletes still work; once the delete freed space, big.md fits.
+            server.clock.advance(by: 1)
+            _ = try await server.purge()
+            // Pulls and deletes still work; once the deletion's retention freed its bytes, big.md fits.
             let next = try await laptop.sync()
             #expect(next.deletedLocally.map(\.rawValue) == ["old.md"])
             #expect(next.pushed.map(\.rawValue) == ["big.md"], "\(next.failures)")

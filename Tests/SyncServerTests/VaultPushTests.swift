@@ -95,14 +95,21 @@ import Testing
         }
     }
 
-    /// A committing push that does not fit the quota is refused as a whole and writes nothing.
+    /// A committing push that does not fit the quota is refused as a whole and writes nothing, not
+    /// even its inline bytes: stored, they would count as kept, and a second push naming them would
+    /// pass as adding nothing.
     @Test func aCommittingPushOverTheQuotaWritesNothing() async throws {
         try await TestServer.with(configure: { $0.quotaBytes = 8 }) { server in
             let device = try await server.newUser().newDevice()
+            let before = try await server.storedBlobs()
             let bytes = Data("more than eight bytes".utf8)
             let request = PushRequest(files: [PushFile(path: try VaultPath("n.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: nil, content: bytes)], commitInline: true)
-            await #expect { _ = try await device.api.push(request, session: device.session) } throws: { ($0 as? SyncAPIError)?.code == .quotaExceeded }
+            for _ in 0..<2 {
+                await #expect { _ = try await device.api.push(request, session: device.session) } throws: { ($0 as? SyncAPIError)?.code == .quotaExceeded }
+            }
             #expect(try await device.allChanges().files.isEmpty)
+            #expect(try await server.storedBlobs() == before)
+            #expect(try await device.api.usage(device.session).bytesUsed == 0)
         }
     }
 

@@ -80,13 +80,27 @@ import Testing
             expected: WritePlan(
                 recordBlobs: blob("aa"),
                 refusal: .pushOverQuota(
-                    "storage full: 6 of 10 bytes used, 6 more needed; delete files or ask for a larger quota",
+                    "storage full: 6 of 10 bytes kept, 6 more needed; history counts too (a deleted file's bytes are freed when its retention ends), so ask for a larger quota",
                     usage: UsageResponse(bytesUsed: 6, quotaBytes: 10, fileCount: 1, quotaFiles: nil, maxFileBytes: 1 << 30)))),
         Case(
-            rule: "replacing a live file grows the account only by the difference",
+            rule: "replacing a live file adds all its new bytes: the old version stays in history",
             snapshot: vault([row("a.md", 1, "a")], blobs: ["longer"], quotaBytes: 6, used: .init(bytes: 1, files: 1)),
             request: commit([file("a.md", base: 1, "longer")]),
-            expected: WritePlan(writes: [write("a.md", 2, "longer")], recordBlobs: blob("longer"))),
+            expected: WritePlan(
+                recordBlobs: blob("longer"),
+                refusal: .pushOverQuota(
+                    "storage full: 1 of 6 bytes kept, 6 more needed; history counts too (a deleted file's bytes are freed when its retention ends), so ask for a larger quota",
+                    usage: UsageResponse(bytesUsed: 1, quotaBytes: 6, fileCount: 1, quotaFiles: nil, maxFileBytes: 1 << 30)))),
+        Case(
+            rule: "bytes the vault keeps already add nothing, also to a full account; a new file still counts as a file",
+            snapshot: vault(blobs: ["kept"], recorded: ["kept"], quotaBytes: 4, quotaFiles: 2, used: .init(bytes: 4, files: 1)),
+            request: commit([file("copy.md", base: nil, "kept")]),
+            expected: WritePlan(writes: [write("copy.md", 1, "kept")], recordBlobs: blob("kept"))),
+        Case(
+            rule: "the same new bytes named twice in one push count once",
+            snapshot: vault(blobs: ["twin"], quotaBytes: 8, used: .init(bytes: 4, files: 0)),
+            request: commit([file("a.md", base: nil, "twin"), file("b.md", base: nil, "twin")]),
+            expected: WritePlan(writes: [write("a.md", 1, "twin"), write("b.md", 1, "twin")], recordBlobs: blob("twin"))),
     ]
 
     // MARK: confirm
@@ -117,7 +131,14 @@ import Testing
             request: .confirm([held("a.md", 1, base: 0, "aa"), held("b.md", 1, base: 0, "bb")]),
             expected: WritePlan(
                 writes: [write("a.md", 1, "aa")], consumesReservations: true, recordBlobs: blob("aa"),
-                rejected: [.init(path: path("b.md"), why: .overQuota("storage full: 2 of 3 bytes used, 2 more needed; delete files or ask for a larger quota"))])),
+                rejected: [.init(path: path("b.md"), why: .overQuota("storage full: 2 of 3 bytes kept, 2 more needed; history counts too (a deleted file's bytes are freed when its retention ends), so ask for a larger quota"))])),
+        Case(
+            rule: "bytes confirmed for two paths count once, and a file that did not fit counts nothing",
+            snapshot: vault(blobs: ["aaa", "bb", "c"], quotaBytes: 4, used: .init(bytes: 0, files: 0)),
+            request: .confirm([held("a.md", 1, base: 0, "aaa"), held("b.md", 1, base: 0, "bb"), held("c.md", 1, base: 0, "c"), held("d.md", 1, base: 0, "aaa")]),
+            expected: WritePlan(
+                writes: [write("a.md", 1, "aaa"), write("c.md", 1, "c"), write("d.md", 1, "aaa")], consumesReservations: true, recordBlobs: blob("aaa", "c"),
+                rejected: [.init(path: path("b.md"), why: .overQuota("storage full: 3 of 4 bytes kept, 2 more needed; history counts too (a deleted file's bytes are freed when its retention ends), so ask for a larger quota"))])),
     ]
 
     struct VerifyCase: CustomTestStringConvertible, Sendable {
@@ -194,11 +215,16 @@ import Testing
             snapshot: vault([row("a.md", 3, nil), row("A.md", 1, "other")], blobs: ["then"]), request: restoring("a.md", 2, old: version(2, "then")),
             expected: WritePlan(refusal: .caseTaken(path: path("a.md"), by: "A.md"))),
         Case(
-            rule: "an old version brought back counts against the quota",
-            snapshot: vault([row("a.md", 3, nil)], blobs: ["then"], quotaFiles: 1, used: .init(bytes: 0, files: 1)), request: restoring("a.md", 2, old: version(2, "then")),
+            rule: "a deleted file brought back counts as a file again",
+            snapshot: vault([row("a.md", 3, nil)], blobs: ["then"], recorded: ["then"], quotaFiles: 1, used: .init(bytes: 0, files: 1)), request: restoring("a.md", 2, old: version(2, "then")),
             expected: WritePlan(refusal: .restoreOverQuota(
                 "file limit reached: 1 of 1 files, 1 more needed; delete files or ask for a larger quota",
                 usage: UsageResponse(bytesUsed: 0, quotaBytes: nil, fileCount: 1, quotaFiles: 1, maxFileBytes: 1 << 30)))),
+        Case(
+            rule: "an old version's kept bytes add nothing: a full account may restore it",
+            snapshot: vault([row("a.md", 3, "now")], blobs: ["then"], recorded: ["then"], quotaBytes: 7, used: .init(bytes: 7, files: 1)),
+            request: restoring("a.md", 2, old: version(2, "then")),
+            expected: WritePlan(writes: [write("a.md", 4, "then")])),
     ]
 
     // MARK: undelete
@@ -222,11 +248,17 @@ import Testing
                 writes: [write("NOTES/B.md", 4, "z")],
                 rejected: [.init(path: path("Notes/A.md"), why: .caseTaken(by: "notes/a.md")), .init(path: path("notes/b.md"), why: .caseTaken(by: "NOTES/B.md"))])),
         Case(
-            rule: "over the quota nothing comes back",
-            snapshot: vault(blobs: ["h0", "h1"], quotaBytes: 4, used: .init(bytes: 1, files: 1)), request: .undelete([deleted("a.md", 1, "h0"), deleted("b.md", 1, "h1")]),
+            rule: "over the file quota nothing comes back",
+            snapshot: vault(blobs: ["h0", "h1"], recorded: ["h0", "h1"], quotaFiles: 2, used: .init(bytes: 4, files: 1)),
+            request: .undelete([deleted("a.md", 1, "h0"), deleted("b.md", 1, "h1")]),
             expected: WritePlan(refusal: .undeleteOverQuota(
-                count: 2, reason: "storage full: 1 of 4 bytes used, 4 more needed; delete files or ask for a larger quota",
-                usage: UsageResponse(bytesUsed: 1, quotaBytes: 4, fileCount: 1, quotaFiles: nil, maxFileBytes: 1 << 30)))),
+                count: 2, reason: "file limit reached: 1 of 2 files, 2 more needed; delete files or ask for a larger quota",
+                usage: UsageResponse(bytesUsed: 4, quotaBytes: nil, fileCount: 1, quotaFiles: 2, maxFileBytes: 1 << 30)))),
+        Case(
+            rule: "deleted files' kept bytes add nothing when they come back",
+            snapshot: vault(blobs: ["h0", "h1"], recorded: ["h0", "h1"], quotaBytes: 4, used: .init(bytes: 4, files: 0)),
+            request: .undelete([deleted("a.md", 1, "h0"), deleted("b.md", 1, "h1")]),
+            expected: WritePlan(writes: [write("a.md", 2, "h0"), write("b.md", 2, "h1")])),
     ]
 
     // MARK: conflict records
@@ -247,6 +279,16 @@ import Testing
             rule: "a record over the size limit is refused; its stored bytes are recorded for the purge",
             snapshot: vault(blobs: ["xx"], maxFileBytes: 1), request: .conflictBytes(path: path("a.md"), hash: hashOf("xx").rawValue, sizeBytes: 2, required: false),
             expected: WritePlan(recordBlobs: blob("xx"), refusal: .fileTooLarge(path: path("a.md"), size: 2, limit: 1))),
+        Case(
+            rule: "a record whose bytes would not fit the quota is refused before its upload",
+            snapshot: vault(quotaBytes: 4, used: .init(bytes: 3, files: 1)), request: .conflictBytes(path: path("a.md"), hash: hashOf("xx").rawValue, sizeBytes: 2, required: false),
+            expected: WritePlan(refusal: .conflictOverQuota(
+                "storage full: 3 of 4 bytes kept, 2 more needed; history counts too (a deleted file's bytes are freed when its retention ends), so ask for a larger quota", usage: UsageResponse(bytesUsed: 3, quotaBytes: 4, fileCount: 1, quotaFiles: nil, maxFileBytes: 1 << 30)))),
+        Case(
+            rule: "a record of bytes the vault keeps adds nothing, also to a full account",
+            snapshot: vault(blobs: ["xx"], recorded: ["xx"], quotaBytes: 4, used: .init(bytes: 4, files: 1)),
+            request: .conflictBytes(path: path("a.md"), hash: hashOf("xx").rawValue, sizeBytes: 2, required: false),
+            expected: WritePlan(recordBlobs: blob("xx"), conflictBytesKept: true)),
     ]
 
     // MARK: building the cases (a file's content is its name's text; its size is that text's length)
@@ -266,7 +308,7 @@ import Testing
     }
 
     static func vault(
-        _ rows: [FileStateQueries.Current] = [], purgeMark: Int64 = 0, blobs: [String] = [], gone: [String] = [], maxFileBytes: Int64 = 1 << 30,
+        _ rows: [FileStateQueries.Current] = [], purgeMark: Int64 = 0, blobs: [String] = [], recorded: [String] = [], gone: [String] = [], maxFileBytes: Int64 = 1 << 30,
         quotaBytes: Int64? = nil, quotaFiles: Int64? = nil, used: QuotaQueries.Usage? = nil, reservedElsewhere: QuotaQueries.Usage = .init(bytes: 0, files: 0)
     ) -> VaultSnapshot {
         var snapshot = VaultSnapshot(sequence: 100, purgeMark: purgeMark)
@@ -276,6 +318,7 @@ import Testing
         }
         for content in blobs { snapshot.blobs[hashOf(content).rawValue] = Int64(content.utf8.count) }
         snapshot.gone = Set(gone.map { hashOf($0).rawValue })
+        snapshot.recorded = Set(recorded.map { hashOf($0).rawValue })
         snapshot.account = .init(
             limits: AccountLimits(quotaBytes: quotaBytes, quotaFiles: quotaFiles, maxFileBytes: maxFileBytes), usage: used, reservedElsewhere: reservedElsewhere)
         return snapshot

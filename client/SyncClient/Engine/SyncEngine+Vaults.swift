@@ -26,4 +26,9 @@ extension SyncEngine {
     public func deleteVault(_ id: UUID, confirmName: String) async throws -> VaultDeletion {
         try await session.run { [api] in try await api.deleteVault(id, confirmName: confirmName, accessToken: $0.accessToken) }
     }
+
+    /// What the account keeps on the server (all its vaults), what that is made of, and its limits.
+    public func usage() async throws -> UsageResponse {
+        try await session.run { [api] in try await api.usage($0) }
+    }
 }

@@ -17,12 +17,15 @@ struct VaultSnapshot: Sendable, Equatable {
     var blobs: [String: Int64] = [:]
     /// Bytes found stored that the purge deleted since: a version must not name them.
     var gone: Set<String> = []
+    /// Of the bytes the write names, those the vault keeps already (recorded blobs): counted in the
+    /// account's usage, so naming them again grows nothing. Read only when a quota is set.
+    var recorded: Set<String> = []
     /// The account's limits and room; nil for a write that cannot grow it (a delete).
     var account: Account?
 
     struct Account: Sendable, Equatable {
         var limits: AccountLimits
-        /// What the account's vaults hold now; nil when it has no quota (nothing is counted).
+        /// What the account's vaults keep now; nil when it has no quota (nothing is counted).
         var usage: QuotaQueries.Usage?
         /// What other open pushes of the account reserved (counted by a push only).
         var reservedElsewhere = QuotaQueries.Usage(bytes: 0, files: 0)

@@ -21,6 +21,7 @@ extension WriteAdmission {
         }
         var claimed = snapshot.live  // letter-case keys taken, also by files written above in this batch
         var growth = account.reservedElsewhere
+        var counted: Set<String> = []
         for file in push.files {
             let path = file.path.rawValue
             let row = snapshot.current[path]
@@ -50,11 +51,11 @@ extension WriteAdmission {
             } else {
                 plan.reservations.append(.init(file: file, pathKey: key, version: version, baseVersion: row?.version ?? 0, expiresAt: push.expires, uploadRequired: !stored))
             }
-            let g = self.growth(file.sizeBytes, replacing: snapshot.liveRow(path))
+            let g = self.growth(file.contentHash.rawValue, sizeBytes: file.sizeBytes, replacing: snapshot.liveRow(path), in: snapshot, counted: &counted)
             growth.bytes += g.bytes
             growth.files += g.files
         }
-        // The quota counts what is stored, what other open pushes reserved, and this push's growth.
+        // The quota counts what the account keeps, what other open pushes reserved, and this push's growth.
         if let reason = overflow(account, adding: growth), let usage = account.usage {
             return WritePlan(recordBlobs: plan.recordBlobs, refusal: .pushOverQuota(reason, usage: account.limits.report(usage)))
         }
@@ -95,6 +96,7 @@ extension WriteAdmission {
         var plan = WritePlan(consumesReservations: true)
         var claimed = snapshot.live
         var account = snapshot.account
+        var counted: Set<String> = []
         for reservation in reservations {
             let path = VaultPath(alreadyValidated: reservation.path)
             if snapshot.gone.contains(reservation.contentHash) {
@@ -112,11 +114,13 @@ extension WriteAdmission {
                 continue
             }
             if let current = account {
-                let growth = self.growth(reservation.sizeBytes, replacing: snapshot.liveRow(reservation.path))
+                var tried = counted
+                let growth = self.growth(reservation.contentHash, sizeBytes: reservation.sizeBytes, replacing: snapshot.liveRow(reservation.path), in: snapshot, counted: &tried)
                 if let reason = overflow(current, adding: growth) {
                     plan.rejected.append(.init(path: path, why: .overQuota(reason)))
                     continue
                 }
+                counted = tried
                 account?.usage?.bytes += growth.bytes
                 account?.usage?.files += growth.files
             }

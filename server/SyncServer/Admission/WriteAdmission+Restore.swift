@@ -12,9 +12,11 @@ extension WriteAdmission {
         if case .caseTaken(let other) = caseRule(key, for: path, claimed: snapshot.live) {
             return WritePlan(refusal: .caseTaken(path: path, by: other))
         }
-        // An old version brought back counts against the quota as a push of it would.
+        // An old version brought back meets the quota as a push of it would (its bytes are kept
+        // already, so only a deleted file's return to the file count can refuse it).
+        var counted: Set<String> = []
         if let account = snapshot.account, let usage = account.usage,
-            let reason = overflow(account, adding: growth(old.sizeBytes, replacing: snapshot.liveRow(path.rawValue)))
+            let reason = overflow(account, adding: growth(hash, sizeBytes: old.sizeBytes, replacing: snapshot.liveRow(path.rawValue), in: snapshot, counted: &counted))
         {
             return WritePlan(refusal: .restoreOverQuota(reason, usage: account.limits.report(usage)))
         }
@@ -27,6 +29,7 @@ extension WriteAdmission {
         var plan = WritePlan()
         var claimed = snapshot.live
         var growth = QuotaQueries.Usage(bytes: 0, files: 0)
+        var counted: Set<String> = []
         for candidate in candidates.sorted(by: { $0.path < $1.path }) {
             guard let content = candidate.lastContent, holds(snapshot, content.hash, sizeBytes: content.sizeBytes) else {
                 plan.rejected.append(.init(path: candidate.path, why: .contentNotKept))
@@ -40,8 +43,9 @@ extension WriteAdmission {
             plan.writes.append(.init(
                 path: candidate.path, pathKey: candidate.pathKey, version: FileVersionRule.next(after: candidate.tombstoneVersion),
                 contentHash: content.hash, sizeBytes: content.sizeBytes))
-            growth.bytes += content.sizeBytes
-            growth.files += 1
+            let g = self.growth(content.hash, sizeBytes: content.sizeBytes, replacing: nil, in: snapshot, counted: &counted)
+            growth.bytes += g.bytes
+            growth.files += g.files
         }
         if let account = snapshot.account, let usage = account.usage, let reason = overflow(account, adding: growth) {
             return WritePlan(rejected: plan.rejected, refusal: .undeleteOverQuota(count: plan.writes.count, reason: reason, usage: account.limits.report(usage)))

@@ -30,10 +30,14 @@ enum WriteAdmission {
         snapshot.blobs[hash] == sizeBytes
     }
 
-    /// The quota's measure of a write: bytes it adds over the live file it replaces, and one file
-    /// when no live file is replaced.
-    static func growth(_ sizeBytes: Int64, replacing live: FileStateQueries.Current?) -> QuotaQueries.Usage {
-        QuotaQueries.Usage(bytes: sizeBytes - (live?.sizeBytes ?? 0), files: live == nil ? 1 : 0)
+    /// The quota's measure of one file of a write: the bytes it names when the vault does not keep
+    /// them yet (and the write has not counted them already: `counted`), and one file when no live
+    /// file is replaced. Replacing a file frees nothing: its old version stays in history.
+    static func growth(
+        _ hash: String, sizeBytes: Int64, replacing live: FileStateQueries.Current?, in snapshot: VaultSnapshot, counted: inout Set<String>
+    ) -> QuotaQueries.Usage {
+        let new = !snapshot.recorded.contains(hash) && counted.insert(hash).inserted
+        return QuotaQueries.Usage(bytes: new ? sizeBytes : 0, files: live == nil ? 1 : 0)
     }
 
     /// Why `growth` more does not fit the account, or nil (always nil without a quota).
@@ -72,10 +76,16 @@ enum WriteAdmission {
         var plan = WritePlan()
         // Stored bytes are recorded even for a refused record: recorded and unreferenced, the purge collects them.
         if holds(snapshot, hash, sizeBytes: sizeBytes) { plan.recordBlobs[hash] = sizeBytes }
+        var counted: Set<String> = []
         if let account = snapshot.account, sizeBytes > account.limits.maxFileBytes {
             plan.refusal = .fileTooLarge(path: path, size: sizeBytes, limit: account.limits.maxFileBytes)
         } else if plan.recordBlobs.isEmpty, required {
             plan.refusal = .conflictBytesRemoved
+        } else if let account = snapshot.account, let usage = account.usage,
+            // Kept bytes count like a version's: a record adds its bytes unless the vault keeps them.
+            let reason = overflow(account, adding: .init(bytes: growth(hash, sizeBytes: sizeBytes, replacing: nil, in: snapshot, counted: &counted).bytes, files: 0))
+        {
+            plan.refusal = .conflictOverQuota(reason, usage: account.limits.report(usage))
         }
         plan.conflictBytesKept = plan.refusal == nil && !plan.recordBlobs.isEmpty
         return plan

@@ -40,4 +40,16 @@ enum WriteRefusal: Sendable, Equatable {
     case caseTaken(path: VaultPath, by: String)
     /// A conflict record's bytes, said to be uploaded, were removed from the store meanwhile.
     case conflictBytesRemoved
+    /// A conflict record's bytes would not fit the account (the device keeps its copy).
+    case conflictOverQuota(String, usage: UsageResponse)
+}
+
+extension WriteRefusal {
+    /// Whether the write was refused for the account's quota.
+    var isOverQuota: Bool {
+        switch self {
+        case .pushOverQuota, .restoreOverQuota, .undeleteOverQuota, .conflictOverQuota: true
+        default: false
+        }
+    }
 }

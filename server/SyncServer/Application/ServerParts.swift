@@ -62,6 +62,9 @@ struct ServerParts: Sendable {
         if let removed = try? await store.removeStaleUploads(before: .distantFuture), removed > 0 {
             logger.notice("removed temporary files of interrupted uploads", metadata: ["count": "\(removed)"])
         }
+        if configuration.quotaBytes != nil, configuration.versionRetention == nil {
+            logger.notice("the byte quota counts every version kept, and old versions are kept as long as their file exists: set --version-retention (30d, say) so that history makes room again")
+        }
         let limits = VaultLimits(
             maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
             maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL, uploadSessionTTL: configuration.uploadGrace,

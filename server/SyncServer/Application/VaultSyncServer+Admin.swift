@@ -66,11 +66,10 @@ extension VaultSyncServer {
             try await pool.withConnection { db in
                 guard let userID = try QuotaQueries.userID(db, email: email) else { return nil }
                 let overrides = try QuotaQueries.overrides(db, userID: userID)
-                let usage = try QuotaQueries.usage(db, userID: userID)
                 let effective = AccountLimits(
                     quotaBytes: overrides.quotaBytes ?? configuration.quotaBytes, quotaFiles: overrides.quotaFiles ?? configuration.quotaFiles,
                     maxFileBytes: overrides.maxFileBytes ?? configuration.maxFileBytes)
-                return (UserLimitOverrides(quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes), effective.report(usage))
+                return (UserLimitOverrides(quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes), try effective.usageReport(db, userID: userID))
             }
         }
     }

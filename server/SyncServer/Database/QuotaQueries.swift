@@ -1,7 +1,10 @@
 import Foundation
 import Postgres
+import SyncProtocol
 
-/// SQL for per-user limits and usage. Usage counts the live files of all the user's vaults.
+/// SQL for per-user limits and usage. Usage counts, across all the user's vaults, the bytes kept in
+/// the blob store (every recorded blob: current files, history, conflict records, export archives)
+/// and the number of live files.
 enum QuotaQueries {
     /// A user's overrides (nil: the server default).
     struct Overrides: Sendable, Equatable {
@@ -10,7 +13,7 @@ enum QuotaQueries {
         var maxFileBytes: Int64?
     }
 
-    /// Bytes and number of the user's live files.
+    /// Bytes the user keeps, and the number of their live files.
     struct Usage: Sendable, Equatable {
         var bytes: Int64
         var files: Int64
@@ -33,24 +36,53 @@ enum QuotaQueries {
     static func usage(_ db: PostgresConnection, userID: UUID) throws -> Usage {
         let row = try db.query(
             """
-            SELECT COALESCE(SUM(f.size_bytes), 0), COUNT(*) FROM file_state f JOIN vaults v ON v.id = f.vault_id
-            WHERE v.user_id = $1 AND NOT f.is_deleted
+            SELECT (SELECT COALESCE(SUM(b.size_bytes), 0) FROM blobs b JOIN vaults v ON v.id = b.vault_id WHERE v.user_id = $1),
+                   (SELECT COUNT(*) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = $1 AND NOT f.is_deleted)
             """, [userID]).first
         return Usage(bytes: try row?.int64(0) ?? 0, files: try row?.int64(1) ?? 0)
     }
 
-    /// Net growth other devices have reserved with open pushes (bytes and new files), so that two
-    /// devices racing for the last megabyte are both counted at push time.
+    /// What the user's kept bytes are made of: each recorded blob under the first of current file,
+    /// conflict record, version, export archive that names it (``UsageBreakdown``).
+    static func breakdown(_ db: PostgresConnection, userID: UUID) throws -> UsageBreakdown {
+        let row = try db.query(
+            """
+            WITH kept AS (
+                SELECT b.size_bytes,
+                    EXISTS (SELECT 1 FROM file_state f WHERE f.vault_id = b.vault_id AND f.content_hash = b.content_hash AND NOT f.is_deleted) AS current,
+                    EXISTS (SELECT 1 FROM conflict_records c WHERE c.vault_id = b.vault_id AND c.content_hash = b.content_hash AND c.stored) AS conflict,
+                    EXISTS (SELECT 1 FROM file_versions h WHERE h.vault_id = b.vault_id AND h.content_hash = b.content_hash) AS history,
+                    EXISTS (SELECT 1 FROM export_jobs e WHERE e.vault_id = b.vault_id AND e.archive_hash = b.content_hash) AS export
+                FROM blobs b JOIN vaults v ON v.id = b.vault_id WHERE v.user_id = $1)
+            SELECT COALESCE(SUM(size_bytes) FILTER (WHERE current), 0),
+                   COALESCE(SUM(size_bytes) FILTER (WHERE NOT current AND conflict), 0),
+                   COALESCE(SUM(size_bytes) FILTER (WHERE NOT current AND NOT conflict AND history), 0),
+                   COALESCE(SUM(size_bytes) FILTER (WHERE NOT current AND NOT conflict AND NOT history AND export), 0),
+                   COALESCE(SUM(size_bytes) FILTER (WHERE NOT (current OR conflict OR history OR export)), 0)
+            FROM kept
+            """, [userID]).first
+        return UsageBreakdown(
+            currentBytes: try row?.int64(0) ?? 0, conflictBytes: try row?.int64(1) ?? 0, historyBytes: try row?.int64(2) ?? 0,
+            exportBytes: try row?.int64(3) ?? 0, unreferencedBytes: try row?.int64(4) ?? 0)
+    }
+
+    /// What other open pushes of the user reserved: the bytes of their content no vault of theirs
+    /// keeps yet (each content once per vault) and their new files, so that two devices racing for
+    /// the last megabyte are both counted at push time.
     /// Reservations of the paths being pushed now are left out: a push repeated after a crash
     /// replaces its own earlier reservation rather than adding to it.
     static func reserved(_ db: PostgresConnection, userID: UUID, now: Date, excludingVault vaultID: UUID, paths: [String]) throws -> Usage {
         let row = try db.query(
             """
-            SELECT COALESCE(SUM(GREATEST(r.size_bytes - COALESCE(f.size_bytes, 0), 0)), 0),
-                   COUNT(*) FILTER (WHERE f.path IS NULL)
-            FROM push_reservations r JOIN vaults v ON v.id = r.vault_id
-            LEFT JOIN file_state f ON f.vault_id = r.vault_id AND f.path = r.path AND NOT f.is_deleted
-            WHERE v.user_id = $1 AND r.expires_at > $2 AND NOT (r.vault_id = $3 AND r.path = ANY($4::text[]))
+            WITH open AS (
+                SELECT r.vault_id, r.path, r.content_hash, r.size_bytes FROM push_reservations r JOIN vaults v ON v.id = r.vault_id
+                WHERE v.user_id = $1 AND r.expires_at > $2 AND NOT (r.vault_id = $3 AND r.path = ANY($4::text[])))
+            SELECT
+                (SELECT COALESCE(SUM(size_bytes), 0) FROM (
+                    SELECT DISTINCT o.vault_id, o.content_hash, o.size_bytes FROM open o
+                    WHERE NOT EXISTS (SELECT 1 FROM blobs b WHERE b.vault_id = o.vault_id AND b.content_hash = o.content_hash)) new_bytes),
+                (SELECT COUNT(*) FROM open o
+                    WHERE NOT EXISTS (SELECT 1 FROM file_state f WHERE f.vault_id = o.vault_id AND f.path = o.path AND NOT f.is_deleted))
             """, [userID, now, vaultID, paths]).first
         return Usage(bytes: try row?.int64(0) ?? 0, files: try row?.int64(1) ?? 0)
     }

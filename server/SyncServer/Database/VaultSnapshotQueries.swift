@@ -48,13 +48,17 @@ enum VaultSnapshotQueries {
         var snapshot = VaultSnapshot(sequence: lock?.sequence ?? 0, purgeMark: lock?.purgeMark ?? 0)
         let hashes = Array(Set(reads.found.keys).union(reads.lookUp))
         snapshot.gone = try BlobGuardQueries.guardForWrite(tx, vaultID: vaultID, hashes: hashes, watermark: reads.watermark)
-        var blobs = reads.found
-        if !reads.lookUp.isEmpty { blobs.merge(try PushQueries.knownBlobs(tx, vaultID: vaultID, hashes: reads.lookUp)) { found, _ in found } }
-        snapshot.blobs = blobs.filter { !snapshot.gone.contains($0.key) }
+        let recorded = reads.lookUp.isEmpty ? [:] : try PushQueries.knownBlobs(tx, vaultID: vaultID, hashes: reads.lookUp)
+        snapshot.blobs = reads.found.merging(recorded) { found, _ in found }.filter { !snapshot.gone.contains($0.key) }
         if !reads.paths.isEmpty { snapshot.current = try FileStateQueries.current(tx, vaultID: vaultID, paths: reads.paths) }
         let keys = Set(reads.keys).union(snapshot.current.values.map(\.pathKey))
         if !keys.isEmpty { snapshot.live = try FileStateQueries.livePaths(tx, vaultID: vaultID, keys: Array(keys)) }
         snapshot.account = try account(tx, vaultID: vaultID, userID: userID, reads.account, defaults: defaults)
+        if snapshot.account?.usage != nil {
+            snapshot.recorded = Set(recorded.keys)
+            let found = reads.found.keys.filter { recorded[$0] == nil }
+            if !found.isEmpty { snapshot.recorded.formUnion(try PushQueries.knownBlobs(tx, vaultID: vaultID, hashes: found).keys) }
+        }
         return snapshot
     }
 

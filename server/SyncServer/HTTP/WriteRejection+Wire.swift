@@ -52,6 +52,8 @@ extension WriteRefusal {
             .pathCaseConflict(path: path, existing: other)
         case .conflictBytesRemoved:
             .uploadMissing("the conflict's bytes were removed from the store meanwhile: PUT them to the upload URL again")
+        case .conflictOverQuota(let reason, let usage):
+            .quotaExceeded(reason + " (the conflict is not kept on the server; the device keeps its copy)", usage: usage)
         }
     }
 }

@@ -16,17 +16,23 @@ extension VaultService {
         let key = BlobKey(vaultID: scope.vaultID, contentHash: request.contentHash)
         let hash = request.contentHash.rawValue
         let now = now()
-        let (watermark, known) = try await db.withConnection {
-            (try BlobGuardQueries.watermark($0), try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [hash])[hash] == request.sizeBytes)
+        let write = WriteRequest.conflictBytes(path: request.path, hash: hash, sizeBytes: request.sizeBytes, required: false)
+        @Sendable func reads(stored: Bool, _ watermark: Int64) -> VaultSnapshotQueries.Reads {
+            VaultSnapshotQueries.Reads(found: stored ? [hash: request.sizeBytes] : [:], watermark: watermark, account: .limits(lockUser: false))
         }
+        let (watermark, known, refused) = try await db.withConnection { db in
+            let watermark = try BlobGuardQueries.watermark(db)
+            let known = try PushQueries.knownBlobs(db, vaultID: scope.vaultID, hashes: [hash])[hash] == request.sizeBytes
+            let sentInline = !known && request.content != nil
+            return (watermark, known, sentInline ? try self.quotaRefusalBeforeStoring(db, scope, write, reads(stored: true, watermark)) : nil)
+        }
+        if let refused { throw refused.serviceError }
         let found = known ? true : await storedInline(key, request.content)
-        let reads = VaultSnapshotQueries.Reads(found: found ? [hash: request.sizeBytes] : [:], watermark: watermark, account: .limits(lockUser: false))
+        let reads = reads(stored: found, watermark)
         let record = ConflictQueries.Record(
             id: UUID(), path: request.path.rawValue, deviceName: "", remoteVersion: request.remoteVersion, contentHash: hash,
             sizeBytes: request.sizeBytes, description: description, createdAt: now, stored: false)
-        let (plan, _, deviceName) = try await write(scope, now: now, locked: false) { _ in
-            (.conflictBytes(path: request.path, hash: hash, sizeBytes: request.sizeBytes, required: false), reads)
-        } then: { tx, plan in
+        let (plan, _, deviceName) = try await self.write(scope, now: now, locked: false) { _ in (write, reads) } then: { tx, plan in
             guard plan.refusal == nil else { return "" }
             let name = try DeviceQueries.name(tx, deviceID: scope.deviceID) ?? "a removed device"
             try ConflictQueries.insert(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, deviceName: name, record.kept(plan.conflictBytesKept), now: now)

@@ -20,13 +20,17 @@ extension VaultService {
         let push = WriteRequest.Push(
             files: request.files, keys: try caseKeys(request.files, in: scope), commit: commit, expires: now.addingTimeInterval(limits.blobURLTTL.seconds))
         let (sent, historyID) = commit ? try await sentCursor(request.cursor) : (nil, "")
-        // Committing: the bytes are in the store before any version names them.
-        let (found, watermark) = try await findStored(scope, request.files, storeInline: commit)
         let paths = request.files.map(\.path.rawValue)
-        let reads = VaultSnapshotQueries.Reads(
-            paths: paths, keys: Array(push.keys.values), found: found, watermark: watermark,
-            account: .limitsAndReservations(lockUser: commit, paths: paths, now: now))
-        let (plan, cursor) = try await write(scope, now: now, sent: sent, history: historyID) { _ in (.push(push), reads) }
+        @Sendable func reads(_ found: [String: Int64], _ watermark: Int64) -> VaultSnapshotQueries.Reads {
+            VaultSnapshotQueries.Reads(
+                paths: paths, keys: Array(push.keys.values), found: found, watermark: watermark,
+                account: .limitsAndReservations(lockUser: commit, paths: paths, now: now))
+        }
+        // Committing: the bytes are in the store before any version names them.
+        let (found, watermark) = try await findStored(scope, push) { db, asStored, watermark in
+            try self.quotaRefusalBeforeStoring(db, scope, .push(push), reads(asStored, watermark))
+        }
+        let (plan, cursor) = try await write(scope, now: now, sent: sent, history: historyID) { _ in (.push(push), reads(found, watermark)) }
         if let refusal = plan.refusal { throw refusal.serviceError }
         let uploads = try await uploads(scope, plan.reservations)
         let conflicts = try plan.conflicts.map { try conflict($0.path, base: $0.base, current: $0.current, scope: scope, expires: push.expires) }
@@ -59,18 +63,32 @@ extension VaultService {
         }
     }
 
-    /// The bytes of `files` the vault holds (hash → size), read with the deletion mark before
-    /// looking (``BlobGuardQueries``). With `storeInline`, inline bytes it does not hold are stored
-    /// first and count as held; a file whose bytes could not be stored is reserved instead.
-    private func findStored(_ scope: VaultScope, _ files: [PushFile], storeInline: Bool) async throws -> (found: [String: Int64], watermark: Int64) {
-        let hashes = Array(Set(files.map(\.contentHash.rawValue)))
+    /// The bytes of the push's files the vault holds (hash → size), read with the deletion mark
+    /// before looking (``BlobGuardQueries``). Committing, inline bytes it does not hold are stored
+    /// first and count as held (a file whose bytes could not be stored is reserved instead), unless
+    /// `refusal`, asked with them counted as stored, refuses the push first.
+    private func findStored(
+        _ scope: VaultScope, _ push: WriteRequest.Push,
+        refusal: @escaping @Sendable (PostgresConnection, _ asStored: [String: Int64], _ watermark: Int64) throws -> WriteRefusal?
+    ) async throws -> (found: [String: Int64], watermark: Int64) {
+        let hashes = Array(Set(push.files.map(\.contentHash.rawValue)))
         guard !hashes.isEmpty else { return ([:], .max) }
-        var (watermark, found) = try await db.withConnection {
-            (try BlobGuardQueries.watermark($0), try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: hashes))
+        let storeInline = push.commit && push.files.contains { $0.content != nil }
+        let (watermark, known, refused) = try await db.withConnection { db in
+            let watermark = try BlobGuardQueries.watermark(db)
+            let known = try PushQueries.knownBlobs(db, vaultID: scope.vaultID, hashes: hashes)
+            guard storeInline else { return (watermark, known, WriteRefusal?.none) }
+            var asStored = known
+            for file in push.files where file.content != nil && known[file.contentHash.rawValue] != file.sizeBytes {
+                asStored[file.contentHash.rawValue] = file.sizeBytes
+            }
+            return (watermark, known, try refusal(db, asStored, watermark))
         }
-        guard storeInline, files.contains(where: { $0.content != nil }) else { return (found, watermark) }
+        if let refused { throw refused.serviceError }
+        guard storeInline else { return (known, watermark) }
+        var found = known
         var missing: [String: (key: BlobKey, bytes: Data)] = [:]
-        for file in files where found[file.contentHash.rawValue] != file.sizeBytes {
+        for file in push.files where found[file.contentHash.rawValue] != file.sizeBytes {
             if let content = file.content { missing[file.contentHash.rawValue] = (BlobKey(vaultID: scope.vaultID, contentHash: file.contentHash), content) }
         }
         let notStored = await blobs.storeInline(Array(missing.values))

@@ -9,14 +9,22 @@ struct AccountLimits: Sendable, Equatable {
     var maxFileBytes: Int64
 
     /// The usage answer for `usage` under these limits.
-    func report(_ usage: QuotaQueries.Usage) -> UsageResponse {
-        UsageResponse(bytesUsed: usage.bytes, quotaBytes: quotaBytes, fileCount: usage.files, quotaFiles: quotaFiles, maxFileBytes: maxFileBytes)
+    func report(_ usage: QuotaQueries.Usage, breakdown: UsageBreakdown? = nil) -> UsageResponse {
+        UsageResponse(bytesUsed: usage.bytes, quotaBytes: quotaBytes, fileCount: usage.files, quotaFiles: quotaFiles, maxFileBytes: maxFileBytes, breakdown: breakdown)
+    }
+
+    /// The full usage answer of `userID` under these limits, with its breakdown (`bytes_used` is
+    /// the parts' sum, read in one statement).
+    func usageReport(_ db: PostgresConnection, userID: UUID) throws -> UsageResponse {
+        let breakdown = try QuotaQueries.breakdown(db, userID: userID)
+        let files = try QuotaQueries.usage(db, userID: userID).files
+        return report(QuotaQueries.Usage(bytes: breakdown.total, files: files), breakdown: breakdown)
     }
 
     /// Why `usage` plus `growth` would not fit, or nil when it fits.
     func overflow(_ usage: QuotaQueries.Usage, adding growth: QuotaQueries.Usage) -> String? {
         if let quotaBytes, growth.bytes > 0, usage.bytes + growth.bytes > quotaBytes {
-            return "storage full: \(usage.bytes) of \(quotaBytes) bytes used, \(growth.bytes) more needed; delete files or ask for a larger quota"
+            return "storage full: \(usage.bytes) of \(quotaBytes) bytes kept, \(growth.bytes) more needed; history counts too (a deleted file's bytes are freed when its retention ends), so ask for a larger quota"
         }
         if let quotaFiles, growth.files > 0, usage.files + growth.files > quotaFiles {
             return "file limit reached: \(usage.files) of \(quotaFiles) files, \(growth.files) more needed; delete files or ask for a larger quota"
@@ -31,10 +39,8 @@ extension VaultService {
         try VaultSnapshotQueries.accountLimits(db, userID: userID, defaults: limits)
     }
 
-    /// `GET /vault/usage`: the account's usage (all its vaults) and limits.
+    /// `GET /vault/usage`: the account's usage (all its vaults), what it is made of, and its limits.
     func usage(_ scope: VaultScope) async throws -> UsageResponse {
-        try await db.withConnection { db in
-            try accountLimits(db, userID: scope.userID).report(try QuotaQueries.usage(db, userID: scope.userID))
-        }
+        try await db.withConnection { db in try accountLimits(db, userID: scope.userID).usageReport(db, userID: scope.userID) }
     }
 }

@@ -33,3 +33,20 @@ extension VaultService {
         return (written.plan, written.cursor)
     }
 }
+
+extension VaultService {
+    /// Before bytes sent inline are stored: the quota refusal ``WriteAdmission`` would give `request`
+    /// now, as if they were stored (`reads.found` names them), read outside the vault's lock; nil
+    /// when it fits or the account has no quota. Bytes stored for a write that is then refused are
+    /// recorded for the purge and count as kept until it runs, so a write that cannot fit stores
+    /// nothing. The check under the lock stays the one that holds; this one only spares the bytes.
+    func quotaRefusalBeforeStoring(_ db: PostgresConnection, _ scope: VaultScope, _ request: WriteRequest, _ reads: VaultSnapshotQueries.Reads) throws -> WriteRefusal? {
+        let account = try accountLimits(db, userID: scope.userID)
+        guard account.quotaBytes != nil || account.quotaFiles != nil else { return nil }
+        let snapshot = try VaultSnapshotQueries.read(db, vaultID: scope.vaultID, userID: scope.userID, lock: nil, reads, limits: limits)
+        switch WriteAdmission.admit(request, in: snapshot).refusal {
+        case let refusal? where refusal.isOverQuota: return refusal
+        default: return nil
+        }
+    }
+}

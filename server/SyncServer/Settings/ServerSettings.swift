@@ -78,7 +78,7 @@ public enum ServerSettings {
     // MARK: quotas and limits
 
     public static let quotaBytes = ServerSetting.integer(
-        "quota-bytes", "VAULTSYNC_QUOTA_BYTES", valueName: "bytes", minimum: 0, "Default quota of bytes in current files per user (all vaults).",
+        "quota-bytes", "VAULTSYNC_QUOTA_BYTES", valueName: "bytes", minimum: 0, "Default quota of bytes each user keeps (all vaults: current files, history, conflicts, exports).",
         default: { $0.quotaBytes.map(String.init) ?? "unlimited" }
     ) { $0.configuration.quotaBytes = Int64($1) }
 
