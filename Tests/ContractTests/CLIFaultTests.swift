@@ -129,7 +129,7 @@ import Glibc
                 try await linkWithPendingNote(vault, server)
                 try await cluster.stop()
                 for _ in 0..<4 {  // more syncs than it takes to park a file
-                    try await expectUnreachable(try await vaultsync(["sync", vault.path]), saying: "the server cannot serve now (the server's database is unavailable", vault)
+                    try await expectUnreachable(try await vaultsync(["sync", vault.path]), saying: "the server cannot serve now (the database is unavailable", vault)
                 }
                 try await cluster.start()
                 let synced = try await vaultsync(["sync", vault.path, "--json"])

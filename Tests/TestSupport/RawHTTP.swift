@@ -19,6 +19,8 @@ public enum RawHTTP {
         public var headers: [String: String] = [:]
         public var envelope: ErrorEnvelope? { try? WireCoding.decoder().decode(ErrorEnvelope.self, from: body) }
         public var code: ErrorCode? { envelope?.error.code }
+        /// The body as a JSON object, or nil.
+        public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
     }
 
     /// A session that opens as many connections at once as it is asked for (the shared one keeps

@@ -27,7 +27,7 @@ public final class SyncEngine: Sendable {
     let now: @Sendable () -> Date
     /// Most files per request this client wants to send; the server's advertised limit may lower it.
     let preferredBatchSize: Int
-    /// The server's `max_batch_files`, once learnt (from `/health`, or a `batch_too_large` answer).
+    /// The server's `max_batch_files`, once learnt from a `batch_too_large` answer.
     let serverBatchLimit = Mutex<Int?>(nil)
     let transfers: TransferSettings
     var parallelTransfers: Int { transfers.parallelTransfers }
@@ -127,7 +127,6 @@ public final class SyncEngine: Sendable {
     private func runRounds(progress: SyncProgressHandler?) async throws -> SyncReport {
         var report = SyncReport()
         do {
-            try await learnServerLimits()
             try await reconcileConflicts(&report)
             var rounds = 0
             while rounds < 3 {
@@ -135,7 +134,7 @@ public final class SyncEngine: Sendable {
                 do {
                     guard try await syncRound(&report, progress: progress) else { break }
                 } catch let error as SyncAPIError where error.code == .batchTooLarge && adoptBatchLimit(error.limit) {
-                    rounds -= 1  // the server's limit went down since /health: the same round again, in smaller batches
+                    rounds -= 1  // the server's limit is lower than this client's batches: the same round again, in smaller ones
                 }
             }
         } catch let error where Unreachable.matches(error) {
@@ -167,13 +166,6 @@ public final class SyncEngine: Sendable {
     /// Files per request: this client's preference, lowered to the server's limit.
     var batchSize: Int {
         serverBatchLimit.withLock { limit in min(preferredBatchSize, limit ?? preferredBatchSize) }
-    }
-
-    /// Reads the server's request limits from `GET /health` once per engine.
-    private func learnServerLimits() async throws {
-        guard serverBatchLimit.withLock({ $0 }) == nil else { return }
-        let health = try await api.health()
-        if let limit = health.limits?.maxBatchFiles { _ = adoptBatchLimit(Int64(limit)) }
     }
 
     /// Lowers the batch size to `limit`; false when that changes nothing (so a retry would not help).

@@ -137,12 +137,12 @@ public struct DeviceList: Codable, Sendable, Equatable {
 /// `GET /health`.
 public struct HealthResponse: Codable, Sendable, Equatable {
     public var status: String
-    /// The server's release. Optional: a later server leaves it out of the public answer (the
-    /// operator reads it in `GET /health/ready`), and clients must not need it.
+    /// The server's release: sent by servers before 0.1.0's security review only (the operator
+    /// reads it in `GET /health/ready`); clients must not need it.
     public var serverVersion: String?
     public var protocolVersions: [Int]
-    /// The request limits clients may split batches by. Optional like `serverVersion`: without
-    /// them a client learns the batch limit from a `batch_too_large` answer.
+    /// The request limits, sent by the same earlier servers only (`GET /health/ready` has them); a
+    /// client learns the batch limit from a `batch_too_large` answer.
     public var limits: ServerLimits?
     /// `ok`, or `unavailable` when the server cannot reach its database (the answer is still `200`:
     /// `/health` is a liveness check).

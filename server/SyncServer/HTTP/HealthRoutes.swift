@@ -2,9 +2,10 @@ import Hummingbird
 import Postgres
 import SyncProtocol
 
-/// `GET /health`: server version, supported protocol versions, limits, and whether the database
-/// and the blob store can serve. Needs no protocol header, so any client can find out what to
-/// speak. A liveness check: `200` whenever this process serves HTTP, with `status`
+/// `GET /health`: the supported protocol versions and whether the database and the blob store can
+/// serve. Needs no protocol header, so any client can find out what to speak; it names neither the
+/// release nor the limits (they tell a scanner what runs here): `GET /health/ready` does, for the
+/// operator's network. A liveness check: `200` whenever this process serves HTTP, with `status`
 /// `unavailable` while the database cannot be reached and `degraded` while the blob store is full
 /// (an orchestrator must not restart a healthy process for a database outage);
 /// `GET /health/ready` follows the database.
@@ -24,16 +25,15 @@ struct HealthRoutes {
             }
             let storageFull = store.isOutOfSpace
             let health = HealthResponse(
-                status: !databaseUp ? "unavailable" : storageFull ? "degraded" : "ok", serverVersion: VaultSyncServer.version,
-                protocolVersions: ProtocolVersion.supported,
-                limits: ServerLimits(maxBatchFiles: limits.maxBatchFiles, maxFileBytes: limits.maxFileBytes, maxStatePage: limits.maxStatePage),
+                status: !databaseUp ? "unavailable" : storageFull ? "degraded" : "ok", serverVersion: nil, protocolVersions: ProtocolVersion.supported,
                 database: databaseUp ? "ok" : "unavailable", blobStorage: storageFull ? "full" : "ok")
             return try context.json(health, status: .ok)
         }
         // Readiness, for load balancers and orchestrators: this instance can serve requests now
         // (the database answers and its schema is the one this build expects).
         router.get("health/ready") { _, context in
-            let readiness = await Readiness.check(db)
+            var readiness = await Readiness.check(db)
+            readiness.limits = ServerLimits(maxBatchFiles: limits.maxBatchFiles, maxFileBytes: limits.maxFileBytes, maxStatePage: limits.maxStatePage)
             return try context.json(readiness, status: readiness.ready ? .ok : .serviceUnavailable)
         }
     }
@@ -47,12 +47,13 @@ struct Readiness: Codable, Sendable {
     var schemaVersion: Int?
     var expectedSchemaVersion: Int
     var reason: String?
-    /// This build's release, for the operator's network (``HealthResponse/serverVersion`` is to
-    /// leave the public `/health`).
+    /// This build's release and its request limits, for the operator's network (the public
+    /// `/health` names neither).
     var serverVersion = VaultSyncServer.version
+    var limits: ServerLimits?
 
     enum CodingKeys: String, CodingKey {
-        case ready, database, reason
+        case ready, database, reason, limits
         case schemaVersion = "schema_version"
         case expectedSchemaVersion = "expected_schema_version"
         case serverVersion = "server_version"

@@ -94,7 +94,7 @@ public enum ServerSettings {
     ) { $0.configuration.maxFileBytes = Int64($1) }
 
     public static let maxBatchFiles = ServerSetting.integer(
-        "max-batch-files", "VAULTSYNC_MAX_BATCH_FILES", minimum: 1, "Most files in one push, confirm, pull or delete request (clients learn it from /health).",
+        "max-batch-files", "VAULTSYNC_MAX_BATCH_FILES", minimum: 1, "Most files in one push, confirm, pull or delete request (clients learn it from a batch_too_large answer).",
         default: { "\($0.maxBatchFiles)" }
     ) { $0.configuration.maxBatchFiles = $1 }
 
