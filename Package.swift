@@ -28,6 +28,7 @@ let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl
 let zip: Target.Dependency = .product(name: "ZIPFoundation", package: "ZIPFoundation")
 let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
+let mustache: Target.Dependency = .product(name: "Mustache", package: "swift-mustache")
 
 let package = Package(
     name: "VaultSync",
@@ -61,6 +62,8 @@ let package = Package(
         // Already in the graph through Hummingbird; swift-prometheus exports it at /metrics.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // The web app's pages (no dependencies of its own).
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // MARK: protocol
@@ -71,7 +74,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", log, nioCore, nioPosix], path: "server/Postgres", swiftSettings: swiftSettings),
         .target(
             name: "SyncServer",
-            dependencies: ["SyncProtocol", "Postgres", hummingbird, hummingbirdCore, hummingbirdWebSocket, nioWebSocket, nioHTTP1, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, nioSSL, zip, metrics, prometheus],
+            dependencies: ["SyncProtocol", "SyncCore", "Postgres", mustache, hummingbird, hummingbirdCore, hummingbirdWebSocket, nioWebSocket, nioHTTP1, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, nioSSL, zip, metrics, prometheus],
             path: "server/SyncServer",
             swiftSettings: swiftSettings
         ),
@@ -100,7 +103,7 @@ let package = Package(
                 "SeededRandom", "SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle, hummingbird, crypto, cryptoExtras, jwtKit, nioSSL,
                 nioCore, nioPosix,
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes,
+                .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes, asyncHTTPClient,
             ],
             path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "SyncProtocolTests", dependencies: ["SyncProtocol"], resources: [.copy("Fixtures")], swiftSettings: swiftSettings),

@@ -4,17 +4,25 @@ import Foundation
 /// The frontmatter is read as top-level fields, each kept as its raw lines (a `key:` line plus the
 /// indented or `- ` lines under it), so a merge changes only the fields it has to and keeps every
 /// other byte as the user wrote it. Lists (`[a, b]` or `- a` lines) are understood for set merges.
-struct MarkdownNote: Equatable {
+public struct MarkdownNote: Equatable, Sendable {
     /// The frontmatter's fields in order; nil when the note has no frontmatter.
-    var fields: [Field]?
+    public var fields: [Field]?
     /// Everything after the closing `---` line (or the whole note).
-    var body: String
+    public var body: String
 
-    struct Field: Equatable {
+    public struct Field: Equatable, Sendable {
         /// The key; lines before the first key (comments) use "".
-        var key: String
+        public var key: String
         /// The field's raw lines, without line terminators.
-        var lines: [Substring]
+        public var lines: [Substring]
+
+        /// The field's value as written: its lines with the `key:` taken off the first.
+        public var value: String {
+            guard let first = lines.first else { return "" }
+            let head = key.isEmpty ? first : first.firstIndex(of: ":").map { first[first.index(after: $0)...] } ?? first
+            return ([head] + lines.dropFirst()).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
     }
 
     init(fields: [Field]?, body: String) {
@@ -22,7 +30,7 @@ struct MarkdownNote: Equatable {
         self.body = body
     }
 
-    init(parsing text: String) {
+    public init(parsing text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.first.map({ $0.trimmingTrailingSpace == "---" }) == true,
             let close = lines.dropFirst().firstIndex(where: { $0.trimmingTrailingSpace == "---" || $0.trimmingTrailingSpace == "..." })

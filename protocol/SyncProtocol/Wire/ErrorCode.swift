@@ -72,6 +72,9 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let lastSignInMethod: ErrorCode = "last_sign_in_method"
     /// The server does not create new accounts.
     public static let signupDisabled: ErrorCode = "signup_disabled"
+    /// The web app: a form that does not carry the signed-in session's form token (another site's
+    /// page, or one from before a sign-in).
+    public static let formRefused: ErrorCode = "form_refused"
     /// `base_version` does not match the server's current version.
     public static let versionConflict: ErrorCode = "version_conflict"
     /// `PUT /vault/key` names a revision or key id that is not the current one: another device

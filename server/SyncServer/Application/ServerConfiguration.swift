@@ -17,6 +17,8 @@ public struct ServerConfiguration: Sendable {
     /// Whether anyone may create an account (`POST /auth/signup`, or a first sign-in through a
     /// provider); without it only `vaultsync-server user create` does.
     public var allowSignup = true
+    /// Whether `serve` serves the web app at `/app/` (docs/web.md).
+    public var webApp = true
     /// How long a connection may stay idle between requests, stall in the middle of a request, or
     /// take to send its first request's header, before it is closed (default 60 s).
     public var connectionIdleTimeout: Duration = .seconds(60)

@@ -47,10 +47,11 @@ public enum VaultSyncServer {
         let upgrades = Router(context: ServerRequestContext.self)
         upgrades.middlewares.add(RequestLogMiddleware())
         upgrades.middlewares.add(ErrorEnvelopeMiddleware())
-        let background = addVaultRoutes(
+        let (background, vault) = addVaultRoutes(
             vault: api.group("vault").add(middleware: AuthMiddleware(sessions: sessions, checksSession: false)),
             upgrades: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(sessions: sessions, checksSession: false)),
             parts)
+        if configuration.webApp { try await addWebApp(to: router, parts, accounts: accounts, vault: vault, sessions: sessions) }
         routes.record(router.routes)
         logger.debug("routes", metadata: ["routes": .array(routes.descriptions.map { .string($0) })])
 
@@ -93,6 +94,9 @@ public enum VaultSyncServer {
     private struct AccountServices {
         let hashing: BoundedExecutor
         let identities: IdentityProviders
+        let auth: AuthService
+        let devices: DeviceService
+        let catalog: VaultCatalog
     }
 
     /// `/auth`, `/devices`, `/sessions`, `/account` and `/vaults`.
@@ -115,15 +119,16 @@ public enum VaultSyncServer {
             auth: auth, accounts: AccountService(db: pool, store: parts.store, now: now, logger: parts.logger),
             trustedProxies: Set(configuration.trustedProxies)
         ).add(to: authenticated)
-        VaultCatalogRoutes(catalog: VaultCatalog(db: pool, store: parts.store, now: now, logger: parts.logger)).add(to: authenticated.group("vaults"))
-        return AccountServices(hashing: hashing, identities: identities)
+        let catalog = VaultCatalog(db: pool, store: parts.store, now: now, logger: parts.logger)
+        VaultCatalogRoutes(catalog: catalog).add(to: authenticated.group("vaults"))
+        return AccountServices(hashing: hashing, identities: identities, auth: auth, devices: devices, catalog: catalog)
     }
 
     /// `/vault/…` (state, push, history, exports, the change feed's long poll) and the feed's
-    /// WebSocket on `upgrades`; returns the background jobs exports run in.
+    /// WebSocket on `upgrades`; returns the background jobs exports run in, and the vault service.
     private static func addVaultRoutes(
         vault group: RouterGroup<ServerRequestContext>, upgrades: RouterGroup<ServerRequestContext>, _ parts: ServerParts
-    ) -> BackgroundJobs {
+    ) -> (BackgroundJobs, VaultService) {
         let (configuration, pool, now) = (parts.configuration, parts.pool, parts.now)
         let exportsFolder = configuration.dataDirectory.appendingPathComponent("exports")
         try? FileManager.default.removeItem(at: exportsFolder)  // scratch of archives being written when this instance stopped
@@ -136,7 +141,22 @@ public enum VaultSyncServer {
         let events = EventRoutes(vault: vault, feed: parts.feed, presence: parts.pushes?.presence, metrics: parts.metrics)
         events.addLongPoll(to: group)
         events.addWebSocket(to: upgrades)
-        return background
+        return (background, vault)
+    }
+
+    /// The web app at `/app/` (and `/` sending there), over the API's services, with its style
+    /// sheet served by `FileMiddleware` from the binary.
+    private static func addWebApp(
+        to router: Router<ServerRequestContext>, _ parts: ServerParts, accounts: AccountServices, vault: VaultService, sessions: SessionCheck
+    ) async throws {
+        let configuration = parts.configuration
+        let web = WebApp(
+            sessions: await WebSessions(secret: parts.secret, db: parts.pool, secure: configuration.effectivePublicURL.scheme == "https", now: parts.now),
+            apiSessions: sessions, auth: accounts.auth, devices: accounts.devices, vault: vault, catalog: accounts.catalog,
+            pages: try WebTemplates.library(), trustedProxies: Set(configuration.trustedProxies), now: parts.now)
+        web.add(to: router)
+        router.middlewares.add(FileMiddleware(
+            fileProvider: EmbeddedFiles(WebAssets.files, built: Date()), urlBasePath: "/app/assets", cacheControl: .init([(MediaType(type: .text, subType: "css"), [.maxAge(3600)])])))
     }
 
     /// The services that run beside the HTTP server, in start order; they shut down in reverse:

@@ -37,6 +37,8 @@ enum ServiceError: Error, Equatable {
     case lastSignInMethod
     /// A first sign-in through a provider on a server that does not let new accounts in.
     case signupDisabled
+    /// The web app: a form without the session's form token.
+    case formRefused(String)
     /// `PUT /vault/key` naming a revision or key id that is not the current one.
     case keyConflict(String)
     /// `PUT /vault/key` with a proof that is not the vault key's.

@@ -73,6 +73,8 @@ extension ServiceError {
             (.conflict, ErrorBody(code: .lastSignInMethod, message: "this is the account's last way to sign in: link another first"))
         case .signupDisabled:
             (.forbidden, ErrorBody(code: .signupDisabled, message: "this server does not create new accounts"))
+        case .formRefused(let m):
+            (.forbidden, ErrorBody(code: .formRefused, message: m))
         case .emailTaken:
             (.conflict, ErrorBody(code: .emailTaken, message: "an account with this email exists already: log in instead"))
         case .fileTooLarge(let path, let size, let limit):

@@ -211,6 +211,10 @@ public enum ServerSettings {
         "A PEM file of certificates trusted for the sign-in providers' HTTPS endpoints besides the system's."
     ) { values, text throws(SettingError) in values.configuration.identityTrustRoots = URL(fileURLWithPath: text) }
 
+    public static let noWeb = ServerSetting.flag(
+        "no-web", "VAULTSYNC_NO_WEB", "No web app: /app/ and / are not served (the API, the change feed and /health are)."
+    ) { $0.configuration.webApp = false }
+
     public static let noSignup = ServerSetting.flag(
         "no-signup", "VAULTSYNC_NO_SIGNUP",
         "Nobody creates an account on request: neither POST /auth/signup nor a first sign-in through a provider; 'vaultsync-server user create' does."
@@ -268,7 +272,7 @@ public enum ServerSettings {
         blobURLTTL, databasePoolSize, databaseWaitSeconds,
     ] + retention + quotas + [
         purgeIntervalMinutes, gcInterval, eventPingSeconds, idleTimeoutSeconds, maxConnectionsPerAddress, trustedProxy, oidc, appleClientIDs,
-        identityTrustRoots, noSignup, signupLimit,
+        identityTrustRoots, noSignup, signupLimit, noWeb,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, fcmServiceAccountFile, pushIntervalSeconds, pushCAFile,
         jwtSecret, s3AccessKeyID, s3SecretAccessKey, s3SessionToken, metricsToken,
     ]

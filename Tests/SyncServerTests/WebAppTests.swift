@@ -1,0 +1,151 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+/// The web app against the real server, as a browser meets it over HTTP: signing in and out,
+/// pages of one's own vaults only, notes rendered inert, forms refused without their token, and a
+/// restore made through the same rule as `vaultsync restore`.
+@Suite struct WebAppTests {
+    static let hostile = """
+        ---
+        title: "<script>alert('title')</script>"
+        tags: [a, b]
+        ---
+        # Plan <img src=x onerror=alert(1)>
+
+        A [bad](javascript:alert(document.cookie)) link, [[Other]], and <script>alert(2)</script>.
+
+        ```
+        <iframe src="https://evil.example"></iframe>
+        ```
+
+        """
+
+    /// The vault's base address in the web app (`/app/vaults/{id}/`).
+    static func base(_ device: TestDevice, _ server: TestServer) async throws -> String {
+        let vault = try #require(try await server.api.vaults(accessToken: device.session.accessToken).first)
+        return "/app/vaults/\(vault.vaultID.uuidString.lowercased())/"
+    }
+
+    @Test func signInShowsYourOwnVaultsAndNotesRenderedInert() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let device = try await user.newDevice("laptop")
+            _ = try await device.write("notes/plan.md", Self.hostile)
+            let base = try await Self.base(device, server)
+            try await WebClient.with(server.baseURL) { web in
+                #expect(try await web.get("/app/").location == "/app/signin", "signed out, a page sends to the sign-in")
+                let wrong = try await web.signIn(email: user.email, password: "not the password")
+                #expect(wrong.status == 401 && wrong.body.contains("role=\"alert\"") && wrong.body.contains("do not match"), "\(wrong)")
+                let signedIn = try await web.signIn(email: user.email, password: user.password)
+                #expect(signedIn.status == 303 && signedIn.location == "/app/", "\(signedIn)")
+                let cookie = try #require(signedIn.headers["set-cookie"])
+                #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax") && cookie.contains("Path=/app") && !cookie.contains("Secure"), "plain http on loopback: \(cookie)")
+
+                let vaults = try await web.get("/app/")
+                #expect(vaults.status == 200 && vaults.body.contains("\(base)files"), "\(vaults)")
+                let csp = try #require(vaults.headers["content-security-policy"])
+                #expect(csp.contains("default-src 'self'") && csp.contains("frame-ancestors 'none'") && !csp.contains("unsafe-inline"))
+                #expect(vaults.headers["cache-control"] == "no-store" && vaults.headers["x-content-type-options"] == "nosniff")
+
+                let folder = try await web.get(base + "files?folder=notes/")
+                #expect(folder.status == 200 && folder.body.contains("file?path=notes/plan.md"), "\(folder)")
+                let note = try await web.get(base + "file?path=notes/plan.md")
+                #expect(note.status == 200, "\(note)")
+                #expect(!note.body.contains("<script") && !note.body.contains("<iframe") && !note.body.contains("<img src=x"), "\(note.body)")
+                #expect(!note.body.contains("href=\"javascript:"), "\(note.body)")
+                #expect(note.body.contains("&lt;script&gt;alert(&#39;title&#39;)&lt;/script&gt;") || note.body.contains("&lt;script&gt;alert(&#39;title&#39;)"), "the property shows as text")
+                #expect(note.body.contains("<a href=\"\(base)file?path=notes/Other.md\""), "a wiki link is a link of this vault")
+                #expect(note.body.contains("on laptop"), "the device that wrote it")
+            }
+        }
+    }
+
+    /// Another person's vault, and a file that is not there, are 404 pages; nothing of them shows.
+    @Test func anotherPersonsVaultIsNotFound() async throws {
+        try await TestServer.with { server in
+            let owner = try await server.newUser().newDevice()
+            _ = try await owner.write("private.md", "owner's secret")
+            let base = try await Self.base(owner, server)
+            let stranger = try await server.newUser()
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: stranger.email, password: stranger.password)
+                for path in ["files", "file?path=private.md", "history?path=private.md", "download?path=private.md"] {
+                    let page = try await web.get(base + path)
+                    #expect(page.status == 404 && !page.body.contains("secret") && page.location == nil, "\(path): \(page)")
+                }
+                let missing = try await web.get("/app/vaults/not-a-vault/files")
+                #expect(missing.status == 404, "\(missing)")
+                let badPath = try await web.get(try await Self.base(try await stranger.newDevice(), server) + "file?path=../etc/passwd")
+                #expect(badPath.status == 400, "\(badPath)")
+            }
+        }
+    }
+
+    /// A restore from the history page is `vaultsync restore`'s rule: a new version every device
+    /// pulls, named as the browser's. Without the session's form token nothing changes.
+    @Test func aRestoreNeedsTheFormTokenAndIsANewVersion() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            _ = try await laptop.write("a.md", "first")
+            _ = try await laptop.write("a.md", "second", base: 1)
+            let base = try await Self.base(laptop, server)
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: user.email, password: user.password)
+                let history = try await web.get(base + "history?path=a.md")
+                #expect(history.status == 200 && history.body.contains("Restore version 1") && !history.body.contains("Restore version 2"), "\(history)")
+                let token = try #require(history.formToken)
+
+                for forged in ["", "0" + token.dropFirst(), "nonsense"] {
+                    let refused = try await web.post(base + "restore", form: ["path": "a.md", "version": "1", "form_token": forged])
+                    #expect(refused.status == 403 && refused.body.contains("role=\"alert\""), "\(refused)")
+                }
+                #expect(try await laptop.read("a.md") == "second", "a refused form changes nothing")
+
+                let restored = try await web.post(base + "restore", form: ["path": "a.md", "version": "1", "form_token": token])
+                #expect(restored.status == 303 && restored.location == base + "file?path=a.md&restored=3", "\(restored)")
+                #expect(try await laptop.read("a.md") == "first")
+                let versions = try await laptop.api.history(try VaultPath("a.md"), session: laptop.session).versions
+                #expect(versions.map(\.version) == [3, 2, 1] && versions.first?.device == "Web browser")
+                let shown = try await web.get(try #require(restored.location))
+                #expect(shown.body.contains("now version 3"), "\(shown)")
+            }
+        }
+    }
+
+    /// Signing out revokes the browser's device: its cookie is refused from the next request,
+    /// also replayed, and the device list says so.
+    @Test func signingOutEndsTheBrowsersSession() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: user.email, password: user.password)
+                #expect(try await laptop.api.devices(accessToken: laptop.session.accessToken).devices.map(\.deviceName).sorted() == ["Web browser", "laptop"])
+                let page = try await web.get("/app/")
+                let cookie = web.heldCookie
+                let token = try #require(page.formToken)
+                #expect(try await web.post("/app/signout", form: ["form_token": "wrong"]).status == 403, "signing out needs the token too")
+                let out = try await web.post("/app/signout", form: ["form_token": token])
+                #expect(out.status == 303 && out.location == "/app/signin" && web.heldCookie == nil, "\(out)")
+                web.heldCookie = cookie
+                #expect(try await web.get("/app/").location == "/app/signin", "the old cookie is refused")
+                #expect(try await laptop.api.devices(accessToken: laptop.session.accessToken).devices.map(\.deviceName) == ["laptop"])
+            }
+        }
+    }
+
+    @Test func noWebServesNoPages() async throws {
+        try await TestServer.with(configure: { $0.webApp = false }) { server in
+            try await WebClient.with(server.baseURL) { (web: WebClient) async throws in
+                #expect(try await web.get("/app/").status == 404)
+                #expect(try await web.get("/app/assets/app.css").status == 404)
+                #expect(try await web.get("/").status == 404)
+            }
+        }
+    }
+}

@@ -1,0 +1,87 @@
+public import AsyncHTTPClient
+public import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// A browser as a test drives the web app: it keeps the sign-in cookie, follows no redirect (the
+/// test sees each), and sends forms URL-encoded. ``with(_:_:)`` shuts it down, also on failure.
+public final class WebClient: Sendable {
+    /// One answer.
+    public struct Page: Sendable, CustomStringConvertible {
+        public let status: Int
+        /// Each header's first value, by lower-cased name.
+        public let headers: [String: String]
+        public let body: String
+        public var location: String? { headers["location"] }
+        public var description: String { "HTTP \(status) \(headers)\n\(body)" }
+
+        /// The value of the first hidden `form_token` field.
+        public var formToken: String? {
+            guard let range = body.range(of: "name=\"form_token\" value=\"") else { return nil }
+            return String(body[range.upperBound...].prefix { $0 != "\"" })
+        }
+    }
+
+    public let base: URL
+    private let client: HTTPClient
+    private let cookie = Mutex<String?>(nil)
+
+    private init(base: URL) {
+        self.base = base
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    }
+
+    /// Runs `body` with a new browser on the server at `base`.
+    public static func with<T>(_ base: URL, _ body: (WebClient) async throws -> T) async throws -> T {
+        let web = WebClient(base: base)
+        do {
+            let value = try await body(web)
+            try await web.client.shutdown()
+            return value
+        } catch {
+            try? await web.client.shutdown()
+            throw error
+        }
+    }
+
+    /// The cookie this browser holds (to replay it after signing out, say).
+    public var heldCookie: String? {
+        get { cookie.withLock { $0 } }
+        set { cookie.withLock { $0 = newValue } }
+    }
+
+    public func get(_ path: String) async throws -> Page {
+        try await send(HTTPClientRequest(url: base.absoluteString + path))
+    }
+
+    public func post(_ path: String, form: [String: String]) async throws -> Page {
+        var request = HTTPClientRequest(url: base.absoluteString + path)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let encoded = form.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }.joined(separator: "&")
+        request.body = .bytes(ByteBuffer(string: encoded))
+        return try await send(request)
+    }
+
+    /// Signs in through the sign-in form.
+    public func signIn(email: String, password: String) async throws -> Page {
+        try await post("/app/signin", form: ["email": email, "password": password])
+    }
+
+    private func send(_ request: HTTPClientRequest) async throws -> Page {
+        var request = request
+        if let cookie = heldCookie { request.headers.add(name: "Cookie", value: cookie) }
+        let response = try await client.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        var headers: [String: String] = [:]
+        for header in response.headers where headers[header.name.lowercased()] == nil { headers[header.name.lowercased()] = header.value }
+        if let set = headers["set-cookie"], let pair = set.split(separator: ";").first {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            heldCookie = parts.count == 2 && !parts[1].isEmpty ? String(pair) : nil
+        }
+        return Page(status: Int(response.status.code), headers: headers, body: String(buffer: body))
+    }
+}

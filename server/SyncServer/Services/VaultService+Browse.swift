@@ -1,0 +1,25 @@
+import Foundation
+import NIOCore
+import Postgres
+import SyncProtocol
+
+extension VaultService {
+    /// Live files under `folder` ("" for the whole vault, else ending in `/`), in path order, at
+    /// most `limit`: what the web app's folder view lists.
+    func liveFiles(_ scope: VaultScope, under folder: String, limit: Int) async throws -> [BrowseQueries.Entry] {
+        try await db.withConnection { try BrowseQueries.live($0, vaultID: scope.vaultID, prefix: folder, limit: limit) }
+    }
+
+    /// The bytes `hash` names in the vault when there are at most `maxBytes` of them; nil when
+    /// there are more, or the store cannot read them.
+    func contentBytes(_ scope: VaultScope, hash: ContentHash, maxBytes: Int64) async -> Data? {
+        guard let content = try? await blobs.store.read(BlobKey(vaultID: scope.vaultID, contentHash: hash)), content.size <= maxBytes else { return nil }
+        var bytes = Data(capacity: Int(content.size))
+        do {
+            for try await chunk in content.chunks { bytes.append(contentsOf: chunk.readableBytesView) }
+        } catch {
+            return nil
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import SyncCore
+import HTTPTypes
+import Hummingbird
+import Logging
+import Mustache
+import NIOCore
+import SyncProtocol
+
+/// The web app at `/app/`: server-rendered pages over the same services the API uses (a restore
+/// here is ``VaultService/restore(_:_:)``, nothing else). Every page works without JavaScript.
+struct WebApp: Sendable {
+    let sessions: WebSessions
+    /// Checks the access token a sign-in returns (the API's).
+    let apiSessions: SessionCheck
+    let auth: AuthService
+    let devices: DeviceService
+    let vault: VaultService
+    let catalog: VaultCatalog
+    let pages: MustacheLibrary
+    let trustedProxies: Set<String>
+    let now: @Sendable () -> Date
+
+    /// The most files a folder view reads.
+    static let folderLimit = 20_000
+    /// The largest note shown in a page.
+    static let noteLimit: Int64 = 2 * 1024 * 1024
+
+    func add(to router: Router<ServerRequestContext>) {
+        router.get("/") { _, _ in Response.redirect(to: "/app/", type: .found) }
+        let app = router.group("app").add(middleware: WebPageHeadersMiddleware())
+        app.get("/") { request, context in try await page(request, context) { try await vaults($0) } }
+        app.get("signin") { request, context in
+            if try await sessions.caller(request) != nil { return Response.redirect(to: "/app/", type: .normal) }
+            return render("signin", ["title": "Sign in"])
+        }
+        app.post("signin") { request, context in try await signIn(request, context) }
+        app.post("signout") { request, context in
+            try await action(request, context) { caller, _ in
+                if let device = caller.session.deviceID { try await devices.revoke(caller, deviceID: device) }
+                var response = Response.redirect(to: "/app/signin", type: .normal)
+                response.headers[.setCookie] = sessions.signOutCookie
+                return response
+            }
+        }
+        let vaultPages = app.group("vaults/:vault")
+        vaultPages.get("files") { request, context in try await page(request, context) { try await folder($0, request, context) } }
+        vaultPages.get("file") { request, context in try await page(request, context) { try await file($0, request, context) } }
+        vaultPages.get("history") { request, context in try await page(request, context) { try await history($0, request, context) } }
+        vaultPages.get("download") { request, context in try await page(request, context) { try await download($0, request, context) } }
+        vaultPages.post("restore") { request, context in try await action(request, context) { try await restore($0, $1, request, context) } }
+    }
+
+    // MARK: pages
+
+    func vaults(_ caller: Caller) async throws -> Response {
+        let list = try await catalog.list(userID: caller.userID).vaults
+        let rows: [[String: Any]] = list.map { info in
+            [
+                "name": info.name, "href": "/app/vaults/\(info.vaultID.uuidString.lowercased())/files", "files": info.files,
+                "size": Self.size(info.bytes), "created": WireDate.format(info.createdAt), "encrypted": info.encrypted == true,
+            ]
+        }
+        return render("vaults", chrome(caller, title: "Vaults").merging(["vaults": rows, "hasVaults": !rows.isEmpty]) { $1 })
+    }
+
+    func folder(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let scope = try await scope(caller, context)
+        let folder = try Self.folderParameter(request)
+        let listing = FolderListing(folder: folder, entries: try await vault.liveFiles(scope, under: folder, limit: Self.folderLimit))
+        let base = Self.base(scope)
+        var entries: [[String: Any]] = listing.folders.map { sub in
+            ["name": sub.name, "folder": true, "href": base + "files?folder=" + Self.query(folder + sub.name + "/"),
+             "size": "\(sub.files) \(sub.files == 1 ? "file" : "files"), \(Self.size(sub.bytes))", "changed": WireDate.format(sub.changed)]
+        }
+        entries += listing.files.map { file in
+            ["name": file.name, "folder": false, "href": base + "file?path=" + Self.query(file.entry.path), "size": Self.size(file.entry.sizeBytes),
+             "changed": WireDate.format(file.entry.updatedAt)]
+        }
+        let heading = folder.isEmpty ? scope.vaultName : String(folder.dropLast().split(separator: "/").last ?? "")
+        return render("folder", chrome(caller, title: heading).merging([
+            "heading": heading, "crumbs": crumbs(scope, folder: folder), "entries": entries, "hasEntries": !entries.isEmpty, "encrypted": scope.encrypted,
+        ]) { $1 })
+    }
+
+    func file(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let scope = try await scope(caller, context)
+        let (path, wanted) = try Self.pathParameters(request)
+        let versions = try await vault.history(scope, path: path.rawValue).versions
+        guard let shown = wanted.map({ number in versions.first { $0.version == number } }) ?? versions.first, let hash = shown.contentHash else {
+            throw ServiceError.notFound(wanted.map { "'\(path)' has no version \($0) with content" } ?? "'\(path)' was deleted: see its history")
+        }
+        let base = Self.base(scope)
+        var model = chrome(caller, title: String(path.name)).merging([
+            "heading": String(path.name), "crumbs": crumbs(scope, folder: Self.folderOf(path.rawValue), last: String(path.name)),
+            "version": shown.version, "size": Self.size(shown.sizeBytes), "changed": WireDate.format(shown.createdAt), "device": shown.device ?? "",
+            "olderVersion": shown.version != versions.first?.version,
+            "downloadHref": base + "download?path=" + Self.query(path.rawValue) + "&version=\(shown.version)",
+            "historyHref": base + "history?path=" + Self.query(path.rawValue),
+        ]) { $1 }
+        if let restored = request.uri.queryParameters.get("restored").flatMap({ Int($0) }) {
+            model["notice"] = "Restored: the old content is now version \(restored), and every device gets it at its next sync."
+        }
+        if scope.encrypted {
+            model["notText"] = true
+        } else if !Self.isNote(path.rawValue) {
+            model["notText"] = true
+        } else if let bytes = await vault.contentBytes(scope, hash: hash, maxBytes: Self.noteLimit), let text = String(data: bytes, encoding: .utf8) {
+            let note = MarkdownNote(parsing: text)
+            let fields: [[String: Any]] = (note.fields ?? []).filter { !$0.key.isEmpty }.map { ["key": $0.key, "value": $0.value] }
+            model["fields"] = fields
+            model["hasFields"] = !fields.isEmpty
+            model["body"] = MarkdownHTML.render(note.body) { target in Self.resolve(target, from: path.rawValue, base: base) }
+        } else {
+            model["tooLarge"] = true
+        }
+        return render("file", model)
+    }
+
+    func history(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let scope = try await scope(caller, context)
+        let (path, _) = try Self.pathParameters(request)
+        let versions = try await vault.history(scope, path: path.rawValue).versions
+        let base = Self.base(scope)
+        let token = sessions.formToken(session: caller.session.id)
+        let rows: [[String: Any]] = versions.enumerated().map { index, version in
+            [
+                "version": version.version, "current": index == 0 && !version.deleted, "created": WireDate.format(version.createdAt),
+                "device": version.device ?? "a removed device", "deleted": version.deleted, "size": Self.size(version.sizeBytes),
+                "viewHref": version.deleted || scope.encrypted ? "" : base + "file?path=" + Self.query(path.rawValue) + "&version=\(version.version)",
+                "restorable": !version.deleted && !(index == 0), "restoreAction": base + "restore", "formToken": token, "path": path.rawValue,
+            ]
+        }
+        return render("history", chrome(caller, title: "History of \(String(path.name))").merging([
+            "heading": String(path.name), "crumbs": crumbs(scope, folder: Self.folderOf(path.rawValue), last: String(path.name), lastHref: base + "file?path=" + Self.query(path.rawValue)),
+            "versions": rows, "path": path.rawValue,
+        ]) { $1 })
+    }
+
+    /// A version's bytes: a redirect to the same signed download URL a device gets, served as a
+    /// download (never shown as a page of this site).
+    func download(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let scope = try await scope(caller, context)
+        let (path, wanted) = try Self.pathParameters(request)
+        let versions = try await vault.history(scope, path: path.rawValue).versions
+        guard let version = wanted.map({ number in versions.first { $0.version == number } }) ?? versions.first, let url = version.downloadURL else {
+            throw ServiceError.notFound("'\(path)' has no such version with content")
+        }
+        return Response.redirect(to: url.absoluteString, type: .normal)
+    }
+
+    func restore(_ caller: Caller, _ form: [String: String], _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let scope = try await scope(caller, context)
+        let (path, wanted) = try Self.pathParameters(form)
+        guard let version = wanted else { throw ServiceError.invalidRequest("which version to restore is missing") }
+        let restored = try await vault.restore(scope, RestoreRequest(path: path, version: version)).restored
+        return Response.redirect(to: Self.base(scope) + "file?path=" + Self.query(path.rawValue) + "&restored=\(restored.version)", type: .normal)
+    }
+
+    // MARK: signing in
+
+    func signIn(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let form = try await Self.form(request)
+        let email = form["email"] ?? ""
+        do {
+            let tokens = try await auth.login(LoginRequest(email: email, password: form["password"] ?? ""), address: context.clientAddress(request, trusting: trustedProxies))
+            let caller = try await apiSessions.caller(authorization: "Bearer " + tokens.accessToken, purpose: "signing in needs")
+            _ = try await devices.register(caller, RegisterDeviceRequest(deviceName: "Web browser", platform: "web"))
+            var response = Response.redirect(to: "/app/", type: .normal)
+            response.headers[.setCookie] = try await sessions.signInCookie(userID: caller.userID, session: caller.session.id, now: now())
+            return response
+        } catch let error as ServiceError {
+            let (status, body) = error.wire
+            let message = status == .unauthorized ? "That email and password do not match an account." : body.message
+            return render("signin", ["title": "Sign in", "error": message, "email": email], status: status)
+        }
+    }
+
+    // MARK: plumbing
+
+    /// A page for a signed-in caller; without a sign-in, the sign-in page. Errors become a page.
+    func page(_ request: Request, _ context: ServerRequestContext, _ body: (Caller) async throws -> Response) async throws -> Response {
+        guard let caller = try await sessions.caller(request) else { return Response.redirect(to: "/app/signin", type: .normal) }
+        do {
+            return try await body(caller)
+        } catch {
+            return errorPage(error, caller: caller, context)
+        }
+    }
+
+    /// A form that changes something: signed in, and carrying the session's form token.
+    func action(_ request: Request, _ context: ServerRequestContext, _ body: (Caller, [String: String]) async throws -> Response) async throws -> Response {
+        guard let caller = try await sessions.caller(request) else { return Response.redirect(to: "/app/signin", type: .normal) }
+        do {
+            let form = try await Self.form(request)
+            guard sessions.checksForm(form["form_token"], session: caller.session.id) else {
+                throw ServiceError.formRefused("this form is out of date or did not come from this site: go back, reload the page and try again")
+            }
+            return try await body(caller, form)
+        } catch {
+            return errorPage(error, caller: caller, context)
+        }
+    }
+
+    func errorPage(_ error: any Error, caller: Caller, _ context: ServerRequestContext) -> Response {
+        guard let mapped = ServiceError.from(error) else {
+            context.logger.error("page failed", metadata: ["error": "\(String(reflecting: error))"])
+            return render("error", chrome(caller, title: "Something went wrong").merging([
+                "heading": "Something went wrong", "message": "The server could not show this page (request \(context.id)). Try again; if it keeps failing, tell the server's operator.",
+            ]) { $1 }, status: .internalServerError)
+        }
+        let (status, body) = mapped.wire
+        let heading = status == .notFound ? "Not found" : status == .forbidden ? "Refused" : "That did not work"
+        return render("error", chrome(caller, title: heading).merging(["heading": heading, "message": body.message]) { $1 }, status: status)
+    }
+
+    func render(_ template: String, _ model: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+        let html = pages.render(model, withTemplate: template) ?? "<!doctype html><title>VaultSync</title><p>page missing</p>"
+        return Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    /// What every signed-in page's header needs.
+    func chrome(_ caller: Caller, title: String) -> [String: Any] {
+        ["title": title, "signedIn": true, "formToken": sessions.formToken(session: caller.session.id)]
+    }
+
+    func scope(_ caller: Caller, _ context: ServerRequestContext) async throws -> VaultScope {
+        guard let id = context.parameters.get("vault"), UUID(uuidString: id) != nil else { throw ServiceError.notFound("no such vault") }
+        return try await vault.scope(claims: caller.claims, vaultName: id, deviceHeader: caller.session.deviceID?.uuidString)
+    }
+
+    func crumbs(_ scope: VaultScope, folder: String, last: String? = nil, lastHref: String? = nil) -> [[String: String]] {
+        let base = Self.base(scope)
+        var crumbs: [[String: String]] = [["name": "Vaults", "href": "/app/"], ["name": scope.vaultName, "href": base + "files"]]
+        for ancestor in FolderListing.ancestors(of: folder + "x") {
+            crumbs.append(["name": ancestor.name, "href": base + "files?folder=" + Self.query(ancestor.folder)])
+        }
+        if let last { crumbs.append(["name": last, "href": lastHref ?? ""]) }
+        if lastHref == nil, let index = crumbs.indices.last { crumbs[index]["href"] = nil }
+        return crumbs
+    }
+}

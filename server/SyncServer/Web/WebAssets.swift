@@ -1,0 +1,82 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The web app's style sheet, compiled into the server and served by Hummingbird's
+/// `FileMiddleware` through ``EmbeddedFiles``: nothing to install beside the binary, no CDN.
+enum WebAssets {
+    static let files: [String: String] = ["/app.css": css]
+
+    static let css = """
+        :root { color-scheme: light dark; --fg: #1d1d1f; --bg: #ffffff; --muted: #5c5c66; --line: #d0d0d7; --accent: #0b57d0; --warn: #a4270f; --tag: #e9eef9; }
+        @media (prefers-color-scheme: dark) { :root { --fg: #ececf1; --bg: #16161a; --muted: #a8a8b3; --line: #3a3a44; --accent: #8ab4ff; --warn: #ff9c85; --tag: #25304a; } }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
+        a { color: var(--accent); }
+        a:focus-visible, button:focus-visible, input:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+        .skip { position: absolute; left: -9999px; }
+        .skip:focus { left: 1rem; top: 1rem; background: var(--bg); padding: .5rem; z-index: 1; }
+        .bar { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; justify-content: space-between; padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
+        .bar nav { display: flex; gap: 1rem; align-items: center; }
+        .brand { font-weight: 700; text-decoration: none; }
+        main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+        h1 { font-size: 1.6rem; overflow-wrap: anywhere; }
+        table { width: 100%; border-collapse: collapse; }
+        th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+        form.inline { display: inline; }
+        form.stacked { display: grid; gap: .5rem; max-width: 22rem; }
+        input { font: inherit; padding: .45rem; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
+        button { font: inherit; padding: .35rem .8rem; border: 1px solid var(--accent); border-radius: 4px; background: var(--accent); color: var(--bg); cursor: pointer; }
+        .error { color: var(--warn); font-weight: 600; }
+        .notice { background: var(--tag); padding: .5rem .75rem; border-radius: 4px; }
+        .tag { background: var(--tag); padding: 0 .4rem; border-radius: 4px; font-size: .85rem; }
+        .meta { color: var(--muted); }
+        .actions a { margin-right: 1rem; }
+        .crumbs ol { list-style: none; display: flex; flex-wrap: wrap; gap: .25rem; padding: 0; margin: 0 0 .5rem; }
+        .crumbs li + li::before { content: "/"; margin-right: .25rem; color: var(--muted); }
+        .fields dl { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+        .fields dt { font-weight: 600; }
+        .fields dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+        .note { overflow-wrap: anywhere; }
+        .note pre { overflow-x: auto; background: var(--tag); padding: .75rem; border-radius: 4px; }
+        .note img { max-width: 100%; }
+        .note blockquote { margin-left: 0; padding-left: 1rem; border-left: 3px solid var(--line); color: var(--muted); }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+
+        """
+}
+
+/// Files compiled into the server, for `FileMiddleware` (which brings `ETag`, `If-None-Match`,
+/// ranges and content types).
+struct EmbeddedFiles: FileProvider {
+    struct Attributes: FileMiddlewareFileAttributes, Sendable {
+        let isFolder = false
+        let size: Int
+        let modificationDate: Date
+    }
+
+    let files: [String: Data]
+    /// The server's start: what `Last-Modified` says (the files change only with the binary).
+    let built: Date
+
+    init(_ files: [String: String], built: Date) {
+        self.files = files.mapValues { Data($0.utf8) }
+        self.built = built
+    }
+
+    func getFileIdentifier(_ path: String) -> String? { files[path] == nil ? nil : path }
+
+    func getAttributes(id: String) async throws -> Attributes? {
+        files[id].map { Attributes(size: $0.count, modificationDate: built) }
+    }
+
+    func loadFile(id: String, context: some RequestContext) async throws -> ResponseBody {
+        ResponseBody(byteBuffer: ByteBuffer(bytes: files[id] ?? Data()))
+    }
+
+    func loadFile(id: String, range: ClosedRange<Int>, context: some RequestContext) async throws -> ResponseBody {
+        let data = files[id] ?? Data()
+        let slice = data[data.startIndex + range.lowerBound...data.startIndex + min(range.upperBound, data.count - 1)]
+        return ResponseBody(byteBuffer: ByteBuffer(bytes: slice))
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SyncProtocol
+
+/// The web app's addresses and what its requests name: built and read in one place, each value
+/// checked like the API checks it (a path is a ``VaultPath``).
+extension WebApp {
+    /// `/app/vaults/{id}/`: every page of a vault starts here.
+    static func base(_ scope: VaultScope) -> String { "/app/vaults/\(scope.vaultID.uuidString.lowercased())/" }
+
+    /// A query parameter's value, percent-encoded.
+    static func query(_ value: String) -> String {
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+#?")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+    }
+
+    /// `folder=`: "" for the vault's top, else a folder path ending in `/`.
+    static func folderParameter(_ request: Request) throws -> String {
+        guard let raw = request.uri.queryParameters.get("folder"), !raw.isEmpty, raw != "/" else { return "" }
+        let folder = raw.hasSuffix("/") ? String(raw.dropLast()) : raw
+        return try VaultPath(folder).rawValue + "/"
+    }
+
+    /// `path=` and the optional `version=` of a request's query.
+    static func pathParameters(_ request: Request) throws -> (VaultPath, Int?) {
+        let parameters = request.uri.queryParameters
+        return try pathParameters(["path": parameters.get("path") ?? "", "version": parameters.get("version") ?? ""])
+    }
+
+    /// `path` and the optional `version` of a query or a form.
+    static func pathParameters(_ values: [String: String]) throws -> (VaultPath, Int?) {
+        guard let raw = values["path"], !raw.isEmpty else { throw ServiceError.invalidRequest("which file is missing (path)") }
+        let path = try VaultPath(raw)
+        guard let text = values["version"], !text.isEmpty else { return (path, nil) }
+        guard let version = Int(text), version >= 1 else { throw ServiceError.invalidRequest("version must be a version number") }
+        return (path, version)
+    }
+
+    /// A form's fields (URL-encoded, at most 64 KiB).
+    static func form(_ request: Request) async throws -> [String: String] {
+        let body = try await request.body.collect(upTo: 64 * 1024)
+        var fields: [String: String] = [:]
+        for pair in String(buffer: body).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? "" }
+            if let key = parts.first { fields[key] = parts.count > 1 ? parts[1] : "" }
+        }
+        return fields
+    }
+
+    /// The folder a path is in ("" or ending in `/`).
+    static func folderOf(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[...slash])
+    }
+
+    /// Whether a file is a note the page shows (Markdown or plain text).
+    static func isNote(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return lower.hasSuffix(".md") || lower.hasSuffix(".markdown") || lower.hasSuffix(".txt")
+    }
+
+    /// Bytes as a person reads them.
+    static func size(_ bytes: Int64) -> String {
+        let units = ["bytes", "KB", "MB", "GB", "TB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(bytes) \(bytes == 1 ? "byte" : "bytes")" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    /// Where a note's link or image goes: web addresses and mail as they are (`http`, `https`,
+    /// `mailto` only), a path relative to the note (or a wiki name) to that file's page here;
+    /// anything else (`javascript:`, `data:`, a path out of the vault) is not a link.
+    static func resolve(_ target: MarkdownHTML.Target, from notePath: String, base: String) -> String? {
+        switch target {
+        case .link(let raw), .image(let raw):
+            let cleaned = String(raw.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.union(.controlCharacters).contains($0) })
+            guard !cleaned.isEmpty, !cleaned.hasPrefix("//"), !cleaned.hasPrefix("\\") else { return nil }
+            if let colon = cleaned.firstIndex(of: ":"), !cleaned[..<colon].contains(where: { "/?#".contains($0) }) {
+                let scheme = cleaned[..<colon].lowercased()
+                guard ["http", "https", "mailto"].contains(scheme), case .link = target, URL(string: cleaned) != nil else { return nil }
+                return cleaned
+            }
+            if cleaned.hasPrefix("#") { return nil }
+            let withoutFragment = String(raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            let decoded = withoutFragment.removingPercentEncoding ?? withoutFragment
+            guard let path = relative(decoded, from: notePath) else { return nil }
+            if case .image = target { return base + "download?path=" + query(path) }
+            return base + "file?path=" + query(path)
+        case .wiki(let name):
+            let bare = String(name.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            guard let path = relative(bare.contains(".") ? bare : bare + ".md", from: notePath) else { return nil }
+            return base + "file?path=" + query(path)
+        }
+    }
+
+    /// A link target relative to the note's folder (or to the vault's top with a leading `/`), as
+    /// a vault path; nil when it leaves the vault or is not a valid path.
+    static func relative(_ target: String, from notePath: String) -> String? {
+        var parts = target.hasPrefix("/") ? [] : folderOf(notePath).split(separator: "/").map(String.init)
+        for part in target.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..":
+                guard !parts.isEmpty else { return nil }
+                parts.removeLast()
+            default: parts.append(String(part))
+            }
+        }
+        return (try? VaultPath(parts.joined(separator: "/")))?.rawValue
+    }
+}
+
+/// Headers every web page carries: no script but the site's own, no framing, no sniffing (set
+/// for every answer elsewhere), no cache of a signed-in page, no referrer sent off the site.
+struct WebPageHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[HTTPField.Name("Content-Security-Policy")!] =
+            "default-src 'self'; img-src 'self' https:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        return response
+    }
+}

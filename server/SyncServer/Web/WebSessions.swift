@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+import Hummingbird
+import Postgres
+
+/// The web app's sign-in. Signing in is a password sign-in like any device's (the same throttle),
+/// and the browser becomes a device of the account ("Web browser", platform `web`), so it is listed,
+/// revocable and named in history like any other. The browser holds a cookie with a token signed
+/// by a key of its own (a cookie is never an access token, nor an access token a cookie) naming the
+/// session; every page checks the session is still live, so signing out, revoking the browser's
+/// device, a password change elsewhere or deleting the account ends it at once.
+struct WebSessions: Sendable {
+    static let cookieName = "vaultsync_web"
+    /// How long a sign-in lasts in the browser.
+    static let lifetime: Duration = .seconds(12 * 3600)
+
+    private let tokens: TokenIssuer
+    private let csrfKey: SymmetricKey
+    let db: PostgresPool
+    /// Whether cookies are marked `Secure` (the server's public URL is https).
+    let secure: Bool
+
+    init(secret: SymmetricKey, db: PostgresPool, secure: Bool, now: @escaping @Sendable () -> Date) async {
+        let key = { (info: String) in HKDF<SHA256>.deriveKey(inputKeyMaterial: secret, info: Data(info.utf8), outputByteCount: 32) }
+        tokens = await TokenIssuer(secret: key("vaultsync-web-session"), accessTTL: Self.lifetime, now: now)
+        csrfKey = key("vaultsync-web-csrf")
+        self.db = db
+        self.secure = secure
+    }
+
+    /// The `Set-Cookie` value that signs `session` in.
+    func signInCookie(userID: UUID, session: UUID, now: Date) async throws -> String {
+        let token = try await tokens.accessToken(for: userID, session: session, now: now)
+        return "\(Self.cookieName)=\(token); Path=/app; HttpOnly; SameSite=Lax; Max-Age=\(Int(Self.lifetime.seconds))\(secure ? "; Secure" : "")"
+    }
+
+    /// The `Set-Cookie` value that forgets the sign-in.
+    var signOutCookie: String {
+        "\(Self.cookieName)=; Path=/app; HttpOnly; SameSite=Lax; Max-Age=0\(secure ? "; Secure" : "")"
+    }
+
+    /// The signed-in caller of `request`, or nil: no cookie, a cookie whose signature or expiry does
+    /// not check out (nothing is looked up for it), or one whose session ended.
+    func caller(_ request: Request) async throws -> Caller? {
+        guard let token = Self.cookie(Self.cookieName, in: request), let claims = try? await tokens.verifyClaims(token) else { return nil }
+        return try await db.withConnection { db in try? SessionCheck.caller(claims, db) }
+    }
+
+    /// The form token of `session`: every form that changes something carries it, and a request
+    /// without it is refused (a page of another site cannot make the browser send it).
+    func formToken(session: UUID) -> String {
+        Hex.encode(HMAC<SHA256>.authenticationCode(for: Data(session.uuidString.lowercased().utf8), using: csrfKey))
+    }
+
+    func checksForm(_ token: String?, session: UUID) -> Bool {
+        guard let token else { return false }
+        let expected = formToken(session: session)
+        return token.utf8.count == expected.utf8.count && zip(token.utf8, expected.utf8).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    /// The value of cookie `name` in the request's `Cookie` headers.
+    static func cookie(_ name: String, in request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name { return String(parts[1]).trimmingCharacters(in: .whitespaces) }
+            }
+        }
+        return nil
+    }
+}

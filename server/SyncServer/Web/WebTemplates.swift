@@ -1,0 +1,158 @@
+import Mustache
+
+/// The web app's Mustache templates, compiled into the server so that the one binary is all an
+/// operator installs. `{{value}}` escapes what it shows; the only `{{{triple}}}` is a note's
+/// rendered body (``MarkdownHTML``, which escapes the note itself).
+enum WebTemplates {
+    static func library() throws -> MustacheLibrary {
+        var library = MustacheLibrary()
+        for (name, text) in all { try library.register(text, named: name) }
+        return library
+    }
+
+    static let all: [(String, String)] = [
+        ("header", header), ("footer", footer), ("crumbs", crumbs), ("signin", signin), ("vaults", vaults), ("folder", folder),
+        ("file", file), ("history", history), ("error", error),
+    ]
+
+    static let header = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>{{title}} · VaultSync</title>
+        <link rel="stylesheet" href="/app/assets/app.css">
+        </head>
+        <body>
+        <a class="skip" href="#main">Skip to the content</a>
+        <header class="bar">
+        <a class="brand" href="/app/">VaultSync</a>
+        {{#signedIn}}
+        <nav aria-label="Account">
+        <a href="/app/">Vaults</a>
+        <form method="post" action="/app/signout" class="inline">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <button type="submit">Sign out</button>
+        </form>
+        </nav>
+        {{/signedIn}}
+        </header>
+        <main id="main">
+        {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
+
+        """
+
+    static let footer = """
+        </main>
+        </body>
+        </html>
+
+        """
+
+    static let crumbs = """
+        <nav aria-label="Breadcrumbs" class="crumbs"><ol>
+        {{#crumbs}}<li>{{#href}}<a href="{{href}}">{{name}}</a>{{/href}}{{^href}}<span aria-current="page">{{name}}</span>{{/href}}</li>{{/crumbs}}
+        </ol></nav>
+
+        """
+
+    static let signin = """
+        {{> header}}
+        <h1>Sign in</h1>
+        {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        <form method="post" action="/app/signin" class="stacked">
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value="{{email}}">
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required>
+        <button type="submit">Sign in</button>
+        </form>
+        {{> footer}}
+        """
+
+    static let vaults = """
+        {{> header}}
+        <h1>Your vaults</h1>
+        {{^hasVaults}}<p>You have no vault yet: link a folder with <code>vaultsync init</code>.</p>{{/hasVaults}}
+        {{#hasVaults}}
+        <table>
+        <caption class="visually-hidden">Vaults</caption>
+        <thead><tr><th scope="col">Vault</th><th scope="col">Files</th><th scope="col">Size</th><th scope="col">Created</th></tr></thead>
+        <tbody>
+        {{#vaults}}<tr><td><a href="{{href}}">{{name}}</a>{{#encrypted}} <span class="tag">end-to-end encrypted</span>{{/encrypted}}</td><td>{{files}}</td><td>{{size}}</td><td><time datetime="{{created}}">{{created}}</time></td></tr>
+        {{/vaults}}
+        </tbody>
+        </table>
+        {{/hasVaults}}
+        {{> footer}}
+        """
+
+    static let folder = """
+        {{> header}}
+        {{> crumbs}}
+        <h1>{{heading}}</h1>
+        {{#encrypted}}<p class="notice">This vault is end-to-end encrypted: the server holds only ciphertext, so it shows how many files there are, their sizes and times, never their names or content.</p>{{/encrypted}}
+        {{^hasEntries}}<p>This folder is empty.</p>{{/hasEntries}}
+        {{#hasEntries}}
+        <table>
+        <caption class="visually-hidden">Files and folders in {{heading}}</caption>
+        <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Changed</th></tr></thead>
+        <tbody>
+        {{#entries}}<tr><td>{{#folder}}<span aria-hidden="true">📁 </span>{{/folder}}<a href="{{href}}">{{name}}</a></td><td>{{size}}</td><td>{{#changed}}<time datetime="{{changed}}">{{changed}}</time>{{/changed}}</td></tr>
+        {{/entries}}
+        </tbody>
+        </table>
+        {{/hasEntries}}
+        {{> footer}}
+        """
+
+    static let file = """
+        {{> header}}
+        {{> crumbs}}
+        <h1>{{heading}}</h1>
+        {{#olderVersion}}<p class="notice" role="status">This is version {{version}}, not the current one.</p>{{/olderVersion}}
+        <p class="meta">Version {{version}} · {{size}} · changed <time datetime="{{changed}}">{{changed}}</time>{{#device}} on {{device}}{{/device}}</p>
+        <p class="actions"><a href="{{downloadHref}}">Download</a> <a href="{{historyHref}}">History</a></p>
+        {{#tooLarge}}<p>This file is too large to show here; download it.</p>{{/tooLarge}}
+        {{#notText}}<p>This file is not a note; download it to open it.</p>{{/notText}}
+        {{#hasFields}}
+        <section aria-labelledby="fields-heading" class="fields">
+        <h2 id="fields-heading">Properties</h2>
+        <dl>{{#fields}}<dt>{{key}}</dt><dd>{{value}}</dd>{{/fields}}</dl>
+        </section>
+        {{/hasFields}}
+        {{#body}}<article class="note">{{{body}}}</article>{{/body}}
+        {{> footer}}
+        """
+
+    static let history = """
+        {{> header}}
+        {{> crumbs}}
+        <h1>History of {{heading}}</h1>
+        <table>
+        <caption class="visually-hidden">Versions of {{heading}}, newest first</caption>
+        <thead><tr><th scope="col">Version</th><th scope="col">When</th><th scope="col">Device</th><th scope="col">Size</th><th scope="col">Actions</th></tr></thead>
+        <tbody>
+        {{#versions}}<tr><td>{{version}}{{#current}} (current){{/current}}</td><td><time datetime="{{created}}">{{created}}</time></td><td>{{device}}</td><td>{{#deleted}}deleted{{/deleted}}{{^deleted}}{{size}}{{/deleted}}</td>
+        <td>{{#viewHref}}<a href="{{viewHref}}" aria-label="View version {{version}}">View</a>{{/viewHref}}
+        {{#restorable}}<form method="post" action="{{restoreAction}}" class="inline">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <input type="hidden" name="path" value="{{path}}">
+        <input type="hidden" name="version" value="{{version}}">
+        <button type="submit" aria-label="Restore version {{version}}">Restore</button>
+        </form>{{/restorable}}</td></tr>
+        {{/versions}}
+        </tbody>
+        </table>
+        {{> footer}}
+        """
+
+    static let error = """
+        {{> header}}
+        <h1>{{heading}}</h1>
+        <p role="alert">{{message}}</p>
+        <p><a href="/app/">Back to your vaults</a></p>
+        {{> footer}}
+        """
+}
