@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs the system packages VaultSync builds and runs with (Debian/Ubuntu). Idempotent:
 # does nothing when everything is present. The Swift 6 toolchain itself must already be on PATH.
-# Also installs from PyPI moto's S3 server, for the tests of the S3 blob store, and schemathesis,
-# for the OpenAPI fuzz test.
+# With --tests (infra/test.sh), also what the tests run against: systemd, haproxy and chromium
+# with apt, and from PyPI moto's S3 server (the S3 blob store's tests), schemathesis (the OpenAPI
+# fuzz test), and Playwright with axe (the web app's browser tests).
 set -euo pipefail
+tests=false
+[ "${1:-}" = "--tests" ] && tests=true
+packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql)
 # systemd: the tests check the user unit in infra/systemd with systemd-analyze verify.
 # haproxy: the multi-instance test runs three servers behind it.
-packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev postgresql systemd haproxy)
+# chromium: the web app's browser tests drive it through Playwright (below).
+$tests && packages+=(systemd haproxy chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -18,6 +23,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}"
 fi
+command -v swift >/dev/null || { echo "error: the Swift 6 toolchain (swift) is not on PATH; install it from swift.org first" >&2; exit 1; }
+$tests || exit 0
 # moto's S3 server: the S3 blob store's tests run against it (pip, PyPI's moto[server]).
 if ! command -v moto_server >/dev/null 2>&1; then
   echo "installing: moto[server] (pip)"
@@ -34,4 +41,10 @@ if [ "$(schemathesis --version 2>/dev/null)" != "schemathesis, version $schemath
   command -v pyenv >/dev/null 2>&1 && pyenv rehash
 fi
 command -v schemathesis >/dev/null || { echo "error: schemathesis is not on PATH after installing it" >&2; exit 1; }
-command -v swift >/dev/null || { echo "error: the Swift 6 toolchain (swift) is not on PATH; install it from swift.org first" >&2; exit 1; }
+# Playwright for Python drives Debian's chromium (never 'playwright install': it cannot download
+# browsers here), and axe-playwright-python brings axe-core for the accessibility checks.
+if ! python3 -c "import playwright, axe_playwright_python" 2>/dev/null; then
+  echo "installing: playwright axe-playwright-python (pip)"
+  python3 -m pip install --quiet "playwright==1.65.2" "axe-playwright-python==0.1.8"
+fi
+python3 -c "import playwright, axe_playwright_python" || { echo "error: playwright or axe-playwright-python did not install" >&2; exit 1; }

@@ -4,7 +4,7 @@
 # moto's S3 server on a loopback port; a run that leaves either running fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-infra/install-deps.sh
+infra/install-deps.sh --tests
 swift build --build-tests
 
 # Processes the test harness starts; any still running after the tests is a harness defect.

@@ -1,17 +1,17 @@
 /// A change between a base and a new list of lines: base lines `baseRange` became `lines`.
-struct Hunk: Equatable {
-    var baseRange: Range<Int>
-    var lines: [Substring]
+public struct Hunk: Equatable, Sendable {
+    public var baseRange: Range<Int>
+    public var lines: [Substring]
 }
 
 /// Line diffs by longest common subsequence, after trimming the common prefix and suffix (which
 /// is where almost all of a note's edits leave it). Pure and deterministic.
-enum LineDiff {
+public enum LineDiff {
     /// Above this many cells the middle is treated as one replaced block: a merge then reports a
     /// conflict instead of guessing, which never loses an edit.
     static let maxTableCells = 4_000_000
 
-    static func hunks(from base: [Substring], to new: [Substring]) -> [Hunk] {
+    public static func hunks(from base: [Substring], to new: [Substring]) -> [Hunk] {
         var prefix = 0
         while prefix < base.count, prefix < new.count, base[prefix] == new[prefix] { prefix += 1 }
         var suffix = 0

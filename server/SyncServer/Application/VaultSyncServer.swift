@@ -47,11 +47,11 @@ public enum VaultSyncServer {
         let upgrades = Router(context: ServerRequestContext.self)
         upgrades.middlewares.add(RequestLogMiddleware())
         upgrades.middlewares.add(ErrorEnvelopeMiddleware())
-        let (background, vault) = addVaultRoutes(
+        let (background, vault, exports) = addVaultRoutes(
             vault: api.group("vault").add(middleware: AuthMiddleware(sessions: sessions, checksSession: false)),
             upgrades: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(sessions: sessions, checksSession: false)),
             parts)
-        if configuration.webApp { try await addWebApp(to: router, parts, accounts: accounts, vault: vault, sessions: sessions) }
+        if configuration.webApp { try await addWebApp(to: router, parts, accounts: accounts, vault: vault, exports: exports, sessions: sessions) }
         routes.record(router.routes)
         logger.debug("routes", metadata: ["routes": .array(routes.descriptions.map { .string($0) })])
 
@@ -97,6 +97,7 @@ public enum VaultSyncServer {
         let auth: AuthService
         let devices: DeviceService
         let catalog: VaultCatalog
+        let accounts: AccountService
     }
 
     /// `/auth`, `/devices`, `/sessions`, `/account` and `/vaults`.
@@ -115,20 +116,18 @@ public enum VaultSyncServer {
         let devices = DeviceService(db: pool, now: now)
         DeviceRoutes(devices: devices).add(to: authenticated.group("devices"))
         SessionRoutes(devices: devices).add(to: authenticated.group("sessions"))
-        AccountRoutes(
-            auth: auth, accounts: AccountService(db: pool, store: parts.store, now: now, logger: parts.logger),
-            trustedProxies: Set(configuration.trustedProxies)
-        ).add(to: authenticated)
+        let accounts = AccountService(db: pool, store: parts.store, now: now, logger: parts.logger)
+        AccountRoutes(auth: auth, accounts: accounts, trustedProxies: Set(configuration.trustedProxies)).add(to: authenticated)
         let catalog = VaultCatalog(db: pool, store: parts.store, now: now, logger: parts.logger)
         VaultCatalogRoutes(catalog: catalog).add(to: authenticated.group("vaults"))
-        return AccountServices(hashing: hashing, identities: identities, auth: auth, devices: devices, catalog: catalog)
+        return AccountServices(hashing: hashing, identities: identities, auth: auth, devices: devices, catalog: catalog, accounts: accounts)
     }
 
     /// `/vault/…` (state, push, history, exports, the change feed's long poll) and the feed's
-    /// WebSocket on `upgrades`; returns the background jobs exports run in, and the vault service.
+    /// WebSocket on `upgrades`; returns the background jobs exports run in, the vault service and the export service.
     private static func addVaultRoutes(
         vault group: RouterGroup<ServerRequestContext>, upgrades: RouterGroup<ServerRequestContext>, _ parts: ServerParts
-    ) -> (BackgroundJobs, VaultService) {
+    ) -> (BackgroundJobs, VaultService, ExportService) {
         let (configuration, pool, now) = (parts.configuration, parts.pool, parts.now)
         let exportsFolder = configuration.dataDirectory.appendingPathComponent("exports")
         try? FileManager.default.removeItem(at: exportsFolder)  // scratch of archives being written when this instance stopped
@@ -141,18 +140,19 @@ public enum VaultSyncServer {
         let events = EventRoutes(vault: vault, feed: parts.feed, presence: parts.pushes?.presence, metrics: parts.metrics)
         events.addLongPoll(to: group)
         events.addWebSocket(to: upgrades)
-        return (background, vault)
+        return (background, vault, exports)
     }
 
     /// The web app at `/app/` (and `/` sending there), over the API's services, with its style
     /// sheet served by `FileMiddleware` from the binary.
     private static func addWebApp(
-        to router: Router<ServerRequestContext>, _ parts: ServerParts, accounts: AccountServices, vault: VaultService, sessions: SessionCheck
+        to router: Router<ServerRequestContext>, _ parts: ServerParts, accounts: AccountServices, vault: VaultService, exports: ExportService, sessions: SessionCheck
     ) async throws {
         let configuration = parts.configuration
         let web = WebApp(
             sessions: await WebSessions(secret: parts.secret, db: parts.pool, secure: configuration.effectivePublicURL.scheme == "https", now: parts.now),
-            apiSessions: sessions, auth: accounts.auth, devices: accounts.devices, vault: vault, catalog: accounts.catalog,
+            apiSessions: sessions, auth: accounts.auth, devices: accounts.devices, vault: vault, catalog: accounts.catalog, exports: exports,
+            accounts: accounts.accounts,
             pages: try WebTemplates.library(), trustedProxies: Set(configuration.trustedProxies), now: parts.now)
         web.add(to: router)
         router.middlewares.add(FileMiddleware(

@@ -21,4 +21,50 @@ enum BrowseQueries {
             """, [vaultID, prefix, limit]
         ).map { Entry(path: try $0.string(0), version: try $0.int(1), sizeBytes: try $0.int64(2), updatedAt: try $0.date(3)) }
     }
+
+    /// One of the account's largest current files.
+    struct Large: Sendable, Equatable {
+        let vaultID: UUID
+        let vaultName: String
+        let encrypted: Bool
+        let path: String
+        let sizeBytes: Int64
+    }
+
+    /// The account's `limit` largest current files, across its vaults, largest first.
+    static func largest(_ db: PostgresConnection, userID: UUID, limit: Int) throws -> [Large] {
+        try db.query(
+            """
+            SELECT v.id, v.name, EXISTS (SELECT 1 FROM vault_keys k WHERE k.vault_id = v.id), f.path, f.size_bytes
+            FROM file_state f JOIN vaults v ON v.id = f.vault_id
+            WHERE v.user_id = $1 AND NOT f.is_deleted
+            ORDER BY f.size_bytes DESC, f.path LIMIT $2
+            """, [userID, limit]
+        ).map { Large(vaultID: try $0.uuid(0), vaultName: try $0.string(1), encrypted: try $0.bool(2), path: try $0.string(3), sizeBytes: try $0.int64(4)) }
+    }
+
+    /// A deleted file, as the deleted-files view lists it.
+    struct Deleted: Sendable, Equatable {
+        let path: String
+        let deletedAt: Date
+        /// The device that deleted it (nil: a removed device).
+        let device: String?
+        /// The last version with content (nil: none is retained).
+        let lastContent: Int?
+    }
+
+    /// Files deleted under `prefix`, most recent deletion first, at most `limit`.
+    static func deleted(_ db: PostgresConnection, vaultID: UUID, prefix: String, limit: Int) throws -> [Deleted] {
+        try db.query(
+            """
+            SELECT f.path, f.deleted_at, d.name,
+                (SELECT max(v.version) FROM file_versions v WHERE v.vault_id = f.vault_id AND v.path = f.path AND NOT v.is_deleted)
+            FROM file_state f
+            LEFT JOIN file_versions t ON t.vault_id = f.vault_id AND t.path = f.path AND t.version = f.version
+            LEFT JOIN devices d ON d.id = t.device_id
+            WHERE f.vault_id = $1 AND f.is_deleted AND starts_with(f.path, $2)
+            ORDER BY f.deleted_at DESC, f.path LIMIT $3
+            """, [vaultID, prefix, limit]
+        ).map { Deleted(path: try $0.string(0), deletedAt: try $0.date(1), device: try $0.optionalString(2), lastContent: try $0.optionalInt(3)) }
+    }
 }

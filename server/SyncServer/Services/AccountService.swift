@@ -17,6 +17,11 @@ struct AccountService: Sendable {
     /// - Parameter kept: the caller's session, which stays usable until the rows go (so that a
     ///   deletion cut off by a failing store can be sent again).
     /// - Throws: ``ServiceError/notFound(_:)`` when there is no such user.
+    /// The account's email (what the web app asks a person to type before deleting it).
+    func email(userID: UUID) async throws -> String? {
+        try await db.withConnection { try $0.query("SELECT email FROM users WHERE id = $1", [userID]).first?.string(0) }
+    }
+
     func delete(userID: UUID, keeping kept: UUID?) async throws -> AccountDeletion {
         let now = now()
         let eraser = BlobEraser(store: store, logger: logger)

@@ -22,4 +22,14 @@ extension VaultService {
         }
         return bytes
     }
+
+    /// The account's largest current files, across its vaults.
+    func largestFiles(userID: UUID, limit: Int) async throws -> [BrowseQueries.Large] {
+        try await db.withConnection { try BrowseQueries.largest($0, userID: userID, limit: limit) }
+    }
+
+    /// Files deleted under `folder`, most recent first: the web app's deleted-files view.
+    func deletedFiles(_ scope: VaultScope, under folder: String, limit: Int) async throws -> [BrowseQueries.Deleted] {
+        try await db.withConnection { try BrowseQueries.deleted($0, vaultID: scope.vaultID, prefix: folder, limit: limit) }
+    }
 }

@@ -41,6 +41,11 @@ extension VaultService {
 
     /// `GET /vault/usage`: the account's usage (all its vaults), what it is made of, and its limits.
     func usage(_ scope: VaultScope) async throws -> UsageResponse {
-        try await db.withConnection { db in try accountLimits(db, userID: scope.userID).usageReport(db, userID: scope.userID) }
+        try await usage(userID: scope.userID)
+    }
+
+    /// The usage answer of `userID` (the web app's storage page too).
+    func usage(userID: UUID) async throws -> UsageResponse {
+        try await db.withConnection { db in try accountLimits(db, userID: userID).usageReport(db, userID: userID) }
     }
 }

@@ -17,6 +17,8 @@ struct WebApp: Sendable {
     let devices: DeviceService
     let vault: VaultService
     let catalog: VaultCatalog
+    let exports: ExportService
+    let accounts: AccountService
     let pages: MustacheLibrary
     let trustedProxies: Set<String>
     let now: @Sendable () -> Date
@@ -29,7 +31,7 @@ struct WebApp: Sendable {
     func add(to router: Router<ServerRequestContext>) {
         router.get("/") { _, _ in Response.redirect(to: "/app/", type: .found) }
         let app = router.group("app").add(middleware: WebPageHeadersMiddleware())
-        app.get("/") { request, context in try await page(request, context) { try await vaults($0) } }
+        app.get("/") { request, context in try await page(request, context) { try await vaults($0, done: request.uri.queryParameters.get("done")) } }
         app.get("signin") { request, context in
             if try await sessions.caller(request) != nil { return Response.redirect(to: "/app/", type: .normal) }
             return render("signin", ["title": "Sign in"])
@@ -38,30 +40,39 @@ struct WebApp: Sendable {
         app.post("signout") { request, context in
             try await action(request, context) { caller, _ in
                 if let device = caller.session.deviceID { try await devices.revoke(caller, deviceID: device) }
-                var response = Response.redirect(to: "/app/signin", type: .normal)
-                response.headers[.setCookie] = sessions.signOutCookie
-                return response
+                return signedOut()
             }
         }
+        addAccountPages(to: app)
+        addManagePages(to: app)
         let vaultPages = app.group("vaults/:vault")
         vaultPages.get("files") { request, context in try await page(request, context) { try await folder($0, request, context) } }
         vaultPages.get("file") { request, context in try await page(request, context) { try await file($0, request, context) } }
         vaultPages.get("history") { request, context in try await page(request, context) { try await history($0, request, context) } }
         vaultPages.get("download") { request, context in try await page(request, context) { try await download($0, request, context) } }
         vaultPages.post("restore") { request, context in try await action(request, context) { try await restore($0, $1, request, context) } }
+        addDeletedPages(to: vaultPages)
+        addDiffPage(to: vaultPages)
+        addConflictPages(to: vaultPages)
+        addExportPages(to: vaultPages)
     }
 
     // MARK: pages
 
-    func vaults(_ caller: Caller) async throws -> Response {
+    func vaults(_ caller: Caller, done: String?) async throws -> Response {
         let list = try await catalog.list(userID: caller.userID).vaults
+        let token = sessions.formToken(session: caller.session.id)
         let rows: [[String: Any]] = list.map { info in
             [
                 "name": info.name, "href": "/app/vaults/\(info.vaultID.uuidString.lowercased())/files", "files": info.files,
                 "size": Self.size(info.bytes), "created": WireDate.format(info.createdAt), "encrypted": info.encrypted == true,
+                "id": info.vaultID.uuidString.lowercased(), "formToken": token,
             ]
         }
-        return render("vaults", chrome(caller, title: "Vaults").merging(["vaults": rows, "hasVaults": !rows.isEmpty]) { $1 })
+        var model = chrome(caller, title: "Vaults").merging(["vaults": rows, "hasVaults": !rows.isEmpty]) { $1 }
+        let notices = ["renamed": "The vault was renamed.", "deleted": "The vault was deleted, with every version of its files."]
+        if let done = done.flatMap({ notices[$0] }) { model["notice"] = done }
+        return render("vaults", model)
     }
 
     func folder(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
@@ -69,6 +80,16 @@ struct WebApp: Sendable {
         let folder = try Self.folderParameter(request)
         let listing = FolderListing(folder: folder, entries: try await vault.liveFiles(scope, under: folder, limit: Self.folderLimit))
         let base = Self.base(scope)
+        if scope.encrypted {
+            // Its names are ciphertext: only how many files there are, and their size.
+            let all = listing.files.map(\.entry.sizeBytes) + listing.folders.map(\.bytes)
+            let count = listing.files.count + listing.folders.reduce(0) { $0 + $1.files }
+            return render("folder", chrome(caller, title: scope.vaultName).merging([
+                "heading": scope.vaultName, "crumbs": crumbs(scope, folder: ""), "encrypted": true, "hasEntries": false,
+                "summary": "\(count) \(count == 1 ? "file" : "files"), \(Self.size(all.reduce(0, +)))",
+                "deletedHref": base + "deleted", "conflictsHref": base + "conflicts", "exportHref": base + "export",
+            ]) { $1 })
+        }
         var entries: [[String: Any]] = listing.folders.map { sub in
             ["name": sub.name, "folder": true, "href": base + "files?folder=" + Self.query(folder + sub.name + "/"),
              "size": "\(sub.files) \(sub.files == 1 ? "file" : "files"), \(Self.size(sub.bytes))", "changed": WireDate.format(sub.changed)]
@@ -80,6 +101,8 @@ struct WebApp: Sendable {
         let heading = folder.isEmpty ? scope.vaultName : String(folder.dropLast().split(separator: "/").last ?? "")
         return render("folder", chrome(caller, title: heading).merging([
             "heading": heading, "crumbs": crumbs(scope, folder: folder), "entries": entries, "hasEntries": !entries.isEmpty, "encrypted": scope.encrypted,
+            "deletedHref": base + "deleted" + (folder.isEmpty ? "" : "?folder=" + Self.query(folder)), "conflictsHref": base + "conflicts",
+            "exportHref": base + "export",
         ]) { $1 })
     }
 
@@ -102,7 +125,7 @@ struct WebApp: Sendable {
             model["notice"] = "Restored: the old content is now version \(restored), and every device gets it at its next sync."
         }
         if scope.encrypted {
-            model["notText"] = true
+            model["encrypted"] = true
         } else if !Self.isNote(path.rawValue) {
             model["notText"] = true
         } else if let bytes = await vault.contentBytes(scope, hash: hash, maxBytes: Self.noteLimit), let text = String(data: bytes, encoding: .utf8) {
@@ -129,6 +152,8 @@ struct WebApp: Sendable {
                 "device": version.device ?? "a removed device", "deleted": version.deleted, "size": Self.size(version.sizeBytes),
                 "viewHref": version.deleted || scope.encrypted ? "" : base + "file?path=" + Self.query(path.rawValue) + "&version=\(version.version)",
                 "restorable": !version.deleted && !(index == 0), "restoreAction": base + "restore", "formToken": token, "path": path.rawValue,
+                "compareHref": version.deleted || scope.encrypted || !Self.isNote(path.rawValue)
+                    || !versions[(index + 1)...].contains(where: { !$0.deleted }) ? "" : base + "diff?path=" + Self.query(path.rawValue) + "&to=\(version.version)",
             ]
         }
         return render("history", chrome(caller, title: "History of \(String(path.name))").merging([

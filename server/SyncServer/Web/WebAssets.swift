@@ -25,9 +25,21 @@ enum WebAssets {
         th, td { text-align: left; padding: .4rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
         form.inline { display: inline; }
         form.stacked { display: grid; gap: .5rem; max-width: 22rem; }
-        input { font: inherit; padding: .45rem; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
+        .diff td { font-family: ui-monospace, monospace; white-space: pre-wrap; padding: .1rem .4rem; }
+        .diff td.num { color: var(--muted); width: 3.5rem; }
+        .diff th { white-space: nowrap; }
+        .diff.side td:not(.num) { width: 50%; }
+        .removed, del { background: #fbe4e1; color: #7a1c0d; }
+        .added, ins { background: #dff3e3; color: #11531f; text-decoration: none; }
+        @media (prefers-color-scheme: dark) { .removed, del { background: #4a1f19; color: #ffd3ca; } .added, ins { background: #183a20; color: #c8f0d0; } }
+        .inline-form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; }
+        form.wide { max-width: none; }
+        textarea { font: 14px/1.4 ui-monospace, monospace; width: 100%; padding: .5rem; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
+        select, input { font: inherit; padding: .45rem; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }
         button { font: inherit; padding: .35rem .8rem; border: 1px solid var(--accent); border-radius: 4px; background: var(--accent); color: var(--bg); cursor: pointer; }
         .error { color: var(--warn); font-weight: 600; }
+        button.danger { background: var(--warn); border-color: var(--warn); }
+        details { margin: .5rem 0; }
         .notice { background: var(--tag); padding: .5rem .75rem; border-radius: 4px; }
         .tag { background: var(--tag); padding: 0 .4rem; border-radius: 4px; font-size: .85rem; }
         .meta { color: var(--muted); }

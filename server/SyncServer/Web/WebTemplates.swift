@@ -12,7 +12,7 @@ enum WebTemplates {
 
     static let all: [(String, String)] = [
         ("header", header), ("footer", footer), ("crumbs", crumbs), ("signin", signin), ("vaults", vaults), ("folder", folder),
-        ("file", file), ("history", history), ("error", error),
+        ("file", file), ("history", history), ("error", error), ("devices", devices), ("storage", storage), ("deleted", deleted), ("diff", diff), ("conflicts", conflicts), ("conflict", conflict), ("account", account), ("export", export),
     ]
 
     static let header = """
@@ -22,6 +22,7 @@ enum WebTemplates {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>{{title}} · VaultSync</title>
+        {{#refresh}}<meta http-equiv="refresh" content="2">{{/refresh}}
         <link rel="stylesheet" href="/app/assets/app.css">
         </head>
         <body>
@@ -31,6 +32,9 @@ enum WebTemplates {
         {{#signedIn}}
         <nav aria-label="Account">
         <a href="/app/">Vaults</a>
+        <a href="/app/devices">Devices</a>
+        <a href="/app/storage">Storage</a>
+        <a href="/app/account">Account</a>
         <form method="post" action="/app/signout" class="inline">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <button type="submit">Sign out</button>
@@ -84,7 +88,25 @@ enum WebTemplates {
         {{/vaults}}
         </tbody>
         </table>
+        <h2>Manage</h2>
+        {{#vaults}}<details><summary>{{name}}</summary>
+        <form method="post" action="/app/vaults/rename" class="inline-form">
+        <input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="vault" value="{{id}}">
+        <label for="rename-{{id}}">New name for {{name}}</label><input id="rename-{{id}}" name="name" value="{{name}}" required maxlength="100">
+        <button type="submit">Rename</button>
+        </form>
+        <form method="post" action="/app/vaults/delete" class="inline-form">
+        <input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="vault" value="{{id}}">
+        <label for="delete-{{id}}">To delete {{name}} and every version of its files, type its name</label><input id="delete-{{id}}" name="confirm" required autocomplete="off">
+        <button type="submit" class="danger">Delete the vault</button>
+        </form>
+        </details>{{/vaults}}
         {{/hasVaults}}
+        <form method="post" action="/app/vaults/create" class="inline-form">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <label for="new-vault">A new vault named</label><input id="new-vault" name="name" required maxlength="100">
+        <button type="submit">Create</button>
+        </form>
         {{> footer}}
         """
 
@@ -92,8 +114,10 @@ enum WebTemplates {
         {{> header}}
         {{> crumbs}}
         <h1>{{heading}}</h1>
+        <p class="actions"><a href="{{deletedHref}}">Deleted files</a> <a href="{{conflictsHref}}">Conflicts</a> <a href="{{exportHref}}">Export</a></p>
         {{#encrypted}}<p class="notice">This vault is end-to-end encrypted: the server holds only ciphertext, so it shows how many files there are, their sizes and times, never their names or content.</p>{{/encrypted}}
-        {{^hasEntries}}<p>This folder is empty.</p>{{/hasEntries}}
+        {{#summary}}<p>{{summary}}</p>{{/summary}}
+        {{^encrypted}}{{^hasEntries}}<p>This folder is empty.</p>{{/hasEntries}}{{/encrypted}}
         {{#hasEntries}}
         <table>
         <caption class="visually-hidden">Files and folders in {{heading}}</caption>
@@ -116,6 +140,7 @@ enum WebTemplates {
         <p class="actions"><a href="{{downloadHref}}">Download</a> <a href="{{historyHref}}">History</a></p>
         {{#tooLarge}}<p>This file is too large to show here; download it.</p>{{/tooLarge}}
         {{#notText}}<p>This file is not a note; download it to open it.</p>{{/notText}}
+        {{#encrypted}}<p class="notice">This vault is end-to-end encrypted: the server holds only ciphertext, so a device shows this file.</p>{{/encrypted}}
         {{#hasFields}}
         <section aria-labelledby="fields-heading" class="fields">
         <h2 id="fields-heading">Properties</h2>
@@ -136,6 +161,7 @@ enum WebTemplates {
         <tbody>
         {{#versions}}<tr><td>{{version}}{{#current}} (current){{/current}}</td><td><time datetime="{{created}}">{{created}}</time></td><td>{{device}}</td><td>{{#deleted}}deleted{{/deleted}}{{^deleted}}{{size}}{{/deleted}}</td>
         <td>{{#viewHref}}<a href="{{viewHref}}" aria-label="View version {{version}}">View</a>{{/viewHref}}
+        {{#compareHref}}<a href="{{compareHref}}" aria-label="Compare version {{version}} with the one before">Changes</a>{{/compareHref}}
         {{#restorable}}<form method="post" action="{{restoreAction}}" class="inline">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <input type="hidden" name="path" value="{{path}}">

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Drives the web app in a real headless Chromium, as a person would: signs in, browses, opens a
+hostile note, compares two versions, restores one, brings deleted files back, settles a conflict
+by editing the merged text, renames a device, reads the storage and account pages, exports the vault, and signs out; checks every
+page with axe (no serious or critical violation), with the keyboard (the skip link comes first),
+and at a phone's width (no sideways scrolling). Prints a JSON report; exits 1 on any failure.
+
+Usage: web_app.py BASE_URL EMAIL PASSWORD [SCREENSHOT_DIR]
+The server must hold what BrowserTests seeds (see Tests/ContractTests/BrowserTests.swift).
+"""
+import json
+import os
+import sys
+import traceback
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect, sync_playwright
+
+base, email, password = sys.argv[1:4]
+shots = sys.argv[4] if len(sys.argv) > 4 else None
+report = {"pages": [], "violations": [], "failures": [], "dialogs": [], "console_errors": []}
+axe = Axe()
+
+
+def check(page, name):
+    """axe's serious and critical violations, a screenshot, and the skip link first in tab order."""
+    report["pages"].append(name)
+    results = axe.run(page)
+    for violation in results.response["violations"]:
+        if violation["impact"] in ("serious", "critical"):
+            report["violations"].append({"page": name, "id": violation["id"], "help": violation["help"],
+                                         "nodes": [n["html"][:200] for n in violation["nodes"][:3]]})
+    if shots:
+        page.screenshot(path=os.path.join(shots, name + ".png"), full_page=True)
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement && document.activeElement.textContent.trim()")
+    if focused != "Skip to the content":
+        report["failures"].append(f"{name}: the first Tab focuses {focused!r}, not the skip link")
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+
+
+step = "start"
+try:
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1100, "height": 800})
+        page = context.new_page()
+        page.on("dialog", lambda d: (report["dialogs"].append(d.message), d.dismiss()))
+        page.on("console", lambda m: report["console_errors"].append(m.text) if m.type == "error" else None)
+        page.set_default_timeout(15000)
+
+        step = "sign in"
+        page.goto(base + "/app/")
+        expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+        check(page, "signin")
+        page.get_by_label("Email").fill(email)
+        page.get_by_label("Password").fill("not the password")
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("alert")).to_contain_text("do not match")
+        page.get_by_label("Password").fill(password)
+        page.get_by_role("button", name="Sign in").click()
+        expect(page.get_by_role("heading", name="Your vaults")).to_be_visible()
+        check(page, "vaults")
+
+        step = "browse"
+        page.get_by_role("link", name="default", exact=True).click()
+        check(page, "folder")
+        page.get_by_role("link", name="notes", exact=True).click()
+        page.get_by_role("link", name="plan.md", exact=True).click()
+        expect(page.get_by_role("heading", name="Properties")).to_be_visible()
+        check(page, "note")
+
+        step = "history and changes"
+        page.get_by_role("link", name="History").click()
+        check(page, "history")
+        page.get_by_role("link", name="Compare version 2 with the one before").click()
+        expect(page.get_by_role("heading", name="Text")).to_be_visible()
+        check(page, "diff")
+        page.get_by_role("link", name="Show side by side").click()
+        check(page, "diff-side")
+        page.go_back()
+        page.go_back()
+        page.get_by_role("button", name="Restore version 1").click()
+        expect(page.get_by_role("status")).to_contain_text("now version 3")
+
+        step = "deleted files"
+        page.get_by_role("link", name="default", exact=True).click()
+        page.get_by_role("link", name="Deleted files").click()
+        check(page, "deleted")
+        page.get_by_label("Restore everything deleted").select_option("hour")
+        page.get_by_role("button", name="Restore them").click()
+        expect(page.get_by_role("status")).to_contain_text("1 file restored")
+
+        step = "conflict"
+        page.get_by_role("link", name="default", exact=True).click()
+        page.get_by_role("link", name="Conflicts").click()
+        check(page, "conflicts")
+        page.get_by_role("link", name="notes/plan.md").click()
+        check(page, "conflict")
+        page.get_by_label("Or write the merged text").fill("merged in the browser\n")
+        page.get_by_role("button", name="Save the merged text").click()
+        expect(page.get_by_role("status")).to_contain_text("settled")
+
+        step = "devices and storage"
+        page.get_by_role("link", name="Devices").click()
+        check(page, "devices")
+        page.get_by_label("New name for phone").fill("Ana's phone")
+        page.get_by_role("row", name="phone").get_by_role("button", name="Rename").click()
+        expect(page.get_by_role("status")).to_contain_text("renamed")
+        page.get_by_role("link", name="Storage").click()
+        check(page, "storage")
+        page.get_by_role("link", name="Account").click()
+        check(page, "account")
+
+        step = "export"
+        page.get_by_role("link", name="Vaults", exact=True).click()
+        page.get_by_role("link", name="default", exact=True).click()
+        page.get_by_role("link", name="Export").click()
+        page.get_by_role("button", name="Export the vault now").click()
+        expect(page.get_by_role("link", name="Download the zip")).to_be_visible()
+        check(page, "export")
+
+        step = "a phone's width"
+        page.set_viewport_size({"width": 390, "height": 844})
+        for path in ["/app/", "/app/devices", "/app/storage"]:
+            page.goto(base + path)
+            wide = page.evaluate("document.scrollingElement.scrollWidth > window.innerWidth + 1")
+            if wide:
+                report["failures"].append(f"{path} scrolls sideways at 390 px")
+        if shots:
+            page.screenshot(path=os.path.join(shots, "phone.png"), full_page=True)
+
+        step = "sign out"
+        page.set_viewport_size({"width": 1100, "height": 800})
+        page.get_by_role("button", name="Sign out").click()
+        expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+        page.goto(base + "/app/devices")
+        expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+        browser.close()
+except Exception:
+    report["failures"].append(f"{step}: {traceback.format_exc(limit=3)}")
+
+if report["dialogs"]:
+    report["failures"].append(f"a note ran script: dialogs {report['dialogs']}")
+csp = [e for e in report["console_errors"] if "Content Security Policy" in e]
+if csp:
+    report["failures"].append(f"the page broke its own CSP: {csp}")
+print(json.dumps(report))
+sys.exit(1 if report["failures"] or report["violations"] else 0)

@@ -1,0 +1,64 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+/// The web app in a real headless Chromium (Debian's `chromium`, driven by Playwright for Python,
+/// with axe's accessibility checks): `Tests/Browser/web_app.py` signs in, browses, opens a
+/// hostile note, compares and restores versions, brings deleted files back, settles a conflict by
+/// editing the merged text, renames a device and signs out, against a real server this test seeds.
+/// `VAULTSYNC_UPDATE_SCREENSHOTS=1` writes its screenshots to `docs/web/` (docs/web.md shows them).
+@Suite struct BrowserTests {
+    static let hostile = """
+        ---
+        title: "<script>alert('title')</script>"
+        tags: [plans, q3]
+        ---
+        # Plan for the quarter
+
+        A [bad link](javascript:alert(document.cookie)), a [[Reading list]], and <img src=x onerror=alert(1)>.
+
+        - [x] draft
+        - [ ] review
+
+        """
+
+    @Test func aPersonUsesTheWebAppWithABrowser() async throws {
+        let chromium = "/usr/bin/chromium"
+        try #require(FileManager.default.isExecutableFile(atPath: chromium), "chromium is not installed: apt-get install chromium (infra/install-deps.sh does)")
+        let screenshots = ProcessInfo.processInfo.environment["VAULTSYNC_UPDATE_SCREENSHOTS"] == "1"
+            ? Repository.root.appendingPathComponent("docs/web")
+            : FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-shots-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+        defer { if !screenshots.path.hasPrefix(Repository.root.path) { try? FileManager.default.removeItem(at: screenshots) } }
+        try await HeavyTests.oneAtATime {
+            try await TestServer.with { server in
+                let user = try await server.newUser()
+                let laptop = try await user.newDevice("laptop")
+                let phone = try await user.newDevice("phone")
+                _ = try await laptop.write("notes/plan.md", Self.hostile)
+                _ = try await laptop.write("notes/plan.md", Self.hostile + "A second thought.\n", base: 1)
+                _ = try await laptop.write("notes/Reading list.md", "# Reading list\n")
+                _ = try await laptop.write("gone.md", "deleted by mistake\n")
+                _ = try await laptop.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("gone.md"), baseVersion: 1)]), session: laptop.session)
+                let theirs = Data("# Plan for the quarter\n\nWritten on the phone.\n".utf8)
+                _ = try await phone.api.recordConflict(RecordConflictRequest(
+                    path: try VaultPath("notes/plan.md"), remoteVersion: 2, contentHash: ContentHasher.hash(theirs), sizeBytes: Int64(theirs.count),
+                    description: "both edited the same lines", content: theirs), session: phone.session)
+
+                let run = try await CLIProcess.run(
+                    "/usr/bin/env", ["python3", Repository.root.appendingPathComponent("Tests/Browser/web_app.py").path, server.baseURL.absoluteString, user.email, user.password, screenshots.path],
+                    timeout: .seconds(300))
+                let report = try? run.json()
+                #expect(run.exitCode == 0, "\(run)")
+                #expect((report?["pages"] as? [String])?.count == 14, "\(String(describing: report?["pages"]))")
+                // What the browser did, seen from the server.
+                #expect(try await laptop.read("notes/plan.md") == "merged in the browser\n")
+                #expect(try await laptop.read("gone.md") == "deleted by mistake\n")
+                #expect(try await laptop.api.devices(accessToken: laptop.session.accessToken).devices.map(\.deviceName).sorted() == ["Ana's phone", "laptop"])
+            }
+        }
+    }
+}
