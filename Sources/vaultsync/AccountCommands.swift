@@ -21,6 +21,7 @@ struct Init: AsyncParsableCommand {
     @Option(help: "The server's base URL.") var server: String
     @Option(help: "Your email address (to sign in with a password).") var email: String?
     @OptionGroup var identity: IdentityOptions
+    @Option(help: "A one-time code from the web app's 'Add a device' page: signs in without the password.") var enroll: String?
     @Option(help: "A name for this device (default: the host name).") var deviceName: String?
     @Flag(help: "Create the account first.") var createAccount = false
     @Option(name: .customLong("vault"), help: "Which of the account's vaults to sync with (default: the one the folder synced with before, else 'default').") var vaultName: String?
@@ -34,8 +35,10 @@ struct Init: AsyncParsableCommand {
     func validate() throws {
         if createVault && vaultName == nil { throw ValidationError("--create needs --vault NAME") }
         if encrypt && passphrase.recoveryKeyStdin { throw ValidationError("--encrypt makes a new key: it takes a new passphrase, not a recovery key") }
-        guard (email == nil) != (identity.provider == nil) else { throw ValidationError("sign in with either --email (and a password) or --provider NAME --id-token-stdin") }
-        if identity.provider != nil && createAccount { throw ValidationError("--create-account is for passwords: a provider's first sign-in creates the account") }
+        guard [email != nil, identity.provider != nil, enroll != nil].filter({ $0 }).count == 1 else {
+            throw ValidationError("sign in with one of --email (and a password), --provider NAME --id-token-stdin, or --enroll CODE")
+        }
+        if (identity.provider != nil || enroll != nil) && createAccount { throw ValidationError("--create-account is for passwords: it makes a new account") }
     }
 
     func run() async throws {
@@ -43,6 +46,8 @@ struct Init: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let credential: SignInCredential = if let email {
             .password(email: email, password: try password.password(), createAccount: createAccount)
+        } else if let enroll {
+            .enrollment(code: enroll)
         } else {
             try identity.credential()
         }
@@ -51,7 +56,7 @@ struct Init: AsyncParsableCommand {
         let (engine, recoveryKey) = try await SyncEngine.link(
             root: root, server: try serverURL(server), credential: credential,
             deviceName: deviceName ?? ProcessInfo.processInfo.hostName, vault: vaultName, createVault: createVault, key: choice)
-        if !json { print("linked \(root.path) to \(server) as \(email ?? identity.provider ?? "")\(vaultName.map { ", vault '\($0)'" } ?? "")\(engine.isEncrypted ? " (end-to-end encrypted)" : "")") }
+        if !json { print("linked \(root.path) to \(server) as \(email ?? identity.provider ?? "an enrolment code")\(vaultName.map { ", vault '\($0)'" } ?? "")\(engine.isEncrypted ? " (end-to-end encrypted)" : "")") }
         if let recoveryKey { printRecoveryKey(recoveryKey, toStandardError: json) }
         try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
     }

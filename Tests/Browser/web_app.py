@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Drives the web app in a real headless Chromium, as a person would: signs in, browses, opens a
 hostile note, compares two versions, restores one, brings deleted files back, settles a conflict
-by editing the merged text, renames a device, reads the storage and account pages, exports the vault, and signs out; checks every
+by editing the merged text, renames a device, reads the storage and account pages, makes an enrolment code, exports the
+vault, and signs out; checks every
 page with axe (no serious or critical violation), with the keyboard (the skip link comes first),
 and at a phone's width (no sideways scrolling). Prints a JSON report; exits 1 on any failure.
 
@@ -111,10 +112,17 @@ try:
         check(page, "storage")
         page.get_by_role("link", name="Account").click()
         check(page, "account")
+        page.get_by_role("link", name="Add a device").click()
+        page.get_by_role("button", name="Make a code").click()
+        expect(page.get_by_role("heading", name="Your code")).to_be_visible()
+        check(page, "enroll")
 
         step = "export"
         page.get_by_role("link", name="Vaults", exact=True).click()
         page.get_by_role("link", name="default", exact=True).click()
+        page.get_by_role("link", name="Activity").click()
+        check(page, "activity")
+        page.go_back()
         page.get_by_role("link", name="Export").click()
         page.get_by_role("button", name="Export the vault now").click()
         expect(page.get_by_role("link", name="Download the zip")).to_be_visible()

@@ -259,4 +259,25 @@ import Testing
             }
         }
     }
+
+    @Test func activityListsWhoChangedWhatNewestFirst() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            let phone = try await user.newDevice("phone")
+            _ = try await laptop.write("a.md", "one")
+            server.clock.advance(by: 1)
+            _ = try await phone.write("b.md", "two")
+            server.clock.advance(by: 1)
+            _ = try await phone.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("a.md"), baseVersion: 1)]), session: phone.session)
+            let base = try await Self.base(laptop, server)
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: user.email, password: user.password)
+                let page = try await web.get(base + "activity")
+                let rows = page.body.components(separatedBy: "<tr><td><time").dropFirst().map { $0.prefix { $0 != "\n" } }
+                #expect(rows.count == 3, "\(page.body)")
+                #expect(rows.first?.contains("<td>phone</td><td>deleted (version 2)</td>") == true && rows.last?.contains("<td>laptop</td><td>changed (version 1)</td>") == true, "\(rows)")
+            }
+        }
+    }
 }

@@ -136,6 +136,8 @@ public enum SignInCredential: Sendable {
     /// An ID token from a provider the server trusts (Sign in with Apple, OpenID Connect); the
     /// first one creates the account unless the server does not allow it.
     case idToken(provider: String, token: String, nonce: String? = nil)
+    /// A one-time enrolment code the account's owner made in the web app ("Add a device").
+    case enrollment(code: String)
 
     /// Signs in, showing `ticket` (``AuthTokens/signInTicket``) with a password.
     func signIn(_ api: SyncAPI, ticket: String? = nil) async throws -> AuthTokens {
@@ -143,6 +145,7 @@ public enum SignInCredential: Sendable {
         case .password(let email, let password, let create):
             create ? try await api.signup(email: email, password: password) : try await api.login(email: email, password: password, signInTicket: ticket)
         case .idToken(let provider, let token, let nonce): try await api.login(provider: provider, idToken: token, nonce: nonce)
+        case .enrollment(let code): try await api.enroll(code: code)
         }
     }
 }

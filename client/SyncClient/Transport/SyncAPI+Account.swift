@@ -34,6 +34,11 @@ extension SyncAPI {
         try await call("POST", "auth/login", body: LoginRequest(email: email, password: password, signInTicket: signInTicket))
     }
 
+    /// Signs a new device in with a one-time enrolment code (`POST /auth/enroll`).
+    public func enroll(code: String) async throws -> AuthTokens {
+        try await call("POST", "auth/enroll", body: EnrollRequest(code: code))
+    }
+
     /// Signs in with an ID token of a provider the server trusts (Sign in with Apple, OIDC).
     /// A nonce for a sign-in through a provider (`GET /auth/nonce`): request the ID token with it.
     public func identityNonce() async throws -> IdentityNonce {

@@ -177,3 +177,12 @@ public struct RefreshRequest: Codable, Sendable, Equatable {
     public init(refreshToken: String) { self.refreshToken = refreshToken }
     enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
 }
+
+/// `POST /auth/enroll`: a new device signs in with a one-time enrolment code its owner made (the
+/// web app's "Add a device") instead of the password; the answer is ``AuthTokens``.
+public struct EnrollRequest: Codable, Sendable, Equatable {
+    /// As shown (`7K3Q-M9XD-2HTA`); case, dashes and spaces do not matter.
+    public var code: String
+
+    public init(code: String) { self.code = code }
+}

@@ -153,7 +153,8 @@ public enum VaultSyncServer {
             sessions: await WebSessions(secret: parts.secret, db: parts.pool, secure: configuration.effectivePublicURL.scheme == "https", now: parts.now),
             apiSessions: sessions, auth: accounts.auth, devices: accounts.devices, vault: vault, catalog: accounts.catalog, exports: exports,
             accounts: accounts.accounts,
-            pages: try WebTemplates.library(), trustedProxies: Set(configuration.trustedProxies), now: parts.now)
+            pages: try WebTemplates.library(), trustedProxies: Set(configuration.trustedProxies),
+            serverURL: { [address = parts.address] in (address.withLockedValue { $0 } ?? configuration.effectivePublicURL).absoluteString }, now: parts.now)
         web.add(to: router)
         router.middlewares.add(FileMiddleware(
             fileProvider: EmbeddedFiles(WebAssets.files, built: Date()), urlBasePath: "/app/assets", cacheControl: .init([(MediaType(type: .text, subType: "css"), [.maxAge(3600)])])))

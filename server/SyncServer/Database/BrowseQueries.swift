@@ -67,4 +67,23 @@ enum BrowseQueries {
             """, [vaultID, prefix, limit]
         ).map { Deleted(path: try $0.string(0), deletedAt: try $0.date(1), device: try $0.optionalString(2), lastContent: try $0.optionalInt(3)) }
     }
+
+    /// One change, as the activity view lists it.
+    struct Change: Sendable, Equatable {
+        let path: String
+        let version: Int
+        let deleted: Bool
+        let at: Date
+        let device: String?
+    }
+
+    /// The vault's `limit` most recent changes, newest first.
+    static func recent(_ db: PostgresConnection, vaultID: UUID, limit: Int) throws -> [Change] {
+        try db.query(
+            """
+            SELECT v.path, v.version, v.is_deleted, v.created_at, d.name FROM file_versions v LEFT JOIN devices d ON d.id = v.device_id
+            WHERE v.vault_id = $1 ORDER BY v.created_at DESC, v.path LIMIT $2
+            """, [vaultID, limit]
+        ).map { Change(path: try $0.string(0), version: try $0.int(1), deleted: try $0.bool(2), at: try $0.date(3), device: $0.optionalString(4)) }
+    }
 }

@@ -15,6 +15,8 @@ enum ServiceError: Error, Equatable {
     case invalidCredentialsFormat(String)
     case unauthorized(String)
     case invalidCredentials
+    /// An enrolment code that is unknown, used, revoked or expired (one answer for all).
+    case enrollmentCodeRefused
     case invalidRefreshToken
     /// A refresh token of a session that ended because its device was revoked.
     case deviceRevoked

@@ -16,6 +16,10 @@ struct AuthRoutes {
             let body = try await request.decode(as: LoginRequest.self, context: context)
             return try context.json(try await auth.login(body, address: context.clientAddress(request, trusting: trustedProxies)))
         }
+        group.post("enroll") { request, context in
+            let body = try await request.decode(as: EnrollRequest.self, context: context)
+            return try context.json(try await auth.enroll(body, address: context.clientAddress(request, trusting: trustedProxies)))
+        }
         group.get("nonce") { _, context in
             try context.json(auth.identityNonce())
         }

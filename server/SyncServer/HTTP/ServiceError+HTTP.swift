@@ -37,6 +37,10 @@ extension ServiceError {
             (.unauthorized, ErrorBody(code: .unauthorized, message: m))
         case .invalidCredentials:
             (.unauthorized, ErrorBody(code: .invalidCredentials, message: "email or password is wrong"))
+        case .enrollmentCodeRefused:
+            (.unauthorized, ErrorBody(
+                code: .invalidCredentials,
+                message: "the enrolment code is unknown, used, revoked or expired (a code signs in once, within 15 minutes): make a new one on the web app's Add a device page"))
         case .invalidRefreshToken:
             (.unauthorized, ErrorBody(code: .invalidRefreshToken, message: "the refresh token is unknown, expired or revoked: log in again"))
         case .deviceRevoked:

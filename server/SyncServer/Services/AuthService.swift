@@ -204,7 +204,7 @@ struct AuthService: Sendable {
         }
     }
 
-    private func startSession(userID: UUID) async throws -> AuthTokens {
+    func startSession(userID: UUID) async throws -> AuthTokens {
         let now = now()
         let refresh = TokenIssuer.newRefreshToken()
         let expires = now.addingTimeInterval(refreshTTL.seconds)

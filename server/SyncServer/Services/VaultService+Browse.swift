@@ -32,4 +32,9 @@ extension VaultService {
     func deletedFiles(_ scope: VaultScope, under folder: String, limit: Int) async throws -> [BrowseQueries.Deleted] {
         try await db.withConnection { try BrowseQueries.deleted($0, vaultID: scope.vaultID, prefix: folder, limit: limit) }
     }
+
+    /// The vault's most recent changes, newest first: the web app's activity view.
+    func recentChanges(_ scope: VaultScope, limit: Int) async throws -> [BrowseQueries.Change] {
+        try await db.withConnection { try BrowseQueries.recent($0, vaultID: scope.vaultID, limit: limit) }
+    }
 }

@@ -21,6 +21,8 @@ struct WebApp: Sendable {
     let accounts: AccountService
     let pages: MustacheLibrary
     let trustedProxies: Set<String>
+    /// The address devices reach this server at (``ServerConfiguration/effectivePublicURL``).
+    let serverURL: @Sendable () -> String
     let now: @Sendable () -> Date
 
     /// The most files a folder view reads.
@@ -45,6 +47,7 @@ struct WebApp: Sendable {
         }
         addAccountPages(to: app)
         addManagePages(to: app)
+        addEnrollPages(to: app)
         let vaultPages = app.group("vaults/:vault")
         vaultPages.get("files") { request, context in try await page(request, context) { try await folder($0, request, context) } }
         vaultPages.get("file") { request, context in try await page(request, context) { try await file($0, request, context) } }
@@ -87,7 +90,7 @@ struct WebApp: Sendable {
             return render("folder", chrome(caller, title: scope.vaultName).merging([
                 "heading": scope.vaultName, "crumbs": crumbs(scope, folder: ""), "encrypted": true, "hasEntries": false,
                 "summary": "\(count) \(count == 1 ? "file" : "files"), \(Self.size(all.reduce(0, +)))",
-                "deletedHref": base + "deleted", "conflictsHref": base + "conflicts", "exportHref": base + "export",
+                "deletedHref": base + "deleted", "conflictsHref": base + "conflicts", "exportHref": base + "export", "activityHref": base + "activity",
             ]) { $1 })
         }
         var entries: [[String: Any]] = listing.folders.map { sub in
@@ -102,17 +105,26 @@ struct WebApp: Sendable {
         return render("folder", chrome(caller, title: heading).merging([
             "heading": heading, "crumbs": crumbs(scope, folder: folder), "entries": entries, "hasEntries": !entries.isEmpty, "encrypted": scope.encrypted,
             "deletedHref": base + "deleted" + (folder.isEmpty ? "" : "?folder=" + Self.query(folder)), "conflictsHref": base + "conflicts",
-            "exportHref": base + "export",
+            "exportHref": base + "export", "activityHref": base + "activity",
         ]) { $1 })
     }
 
-    func file(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+    /// The vault, path and version with content a request names (`version=`, else the newest),
+    /// and every version of the path.
+    func namedVersion(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws
+        -> (scope: VaultScope, path: VaultPath, versions: [FileVersionInfo], shown: FileVersionInfo, hash: ContentHash)
+    {
         let scope = try await scope(caller, context)
         let (path, wanted) = try Self.pathParameters(request)
         let versions = try await vault.history(scope, path: path.rawValue).versions
         guard let shown = wanted.map({ number in versions.first { $0.version == number } }) ?? versions.first, let hash = shown.contentHash else {
             throw ServiceError.notFound(wanted.map { "'\(path)' has no version \($0) with content" } ?? "'\(path)' was deleted: see its history")
         }
+        return (scope, path, versions, shown, hash)
+    }
+
+    func file(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let (scope, path, versions, shown, hash) = try await namedVersion(caller, request, context)
         let base = Self.base(scope)
         var model = chrome(caller, title: String(path.name)).merging([
             "heading": String(path.name), "crumbs": crumbs(scope, folder: Self.folderOf(path.rawValue), last: String(path.name)),
@@ -165,12 +177,8 @@ struct WebApp: Sendable {
     /// A version's bytes: a redirect to the same signed download URL a device gets, served as a
     /// download (never shown as a page of this site).
     func download(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
-        let scope = try await scope(caller, context)
-        let (path, wanted) = try Self.pathParameters(request)
-        let versions = try await vault.history(scope, path: path.rawValue).versions
-        guard let version = wanted.map({ number in versions.first { $0.version == number } }) ?? versions.first, let url = version.downloadURL else {
-            throw ServiceError.notFound("'\(path)' has no such version with content")
-        }
+        let (_, path, _, shown, _) = try await namedVersion(caller, request, context)
+        guard let url = shown.downloadURL else { throw ServiceError.notFound("'\(path)' has no such version with content") }
         return Response.redirect(to: url.absoluteString, type: .normal)
     }
 

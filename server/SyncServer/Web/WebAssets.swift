@@ -17,7 +17,7 @@ enum WebAssets {
         .skip { position: absolute; left: -9999px; }
         .skip:focus { left: 1rem; top: 1rem; background: var(--bg); padding: .5rem; z-index: 1; }
         .bar { display: flex; flex-wrap: wrap; gap: 1rem; align-items: center; justify-content: space-between; padding: .75rem 1rem; border-bottom: 1px solid var(--line); }
-        .bar nav { display: flex; gap: 1rem; align-items: center; }
+        .bar nav { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; }
         .brand { font-weight: 700; text-decoration: none; }
         main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
         h1 { font-size: 1.6rem; overflow-wrap: anywhere; }

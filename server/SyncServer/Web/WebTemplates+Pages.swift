@@ -220,4 +220,47 @@ extension WebTemplates {
         {{/encrypted}}{{/running}}
         {{> footer}}
         """
+
+    static let activity = """
+        {{> header}}
+        {{> crumbs}}
+        <h1>{{heading}}</h1>
+        {{^hasChanges}}<p>Nothing has changed yet.</p>{{/hasChanges}}
+        {{#hasChanges}}
+        <table>
+        <caption class="visually-hidden">The last 100 changes, newest first</caption>
+        <thead><tr><th scope="col">When</th><th scope="col">Device</th><th scope="col">What</th><th scope="col">File</th></tr></thead>
+        <tbody>{{#changes}}<tr><td><time datetime="{{when}}">{{when}}</time></td><td>{{device}}</td><td>{{what}} (version {{version}})</td><td>{{#href}}<a href="{{href}}">{{name}}</a>{{/href}}{{^href}}{{name}}{{/href}}</td></tr>
+        {{/changes}}</tbody>
+        </table>
+        {{/hasChanges}}
+        {{> footer}}
+        """
+
+    static let enroll = """
+        {{> header}}
+        <h1>Add a device</h1>
+        <p>On the new device, link a folder to this server: <code>{{server}}</code>. Sign in there with your password, or with a one-time code made here.</p>
+        {{#code}}
+        <section aria-labelledby="code-heading" class="notice">
+        <h2 id="code-heading">Your code</h2>
+        <p class="big"><strong>{{code}}</strong></p>
+        <p>It signs one device in, until <time datetime="{{expires}}">{{expires}}</time>, and is shown only now. On the device, run:</p>
+        <pre><code>{{command}}</code></pre>
+        </section>
+        {{/code}}
+        <form method="post" action="/app/enroll">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <button type="submit">Make a code</button>
+        </form>
+        {{#hasCodes}}
+        <h2>Codes that can still be used</h2>
+        <ul>{{#codes}}<li>Made <time datetime="{{created}}">{{created}}</time>, until <time datetime="{{expires}}">{{expires}}</time>
+        <form method="post" action="/app/enroll/revoke" class="inline">
+        <input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="code" value="{{id}}">
+        <button type="submit" aria-label="Revoke the code made {{created}}">Revoke</button>
+        </form></li>{{/codes}}</ul>
+        {{/hasCodes}}
+        {{> footer}}
+        """
 }

@@ -12,7 +12,7 @@ enum WebTemplates {
 
     static let all: [(String, String)] = [
         ("header", header), ("footer", footer), ("crumbs", crumbs), ("signin", signin), ("vaults", vaults), ("folder", folder),
-        ("file", file), ("history", history), ("error", error), ("devices", devices), ("storage", storage), ("deleted", deleted), ("diff", diff), ("conflicts", conflicts), ("conflict", conflict), ("account", account), ("export", export),
+        ("file", file), ("history", history), ("error", error), ("devices", devices), ("storage", storage), ("deleted", deleted), ("diff", diff), ("conflicts", conflicts), ("conflict", conflict), ("account", account), ("export", export), ("activity", activity), ("enroll", enroll),
     ]
 
     static let header = """
@@ -33,6 +33,7 @@ enum WebTemplates {
         <nav aria-label="Account">
         <a href="/app/">Vaults</a>
         <a href="/app/devices">Devices</a>
+        <a href="/app/enroll">Add a device</a>
         <a href="/app/storage">Storage</a>
         <a href="/app/account">Account</a>
         <form method="post" action="/app/signout" class="inline">
@@ -114,7 +115,7 @@ enum WebTemplates {
         {{> header}}
         {{> crumbs}}
         <h1>{{heading}}</h1>
-        <p class="actions"><a href="{{deletedHref}}">Deleted files</a> <a href="{{conflictsHref}}">Conflicts</a> <a href="{{exportHref}}">Export</a></p>
+        <p class="actions"><a href="{{deletedHref}}">Deleted files</a> <a href="{{conflictsHref}}">Conflicts</a> <a href="{{activityHref}}">Activity</a> <a href="{{exportHref}}">Export</a></p>
         {{#encrypted}}<p class="notice">This vault is end-to-end encrypted: the server holds only ciphertext, so it shows how many files there are, their sizes and times, never their names or content.</p>{{/encrypted}}
         {{#summary}}<p>{{summary}}</p>{{/summary}}
         {{^encrypted}}{{^hasEntries}}<p>This folder is empty.</p>{{/hasEntries}}{{/encrypted}}
