@@ -100,7 +100,7 @@ import Testing
                 #expect(history.status == 200 && history.body.contains("Restore version 1") && !history.body.contains("Restore version 2"), "\(history)")
                 let token = try #require(history.formToken)
 
-                for forged in ["", "0" + token.dropFirst(), "nonsense"] {
+                for forged in ["", (token.first == "0" ? "1" : "0") + token.dropFirst(), "nonsense"] {  // (one character changed)
                     let refused = try await web.post(base + "restore", form: ["path": "a.md", "version": "1", "form_token": forged])
                     #expect(refused.status == 403 && refused.body.contains("role=\"alert\""), "\(refused)")
                 }
@@ -145,6 +145,30 @@ import Testing
                 #expect(try await web.get("/app/").status == 404)
                 #expect(try await web.get("/app/assets/app.css").status == 404)
                 #expect(try await web.get("/").status == 404)
+            }
+        }
+    }
+
+    /// A browser whose sign-in ran out signs in again as the same device, not as another one; after
+    /// signing out (its device revoked) it is a new one.
+    @Test func aBrowserSigningInAgainStaysOneDevice() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            func browsers() async throws -> Int {
+                let tokens = try await server.api.login(email: user.email, password: user.password)  // (an access token from now)
+                return try await server.api.devices(accessToken: tokens.accessToken).devices.filter { $0.deviceName == "Web browser" }.count
+            }
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: user.email, password: user.password)
+                server.clock.advance(by: 13 * 3600)
+                #expect(try await web.get("/app/").location == "/app/signin", "12 hours later the sign-in ran out")
+                _ = try await web.signIn(email: user.email, password: user.password)
+                #expect(try await web.get("/app/").status == 200)
+                #expect(try await browsers() == 1)
+                let token = try #require(try await web.get("/app/").formToken)
+                _ = try await web.post("/app/signout", form: ["form_token": token])
+                _ = try await web.signIn(email: user.email, password: user.password)
+                #expect(try await browsers() == 1, "the revoked one is not listed; the new one is")
             }
         }
     }

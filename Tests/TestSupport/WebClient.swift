@@ -25,7 +25,7 @@ public final class WebClient: Sendable {
 
     public let base: URL
     private let client: HTTPClient
-    private let cookie = Mutex<String?>(nil)
+    private let cookies = Mutex<[String: String]>([:])
 
     private init(base: URL) {
         self.base = base
@@ -45,10 +45,10 @@ public final class WebClient: Sendable {
         }
     }
 
-    /// The cookie this browser holds (to replay it after signing out, say).
+    /// The sign-in cookie this browser holds (to replay it after signing out, say).
     public var heldCookie: String? {
-        get { cookie.withLock { $0 } }
-        set { cookie.withLock { $0 = newValue } }
+        get { cookies.withLock { jar in jar["vaultsync_web"].map { "vaultsync_web=\($0)" } } }
+        set { cookies.withLock { jar in jar["vaultsync_web"] = newValue.flatMap { $0.split(separator: "=", maxSplits: 1).last.map(String.init) } } }
     }
 
     public func get(_ path: String) async throws -> Page {
@@ -73,14 +73,16 @@ public final class WebClient: Sendable {
 
     private func send(_ request: HTTPClientRequest) async throws -> Page {
         var request = request
-        if let cookie = heldCookie { request.headers.add(name: "Cookie", value: cookie) }
+        let header = cookies.withLock { jar in jar.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
+        if !header.isEmpty { request.headers.add(name: "Cookie", value: header) }
         let response = try await client.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
         var headers: [String: String] = [:]
         for header in response.headers where headers[header.name.lowercased()] == nil { headers[header.name.lowercased()] = header.value }
-        if let set = headers["set-cookie"], let pair = set.split(separator: ";").first {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            heldCookie = parts.count == 2 && !parts[1].isEmpty ? String(pair) : nil
+        for set in response.headers["set-cookie"] {
+            guard let pair = set.split(separator: ";").first else { continue }
+            let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+            cookies.withLock { jar in jar[parts[0]] = parts.count == 2 && !parts[1].isEmpty ? parts[1] : nil }
         }
         return Page(status: Int(response.status.code), headers: headers, body: String(buffer: body))
     }

@@ -198,9 +198,11 @@ struct WebApp: Sendable {
         do {
             let tokens = try await auth.login(LoginRequest(email: email, password: form["password"] ?? ""), address: context.clientAddress(request, trusting: trustedProxies))
             let caller = try await apiSessions.caller(authorization: "Bearer " + tokens.accessToken, purpose: "signing in needs")
-            _ = try await devices.register(caller, RegisterDeviceRequest(deviceName: "Web browser", platform: "web"))
+            let known = WebSessions.cookie(WebSessions.deviceCookieName, in: request).flatMap(UUID.init(uuidString:))
+            let device = try await devices.register(caller, RegisterDeviceRequest(deviceName: "Web browser", platform: "web", deviceID: known))
             var response = Response.redirect(to: "/app/", type: .normal)
             response.headers[.setCookie] = try await sessions.signInCookie(userID: caller.userID, session: caller.session.id, now: now())
+            response.headers.append(HTTPField(name: .setCookie, value: sessions.deviceCookie(device.deviceID)))
             return response
         } catch let error as ServiceError {
             let (status, body) = error.wire

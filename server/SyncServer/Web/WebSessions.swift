@@ -11,6 +11,10 @@ import Postgres
 /// device, a password change elsewhere or deleting the account ends it at once.
 struct WebSessions: Sendable {
     static let cookieName = "vaultsync_web"
+    /// The browser's device id, kept across sign-ins (not a credential: signing in again names it,
+    /// and the server takes it only when it is a live device of the account signing in), so that a
+    /// browser whose sign-in ran out stays one device instead of becoming another.
+    static let deviceCookieName = "vaultsync_web_device"
     /// How long a sign-in lasts in the browser.
     static let lifetime: Duration = .seconds(12 * 3600)
 
@@ -32,6 +36,11 @@ struct WebSessions: Sendable {
     func signInCookie(userID: UUID, session: UUID, now: Date) async throws -> String {
         let token = try await tokens.accessToken(for: userID, session: session, now: now)
         return "\(Self.cookieName)=\(token); Path=/app; HttpOnly; SameSite=Lax; Max-Age=\(Int(Self.lifetime.seconds))\(secure ? "; Secure" : "")"
+    }
+
+    /// The `Set-Cookie` value that remembers the browser's device for its next sign-in (a year).
+    func deviceCookie(_ id: UUID) -> String {
+        "\(Self.deviceCookieName)=\(id.uuidString.lowercased()); Path=/app; HttpOnly; SameSite=Lax; Max-Age=31536000\(secure ? "; Secure" : "")"
     }
 
     /// The `Set-Cookie` value that forgets the sign-in.
