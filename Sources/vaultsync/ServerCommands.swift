@@ -38,7 +38,7 @@ struct Nonce: AsyncParsableCommand {
 
 /// `vaultsync server-info --server URL`: what a server speaks, without an account.
 struct ServerInfo: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "server-info", abstract: "Show a server's version, protocol versions and limits.")
+    static let configuration = CommandConfiguration(commandName: "server-info", abstract: "Show a server's status and protocol versions (servers before 0.1.0's security review also name their release and limits).")
 
     @Option(help: "The server's base URL, e.g. http://127.0.0.1:8080.")
     var server: String
