@@ -7,7 +7,7 @@ import SyncServer
 struct User: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Per-user administration: accounts, passwords, quotas and limits.",
-        subcommands: [List.self, Show.self, Create.self, SetQuota.self, ResetPassword.self, Delete.self])
+        subcommands: [List.self, Show.self, Create.self, SetQuota.self, ResetPassword.self, SetAdmin.self, Disable.self, Enable.self, Delete.self])
 
     struct List: AsyncParsableCommand, ReadsSettings {
         static let settings = ServerSettings.common
@@ -25,7 +25,8 @@ struct User: AsyncParsableCommand {
             }
             if users.isEmpty { print("no users") }
             for user in users {
-                print("\(user.email)  created \(WireDate.format(user.createdAt))  \(user.devices) device\(user.devices == 1 ? "" : "s")  \(user.files) files  \(user.bytes) bytes")
+                let marks = (user.admin ? "  admin" : "") + (user.disabledAt.map { "  disabled since \(WireDate.format($0))" } ?? "")
+                print("\(user.email)  created \(WireDate.format(user.createdAt))  \(user.devices) device\(user.devices == 1 ? "" : "s")  \(user.files) files  \(user.bytes) bytes\(marks)")
             }
         }
     }

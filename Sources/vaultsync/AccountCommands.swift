@@ -7,10 +7,11 @@ struct Signup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Create an account on a server.")
     @Option(help: "The server's base URL.") var server: String
     @Option(help: "Your email address.") var email: String
+    @Option(help: "An invitation code from the server's operator (a server that takes no sign-ups needs one).") var invitation: String?
     @OptionGroup var password: PasswordOptions
 
     func run() async throws {
-        let tokens = try await SyncAPI(baseURL: try serverURL(server)).signup(email: email, password: try password.password())
+        let tokens = try await SyncAPI(baseURL: try serverURL(server)).signup(email: email, password: try password.password(), invitation: invitation)
         print("account created for \(email) (user \(tokens.userID)); link a folder with 'vaultsync init DIR --server \(server) --email \(email)'")
     }
 }
@@ -24,6 +25,7 @@ struct Init: AsyncParsableCommand {
     @Option(help: "A one-time code from the web app's 'Add a device' page: signs in without the password.") var enroll: String?
     @Option(help: "A name for this device (default: the host name).") var deviceName: String?
     @Flag(help: "Create the account first.") var createAccount = false
+    @Option(help: "With --create-account: an invitation code from the server's operator (a server that takes no sign-ups needs one).") var invitation: String?
     @Option(name: .customLong("vault"), help: "Which of the account's vaults to sync with (default: the one the folder synced with before, else 'default').") var vaultName: String?
     @Flag(name: .customLong("create"), help: "Create the vault named by --vault when the account has none of that name.") var createVault = false
     @Flag(help: "Print the first sync's report as JSON.") var json = false
@@ -39,12 +41,15 @@ struct Init: AsyncParsableCommand {
             throw ValidationError("sign in with one of --email (and a password), --provider NAME --id-token-stdin, or --enroll CODE")
         }
         if (identity.provider != nil || enroll != nil) && createAccount { throw ValidationError("--create-account is for passwords: it makes a new account") }
+        if invitation != nil && !createAccount { throw ValidationError("--invitation goes with --create-account (and --email): it lets a new account in") }
     }
 
     func run() async throws {
         let root = vaultURL(directory)
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        let credential: SignInCredential = if let email {
+        let credential: SignInCredential = if let email, let invitation {
+            .invitation(email: email, password: try password.password(), code: invitation)
+        } else if let email {
             .password(email: email, password: try password.password(), createAccount: createAccount)
         } else if let enroll {
             .enrollment(code: enroll)

@@ -1,4 +1,5 @@
 import Foundation
+import SyncServer
 import TestSupport
 import Testing
 
@@ -89,6 +90,56 @@ import Testing
             #expect(!changed.screen.contains("a brand new password"), "a typed secret is not echoed")
             let login = try await TerminalRun.run("vaultsync", ["login", laptop.path], replies: [("Password: ", "a brand new password")], environment: ["VAULTSYNC_PASSWORD": ""])
             #expect(login.exitCode == 0, "the new password signs in: \(login)")
+        }
+    }
+
+    /// An operator disables and enables an account and marks another an operator; on a server
+    /// that takes no sign-ups a person joins with an invitation code an operator made in the web app.
+    @Test func anOperatorDisablesEnablesAndInvites() async throws {
+        let laptop = newFolder(), invited = newFolder()
+        defer { for folder in [laptop, invited] { try? FileManager.default.removeItem(at: folder) } }
+        let email = "disabled-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let operatorEmail = "operator-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        try await TestServer.with(configure: { $0.allowSignup = false }) { server in
+            let admin = ["--database-url", server.databaseURL, "--data-dir", server.dataDirectory.path]
+            let url = server.baseURL.absoluteString
+            for address in [email, operatorEmail] {
+                let made = try await CLIProcess.run("vaultsync-server", ["user", "create", address] + admin, environment: ["VAULTSYNC_NEW_PASSWORD": Self.password])
+                #expect(made.exitCode == 0, "\(made)")
+            }
+            #expect(try await vaultsync(["init", laptop.path, "--server", url, "--email", email]).exitCode == 0)
+
+            let disabled = try await CLIProcess.run("vaultsync-server", ["user", "disable", email] + admin)
+            #expect(disabled.exitCode == 0 && disabled.stdout.contains("signed out"), "\(disabled)")
+            let stopped = try await vaultsync(["sync", laptop.path])
+            #expect(stopped.exitCode == 1 && stopped.stderr.contains("this account is disabled"), "signing in again would not help: \(stopped)")
+            let refused = try await vaultsync(["login", laptop.path])
+            #expect(refused.exitCode == 1 && refused.stderr.contains("disabled"), "\(refused)")
+            let listed = try await CLIProcess.run("vaultsync-server", ["user", "list"] + admin)
+            #expect(listed.stdout.split(separator: "\n").contains { $0.hasPrefix(email) && $0.contains("disabled since") }, "\(listed)")
+            #expect(try await CLIProcess.run("vaultsync-server", ["user", "enable", email] + admin).exitCode == 0)
+            #expect(try await vaultsync(["login", laptop.path]).exitCode == 0)
+            #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0)
+            let nobody = try await CLIProcess.run("vaultsync-server", ["user", "disable", "nobody@example.com"] + admin)
+            #expect(nobody.exitCode == 1 && nobody.stderr.contains("no user with email"), "\(nobody)")
+
+            let marked = try await CLIProcess.run("vaultsync-server", ["user", "set-admin", operatorEmail] + admin)
+            #expect(marked.exitCode == 0 && marked.stdout.contains("/app/admin/"), "\(marked)")
+            let code = try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: operatorEmail, password: Self.password)
+                let token = try #require(try await web.get("/app/admin/invitations").formToken)
+                let made = try await web.post("/app/admin/invitations", form: ["form_token": token, "note": "for a friend"])
+                let marker = try #require(made.body.range(of: "--invitation "))
+                return String(made.body[marker.upperBound...].prefix { $0 != "<" })
+            }
+            let without = try await vaultsync(["init", invited.path, "--server", url, "--email", "friend@example.com", "--create-account"])
+            #expect(without.exitCode == 1 && without.stderr.contains("invitation code"), "\(without)")
+            let joined = try await vaultsync(["init", invited.path, "--server", url, "--email", "friend@example.com", "--create-account", "--invitation", code])
+            #expect(joined.exitCode == 0, "\(joined)")
+            let again = try await vaultsync(["signup", "--server", url, "--email", "second@example.com", "--invitation", code])
+            #expect(again.exitCode == 1 && again.stderr.contains("used"), "a code makes one account: \(again)")
+            let misplaced = try await vaultsync(["init", invited.path, "--server", url, "--email", "friend@example.com", "--invitation", code])
+            #expect(misplaced.exitCode == 64, "--invitation without --create-account: \(misplaced)")
         }
     }
 }

@@ -41,4 +41,41 @@ import Testing
         let removed = VersionDiff(old: "---\ngone: x\n---\n", new: "---\n---\n")
         #expect(removed.fields == [.init(key: "gone", old: "x", new: nil)] && !removed.isEmpty)
     }
+
+    /// What an operator may type as a limit, and what it means (nil: the server default).
+    @Test(arguments: [
+        ("", Int64?.none), ("  ", nil), ("1234", 1234), ("500 MB", 500_000_000), ("10GB", 10_000_000_000), ("1.5 gb", 1_500_000_000),
+        ("2 KB", 2000), ("7 bytes", 7), ("1 TB", 1_000_000_000_000), ("0", 0),
+    ])
+    func aLimitAsTyped(_ text: String, _ expected: Int64?) throws {
+        #expect(try WebApp.limit(text, what: "Storage") == expected, "'\(text)'")
+    }
+
+    @Test(arguments: ["ten", "-5", "5 XB", "1e30", "MB"])
+    func aLimitThatIsNotOneIsRefused(_ text: String) {
+        #expect(throws: ServiceError.self, "'\(text)'") { try WebApp.limit(text, what: "Storage") }
+    }
+
+    /// A limit shown in the form reads back as the same number of bytes, so saving the form
+    /// unchanged changes nothing.
+    @Test(arguments: [Int64(1), 999, 1000, 1_234_567, 10_000_000_000, 1_500_000_000, 3_000_000_000_000])
+    func aLimitShownReadsBackExactly(_ bytes: Int64) throws {
+        #expect(try WebApp.limit(WebApp.limitText(bytes), what: "Storage") == bytes, "\(WebApp.limitText(bytes))")
+    }
+
+    /// The operator's figures: labelled samples summed, comments skipped, a series not reported 0.
+    @Test func figuresComeFromThePrometheusText() {
+        let text = """
+            # HELP vaultsync_http_requests_total requests
+            # TYPE vaultsync_http_requests_total counter
+            vaultsync_http_requests_total{route="/vault/state",method="GET",status="200"} 7
+            vaultsync_http_requests_total{route="/vault/push",method="POST",status="200"} 3
+            vaultsync_http_requests_total_extra 100
+            vaultsync_event_connections 2.0
+            vaultsync_conflicts_total 1
+            """
+        let figures = OperatorService.figures(text, named: ["vaultsync_http_requests_total", "vaultsync_event_connections", "vaultsync_purge_runs_total"])
+        #expect(figures.map(\.name) == ["vaultsync_http_requests_total", "vaultsync_event_connections", "vaultsync_purge_runs_total"])
+        #expect(figures.map(\.value) == [10, 2, 0])
+    }
 }

@@ -66,9 +66,10 @@ public final class WebClient: Sendable {
         return try await send(request)
     }
 
-    /// Signs in through the sign-in form.
+    /// Signs in through the sign-in form, as a person does: the form first (its token and cookie), then the post.
     public func signIn(email: String, password: String) async throws -> Page {
-        try await post("/app/signin", form: ["email": email, "password": password])
+        let form = try await get("/app/signin")
+        return try await post("/app/signin", form: ["email": email, "password": password, "form_token": form.formToken ?? ""])
     }
 
     private func send(_ request: HTTPClientRequest) async throws -> Page {

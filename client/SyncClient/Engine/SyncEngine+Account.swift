@@ -63,7 +63,10 @@ extension SyncEngine {
         try await engine.store.setMeta(.deviceID, deviceID.uuidString)
         try await engine.store.setMeta(.deviceName, name)
         try await engine.store.setMeta(.vaultID, vaultID?.uuidString)
-        if case .password(let email, _, _) = credential { try await engine.store.setMeta(.email, email) }
+        switch credential {
+        case .password(let email, _, _), .invitation(let email, _, _): try await engine.store.setMeta(.email, email)
+        case .idToken, .enrollment: break
+        }
         if let ticket = tokens.signInTicket { try await engine.store.setMeta(.signInTicket, ticket) }
         // Signed in again: a session refused earlier no longer describes the vault.
         if try await engine.store.meta(.lastStatus) == SyncStatus.unauthenticated.rawValue { try await engine.store.setMeta(.lastStatus, nil) }
@@ -138,6 +141,9 @@ public enum SignInCredential: Sendable {
     case idToken(provider: String, token: String, nonce: String? = nil)
     /// A one-time enrolment code the account's owner made in the web app ("Add a device").
     case enrollment(code: String)
+    /// A new account made with an operator's invitation code (how a server that takes no
+    /// sign-ups lets a person in), then signed in with its password.
+    case invitation(email: String, password: String, code: String)
 
     /// Signs in, showing `ticket` (``AuthTokens/signInTicket``) with a password.
     func signIn(_ api: SyncAPI, ticket: String? = nil) async throws -> AuthTokens {
@@ -146,6 +152,7 @@ public enum SignInCredential: Sendable {
             create ? try await api.signup(email: email, password: password) : try await api.login(email: email, password: password, signInTicket: ticket)
         case .idToken(let provider, let token, let nonce): try await api.login(provider: provider, idToken: token, nonce: nonce)
         case .enrollment(let code): try await api.enroll(code: code)
+        case .invitation(let email, let password, let code): try await api.signup(email: email, password: password, invitation: code)
         }
     }
 }

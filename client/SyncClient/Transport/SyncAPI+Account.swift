@@ -26,8 +26,9 @@ extension SyncAPI {
 
     static let databaseUnavailable = SyncAPIError.server(status: 503, error: ErrorBody(code: .unavailable, message: "the server's database is unavailable"))
 
-    public func signup(email: String, password: String) async throws -> AuthTokens {
-        try await call("POST", "auth/signup", body: SignupRequest(email: email, password: password))
+    /// Creates an account; `invitation` is an operator's invitation code (a server that takes no sign-ups needs one).
+    public func signup(email: String, password: String, invitation: String? = nil) async throws -> AuthTokens {
+        try await call("POST", "auth/signup", body: SignupRequest(email: email, password: password, invitation: invitation))
     }
 
     public func login(email: String, password: String, signInTicket: String? = nil) async throws -> AuthTokens {

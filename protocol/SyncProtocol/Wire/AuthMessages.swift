@@ -5,9 +5,13 @@ public import Foundation
 public struct SignupRequest: Codable, Sendable, Equatable {
     public var email: String
     public var password: String
-    public init(email: String, password: String) {
+    /// An invitation code an operator made: how an account is created on a server that takes no
+    /// sign-ups (`signup_disabled` otherwise).
+    public var invitation: String?
+    public init(email: String, password: String, invitation: String? = nil) {
         self.email = email
         self.password = password
+        self.invitation = invitation
     }
 }
 

@@ -75,6 +75,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     /// The web app: a form that does not carry the signed-in session's form token (another site's
     /// page, or one from before a sign-in).
     public static let formRefused: ErrorCode = "form_refused"
+    /// An operator disabled the account: no sign-in, no session, until it is enabled again.
+    public static let accountDisabled: ErrorCode = "account_disabled"
+    /// An operator's action asked for by an account that is not an admin.
+    public static let operatorOnly: ErrorCode = "operator_only"
     /// `base_version` does not match the server's current version.
     public static let versionConflict: ErrorCode = "version_conflict"
     /// `PUT /vault/key` names a revision or key id that is not the current one: another device

@@ -26,11 +26,16 @@ public struct UserSummary: Sendable, Equatable, Encodable {
     /// Current files in all their vaults, and their bytes.
     public var files: Int
     public var bytes: Int64
+    /// Marked an operator (`user set-admin`).
+    public var admin: Bool
+    /// When an operator disabled the account (nil: it is not).
+    public var disabledAt: Date?
 
     enum CodingKeys: String, CodingKey {
-        case email, devices, files, bytes
+        case email, devices, files, bytes, admin
         case userID = "user_id"
         case createdAt = "created_at"
+        case disabledAt = "disabled_at"
     }
 }
 
@@ -54,8 +59,28 @@ extension VaultSyncServer {
     public static func setUserLimits(configuration: ServerConfiguration, logger: Logger, email: String, _ overrides: UserLimitOverrides) async throws -> Bool {
         try await withDatabase(configuration, logger: logger) { pool, _ in
             try await pool.transaction { db in
-                try QuotaQueries.setOverrides(db, email: email, QuotaQueries.Overrides(
+                guard let userID = try AccountQueries.userID(db, email: email) else { return false }
+                return try OperatorQueries.setOverrides(db, userID: userID, QuotaQueries.Overrides(
                     quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes))
+            }
+        }
+    }
+
+    /// Marks (or unmarks) a user an operator, who then sees the web app's operator pages (admin
+    /// command). Returns false when no user has `email`.
+    public static func setAdmin(configuration: ServerConfiguration, logger: Logger, email: String, admin: Bool) async throws -> Bool {
+        try await withDatabase(configuration, logger: logger) { pool, _ in
+            try await pool.transaction { try OperatorQueries.setAdmin($0, email: email, admin: admin) }
+        }
+    }
+
+    /// Disables a user (every session ends, no sign-in works, nothing is deleted) or enables them
+    /// again (admin command). Returns false when no user has `email`.
+    public static func setDisabled(configuration: ServerConfiguration, logger: Logger, email: String, disabled: Bool) async throws -> Bool {
+        try await withDatabase(configuration, logger: logger) { pool, _ in
+            try await pool.transaction { db in
+                guard let userID = try AccountQueries.userID(db, email: email) else { return false }
+                return try OperatorQueries.setDisabled(db, userID: userID, disabled: disabled, now: Date())
             }
         }
     }
@@ -64,7 +89,7 @@ extension VaultSyncServer {
     public static func userUsage(configuration: ServerConfiguration, logger: Logger, email: String) async throws -> (UserLimitOverrides, UsageResponse)? {
         try await withDatabase(configuration, logger: logger) { pool, _ in
             try await pool.withConnection { db in
-                guard let userID = try QuotaQueries.userID(db, email: email) else { return nil }
+                guard let userID = try AccountQueries.userID(db, email: email) else { return nil }
                 let overrides = try QuotaQueries.overrides(db, userID: userID)
                 let effective = AccountLimits(
                     quotaBytes: overrides.quotaBytes ?? configuration.quotaBytes, quotaFiles: overrides.quotaFiles ?? configuration.quotaFiles,
@@ -119,7 +144,9 @@ extension VaultSyncServer {
         try await withDatabase(configuration, logger: logger) { pool, _ in
             try await pool.withConnection { db in
                 try AccountQueries.listUsers(db).map {
-                    UserSummary(userID: $0.id, email: $0.email, createdAt: $0.createdAt, devices: $0.devices, files: $0.files, bytes: $0.bytes)
+                    UserSummary(
+                        userID: $0.id, email: $0.email, createdAt: $0.createdAt, devices: $0.devices, files: $0.files, bytes: $0.bytes,
+                        admin: $0.isAdmin, disabledAt: $0.disabledAt)
                 }
             }
         }

@@ -153,6 +153,8 @@ public enum VaultSyncServer {
             sessions: await WebSessions(secret: parts.secret, db: parts.pool, secure: configuration.effectivePublicURL.scheme == "https", now: parts.now),
             apiSessions: sessions, auth: accounts.auth, devices: accounts.devices, vault: vault, catalog: accounts.catalog, exports: exports,
             accounts: accounts.accounts,
+            operators: OperatorService(
+                db: parts.pool, auth: accounts.auth, accounts: accounts.accounts, vault: vault, store: parts.store, metrics: parts.metrics, now: parts.now),
             pages: try WebTemplates.library(), trustedProxies: Set(configuration.trustedProxies),
             serverURL: { [address = parts.address] in (address.withLockedValue { $0 } ?? configuration.effectivePublicURL).absoluteString }, now: parts.now)
         web.add(to: router)

@@ -85,7 +85,7 @@ enum AccountQueries {
         return (try row.int(0), try row.int(1), try row.int(2))
     }
 
-    /// A user as `vaultsync-server user list` shows them.
+    /// A user as `vaultsync-server user list` and the operator's pages show them.
     struct Listed: Sendable {
         let id: UUID
         let email: String
@@ -93,19 +93,29 @@ enum AccountQueries {
         let devices: Int
         let files: Int
         let bytes: Int64
+        let isAdmin: Bool
+        let disabledAt: Date?
+        /// Their own limits (nil: the server default).
+        let quotaBytes: Int64?
+        let quotaFiles: Int64?
     }
 
-    /// Every user, oldest first, with their active devices and current files.
-    static func listUsers(_ db: PostgresConnection) throws -> [Listed] {
+    /// Every user, oldest first (or only `userID`), with their active devices and current files.
+    static func listUsers(_ db: PostgresConnection, only userID: UUID? = nil) throws -> [Listed] {
         try db.query(
             """
             SELECT u.id, u.email, u.created_at,
                    (SELECT count(*) FROM devices d WHERE d.user_id = u.id AND d.revoked_at IS NULL),
                    (SELECT count(*) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = u.id AND NOT f.is_deleted),
-                   (SELECT coalesce(sum(f.size_bytes), 0) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = u.id AND NOT f.is_deleted)
-            FROM users u ORDER BY u.created_at, u.email
-            """
-        ).map { Listed(id: try $0.uuid(0), email: try $0.string(1), createdAt: try $0.date(2), devices: try $0.int(3), files: try $0.int(4), bytes: try $0.int64(5)) }
+                   (SELECT coalesce(sum(f.size_bytes), 0) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = u.id AND NOT f.is_deleted),
+                   u.is_admin, u.disabled_at, u.quota_bytes, u.quota_files
+            FROM users u WHERE $1::uuid IS NULL OR u.id = $1 ORDER BY u.created_at, u.email
+            """, [userID]
+        ).map {
+            Listed(
+                id: try $0.uuid(0), email: try $0.string(1), createdAt: try $0.date(2), devices: try $0.int(3), files: try $0.int(4), bytes: try $0.int64(5),
+                isAdmin: try $0.bool(6), disabledAt: try $0.optionalDate(7), quotaBytes: try $0.optionalInt64(8), quotaFiles: try $0.optionalInt64(9))
+        }
     }
 
     // MARK: identities of other providers

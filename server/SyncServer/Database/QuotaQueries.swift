@@ -86,16 +86,4 @@ enum QuotaQueries {
             """, [userID, now, vaultID, paths]).first
         return Usage(bytes: try row?.int64(0) ?? 0, files: try row?.int64(1) ?? 0)
     }
-
-    /// Sets (nil: clears to the default) a user's overrides, by email; false when no such user.
-    static func setOverrides(_ db: PostgresConnection, email: String, _ overrides: Overrides) throws -> Bool {
-        try db.query(
-            "UPDATE users SET quota_bytes = $2, quota_files = $3, max_file_bytes = $4 WHERE lower(email) = lower($1) RETURNING id",
-            [email, overrides.quotaBytes, overrides.quotaFiles, overrides.maxFileBytes]
-        ).first != nil
-    }
-
-    static func userID(_ db: PostgresConnection, email: String) throws -> UUID? {
-        try db.query("SELECT id FROM users WHERE lower(email) = lower($1)", [email]).first?.uuid(0)
-    }
 }

@@ -9,22 +9,32 @@ enum SessionQueries {
         let id: UUID
         /// The device bound to it; nil until one is.
         let deviceID: UUID?
+        /// Whether the account is an operator's (`vaultsync-server user set-admin`).
+        var isAdmin = false
     }
 
     /// Starts a session for `userID`; returns its id (also its refresh tokens' family).
+    /// - Throws: ``ServiceError/accountDisabled`` when an operator disabled the account: every
+    ///   way of signing in (password, provider, enrolment code) starts a session here.
     static func insert(_ db: PostgresConnection, userID: UUID, now: Date) throws -> UUID {
         let id = UUID()
-        try db.query("INSERT INTO sessions (id, user_id, created_at) VALUES ($1, $2, $3)", [id, userID, now])
+        guard try db.query(
+            "INSERT INTO sessions (id, user_id, created_at) SELECT $1, id, $3 FROM users WHERE id = $2 AND disabled_at IS NULL RETURNING id",
+            [id, userID, now]).first != nil
+        else { throw ServiceError.accountDisabled }
         return id
     }
 
     /// The live session `id` of `userID`: nil when there is none (ended by a logout, a reused
-    /// refresh token, a revoked device).
+    /// refresh token, a revoked device, a disabled account).
     static func live(_ db: PostgresConnection, id: UUID, userID: UUID) throws -> LiveSession? {
-        guard let row = try db.query("SELECT device_id FROM sessions WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL", [id, userID]).first else {
-            return nil
-        }
-        return LiveSession(id: id, deviceID: try row.optionalUUID(0))
+        guard let row = try db.query(
+            """
+            SELECT s.device_id, u.is_admin FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND u.disabled_at IS NULL
+            """, [id, userID]).first
+        else { return nil }
+        return LiveSession(id: id, deviceID: try row.optionalUUID(0), isAdmin: try row.bool(1))
     }
 
     /// The live sessions of `userID`, oldest first, with the device each is bound to.

@@ -41,6 +41,12 @@ enum ServiceError: Error, Equatable {
     case signupDisabled
     /// The web app: a form without the session's form token.
     case formRefused(String)
+    /// Signing in to an account an operator disabled.
+    case accountDisabled
+    /// A sign-up without signups open whose invitation code is missing, unknown, used, revoked or expired.
+    case invitationRefused
+    /// The operator's pages, for an account that is not an admin.
+    case operatorOnly
     /// `PUT /vault/key` naming a revision or key id that is not the current one.
     case keyConflict(String)
     /// `PUT /vault/key` with a proof that is not the vault key's.

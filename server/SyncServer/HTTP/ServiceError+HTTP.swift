@@ -79,6 +79,14 @@ extension ServiceError {
             (.forbidden, ErrorBody(code: .signupDisabled, message: "this server does not create new accounts"))
         case .formRefused(let m):
             (.forbidden, ErrorBody(code: .formRefused, message: m))
+        case .accountDisabled:
+            (.forbidden, ErrorBody(code: .accountDisabled, message: "this account is disabled: ask the server's operator"))
+        case .invitationRefused:
+            (.forbidden, ErrorBody(
+                code: .signupDisabled,
+                message: "this server creates accounts only with an invitation code, and this one is missing, unknown, used, revoked or expired: ask the server's operator for one"))
+        case .operatorOnly:
+            (.forbidden, ErrorBody(code: .operatorOnly, message: "only the server's operators (accounts marked with 'vaultsync-server user set-admin') may do this"))
         case .emailTaken:
             (.conflict, ErrorBody(code: .emailTaken, message: "an account with this email exists already: log in instead"))
         case .fileTooLarge(let path, let size, let limit):

@@ -8,10 +8,10 @@ import SyncProtocol
 extension AuthService {
     /// A new code for the caller's account, and when it stops working.
     func makeEnrollmentCode(_ caller: Caller) async throws -> (code: String, expiresAt: Date) {
-        let code = EnrollmentCode.generate()
+        let code = OneTimeCode.generate()
         let now = now()
-        let expires = now.addingTimeInterval(EnrollmentCode.lifetime)
-        let hash = EnrollmentCode.hash(EnrollmentCode.normalized(code) ?? code)
+        let expires = now.addingTimeInterval(OneTimeCode.enrollmentLifetime)
+        let hash = OneTimeCode.hash(OneTimeCode.normalized(code) ?? code)
         try await db.transaction { try EnrollmentQueries.insert($0, id: UUID(), userID: caller.userID, hash: hash, now: now, expiresAt: expires) }
         return (code, expires)
     }
@@ -38,8 +38,8 @@ extension AuthService {
         let plan = throttle.plan(email: "enrollment code from \(address)", address: address, ticketID: nil)
         try await throttle.check(plan)
         let now = now()
-        let user = try await EnrollmentCode.normalized(request.code).asyncFlatMap { normalized in
-            try await db.transaction { try EnrollmentQueries.redeem($0, hash: EnrollmentCode.hash(normalized), now: now) }
+        let user = try await OneTimeCode.normalized(request.code).asyncFlatMap { normalized in
+            try await db.transaction { try EnrollmentQueries.redeem($0, hash: OneTimeCode.hash(normalized), now: now) }
         }
         guard let user else {
             try await throttle.failed(plan)

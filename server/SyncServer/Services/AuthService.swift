@@ -31,9 +31,11 @@ struct AuthService: Sendable {
 
     /// Creates an account with a password and signs it in.
     /// - Parameter address: the client's address: sign-ups from one address are throttled.
-    /// - Throws: ``ServiceError/signupDisabled`` when the server makes no accounts on request.
+    /// - Throws: ``ServiceError/invitationRefused`` when the server makes no accounts on request and
+    ///   the request carries no usable invitation code (or carries an unusable one).
     func signup(_ request: SignupRequest, address: String) async throws -> AuthTokens {
-        guard allowSignup else { throw ServiceError.signupDisabled }
+        let invitation = request.invitation.map { OneTimeCode.normalized($0).map(OneTimeCode.hash) ?? "" }
+        guard allowSignup || invitation != nil else { throw ServiceError.invitationRefused }
         let email = try Self.validatedEmail(request.email)
         guard request.password.count >= Self.minimumPasswordLength else {
             throw ServiceError.invalidCredentialsFormat("password must be at least \(Self.minimumPasswordLength) characters")
@@ -46,6 +48,7 @@ struct AuthService: Sendable {
         let expires = now.addingTimeInterval(refreshTTL.seconds)
         let session = try await db.transaction { tx in
             try AccountQueries.createUser(tx, id: userID, email: email, passwordHash: hash, now: now)
+            if let invitation, try !InvitationQueries.redeem(tx, hash: invitation, userID: userID, now: now) { throw ServiceError.invitationRefused }
             return try Self.startSession(tx, userID: userID, refreshHash: refresh.hash, now: now, expiresAt: expires)
         }
         var tokens = try await issue(userID: userID, session: session, refreshToken: refresh.token, now: now)
@@ -158,13 +161,14 @@ struct AuthService: Sendable {
         let hash = TokenIssuer.hashRefreshToken(token)
         let next = TokenIssuer.newRefreshToken()
         let expires = now.addingTimeInterval(refreshTTL.seconds)
-        enum Outcome { case rotated(userID: UUID, session: UUID), reused, invalid, deviceRevoked }
+        enum Outcome { case rotated(userID: UUID, session: UUID), reused, invalid, deviceRevoked, disabled }
         let outcome: Outcome = try await db.transaction { tx in
             guard let stored = try RefreshTokenQueries.lock(tx, hash: hash), stored.expiresAt > now else { return .invalid }
             if stored.revoked {
                 // Revoked by a logout (the family is revoked already), or replaced by the grace
                 // below: then someone else used this token's predecessor, and the family goes.
                 if try SessionQueries.endedByRevokedDevice(tx, id: stored.familyID) { return .deviceRevoked }
+                if try OperatorQueries.isDisabled(tx, userID: stored.userID) { return .disabled }
                 try SessionQueries.revoke(tx, id: stored.familyID, now: now)
                 return .invalid
             }
@@ -189,6 +193,7 @@ struct AuthService: Sendable {
         case .reused: throw ServiceError.refreshTokenReused
         case .invalid: throw ServiceError.invalidRefreshToken
         case .deviceRevoked: throw ServiceError.deviceRevoked
+        case .disabled: throw ServiceError.accountDisabled
         }
     }
 

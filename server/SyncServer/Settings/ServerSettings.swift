@@ -217,7 +217,7 @@ public enum ServerSettings {
 
     public static let noSignup = ServerSetting.flag(
         "no-signup", "VAULTSYNC_NO_SIGNUP",
-        "Nobody creates an account on request: neither POST /auth/signup nor a first sign-in through a provider; 'vaultsync-server user create' does."
+        "Nobody creates an account on request: neither POST /auth/signup nor a first sign-in through a provider; 'vaultsync-server user create' does, or a sign-up with an operator's invitation code."
     ) { $0.configuration.allowSignup = false }
 
     public static let signupLimit = ServerSetting.integer(

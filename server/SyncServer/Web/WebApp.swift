@@ -19,6 +19,7 @@ struct WebApp: Sendable {
     let catalog: VaultCatalog
     let exports: ExportService
     let accounts: AccountService
+    let operators: OperatorService
     let pages: MustacheLibrary
     let trustedProxies: Set<String>
     /// The address devices reach this server at (``ServerConfiguration/effectivePublicURL``).
@@ -36,7 +37,7 @@ struct WebApp: Sendable {
         app.get("/") { request, context in try await page(request, context) { try await vaults($0, done: request.uri.queryParameters.get("done")) } }
         app.get("signin") { request, context in
             if try await sessions.caller(request) != nil { return Response.redirect(to: "/app/", type: .normal) }
-            return render("signin", ["title": "Sign in"])
+            return signInPage(request, [:])
         }
         app.post("signin") { request, context in try await signIn(request, context) }
         app.post("signout") { request, context in
@@ -48,6 +49,7 @@ struct WebApp: Sendable {
         addAccountPages(to: app)
         addManagePages(to: app)
         addEnrollPages(to: app)
+        addOperatorPages(to: app)
         let vaultPages = app.group("vaults/:vault")
         vaultPages.get("files") { request, context in try await page(request, context) { try await folder($0, request, context) } }
         vaultPages.get("file") { request, context in try await page(request, context) { try await file($0, request, context) } }
@@ -192,9 +194,21 @@ struct WebApp: Sendable {
 
     // MARK: signing in
 
+    /// The sign-in form, its token bound to a cookie of this browser (which it sets when new).
+    func signInPage(_ request: Request, _ model: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
+        let nonce = sessions.signInNonce(request)
+        var response = render("signin", ["title": "Sign in", "formToken": sessions.signInToken(nonce: nonce.value)].merging(model) { $1 }, status: status)
+        if nonce.isNew { response.headers[.setCookie] = sessions.signInNonceCookie(nonce.value) }
+        return response
+    }
+
     func signIn(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let form = try await Self.form(request)
         let email = form["email"] ?? ""
+        guard sessions.checksSignIn(form["form_token"], request: request) else {
+            let (status, body) = ServiceError.formRefused("this sign-in form is out of date or did not come from this site: sign in again here").wire
+            return signInPage(request, ["error": body.message, "email": email], status: status)
+        }
         do {
             let tokens = try await auth.login(LoginRequest(email: email, password: form["password"] ?? ""), address: context.clientAddress(request, trusting: trustedProxies))
             let caller = try await apiSessions.caller(authorization: "Bearer " + tokens.accessToken, purpose: "signing in needs")
@@ -207,7 +221,7 @@ struct WebApp: Sendable {
         } catch let error as ServiceError {
             let (status, body) = error.wire
             let message = status == .unauthorized ? "That email and password do not match an account." : body.message
-            return render("signin", ["title": "Sign in", "error": message, "email": email], status: status)
+            return signInPage(request, ["error": message, "email": email], status: status)
         }
     }
 
@@ -256,7 +270,7 @@ struct WebApp: Sendable {
 
     /// What every signed-in page's header needs.
     func chrome(_ caller: Caller, title: String) -> [String: Any] {
-        ["title": title, "signedIn": true, "formToken": sessions.formToken(session: caller.session.id)]
+        ["title": title, "signedIn": true, "formToken": sessions.formToken(session: caller.session.id), "isAdmin": caller.session.isAdmin]
     }
 
     func scope(_ caller: Caller, _ context: ServerRequestContext) async throws -> VaultScope {

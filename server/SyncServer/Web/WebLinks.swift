@@ -73,6 +73,30 @@ extension WebApp {
         return unit == 0 ? "\(bytes) \(bytes == 1 ? "byte" : "bytes")" : String(format: "%.1f %@", value, units[unit])
     }
 
+    /// A limit an operator typed: a number of bytes or of KB, MB, GB, TB (as ``size(_:)`` writes
+    /// them: powers of 1000), or a count; empty means none (the server default).
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` for anything else.
+    static func limit(_ text: String?, what: String) throws -> Int64? {
+        let trimmed = (text ?? "").trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return nil }
+        let units: [(String, Double)] = [("tb", 1e12), ("gb", 1e9), ("mb", 1e6), ("kb", 1e3), ("bytes", 1), ("byte", 1), ("b", 1)]
+        let lower = trimmed.lowercased()
+        let (number, factor) = units.first { lower.hasSuffix($0.0) }.map { (String(lower.dropLast($0.0.count)), $0.1) } ?? (lower, 1)
+        guard let value = Double(number.trimmingCharacters(in: .whitespaces)), value >= 0, value * factor < 9e18 else {
+            throw ServiceError.invalidRequest("\(what): '\(trimmed.prefix(40))' is not a number, nor a size such as 500 MB or 10 GB")
+        }
+        return Int64((value * factor).rounded())
+    }
+
+    /// A byte limit as ``limit(_:what:)`` reads it back exactly: the largest unit that divides it
+    /// (a form that shows a limit and is saved unchanged must not change it).
+    static func limitText(_ bytes: Int64) -> String {
+        for (unit, factor) in [("TB", Int64(1_000_000_000_000)), ("GB", 1_000_000_000), ("MB", 1_000_000), ("KB", 1_000)] where bytes != 0 && bytes % factor == 0 {
+            return "\(bytes / factor) \(unit)"
+        }
+        return "\(bytes) bytes"
+    }
+
     /// Where a note's link or image goes: web addresses and mail as they are (`http`, `https`,
     /// `mailto` only), a path relative to the note (or a wiki name) to that file's page here;
     /// anything else (`javascript:`, `data:`, a path out of the vault) is not a link.

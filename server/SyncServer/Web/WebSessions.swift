@@ -15,6 +15,9 @@ struct WebSessions: Sendable {
     /// and the server takes it only when it is a live device of the account signing in), so that a
     /// browser whose sign-in ran out stays one device instead of becoming another.
     static let deviceCookieName = "vaultsync_web_device"
+    /// A random value the sign-in form's token is bound to before there is a session (login CSRF:
+    /// another site must not sign this browser in to an account of its choosing).
+    static let signInCookieName = "vaultsync_signin"
     /// How long a sign-in lasts in the browser.
     static let lifetime: Duration = .seconds(12 * 3600)
 
@@ -58,12 +61,40 @@ struct WebSessions: Sendable {
     /// The form token of `session`: every form that changes something carries it, and a request
     /// without it is refused (a page of another site cannot make the browser send it).
     func formToken(session: UUID) -> String {
-        Hex.encode(HMAC<SHA256>.authenticationCode(for: Data(session.uuidString.lowercased().utf8), using: csrfKey))
+        formToken(binding: session.uuidString.lowercased())
     }
 
     func checksForm(_ token: String?, session: UUID) -> Bool {
+        checks(token, expected: formToken(session: session))
+    }
+
+    /// The sign-in form's cookie value: the browser's (when it has a well-formed one) or a new one.
+    func signInNonce(_ request: Request) -> (value: String, isNew: Bool) {
+        if let value = Self.cookie(Self.signInCookieName, in: request), value.utf8.count == 32, value.allSatisfy(\.isHexDigit) { return (value, false) }
+        return (Hex.encode(SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }), true)
+    }
+
+    /// The `Set-Cookie` value that binds the sign-in form to this browser (a day).
+    func signInNonceCookie(_ value: String) -> String {
+        "\(Self.signInCookieName)=\(value); Path=/app; HttpOnly; SameSite=Lax; Max-Age=86400\(secure ? "; Secure" : "")"
+    }
+
+    /// The sign-in form's token for the browser's sign-in cookie.
+    func signInToken(nonce: String) -> String { formToken(binding: "sign-in " + nonce) }
+
+    /// Whether a sign-in form came from this site's page in this browser.
+    func checksSignIn(_ token: String?, request: Request) -> Bool {
+        guard let nonce = Self.cookie(Self.signInCookieName, in: request) else { return false }
+        return checks(token, expected: signInToken(nonce: nonce))
+    }
+
+    private func formToken(binding: String) -> String {
+        Hex.encode(HMAC<SHA256>.authenticationCode(for: Data(binding.utf8), using: csrfKey))
+    }
+
+    /// Compared in constant time.
+    private func checks(_ token: String?, expected: String) -> Bool {
         guard let token else { return false }
-        let expected = formToken(session: session)
         return token.utf8.count == expected.utf8.count && zip(token.utf8, expected.utf8).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 

@@ -6,7 +6,7 @@ import Mustache
 enum WebTemplates {
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        for (name, text) in all { try library.register(text, named: name) }
+        for (name, text) in all + operatorPages { try library.register(text, named: name) }
         return library
     }
 
@@ -36,6 +36,7 @@ enum WebTemplates {
         <a href="/app/enroll">Add a device</a>
         <a href="/app/storage">Storage</a>
         <a href="/app/account">Account</a>
+        {{#isAdmin}}<a href="/app/admin/">Operator</a>{{/isAdmin}}
         <form method="post" action="/app/signout" class="inline">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <button type="submit">Sign out</button>
@@ -67,6 +68,7 @@ enum WebTemplates {
         <h1>Sign in</h1>
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         <form method="post" action="/app/signin" class="stacked">
+        <input type="hidden" name="form_token" value="{{formToken}}">
         <label for="email">Email</label>
         <input id="email" name="email" type="email" autocomplete="username" required value="{{email}}">
         <label for="password">Password</label>

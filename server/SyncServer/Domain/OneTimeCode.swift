@@ -1,13 +1,15 @@
 import Crypto
 import Foundation
 
-/// An enrolment code as a person types it: 12 characters of Crockford's base32 (60 random bits)
-/// in three groups, `7K3Q-M9XD-2HTA`. Read leniently (any case, with or without dashes or spaces,
-/// O for 0 and I or L for 1); kept only as its SHA-256.
-enum EnrollmentCode {
+/// A one-time code as a person types it (an enrolment code, an invitation code): 12 characters of
+/// Crockford's base32 (60 random bits) in three groups, `7K3Q-M9XD-2HTA`. Read leniently (any
+/// case, with or without dashes or spaces, O for 0 and I or L for 1); kept only as its SHA-256.
+enum OneTimeCode {
     static let alphabet = Array("0123456789ABCDEFGHJKMNPQRSTVWXYZ")
-    /// How long a code can be used.
-    static let lifetime: TimeInterval = 15 * 60
+    /// How long an enrolment code can be used: it is typed on a device at hand.
+    static let enrollmentLifetime: TimeInterval = 15 * 60
+    /// How long an invitation code can be used: it travels to another person first.
+    static let invitationLifetime: TimeInterval = 7 * 24 * 3600
 
     static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
