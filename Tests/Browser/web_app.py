@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Drives the web app in a real headless Chromium, as a person would: signs in, browses, opens a
-hostile note, compares two versions, restores one, brings deleted files back, settles a conflict
-by editing the merged text, renames a device, reads the storage and account pages, makes an enrolment code, exports the
-vault, and signs out; checks every
+hostile note, compares two versions (switching views in place), restores one, brings deleted files
+back, settles a conflict by editing the merged text, renames a device, reads the storage and account
+pages, makes an enrolment code (printed for the test to sync a device with), watches the activity
+list take a change made in another tab, exports the vault, sets a quota, makes an invitation and
+reads the server page as an operator, and signs out; checks every
 page with axe (no serious or critical violation), with the keyboard (the skip link comes first),
 and at a phone's width (no sideways scrolling). Prints a JSON report; exits 1 on any failure.
 
@@ -23,8 +25,9 @@ report = {"pages": [], "violations": [], "failures": [], "dialogs": [], "console
 axe = Axe()
 
 
-def check(page, name):
-    """axe's serious and critical violations, a screenshot, and the skip link first in tab order."""
+def check(page, name, loaded=True):
+    """axe's serious and critical violations, a screenshot, and (on a page just loaded, not one the
+    script changed in place) the skip link first in tab order."""
     report["pages"].append(name)
     results = axe.run(page)
     for violation in results.response["violations"]:
@@ -33,6 +36,8 @@ def check(page, name):
                                          "nodes": [n["html"][:200] for n in violation["nodes"][:3]]})
     if shots:
         page.screenshot(path=os.path.join(shots, name + ".png"), full_page=True)
+    if not loaded:
+        return
     page.keyboard.press("Tab")
     focused = page.evaluate("document.activeElement && document.activeElement.textContent.trim()")
     if focused != "Skip to the content":
@@ -47,7 +52,7 @@ try:
         context = browser.new_context(viewport={"width": 1100, "height": 800})
         page = context.new_page()
         page.on("dialog", lambda d: (report["dialogs"].append(d.message), d.dismiss()))
-        page.on("console", lambda m: report["console_errors"].append(m.text) if m.type == "error" else None)
+        page.on("console", lambda m: report["console_errors"].append(f"{m.text} ({m.location.get('url')})") if m.type == "error" else None)
         page.set_default_timeout(15000)
 
         step = "sign in"
@@ -74,13 +79,18 @@ try:
         step = "history and changes"
         page.get_by_role("link", name="History").click()
         check(page, "history")
+        history_url = page.url
         page.get_by_role("link", name="Compare version 2 with the one before").click()
         expect(page.get_by_role("heading", name="Text")).to_be_visible()
         check(page, "diff")
+        # The switch is in place (the script swaps the page's main part): the address follows and
+        # the keyboard's focus is on the switch back.
         page.get_by_role("link", name="Show side by side").click()
-        check(page, "diff-side")
-        page.go_back()
-        page.go_back()
+        expect(page.get_by_role("link", name="Show inline")).to_be_focused()
+        if "view=side" not in page.url:
+            report["failures"].append(f"the side-by-side switch did not keep the address: {page.url}")
+        check(page, "diff-side", loaded=False)
+        page.goto(history_url)
         page.get_by_role("button", name="Restore version 1").click()
         expect(page.get_by_role("status")).to_contain_text("now version 3")
 
@@ -115,18 +125,46 @@ try:
         page.get_by_role("link", name="Add a device").click()
         page.get_by_role("button", name="Make a code").click()
         expect(page.get_by_role("heading", name="Your code")).to_be_visible()
+        report["enroll_code"] = page.locator("#code-heading + p strong").inner_text()
         check(page, "enroll")
 
         step = "export"
         page.get_by_role("link", name="Vaults", exact=True).click()
         page.get_by_role("link", name="default", exact=True).click()
         page.get_by_role("link", name="Activity").click()
+        expect(page.get_by_role("status")).to_contain_text("updates itself")
+        # Another tab restores a file: the open activity list shows it without a reload.
+        other = context.new_page()
+        other.goto(page.url.replace("/activity", "/history?path=gone.md"))
+        other.get_by_role("button", name="Restore version 1").click()
+        expect(other.get_by_role("status")).to_contain_text("now version 4")
+        other.close()
+        expect(page.get_by_role("status")).to_contain_text("New changes are listed", timeout=20000)
+        expect(page.get_by_role("row").filter(has_text="gone.md").first).to_contain_text("changed (version 4)")
         check(page, "activity")
         page.go_back()
         page.get_by_role("link", name="Export").click()
         page.get_by_role("button", name="Export the vault now").click()
         expect(page.get_by_role("link", name="Download the zip")).to_be_visible()
         check(page, "export")
+
+        step = "operator"
+        page.get_by_role("link", name="Operator").click()
+        expect(page.get_by_role("heading", name="Users")).to_be_visible()
+        check(page, "admin-users")
+        page.get_by_role("link", name=email).click()
+        check(page, "admin-user")
+        page.get_by_label("Storage quota").fill("10 GB")
+        page.get_by_role("button", name="Save the limits").click()
+        expect(page.get_by_role("status")).to_contain_text("limits were saved")
+        page.get_by_role("link", name="Invitations").click()
+        page.get_by_label("Who it is for").fill("Ana")
+        page.get_by_role("button", name="Make an invitation code").click()
+        expect(page.get_by_role("heading", name="The new code")).to_be_visible()
+        check(page, "admin-invitations")
+        page.get_by_role("link", name="Server", exact=True).click()
+        expect(page.get_by_text("Ready: serving requests.")).to_be_visible()
+        check(page, "admin-server")
 
         step = "a phone's width"
         page.set_viewport_size({"width": 390, "height": 844})

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SyncClient
 import SyncProtocol
 import SyncServer
@@ -36,6 +37,7 @@ import Testing
         try await HeavyTests.oneAtATime {
             try await TestServer.with { server in
                 let user = try await server.newUser()
+                #expect(try await VaultSyncServer.setAdmin(configuration: server.configuration, logger: Logger(label: "test"), email: user.email, admin: true))
                 let laptop = try await user.newDevice("laptop")
                 let phone = try await user.newDevice("phone")
                 _ = try await laptop.write("notes/plan.md", Self.hostile)
@@ -53,11 +55,20 @@ import Testing
                     timeout: .seconds(300))
                 let report = try? run.json()
                 #expect(run.exitCode == 0, "\(run)")
-                #expect((report?["pages"] as? [String])?.count == 16, "\(String(describing: report?["pages"]))")
+                #expect((report?["pages"] as? [String])?.count == 20, "\(String(describing: report?["pages"]))")
                 // What the browser did, seen from the server.
                 #expect(try await laptop.read("notes/plan.md") == "merged in the browser\n")
                 #expect(try await laptop.read("gone.md") == "deleted by mistake\n")
                 #expect(try await laptop.api.devices(accessToken: laptop.session.accessToken).devices.map(\.deviceName).sorted() == ["Ana's phone", "laptop"])
+                #expect(try await laptop.api.usage(laptop.session).quotaBytes == 10_000_000_000, "the operator's quota")
+
+                // The enrolment code the page showed links a folder through the real CLI.
+                let code = try #require(report?["enroll_code"] as? String)
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-enrolled-\(UUID().uuidString.prefix(8))")
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let enrolled = try await CLIProcess.run("vaultsync", ["init", folder.path, "--server", server.baseURL.absoluteString, "--enroll", code, "--device-name", "tablet"])
+                #expect(enrolled.exitCode == 0, "\(enrolled)")
+                #expect(try String(contentsOf: folder.appendingPathComponent("notes/plan.md"), encoding: .utf8) == "merged in the browser\n")
             }
         }
     }

@@ -17,6 +17,7 @@ import Testing
             defer { for folder in [laptop, phone, unpacked] { try? FileManager.default.removeItem(at: folder) } }
             let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             let (name, folder, title, body, binary) = ("namemark\(id.prefix(20))", "foldermark\(id.suffix(20))", "titlemark\(id)", "bodymark\(id)", "binmark\(id)")
+            let markers = [name, folder, title, body, binary]
             let email = "leak-\(id.prefix(8))@example.com"
             let environment = ["VAULTSYNC_PASSWORD": Self.password, "VAULTSYNC_PASSPHRASE": "a long vault passphrase"]
             func run(_ arguments: [String]) async throws -> CLIResult {
@@ -65,6 +66,24 @@ import Testing
                 try FileManager.default.moveItem(at: downloaded, to: archive)
                 let unzip = try await CLIProcess.run("/usr/bin/env", ["python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])", archive.path, unpacked.appendingPathComponent("entries").path])
                 #expect(unzip.exitCode == 0, "\(unzip)")
+
+                // Every page of the web app about the vault: counts, sizes and times, never a name or a word.
+                try await WebClient.with(server.baseURL) { web in
+                    #expect(try await web.signIn(email: email, password: Self.password).status == 303)
+                    let home = try await web.get("/app/")
+                    let base = try #require(home.body.range(of: "href=\"/app/vaults/").map { "/app/vaults/" + home.body[$0.upperBound...].prefix { $0 != "/" } + "/" })
+                    var pages = [home]
+                    for path in ["files", "activity", "deleted", "conflicts", "export"] { pages.append(try await web.get(base + path)) }
+                    for path in ["/app/storage", "/app/devices"] { pages.append(try await web.get(path)) }
+                    let conflicts = pages[4].body.components(separatedBy: "conflict?id=").dropFirst().map { String($0.prefix { $0 != "\"" }) }
+                    #expect(conflicts.count == 1, "the phone's conflict is listed: \(pages[4].body)")
+                    for id in conflicts { pages.append(try await web.get(base + "conflict?id=" + id)) }
+                    #expect(pages.allSatisfy { $0.status == 200 }, "\(pages.map(\.status))")
+                    #expect(pages[1].body.contains("holds only ciphertext") && pages[2].body.contains("(an encrypted name)"), "\(pages[1].body)")
+                    for page in pages {
+                        for marker in markers where page.body.contains(marker) { Issue.record("the web app shows '\(marker)': \(page.body)") }
+                    }
+                }
             } catch {
                 _ = try? await server.stop()
                 throw error
@@ -73,7 +92,6 @@ import Testing
 
             let log = ended.stdout + ended.stderr
             #expect(log.contains("POST /vault/push") || log.contains("/vault/push"), "the debug log records requests: \(log.suffix(2000))")
-            let markers = [name, folder, title, body, binary]
             let needles = markers.flatMap { [Data($0.utf8)] + Self.base64Cores(of: $0) }
             var scanned = 0
             var controls = 0

@@ -280,4 +280,36 @@ import Testing
             }
         }
     }
+
+    /// The activity page's wait (what its script asks): answers at once when the vault changed
+    /// after the sequence the page shows, else as soon as any device changes it; refuses a
+    /// signed-out browser and a missing sequence.
+    @Test func activityWaitsForTheNextChange() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            _ = try await laptop.write("a.md", "one")
+            let base = try await Self.base(laptop, server)
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: user.email, password: user.password)
+                let page = try await web.get(base + "activity")
+                #expect(page.body.contains("data-live=\"\(base)activity/wait\"") && page.body.contains("<script src=\"/app/assets/app.js\" defer>"), "\(page.body)")
+                let shown = try #require(page.body.range(of: "data-after=\"").map { Int(page.body[$0.upperBound...].prefix { $0 != "\"" }) } ?? nil)
+                let behind = try await web.get(base + "activity/wait?after=\(shown - 1)")
+                #expect(behind.status == 200 && behind.body.contains("\"seq\":\(shown)"), "a page behind is answered at once: \(behind)")
+
+                async let waited = web.get(base + "activity/wait?after=\(shown)")
+                try await Task.sleep(for: .milliseconds(300))
+                _ = try await laptop.write("b.md", "two")
+                let answer = try await waited
+                let seq = try #require(answer.body.split(separator: ":").last.flatMap { Int($0.dropLast()) })
+                #expect(answer.status == 200 && seq > shown, "\(answer)")
+
+                #expect(try await web.get(base + "activity/wait").status == 400)
+                let token = try #require(page.formToken)
+                _ = try await web.post("/app/signout", form: ["form_token": token])
+                #expect(try await web.get(base + "activity/wait?after=0").status == 401)
+            }
+        }
+    }
 }

@@ -151,7 +151,7 @@ public enum VaultSyncServer {
         let configuration = parts.configuration
         let web = WebApp(
             sessions: await WebSessions(secret: parts.secret, db: parts.pool, secure: configuration.effectivePublicURL.scheme == "https", now: parts.now),
-            apiSessions: sessions, auth: accounts.auth, devices: accounts.devices, vault: vault, catalog: accounts.catalog, exports: exports,
+            apiSessions: sessions, auth: accounts.auth, devices: accounts.devices, vault: vault, catalog: accounts.catalog, exports: exports, feed: parts.feed,
             accounts: accounts.accounts,
             operators: OperatorService(
                 db: parts.pool, auth: accounts.auth, accounts: accounts.accounts, vault: vault, store: parts.store, metrics: parts.metrics, now: parts.now),

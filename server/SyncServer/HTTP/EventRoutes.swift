@@ -72,20 +72,7 @@ struct EventRoutes {
         defer { subscription.cancel() }
         await presence?.opened(FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID))
         if let event = try await vault.changesByOthers(scope, after: cursor) { return event }
-        let delivery = await withGracefulShutdownHandler {
-            await withTaskGroup(of: Subscription.Delivery?.self) { group in
-                group.addTask { await subscription.next() }
-                group.addTask {
-                    try? await Task.sleep(for: .seconds(wait))
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                group.cancelAll()
-                return first
-            }
-        } onGracefulShutdown: {
-            subscription.cancel()
-        }
+        let delivery = await subscription.next(waitingAtMost: wait)
         switch delivery {
         case .event(let event): return event
         case .vaultDeleted: throw ServiceError.vaultDeleted("the vault '\(scope.vaultName)' was deleted")

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 import Synchronization
 import SyncProtocol
 
@@ -203,6 +204,24 @@ final class Subscription: Sendable {
             if let delivery { return delivery }
         }
         return nil
+    }
+
+    /// ``next()``, waiting at most `seconds` (nil then), or until the server shuts down (nil too).
+    func next(waitingAtMost seconds: Int) async -> Delivery? {
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Delivery?.self) { group in
+                group.addTask { await self.next() }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(seconds))
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+        } onGracefulShutdown: {
+            self.cancel()
+        }
     }
 
     /// Leaves the feed; a waiting ``next()`` returns nil.

@@ -34,6 +34,11 @@ extension VaultService {
     }
 
     /// The vault's most recent changes, newest first: the web app's activity view.
+    /// The vault's change sequence now: it grows with every change.
+    func changeSequence(_ scope: VaultScope) async throws -> Int64 {
+        try await db.withConnection { try ExportQueries.changeSequence($0, vaultID: scope.vaultID) }
+    }
+
     func recentChanges(_ scope: VaultScope, limit: Int) async throws -> [BrowseQueries.Change] {
         try await db.withConnection { try BrowseQueries.recent($0, vaultID: scope.vaultID, limit: limit) }
     }

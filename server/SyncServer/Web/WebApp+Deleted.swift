@@ -13,7 +13,6 @@ extension WebApp {
     ]
 
     func addDeletedPages(to vaultPages: RouterGroup<ServerRequestContext>) {
-        vaultPages.get("activity") { request, context in try await page(request, context) { try await activityPage($0, context) } }
         vaultPages.get("deleted") { request, context in try await page(request, context) { try await deletedPage($0, request, context) } }
         vaultPages.post("undelete") { request, context in try await action(request, context) { try await undelete($0, $1, context) } }
     }
@@ -54,21 +53,5 @@ extension WebApp {
         let answer = try await vault.restoreDeleted(scope, RestoreDeletedRequest(deletedSince: since, under: under))
         let back = Self.base(scope) + "deleted?" + (under.map { "folder=" + Self.query($0 + "/") + "&" } ?? "")
         return Response.redirect(to: back + "restored=\(answer.restored.count)&skipped=\(answer.skipped.count)", type: .normal)
-    }
-
-    /// The vault's last 100 changes: which device changed or deleted what, and when.
-    func activityPage(_ caller: Caller, _ context: ServerRequestContext) async throws -> Response {
-        let scope = try await scope(caller, context)
-        let base = Self.base(scope)
-        let rows: [[String: Any]] = try await vault.recentChanges(scope, limit: 100).map { change in
-            [
-                "when": WireDate.format(change.at), "device": change.device ?? "a removed device", "what": change.deleted ? "deleted" : "changed",
-                "name": scope.encrypted ? "(an encrypted name)" : change.path, "version": change.version,
-                "href": scope.encrypted ? "" : base + "history?path=" + Self.query(change.path),
-            ]
-        }
-        return render("activity", chrome(caller, title: "Activity").merging([
-            "heading": "Recent changes in \(scope.vaultName)", "crumbs": crumbs(scope, folder: "", last: "Activity"), "changes": rows, "hasChanges": !rows.isEmpty,
-        ]) { $1 })
     }
 }

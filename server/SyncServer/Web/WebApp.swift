@@ -18,6 +18,8 @@ struct WebApp: Sendable {
     let vault: VaultService
     let catalog: VaultCatalog
     let exports: ExportService
+    /// The change feed, which the activity page's wait listens to.
+    let feed: ChangeFeed
     let accounts: AccountService
     let operators: OperatorService
     let pages: MustacheLibrary
@@ -57,6 +59,7 @@ struct WebApp: Sendable {
         vaultPages.get("download") { request, context in try await page(request, context) { try await download($0, request, context) } }
         vaultPages.post("restore") { request, context in try await action(request, context) { try await restore($0, $1, request, context) } }
         addDeletedPages(to: vaultPages)
+        addActivityPages(to: vaultPages)
         addDiffPage(to: vaultPages)
         addConflictPages(to: vaultPages)
         addExportPages(to: vaultPages)

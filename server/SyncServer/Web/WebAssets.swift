@@ -2,10 +2,10 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// The web app's style sheet, compiled into the server and served by Hummingbird's
+/// The web app's style sheet and script (``WebScript``), compiled into the server and served by Hummingbird's
 /// `FileMiddleware` through ``EmbeddedFiles``: nothing to install beside the binary, no CDN.
 enum WebAssets {
-    static let files: [String: String] = ["/app.css": css]
+    static let files: [String: String] = ["/app.css": css, "/app.js": WebScript.js]
 
     static let css = """
         :root { color-scheme: light dark; --fg: #1d1d1f; --bg: #ffffff; --muted: #5c5c66; --line: #d0d0d7; --accent: #0b57d0; --warn: #a4270f; --tag: #e9eef9; }
@@ -27,6 +27,7 @@ enum WebAssets {
         form.stacked { display: grid; gap: .5rem; max-width: 22rem; }
         .diff td { font-family: ui-monospace, monospace; white-space: pre-wrap; padding: .1rem .4rem; }
         .diff td.num { color: var(--muted); width: 3.5rem; }
+        .muted { color: var(--muted); }
         .diff th { white-space: nowrap; }
         .diff.side td:not(.num) { width: 50%; }
         .removed, del { background: #fbe4e1; color: #7a1c0d; }

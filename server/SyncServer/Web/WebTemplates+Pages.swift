@@ -95,7 +95,7 @@ extension WebTemplates {
         {{#side}}<input type="hidden" name="view" value="side">{{/side}}
         <button type="submit">Compare</button>
         </form>
-        <p class="actions">{{#side}}<a href="{{inlineHref}}">Show inline</a>{{/side}}{{^side}}<a href="{{sideHref}}">Show side by side</a>{{/side}}</p>
+        <p class="actions">{{#side}}<a href="{{inlineHref}}" data-swap>Show inline</a>{{/side}}{{^side}}<a href="{{sideHref}}" data-swap>Show side by side</a>{{/side}}</p>
         {{#identical}}<p role="status">Versions {{from}} and {{to}} have the same content.</p>{{/identical}}
         {{#hasFields}}
         <h2>Properties</h2>
@@ -225,6 +225,8 @@ extension WebTemplates {
         {{> header}}
         {{> crumbs}}
         <h1>{{heading}}</h1>
+        <p id="live-status" role="status" class="muted"></p>
+        <div data-live="{{liveHref}}" data-after="{{seq}}">
         {{^hasChanges}}<p>Nothing has changed yet.</p>{{/hasChanges}}
         {{#hasChanges}}
         <table>
@@ -234,6 +236,7 @@ extension WebTemplates {
         {{/changes}}</tbody>
         </table>
         {{/hasChanges}}
+        </div>
         {{> footer}}
         """
 

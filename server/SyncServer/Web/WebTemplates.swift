@@ -51,6 +51,7 @@ enum WebTemplates {
 
     static let footer = """
         </main>
+        <script src="/app/assets/app.js" defer></script>
         </body>
         </html>
 

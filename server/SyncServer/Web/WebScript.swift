@@ -1,0 +1,86 @@
+/// The web app's only script, served as `/app/assets/app.js` (the CSP allows scripts from this
+/// site only, never inline). Every page works without it; it adds two things:
+/// - **live activity**: an element with `data-live` (the activity list) asks
+///   `…/activity/wait?after=N` (which answers when the vault's change sequence passes N, or after
+///   25 seconds) and, when it passed, takes the same element from a fresh copy of the page,
+///   saying so in a status region a screen reader announces;
+/// - **in-place switches**: a link with `data-swap` (the diff's inline / side-by-side toggle)
+///   replaces the page's `<main>` with the linked page's, keeps the address in the history, and
+///   puts the keyboard's focus on the switch that replaced it.
+/// A fresh copy of a page is this server's own rendering, parsed inert (`DOMParser` runs no script).
+enum WebScript {
+    static let js = #"""
+        "use strict";
+        (function () {
+          function sleep(ms) { return new Promise(function (done) { setTimeout(done, ms); }); }
+
+          function fetchPage(url) {
+            return fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } }).then(function (answer) {
+              if (!answer.ok) { throw new Error("HTTP " + answer.status); }
+              return answer.text();
+            }).then(function (html) { return new DOMParser().parseFromString(html, "text/html"); });
+          }
+
+          function adopt(target, source) {
+            target.replaceChildren.apply(target, Array.prototype.map.call(source.childNodes, function (node) { return document.importNode(node, true); }));
+          }
+
+          async function follow(list) {
+            var status = document.getElementById("live-status");
+            var after = Number(list.dataset.after);
+            if (status) { status.textContent = "This list updates itself when a device changes a file."; }
+            for (;;) {
+              var answer;
+              try {
+                answer = await fetch(list.dataset.live + "?after=" + after, { credentials: "same-origin", headers: { "Accept": "application/json" } });
+              } catch (error) {
+                await sleep(5000);
+                continue;
+              }
+              if (answer.status === 401 || answer.status === 403 || answer.status === 404 || answer.status === 410) {
+                if (status) { status.textContent = "Live updates stopped (signed out, or the vault is gone): reload the page."; }
+                return;
+              }
+              if (!answer.ok) { await sleep(5000); continue; }
+              var seq = (await answer.json()).seq;
+              if (seq > after) {
+                try {
+                  var fresh = (await fetchPage(window.location.href)).querySelector("[data-live]");
+                  if (fresh) {
+                    adopt(list, fresh);
+                    if (status) { status.textContent = "New changes are listed (" + new Date().toLocaleTimeString() + ")."; }
+                  }
+                  after = seq;
+                } catch (error) {
+                  await sleep(5000);
+                }
+              }
+            }
+          }
+
+          async function swap(link) {
+            var main = document.getElementById("main");
+            var doc = await fetchPage(link.href);
+            var fresh = doc.getElementById("main");
+            if (!main || !fresh) { window.location.href = link.href; return; }
+            adopt(main, fresh);
+            document.title = doc.title;
+            window.history.pushState({}, "", link.href);
+            var next = main.querySelector("[data-swap]");
+            if (next) { next.focus(); }
+          }
+
+          document.addEventListener("click", function (event) {
+            var link = event.target.closest ? event.target.closest("a[data-swap]") : null;
+            if (!link || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey || event.button !== 0) { return; }
+            event.preventDefault();
+            swap(link).catch(function () { window.location.href = link.href; });
+          });
+          window.addEventListener("popstate", function () { window.location.reload(); });
+
+          var list = document.querySelector("[data-live]");
+          if (list) { follow(list); }
+        })();
+
+        """#
+}
