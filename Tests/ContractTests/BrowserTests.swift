@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Logging
 import SyncClient
@@ -69,6 +70,37 @@ import Testing
                 let enrolled = try await CLIProcess.run("vaultsync", ["init", folder.path, "--server", server.baseURL.absoluteString, "--enroll", code, "--device-name", "tablet"])
                 #expect(enrolled.exitCode == 0, "\(enrolled)")
                 #expect(try String(contentsOf: folder.appendingPathComponent("notes/plan.md"), encoding: .utf8) == "merged in the browser\n")
+            }
+        }
+    }
+
+    /// Sign in with Apple's flow in the browser: out to the provider, back by its cross-site form
+    /// post, on through the server's relay page with the browser's own cookies, signed in.
+    @Test func aPersonSignsInWithAppleInTheBrowser() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "chromium is not installed: apt-get install chromium (infra/install-deps.sh does)")
+        try await LocalIdentityProvider.with { issuer in
+            let key = P256.Signing.PrivateKey()
+            let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("AuthKey-\(UUID().uuidString).p8")
+            try key.pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+            defer { try? FileManager.default.removeItem(at: keyFile) }
+            issuer.expectClient(.appleKey(publicKey: key.publicKey, teamID: "TEAM123456", keyID: "KEY1234567"))
+            try await HeavyTests.oneAtATime {
+                try await TestServer.with(configure: { configuration in
+                    configuration.identityProviders = [.apple(
+                        clientIDs: [issuer.clientID], issuer: issuer.issuer,
+                        web: .init(clientID: issuer.clientID, secret: .appleKey(teamID: "TEAM123456", keyID: "KEY1234567", keyFile: keyFile), formPost: true))]
+                    configuration.identityTrustRoots = issuer.certificateFile
+                }) { server in
+                    let email = "apple-\(UUID().uuidString.prefix(8).lowercased())@privaterelay.example"
+                    issuer.willSignIn(subject: "apple-browser-person", email: email, at: server.clock.now)
+                    let run = try await CLIProcess.run(
+                        "/usr/bin/env", ["python3", Repository.root.appendingPathComponent("Tests/Browser/provider_sign_in.py").path, server.baseURL.absoluteString, "Apple"],
+                        timeout: .seconds(120))
+                    #expect(run.exitCode == 0, "\(run)")
+                    let users = try await VaultSyncServer.listUsers(configuration: server.configuration, logger: Logger(label: "test"))
+                    #expect(users.contains { $0.email == email }, "the first sign-in made the account")
+                    #expect(issuer.tokenRequests.count == 1, "one code, redeemed once")
+                }
             }
         }
     }

@@ -1,4 +1,4 @@
-import Crypto
+public import Crypto
 import SwiftASN1
 import X509
 import CryptoExtras
@@ -16,7 +16,12 @@ public import SyncServer
 /// An OpenID Connect issuer on a local HTTPS port, as an identity provider on the internet is
 /// seen by the server: a discovery document at `/.well-known/openid-configuration` and a JWKS at
 /// `/jwks`, with real RS256 and ES256 keys this test support makes. It mints ID tokens, honest
-/// and forged, and can rotate its RSA key.
+/// and forged, and can rotate its RSA key. For the web app's sign-in it also has the
+/// authorization-code flow as OpenID Connect Core §3.1, RFC 6749 §4.1 and RFC 7636 document it
+/// (and as Sign in with Apple's "Generate and validate tokens" does: `response_mode=form_post`,
+/// a client secret that is an ES256 JWT of the team): `/authorize` signs in whoever
+/// ``willSignIn(subject:email:at:)`` names, with no page of its own, and `/token` checks every
+/// field a provider checks before it answers the ID token.
 public final class LocalIdentityProvider: Sendable {
     public let issuer: URL
     /// Its self-signed certificate (PEM), for ``ServerConfiguration/identityTrustRoots``.
@@ -29,6 +34,54 @@ public final class LocalIdentityProvider: Sendable {
         let ec = P256.Signing.PrivateKey()
         let ecID = "ec-1"
         var jwksFetches = 0
+        var person: (subject: String, email: String?, at: Date)?
+        var clientAuth = ClientAuth.none
+        var grants: [String: Grant] = [:]
+        var tokenRequests: [[String: String]] = []
+    }
+
+    /// How the token endpoint wants the client to prove itself.
+    public enum ClientAuth: Sendable {
+        case none
+        case secret(String)
+        /// Sign in with Apple's: an ES256 JWT signed by the team's key.
+        case appleKey(publicKey: P256.Signing.PublicKey, teamID: String, keyID: String)
+    }
+
+    /// A code handed out and what it was asked with.
+    struct Grant {
+        let clientID: String
+        let redirect: String
+        let challenge: String
+        let nonce: String?
+        let subject: String
+        let email: String?
+        let at: Date
+    }
+
+    /// The person the next authorization signs in, and when their ID token is issued.
+    public func willSignIn(subject: String, email: String?, at: Date) {
+        keys.withLock { $0.person = (subject, email, at) }
+    }
+
+    /// What the token endpoint requires of the client (`clientID`).
+    public func expectClient(_ auth: ClientAuth) {
+        keys.withLock { $0.clientAuth = auth }
+    }
+
+    /// The form fields of every request to the token endpoint, oldest first.
+    public var tokenRequests: [[String: String]] { keys.withLock { $0.tokenRequests } }
+
+    func personSigningIn() -> (subject: String, email: String?, at: Date)? { keys.withLock { $0.person } }
+    func addGrant(_ code: String, _ grant: Grant) { keys.withLock { $0.grants[code] = grant } }
+    func expectedClientAuth() -> ClientAuth { keys.withLock { $0.clientAuth } }
+
+    /// Records a token request; the grant its code names, which it spends (a code works once).
+    func recordTokenRequest(_ form: [String: String]) -> Grant? {
+        keys.withLock { keys in
+            keys.tokenRequests.append(form)
+            return form["code"].flatMap { keys.grants.removeValue(forKey: $0) }
+        }
     }
 
     private let keys = Mutex(Keys())
@@ -183,6 +236,8 @@ public final class LocalIdentityProvider: Sendable {
             guard let provider = box.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
             let document: [String: Any] = [
                 "issuer": provider.issuer.absoluteString, "jwks_uri": provider.issuer.appendingPathComponent("jwks").absoluteString,
+                "authorization_endpoint": provider.issuer.appendingPathComponent("authorize").absoluteString,
+                "token_endpoint": provider.issuer.appendingPathComponent("token").absoluteString,
                 "id_token_signing_alg_values_supported": ["RS256", "ES256"], "response_types_supported": ["id_token"], "subject_types_supported": ["public"],
             ]
             return Self.json(try JSONSerialization.data(withJSONObject: document))
@@ -190,6 +245,15 @@ public final class LocalIdentityProvider: Sendable {
         router.get("jwks") { _, _ -> Response in
             guard let provider = box.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
             return Self.json(try provider.jwks())
+        }
+        router.get("authorize") { request, _ -> Response in
+            guard let provider = box.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
+            return provider.authorize(Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }) { first, _ in first })
+        }
+        router.post("token") { request, _ -> Response in
+            guard let provider = box.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }
+            let body = try await request.body.collect(upTo: 1 << 16)
+            return try await provider.token(Self.formFields(String(buffer: body)))
         }
         let (port, stop) = try await LocalTLSIdentity.serve(router, server: try .tls(.http1(), tlsConfiguration: identity.serverTLS), label: "identity-provider")
         let provider = LocalIdentityProvider(issuer: URL(string: "https://localhost:\(port)")!, certificateFile: identity.certificateFile) {

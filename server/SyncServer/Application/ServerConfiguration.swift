@@ -114,4 +114,14 @@ public struct ServerConfiguration: Sendable {
     public var effectivePublicURL: URL {
         publicURL ?? URL(string: "http://\(hostname == "0.0.0.0" ? "127.0.0.1" : hostname):\(port)")!
     }
+
+    /// Changes the Sign in with Apple provider, adding it first when there is none (the options
+    /// that configure it may come in any order).
+    mutating func withApple(_ change: (inout IdentityProviderSettings) -> Void) {
+        let index = identityProviders.firstIndex { $0.name == "apple" } ?? {
+            identityProviders.append(.apple(clientIDs: []))
+            return identityProviders.count - 1
+        }()
+        change(&identityProviders[index])
+    }
 }

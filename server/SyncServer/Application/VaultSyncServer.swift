@@ -155,6 +155,7 @@ public enum VaultSyncServer {
             accounts: accounts.accounts,
             operators: OperatorService(
                 db: parts.pool, auth: accounts.auth, accounts: accounts.accounts, vault: vault, store: parts.store, metrics: parts.metrics, now: parts.now),
+            webProviders: accounts.identities.byName.filter { $0.value.settings.web != nil }, providerFlow: ProviderSignIn(secret: parts.secret),
             pages: try WebTemplates.library(), trustedProxies: Set(configuration.trustedProxies),
             serverURL: { [address = parts.address] in (address.withLockedValue { $0 } ?? configuration.effectivePublicURL).absoluteString }, now: parts.now)
         web.add(to: router)

@@ -59,9 +59,11 @@ struct IDTokenClaims: JWTPayload {
 /// complete check of an ID token.
 actor IdentityProvider {
     let settings: IdentityProviderSettings
-    private let client: HTTPClient
-    private let now: @Sendable () -> Date
-    private let logger: Logger
+    /// How the web app's token requests prove the client (``IdentityProviderSettings/web``).
+    let clientSecret: ResolvedClientSecret
+    let client: HTTPClient
+    let now: @Sendable () -> Date
+    let logger: Logger
     /// Tolerated difference between the issuer's clock and ours.
     static let clockSkew: TimeInterval = 60
     /// The shortest time between two key fetches.
@@ -72,9 +74,15 @@ actor IdentityProvider {
     private var keys = JWTKeyCollection()
     private var keyIDs: Set<String> = []
     private var lastFetch: Date?
+    /// The authorization and token endpoints, once the discovery document named them.
+    var webEndpoints: WebEndpoints?
 
-    init(settings: IdentityProviderSettings, client: HTTPClient, minimumRefresh: Duration = .seconds(60), now: @escaping @Sendable () -> Date, logger: Logger) {
+    init(
+        settings: IdentityProviderSettings, clientSecret: ResolvedClientSecret = .none, client: HTTPClient, minimumRefresh: Duration = .seconds(60),
+        now: @escaping @Sendable () -> Date, logger: Logger
+    ) {
         self.settings = settings
+        self.clientSecret = clientSecret
         self.client = client
         self.minimumRefresh = minimumRefresh
         self.now = now
@@ -121,16 +129,10 @@ actor IdentityProvider {
 
     private static func header(_ token: String) throws -> Header {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let data = base64URLDecoded(parts[0]), let header = try? JSONDecoder().decode(Header.self, from: data) else {
+        guard parts.count == 3, let data = Base64URL.decode(parts[0]), let header = try? JSONDecoder().decode(Header.self, from: data) else {
             throw ServiceError.invalidIdentityToken("the ID token is not a JWT")
         }
         return header
-    }
-
-    private static func base64URLDecoded(_ text: Substring) -> Data? {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 
     private static func sameIssuer(_ claimed: String, _ issuer: URL) -> Bool {
@@ -168,12 +170,14 @@ actor IdentityProvider {
         }
     }
 
-    private struct Discovery: Decodable {
+    struct Discovery: Decodable {
         var issuer: String
         var jwks_uri: String
+        var authorization_endpoint: String?
+        var token_endpoint: String?
     }
 
-    private func fetch<T: Decodable>(_ url: URL, as type: T.Type) async throws -> T {
+    func fetch<T: Decodable>(_ url: URL, as type: T.Type) async throws -> T {
         var request = HTTPClientRequest(url: url.absoluteString)
         request.headers.add(name: "Accept", value: "application/json")
         let response = try await client.execute(request, timeout: .seconds(10))

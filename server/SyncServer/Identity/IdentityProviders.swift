@@ -24,7 +24,12 @@ struct IdentityProviders: Service {
         if let trustRoots { tls.additionalTrustRoots = [.file(trustRoots.path)] }
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
         self.client = client
-        self.byName = Dictionary(uniqueKeysWithValues: settings.map { ($0.name, IdentityProvider(settings: $0, client: client, now: now, logger: logger)) })
+        var byName: [String: IdentityProvider] = [:]
+        for provider in settings {
+            let secret = try provider.web.map { try ResolvedClientSecret($0.secret) } ?? .none
+            byName[provider.name] = IdentityProvider(settings: provider, clientSecret: secret, client: client, now: now, logger: logger)
+        }
+        self.byName = byName
         logger.info("sign-in providers", metadata: ["providers": "\(settings.map(\.name).joined(separator: ","))"])
     }
 

@@ -191,11 +191,11 @@ public enum ServerSettings {
 
     public static let oidc = ServerSetting.list(
         "oidc", "VAULTSYNC_OIDC", valueName: "spec", separator: "|",
-        "An OpenID Connect provider users may sign in with (repeatable; separated by '|' in the environment): 'name=NAME;issuer=https://…;client_ids=A,B'."
+        "An OpenID Connect provider users may sign in with (repeatable; separated by '|' in the environment): 'name=NAME;issuer=https://…;client_ids=A,B', and for the web app's 'Sign in with' button ';web_client_id=ID' with ';web_secret_file=PATH' when the provider gave that client a secret."
     ) { values, text throws(SettingError) in
         guard !text.isEmpty else { return }
         guard let provider = IdentityProviderSettings.parse(text) else {
-            throw SettingError("'\(text.prefix(120))' must be 'name=NAME;issuer=https://…;client_ids=A,B' (a lower-case name other than 'password', an https issuer)")
+            throw SettingError("'\(text.prefix(120))' must be 'name=NAME;issuer=https://…;client_ids=A,B[;web_client_id=ID[;web_secret_file=PATH]]' (a lower-case name other than 'password', an https issuer)")
         }
         values.configuration.identityProviders.append(provider)
     }
@@ -203,7 +203,22 @@ public enum ServerSettings {
     public static let appleClientIDs = ServerSetting.text(
         "apple-client-ids", "VAULTSYNC_APPLE_CLIENT_IDS", valueName: "ids", "Sign in with Apple for these client ids (bundle id, Services ID; comma-separated)."
     ) { values, text throws(SettingError) in
-        values.configuration.identityProviders.append(.apple(clientIDs: text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }))
+        let ids = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        values.configuration.withApple { apple in apple.clientIDs += ids.filter { !apple.clientIDs.contains($0) } }
+    }
+
+    public static let appleWeb = ServerSetting.text(
+        "apple-web", "VAULTSYNC_APPLE_WEB", valueName: "spec",
+        "Sign in with Apple in the web app: 'services_id=ID;team_id=TEAM;key_id=KEY;key_file=/path/AuthKey_KEY.p8' (the Services ID's return URL is <public URL>/app/signin/apple/callback)."
+    ) { values, text throws(SettingError) in
+        guard !text.isEmpty else { return }
+        guard let web = IdentityProviderSettings.parseAppleWeb(text) else {
+            throw SettingError("'\(text.prefix(120))' must be 'services_id=ID;team_id=TEAM;key_id=KEY;key_file=PATH'")
+        }
+        values.configuration.withApple { apple in
+            apple.web = web
+            if !apple.clientIDs.contains(web.clientID) { apple.clientIDs.append(web.clientID) }
+        }
     }
 
     public static let identityTrustRoots = ServerSetting.text(
@@ -271,7 +286,7 @@ public enum ServerSettings {
         hostname, port, publicURL, blobStore, blobAccess, s3CreateBucket, maxBatchFiles, maxFileBytes, accessTokenTTL, refreshRetryGraceSeconds,
         blobURLTTL, databasePoolSize, databaseWaitSeconds,
     ] + retention + quotas + [
-        purgeIntervalMinutes, gcInterval, eventPingSeconds, idleTimeoutSeconds, maxConnectionsPerAddress, trustedProxy, oidc, appleClientIDs,
+        purgeIntervalMinutes, gcInterval, eventPingSeconds, idleTimeoutSeconds, maxConnectionsPerAddress, trustedProxy, oidc, appleClientIDs, appleWeb,
         identityTrustRoots, noSignup, signupLimit, noWeb,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, fcmServiceAccountFile, pushIntervalSeconds, pushCAFile,
         jwtSecret, s3AccessKeyID, s3SecretAccessKey, s3SessionToken, metricsToken,

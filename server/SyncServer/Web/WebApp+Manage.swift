@@ -26,8 +26,24 @@ extension WebApp {
         }
         app.get("account") { request, context in
             try await page(request, context) { caller in
-                var model = chrome(caller, title: "Account").merging(["email": try await accounts.email(userID: caller.userID) ?? ""]) { $1 }
-                if request.uri.queryParameters.get("done") == "password" { model["notice"] = "Your password is changed; every other device and browser is signed out." }
+                let token = sessions.formToken(session: caller.session.id)
+                let linked = try await auth.identities(caller).identities
+                let methods: [[String: Any]] = linked.map { identity in
+                    ["provider": identity.provider, "label": identity.provider == "password" ? "Password" : Self.label(identity.provider),
+                     "since": WireDate.format(identity.createdAt), "formToken": token, "alone": linked.count == 1]
+                }
+                let linkable: [[String: Any]] = providerButtons().filter { button in !linked.contains { $0.provider == button["name"] } }.map {
+                    ["name": $0["name"] ?? "", "label": $0["label"] ?? ""]
+                }
+                var model = chrome(caller, title: "Account").merging([
+                    "email": try await accounts.email(userID: caller.userID) ?? "", "methods": methods, "linkable": linkable, "hasLinkable": !linkable.isEmpty,
+                    "hasPassword": linked.contains { $0.provider == "password" },
+                ]) { $1 }
+                let notices = [
+                    "password": "Your password is changed; every other device and browser is signed out.",
+                    "linked": "The sign-in method was linked: you can sign in with it from now on.", "unlinked": "The sign-in method was removed.",
+                ]
+                if let notice = request.uri.queryParameters.get("done").flatMap({ notices[$0] }) { model["notice"] = notice }
                 return render("account", model)
             }
         }

@@ -22,6 +22,9 @@ struct WebApp: Sendable {
     let feed: ChangeFeed
     let accounts: AccountService
     let operators: OperatorService
+    /// The providers people can sign in with from the sign-in page, by name.
+    let webProviders: [String: IdentityProvider]
+    let providerFlow: ProviderSignIn
     let pages: MustacheLibrary
     let trustedProxies: Set<String>
     /// The address devices reach this server at (``ServerConfiguration/effectivePublicURL``).
@@ -52,6 +55,7 @@ struct WebApp: Sendable {
         addManagePages(to: app)
         addEnrollPages(to: app)
         addOperatorPages(to: app)
+        addProviderPages(to: app)
         let vaultPages = app.group("vaults/:vault")
         vaultPages.get("files") { request, context in try await page(request, context) { try await folder($0, request, context) } }
         vaultPages.get("file") { request, context in try await page(request, context) { try await file($0, request, context) } }
@@ -193,39 +197,6 @@ struct WebApp: Sendable {
         guard let version = wanted else { throw ServiceError.invalidRequest("which version to restore is missing") }
         let restored = try await vault.restore(scope, RestoreRequest(path: path, version: version)).restored
         return Response.redirect(to: Self.base(scope) + "file?path=" + Self.query(path.rawValue) + "&restored=\(restored.version)", type: .normal)
-    }
-
-    // MARK: signing in
-
-    /// The sign-in form, its token bound to a cookie of this browser (which it sets when new).
-    func signInPage(_ request: Request, _ model: [String: Any], status: HTTPResponse.Status = .ok) -> Response {
-        let nonce = sessions.signInNonce(request)
-        var response = render("signin", ["title": "Sign in", "formToken": sessions.signInToken(nonce: nonce.value)].merging(model) { $1 }, status: status)
-        if nonce.isNew { response.headers[.setCookie] = sessions.signInNonceCookie(nonce.value) }
-        return response
-    }
-
-    func signIn(_ request: Request, _ context: ServerRequestContext) async throws -> Response {
-        let form = try await Self.form(request)
-        let email = form["email"] ?? ""
-        guard sessions.checksSignIn(form["form_token"], request: request) else {
-            let (status, body) = ServiceError.formRefused("this sign-in form is out of date or did not come from this site: sign in again here").wire
-            return signInPage(request, ["error": body.message, "email": email], status: status)
-        }
-        do {
-            let tokens = try await auth.login(LoginRequest(email: email, password: form["password"] ?? ""), address: context.clientAddress(request, trusting: trustedProxies))
-            let caller = try await apiSessions.caller(authorization: "Bearer " + tokens.accessToken, purpose: "signing in needs")
-            let known = WebSessions.cookie(WebSessions.deviceCookieName, in: request).flatMap(UUID.init(uuidString:))
-            let device = try await devices.register(caller, RegisterDeviceRequest(deviceName: "Web browser", platform: "web", deviceID: known))
-            var response = Response.redirect(to: "/app/", type: .normal)
-            response.headers[.setCookie] = try await sessions.signInCookie(userID: caller.userID, session: caller.session.id, now: now())
-            response.headers.append(HTTPField(name: .setCookie, value: sessions.deviceCookie(device.deviceID)))
-            return response
-        } catch let error as ServiceError {
-            let (status, body) = error.wire
-            let message = status == .unauthorized ? "That email and password do not match an account." : body.message
-            return signInPage(request, ["error": message, "email": email], status: status)
-        }
     }
 
     // MARK: plumbing

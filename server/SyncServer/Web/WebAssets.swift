@@ -40,6 +40,8 @@ enum WebAssets {
         button { font: inherit; padding: .35rem .8rem; border: 1px solid var(--accent); border-radius: 4px; background: var(--accent); color: var(--bg); cursor: pointer; }
         .error { color: var(--warn); font-weight: 600; }
         button.danger { background: var(--warn); border-color: var(--warn); }
+        a.button { display: inline-block; font: inherit; padding: .35rem .8rem; border: 1px solid var(--accent); border-radius: 4px; text-decoration: none; }
+        ul.actions { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: .5rem; }
         details { margin: .5rem 0; }
         .notice { background: var(--tag); padding: .5rem .75rem; border-radius: 4px; }
         .tag { background: var(--tag); padding: 0 .4rem; border-radius: 4px; font-size: .85rem; }

@@ -7,6 +7,8 @@
 /// - **in-place switches**: a link with `data-swap` (the diff's inline / side-by-side toggle)
 ///   replaces the page's `<main>` with the linked page's, keeps the address in the history, and
 ///   puts the keyboard's focus on the switch that replaced it.
+/// - **the provider's answer**: a form with `data-autosubmit` (the page a provider's cross-site
+///   form post lands on) is posted on at once.
 /// A fresh copy of a page is this server's own rendering, parsed inert (`DOMParser` runs no script).
 enum WebScript {
     static let js = #"""
@@ -77,6 +79,9 @@ enum WebScript {
             swap(link).catch(function () { window.location.href = link.href; });
           });
           window.addEventListener("popstate", function () { window.location.reload(); });
+
+          var relay = document.querySelector("form[data-autosubmit]");
+          if (relay) { relay.submit(); }
 
           var list = document.querySelector("[data-live]");
           if (list) { follow(list); }

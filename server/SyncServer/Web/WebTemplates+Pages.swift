@@ -184,6 +184,16 @@ extension WebTemplates {
         {{> header}}
         <h1>Account</h1>
         <p>Signed in as {{email}}.</p>
+        <h2>Ways to sign in</h2>
+        <ul>{{#methods}}<li>{{label}}, since <time datetime="{{since}}">{{since}}</time>
+        {{^alone}}<form method="post" action="/app/account/unlink" class="inline">
+        <input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="provider" value="{{provider}}">
+        <button type="submit" aria-label="Remove {{label}} as a way to sign in">Remove</button>
+        </form>{{/alone}}</li>{{/methods}}</ul>
+        {{#hasLinkable}}
+        <ul class="actions">{{#linkable}}<li><a class="button" href="/app/account/link/{{name}}">Link {{label}}</a></li>{{/linkable}}</ul>
+        {{/hasLinkable}}
+        {{#hasPassword}}
         <h2>Change the password</h2>
         <form method="post" action="/app/account/password" class="stacked">
         <input type="hidden" name="form_token" value="{{formToken}}">
@@ -193,6 +203,7 @@ extension WebTemplates {
         <button type="submit">Change the password</button>
         </form>
         <p>Every other device and browser is signed out when the password changes.</p>
+        {{/hasPassword}}
         <h2>Delete the account</h2>
         <p>This deletes every vault, every version of every file and every device of the account, on the server. Export each vault first if you want a copy: the folders on your devices stay as they are.</p>
         <form method="post" action="/app/account/delete" class="stacked">

@@ -12,7 +12,7 @@ enum WebTemplates {
 
     static let all: [(String, String)] = [
         ("header", header), ("footer", footer), ("crumbs", crumbs), ("signin", signin), ("vaults", vaults), ("folder", folder),
-        ("file", file), ("history", history), ("error", error), ("devices", devices), ("storage", storage), ("deleted", deleted), ("diff", diff), ("conflicts", conflicts), ("conflict", conflict), ("account", account), ("export", export), ("activity", activity), ("enroll", enroll),
+        ("file", file), ("history", history), ("error", error), ("devices", devices), ("storage", storage), ("deleted", deleted), ("diff", diff), ("conflicts", conflicts), ("conflict", conflict), ("account", account), ("export", export), ("activity", activity), ("enroll", enroll), ("provider-return", providerReturn),
     ]
 
     static let header = """
@@ -57,6 +57,19 @@ enum WebTemplates {
 
         """
 
+    /// The page a provider's cross-site form post lands on: it posts the answer on from this site
+    /// (the script does it at once; without script, the button).
+    static let providerReturn = """
+        {{> header}}
+        <h1>Signing in with {{label}}</h1>
+        <form method="post" action="{{action}}" data-autosubmit>
+        {{#fields}}<input type="hidden" name="{{name}}" value="{{value}}">{{/fields}}
+        <p>{{label}} answered. Continue to finish signing in here.</p>
+        <button type="submit">Continue</button>
+        </form>
+        {{> footer}}
+        """
+
     static let crumbs = """
         <nav aria-label="Breadcrumbs" class="crumbs"><ol>
         {{#crumbs}}<li>{{#href}}<a href="{{href}}">{{name}}</a>{{/href}}{{^href}}<span aria-current="page">{{name}}</span>{{/href}}</li>{{/crumbs}}
@@ -76,6 +89,10 @@ enum WebTemplates {
         <input id="password" name="password" type="password" autocomplete="current-password" required>
         <button type="submit">Sign in</button>
         </form>
+        {{#hasProviders}}
+        <h2>Or</h2>
+        <ul class="actions">{{#providers}}<li><a class="button" href="/app/signin/{{name}}/start">Sign in with {{label}}</a></li>{{/providers}}</ul>
+        {{/hasProviders}}
         {{> footer}}
         """
 
