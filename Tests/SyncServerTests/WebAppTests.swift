@@ -174,4 +174,26 @@ import Testing
             }
         }
     }
+
+    /// "Sign out everywhere" ends every session of the account, this browser's and a device's and
+    /// another browser's; each signs in again.
+    @Test func signingOutEverywhereEndsEverySession() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            try await WebClient.with(server.baseURL) { web in
+                try await WebClient.with(server.baseURL) { other in
+                    _ = try await web.signIn(email: user.email, password: user.password)
+                    _ = try await other.signIn(email: user.email, password: user.password)
+                    let devices = try await web.get("/app/devices")
+                    #expect(devices.body.contains("Sign out everywhere"))
+                    let out = try await web.post("/app/sessions/end-all", form: ["form_token": try #require(devices.formToken)])
+                    #expect(out.status == 303 && out.location == "/app/signin" && web.heldCookie == nil, "\(out)")
+                    #expect(try await other.get("/app/").location == "/app/signin", "the other browser is signed out")
+                    await #expect { _ = try await laptop.api.state(laptop.session) } throws: { ($0 as? SyncAPIError)?.status == 401 }
+                    #expect(try await web.signIn(email: user.email, password: user.password).status == 303, "signing in again works")
+                }
+            }
+        }
+    }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOSSL
@@ -99,6 +100,24 @@ import Testing
                     // its last way to sign in cannot be removed.
                     let account = try await web.get("/app/account")
                     #expect(account.body.contains("Local, since") && !account.body.contains("Change the password") && !account.body.contains("/app/account/unlink"), "\(account.body)")
+
+                    // Deleting it: the provider confirms the owner, then the email is typed.
+                    #expect(account.body.contains("href=\"/app/account/delete/local\""), "\(account.body)")
+                    let token = try #require(account.formToken)
+                    let noPassword = try await web.post("/app/account/delete", form: ["form_token": token, "confirm": "ana@example.com", "confirmation": "9999999999.forged"])
+                    #expect(noPassword.status == 401, "a forged confirmation is no confirmation: \(noPassword)")
+                    issuer.willSignIn(subject: "person-1", email: "ana@example.com", at: server.clock.now)
+                    let confirm = try #require(try await web.get("/app/account/delete/local").location)
+                    let returned = try #require(try await Self.visitProvider(confirm, issuer).location)
+                    let confirmed = try await web.get(String(returned.dropFirst(server.baseURL.absoluteString.count)))
+                    #expect(confirmed.status == 200 && confirmed.body.contains("Local confirmed it is you"), "\(confirmed)")
+                    let fields = Self.hiddenFields(confirmed.body)
+                    let mistyped = try await web.post("/app/account/delete", form: fields.merging(["confirm": "someone@example.com"]) { $1 })
+                    #expect(mistyped.status == 400, "\(mistyped)")
+                    let deleted = try await web.post("/app/account/delete", form: fields.merging(["confirm": "ana@example.com"]) { $1 })
+                    #expect(deleted.status == 303 && deleted.location == "/app/signin", "\(deleted)")
+                    let users = try await VaultSyncServer.listUsers(configuration: server.configuration, logger: Logger(label: "test"))
+                    #expect(!users.contains { $0.email == "ana@example.com" }, "the account is gone")
                 }
                 await #expect { _ = try await server.api.login(email: "ana@example.com", password: "whatever at all") } throws: {
                     ($0 as? SyncAPIError)?.code == .invalidCredentials

@@ -88,6 +88,13 @@ struct DeviceService: Sendable {
         guard found else { throw ServiceError.notFound("no live session \(sessionID.uuidString.lowercased()) on this account") }
     }
 
+    /// Ends every session of the account, the caller's too ("sign out everywhere"): each device
+    /// stays listed and signs in again with the password; event connections close on every instance.
+    func endAllSessions(_ caller: Caller) async throws {
+        let now = now()
+        try await db.transaction { try SessionQueries.revokeAll($0, userID: caller.userID, except: nil, now: now) }
+    }
+
     /// Sets (or with nil removes) the push token of one of the user's devices.
     /// - Throws: ``ServiceError/notFound(_:)`` when the user has no such device.
     func setPushToken(userID: UUID, deviceID: UUID, _ request: PushTokenRequest?) async throws {

@@ -10,6 +10,8 @@ struct ProviderSignIn: Sendable {
     enum Purpose: String, Codable, Sendable {
         case signIn = "sign-in"
         case link
+        /// Proving the owner is at the keyboard before the account is deleted (an account with no password).
+        case confirmDeletion = "confirm-deletion"
     }
 
     struct State: Codable, Equatable, Sendable {

@@ -27,6 +27,12 @@ extension WebApp {
                 return Response.redirect(to: "/app/devices?done=ended", type: .normal)
             }
         }
+        app.post("sessions/end-all") { request, context in
+            try await action(request, context) { caller, _ in
+                try await devices.endAllSessions(caller)
+                return signedOut()
+            }
+        }
         app.get("storage") { request, context in try await page(request, context) { try await storagePage($0) } }
     }
 

@@ -32,12 +32,13 @@ extension WebApp {
                     ["provider": identity.provider, "label": identity.provider == "password" ? "Password" : Self.label(identity.provider),
                      "since": WireDate.format(identity.createdAt), "formToken": token, "alone": linked.count == 1]
                 }
+                let confirmers: [[String: Any]] = linked.filter { webProviders[$0.provider] != nil }.map { ["name": $0.provider, "label": Self.label($0.provider)] }
                 let linkable: [[String: Any]] = providerButtons().filter { button in !linked.contains { $0.provider == button["name"] } }.map {
                     ["name": $0["name"] ?? "", "label": $0["label"] ?? ""]
                 }
                 var model = chrome(caller, title: "Account").merging([
                     "email": try await accounts.email(userID: caller.userID) ?? "", "methods": methods, "linkable": linkable, "hasLinkable": !linkable.isEmpty,
-                    "hasPassword": linked.contains { $0.provider == "password" },
+                    "hasPassword": linked.contains { $0.provider == "password" }, "confirmers": confirmers,
                 ]) { $1 }
                 let notices = [
                     "password": "Your password is changed; every other device and browser is signed out.",
@@ -62,7 +63,10 @@ extension WebApp {
                 guard form["confirm"]?.lowercased() == email.lowercased() else {
                     throw ServiceError.invalidRequest("type the account's email to delete it; nothing was deleted")
                 }
-                try await auth.confirmOwner(caller, DeleteAccountRequest(password: form["password"] ?? ""), address: context.clientAddress(request, trusting: trustedProxies))
+                // The password, or a provider's confirmation of the owner made minutes ago (an account without one).
+                if !sessions.checksDeletion(form["confirmation"], session: caller.session.id, now: now()) {
+                    try await auth.confirmOwner(caller, DeleteAccountRequest(password: form["password"] ?? ""), address: context.clientAddress(request, trusting: trustedProxies))
+                }
                 _ = try await accounts.delete(userID: caller.userID, keeping: nil)
                 return signedOut()
             }

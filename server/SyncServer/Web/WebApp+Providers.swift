@@ -47,6 +47,11 @@ extension WebApp {
                 try await toProvider(context.parameters.get("provider") ?? "", purpose: .link, binding: sessions.formToken(session: caller.session.id))
             }
         }
+        app.get("account/delete/:provider") { request, context in
+            try await page(request, context) { caller in
+                try await toProvider(context.parameters.get("provider") ?? "", purpose: .confirmDeletion, binding: sessions.formToken(session: caller.session.id))
+            }
+        }
         app.post("account/unlink") { request, context in
             try await action(request, context) { caller, form in
                 _ = try await auth.unlink(caller, provider: form["provider"] ?? "")
@@ -90,7 +95,7 @@ extension WebApp {
             let flow = try providerFlow.finish(state, provider: name, now: now()) { purpose in
                 switch purpose {
                 case .signIn: WebSessions.cookie(WebSessions.signInCookieName, in: request).map { sessions.signInToken(nonce: $0) }
-                case .link: caller.map { sessions.formToken(session: $0.session.id) }
+                case .link, .confirmDeletion: caller.map { sessions.formToken(session: $0.session.id) }
                 }
             }
             if let error { throw ServiceError.invalidIdentityToken("\(Self.label(name)) did not sign you in (\(error.prefix(80)))") }
@@ -103,6 +108,13 @@ extension WebApp {
                 guard let caller else { throw ServiceError.unauthorized("signed out meanwhile: sign in, then link \(Self.label(name)) again") }
                 _ = try await auth.link(caller, LinkIdentityRequest(provider: name, idToken: token, nonce: flow.nonce))
                 return Response.redirect(to: "/app/account?done=linked", type: .normal)
+            case .confirmDeletion:
+                guard let caller else { throw ServiceError.unauthorized("signed out meanwhile: sign in, then delete the account again") }
+                try await auth.confirmOwner(caller, DeleteAccountRequest(provider: name, idToken: token, nonce: flow.nonce), address: context.clientAddress(request, trusting: trustedProxies))
+                return render("account-delete", chrome(caller, title: "Delete the account").merging([
+                    "label": Self.label(name), "email": try await accounts.email(userID: caller.userID) ?? "",
+                    "confirmation": sessions.deletionToken(session: caller.session.id, until: now().addingTimeInterval(WebSessions.deletionWindow)),
+                ]) { $1 })
             }
         } catch let failure as ServiceError {
             if let caller { return errorPage(failure, caller: caller, context) }

@@ -88,6 +88,21 @@ struct WebSessions: Sendable {
         return checks(token, expected: signInToken(nonce: nonce))
     }
 
+    /// How long a provider's confirmation stands in for the password when deleting the account.
+    static let deletionWindow: TimeInterval = 600
+
+    /// The token a deletion form carries once a provider confirmed the owner: the session and when
+    /// it stops working, signed.
+    func deletionToken(session: UUID, until: Date) -> String {
+        let expires = Int64(until.timeIntervalSince1970)
+        return "\(expires).\(formToken(binding: "delete \(session.uuidString.lowercased()) \(expires)"))"
+    }
+
+    func checksDeletion(_ token: String?, session: UUID, now: Date) -> Bool {
+        guard let token, let expires = token.split(separator: ".").first.flatMap({ Int64($0) }), TimeInterval(expires) > now.timeIntervalSince1970 else { return false }
+        return checks(token, expected: deletionToken(session: session, until: Date(timeIntervalSince1970: TimeInterval(expires))))
+    }
+
     private func formToken(binding: String) -> String {
         Hex.encode(HMAC<SHA256>.authenticationCode(for: Data(binding.utf8), using: csrfKey))
     }

@@ -30,6 +30,12 @@ extension WebTemplates {
         <button type="submit" aria-label="End the sign-in of {{started}}">End</button>
         </form></li>{{/unbound}}</ul>
         {{/hasUnbound}}
+        <h2>Everywhere</h2>
+        <p>Signs out every device and browser of the account, this one too. Each device stays listed and signs in again with the password (<code>vaultsync login</code>).</p>
+        <form method="post" action="/app/sessions/end-all">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <button type="submit" class="danger">Sign out everywhere</button>
+        </form>
         {{> footer}}
         """
 
@@ -206,10 +212,29 @@ extension WebTemplates {
         {{/hasPassword}}
         <h2>Delete the account</h2>
         <p>This deletes every vault, every version of every file and every device of the account, on the server. Export each vault first if you want a copy: the folders on your devices stay as they are.</p>
+        {{^hasPassword}}
+        <p>This account has no password: confirm it is you with a way you sign in.</p>
+        <ul class="actions">{{#confirmers}}<li><a class="button" href="/app/account/delete/{{name}}">Confirm with {{label}}</a></li>{{/confirmers}}</ul>
+        {{/hasPassword}}
+        {{#hasPassword}}
         <form method="post" action="/app/account/delete" class="stacked">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <label for="confirm">Type your email to confirm</label><input id="confirm" name="confirm" required autocomplete="off">
         <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+        <button type="submit" class="danger">Delete the account</button>
+        </form>
+        {{/hasPassword}}
+        {{> footer}}
+        """
+
+    /// After a provider confirmed the owner of an account without a password.
+    static let accountDelete = """
+        {{> header}}
+        <h1>Delete the account</h1>
+        <p>{{label}} confirmed it is you. This deletes every vault, every version of every file and every device of the account, on the server; the folders on your devices stay as they are. Within 10 minutes:</p>
+        <form method="post" action="/app/account/delete" class="stacked">
+        <input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="confirmation" value="{{confirmation}}">
+        <label for="confirm">Type your email ({{email}}) to confirm</label><input id="confirm" name="confirm" required autocomplete="off">
         <button type="submit" class="danger">Delete the account</button>
         </form>
         {{> footer}}

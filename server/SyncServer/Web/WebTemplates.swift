@@ -12,7 +12,7 @@ enum WebTemplates {
 
     static let all: [(String, String)] = [
         ("header", header), ("footer", footer), ("crumbs", crumbs), ("signin", signin), ("vaults", vaults), ("folder", folder),
-        ("file", file), ("history", history), ("error", error), ("devices", devices), ("storage", storage), ("deleted", deleted), ("diff", diff), ("conflicts", conflicts), ("conflict", conflict), ("account", account), ("export", export), ("activity", activity), ("enroll", enroll), ("provider-return", providerReturn),
+        ("file", file), ("history", history), ("error", error), ("devices", devices), ("storage", storage), ("deleted", deleted), ("diff", diff), ("conflicts", conflicts), ("conflict", conflict), ("account", account), ("export", export), ("activity", activity), ("enroll", enroll), ("provider-return", providerReturn), ("account-delete", accountDelete),
     ]
 
     static let header = """
