@@ -75,6 +75,12 @@ try:
         page.get_by_role("link", name="plan.md", exact=True).click()
         expect(page.get_by_role("heading", name="Properties")).to_be_visible()
         check(page, "note")
+        note_url = page.url
+        page.goto(note_url.replace("file?path=notes/plan.md", "file?path=pics/cat.png"))
+        expect(page.get_by_role("img", name="cat.png, version 1")).to_be_visible()
+        if page.evaluate("document.querySelector('img.shown').naturalWidth") < 1:
+            report["failures"].append("the image of pics/cat.png did not load")
+        page.goto(note_url)
 
         step = "history and changes"
         page.get_by_role("link", name="History").click()

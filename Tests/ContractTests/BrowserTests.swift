@@ -44,6 +44,7 @@ import Testing
                 _ = try await laptop.write("notes/plan.md", Self.hostile)
                 _ = try await laptop.write("notes/plan.md", Self.hostile + "A second thought.\n", base: 1)
                 _ = try await laptop.write("notes/Reading list.md", "# Reading list\n")
+                _ = try await laptop.write("pics/cat.png", bytes: try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")))
                 _ = try await laptop.write("gone.md", "deleted by mistake\n")
                 _ = try await laptop.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("gone.md"), baseVersion: 1)]), session: laptop.session)
                 let theirs = Data("# Plan for the quarter\n\nWritten on the phone.\n".utf8)

@@ -312,4 +312,38 @@ import Testing
             }
         }
     }
+
+    /// A raster image is shown in its page and a PDF opens in the browser's viewer, each served as
+    /// itself under a policy that runs nothing; an SVG (which could carry script) is only downloaded.
+    @Test func imagesAndPDFsAreShownAndSVGsOnlyDownloaded() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            let png = try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="))
+            _ = try await laptop.write("pics/cat.png", bytes: png)
+            _ = try await laptop.write("paper.pdf", bytes: Data("%PDF-1.4\n%%EOF\n".utf8))
+            _ = try await laptop.write("draw.svg", bytes: Data("<svg xmlns=\"http://www.w3.org/2000/svg\"><script>alert(1)</script></svg>".utf8))
+            let base = try await Self.base(laptop, server)
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: user.email, password: user.password)
+                let page = try await web.get(base + "file?path=pics/cat.png")
+                #expect(page.body.contains("<img class=\"shown\" src=\"\(base)view?path=pics/cat.png&amp;version=1\" alt=\"cat.png, version 1\">"), "\(page.body)")
+                let image = try await web.get(base + "view?path=pics/cat.png&version=1")
+                #expect(image.status == 200 && image.headers["content-type"] == "image/png" && Data(image.body.utf8).count > 0, "\(image.headers)")
+                #expect(image.headers["content-security-policy"]?.contains("sandbox") == true && image.headers["x-content-type-options"] == "nosniff", "\(image.headers)")
+                let pdfPage = try await web.get(base + "file?path=paper.pdf")
+                #expect(pdfPage.body.contains("view?path=paper.pdf&amp;version=1\">Open the PDF</a>"), "\(pdfPage.body)")
+                let pdf = try await web.get(base + "view?path=paper.pdf")
+                #expect(pdf.status == 200 && pdf.headers["content-type"] == "application/pdf" && pdf.body.hasPrefix("%PDF"), "\(pdf.headers)")
+                let svgPage = try await web.get(base + "file?path=draw.svg")
+                #expect(svgPage.body.contains("not a note") && !svgPage.body.contains("view?path"), "\(svgPage.body)")
+                #expect(try await web.get(base + "view?path=draw.svg").status == 404)
+            }
+            try await WebClient.with(server.baseURL) { stranger in
+                let other = try await server.newUser()
+                _ = try await stranger.signIn(email: other.email, password: other.password)
+                #expect(try await stranger.get(base + "view?path=pics/cat.png").status == 404)
+            }
+        }
+    }
 }

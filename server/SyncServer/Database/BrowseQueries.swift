@@ -82,7 +82,7 @@ enum BrowseQueries {
         try db.query(
             """
             SELECT v.path, v.version, v.is_deleted, v.created_at, d.name FROM file_versions v LEFT JOIN devices d ON d.id = v.device_id
-            WHERE v.vault_id = $1 ORDER BY v.created_at DESC, v.path LIMIT $2
+            WHERE v.vault_id = $1 ORDER BY v.created_at DESC, v.path, v.version DESC LIMIT $2
             """, [vaultID, limit]
         ).map { Change(path: try $0.string(0), version: try $0.int(1), deleted: try $0.bool(2), at: try $0.date(3), device: $0.optionalString(4)) }
     }

@@ -35,6 +35,8 @@ struct WebApp: Sendable {
     static let folderLimit = 20_000
     /// The largest note shown in a page.
     static let noteLimit: Int64 = 2 * 1024 * 1024
+    /// The largest image or PDF shown in the browser (larger ones are downloaded).
+    static let viewLimit: Int64 = 32 * 1024 * 1024
 
     func add(to router: Router<ServerRequestContext>) {
         router.get("/") { _, _ in Response.redirect(to: "/app/", type: .found) }
@@ -61,6 +63,7 @@ struct WebApp: Sendable {
         vaultPages.get("file") { request, context in try await page(request, context) { try await file($0, request, context) } }
         vaultPages.get("history") { request, context in try await page(request, context) { try await history($0, request, context) } }
         vaultPages.get("download") { request, context in try await page(request, context) { try await download($0, request, context) } }
+        vaultPages.get("view") { request, context in try await page(request, context) { try await view($0, request, context) } }
         vaultPages.post("restore") { request, context in try await action(request, context) { try await restore($0, $1, request, context) } }
         addDeletedPages(to: vaultPages)
         addActivityPages(to: vaultPages)
@@ -147,6 +150,9 @@ struct WebApp: Sendable {
         }
         if scope.encrypted {
             model["encrypted"] = true
+        } else if let type = Self.viewableType(path.rawValue), shown.sizeBytes <= Self.viewLimit {
+            let view = base + "view?path=" + Self.query(path.rawValue) + "&version=\(shown.version)"
+            model[type.hasPrefix("image/") ? "imageHref" : "pdfHref"] = view
         } else if !Self.isNote(path.rawValue) {
             model["notText"] = true
         } else if let bytes = await vault.contentBytes(scope, hash: hash, maxBytes: Self.noteLimit), let text = String(data: bytes, encoding: .utf8) {
@@ -189,6 +195,26 @@ struct WebApp: Sendable {
         let (_, path, _, shown, _) = try await namedVersion(caller, request, context)
         guard let url = shown.downloadURL else { throw ServiceError.notFound("'\(path)' has no such version with content") }
         return Response.redirect(to: url.absoluteString, type: .normal)
+    }
+
+    /// An image or PDF of the vault as itself, for the browser to show: only the types
+    /// ``viewableType(_:)`` allows, with a policy that lets the document run nothing.
+    func view(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
+        let (scope, path, _, _, hash) = try await namedVersion(caller, request, context)
+        guard !scope.encrypted, let type = Self.viewableType(path.rawValue),
+            let bytes = await vault.contentBytes(scope, hash: hash, maxBytes: Self.viewLimit)
+        else { throw ServiceError.notFound("'\(path)' is not shown here: download it") }
+        let policy = type == "application/pdf"
+            ? "default-src 'none'; object-src 'self'; frame-ancestors 'self'"  // the browser's own PDF viewer
+            : "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; frame-ancestors 'self'; sandbox"
+        let name = String(path.name).unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" }
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: type, .contentDisposition: "inline; filename=\"\(String(String.UnicodeScalarView(name)))\"",
+                HTTPField.Name("Content-Security-Policy")!: policy, .cacheControl: "private, max-age=3600",
+            ],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     func restore(_ caller: Caller, _ form: [String: String], _ request: Request, _ context: ServerRequestContext) async throws -> Response {

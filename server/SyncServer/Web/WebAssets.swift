@@ -28,6 +28,7 @@ enum WebAssets {
         .diff td { font-family: ui-monospace, monospace; white-space: pre-wrap; padding: .1rem .4rem; }
         .diff td.num { color: var(--muted); width: 3.5rem; }
         .muted { color: var(--muted); }
+        img.shown { max-width: 100%; height: auto; border: 1px solid var(--line); }
         .diff th { white-space: nowrap; }
         .diff.side td:not(.num) { width: 50%; }
         .removed, del { background: #fbe4e1; color: #7a1c0d; }

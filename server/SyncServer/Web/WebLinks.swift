@@ -73,6 +73,13 @@ extension WebApp {
         return unit == 0 ? "\(bytes) \(bytes == 1 ? "byte" : "bytes")" : String(format: "%.1f %@", value, units[unit])
     }
 
+    /// The type a file is shown as in the browser, for the kinds a browser shows safely: raster
+    /// images and PDFs (never SVG or HTML, which could run script on this site).
+    static func viewableType(_ path: String) -> String? {
+        let types = ["png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp", "avif": "image/avif", "pdf": "application/pdf"]
+        return path.split(separator: ".").last.flatMap { types[$0.lowercased()] }
+    }
+
     /// A limit an operator typed: a number of bytes or of KB, MB, GB, TB (as ``size(_:)`` writes
     /// them: powers of 1000), or a count; empty means none (the server default).
     /// - Throws: ``ServiceError/invalidRequest(_:)`` for anything else.
@@ -145,8 +152,11 @@ extension WebApp {
 struct WebPageHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[HTTPField.Name("Content-Security-Policy")!] =
-            "default-src 'self'; img-src 'self' https:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        let policy = HTTPField.Name("Content-Security-Policy")!
+        if response.headers[policy] == nil {  // a file shown as itself (``WebApp/view``) brings its own
+            response.headers[policy] =
+                "default-src 'self'; img-src 'self' https:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        }
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }

@@ -161,6 +161,8 @@ enum WebTemplates {
         <p class="actions"><a href="{{downloadHref}}">Download</a> <a href="{{historyHref}}">History</a></p>
         {{#tooLarge}}<p>This file is too large to show here; download it.</p>{{/tooLarge}}
         {{#notText}}<p>This file is not a note; download it to open it.</p>{{/notText}}
+        {{#imageHref}}<p><img class="shown" src="{{imageHref}}" alt="{{heading}}, version {{version}}"></p>{{/imageHref}}
+        {{#pdfHref}}<p><a href="{{pdfHref}}">Open the PDF</a> (in the browser's own viewer)</p>{{/pdfHref}}
         {{#encrypted}}<p class="notice">This vault is end-to-end encrypted: the server holds only ciphertext, so a device shows this file.</p>{{/encrypted}}
         {{#hasFields}}
         <section aria-labelledby="fields-heading" class="fields">
