@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drives the web app in a real headless Chromium, as a person would: signs in, browses, opens a
 hostile note, compares two versions (switching views in place), restores one, brings deleted files
-back, settles a conflict by editing the merged text, renames a device, reads the storage and account
+back, settles a conflict by editing the merged text, renames and revokes a device, reads the storage and account
 pages, makes an enrolment code (printed for the test to sync a device with), watches the activity
 list take a change made in another tab, exports the vault, sets a quota, makes an invitation and
 reads the server page as an operator, and signs out; checks every
@@ -104,6 +104,13 @@ try:
         page.get_by_role("link", name="default", exact=True).click()
         page.get_by_role("link", name="Deleted files").click()
         check(page, "deleted")
+        # A folder's deletions first, from its own view of the deleted files.
+        page.goto(page.url.split("?")[0] + "?folder=old/")
+        page.get_by_label("Restore everything deleted under old/").select_option("hour")
+        page.get_by_role("button", name="Restore them").click()
+        expect(page.get_by_role("status")).to_contain_text("2 files restored")
+        page.get_by_role("link", name="default", exact=True).click()
+        page.get_by_role("link", name="Deleted files").click()
         page.get_by_label("Restore everything deleted").select_option("hour")
         page.get_by_role("button", name="Restore them").click()
         expect(page.get_by_role("status")).to_contain_text("1 file restored")
@@ -124,6 +131,8 @@ try:
         page.get_by_label("New name for phone").fill("Ana's phone")
         page.get_by_role("row", name="phone").get_by_role("button", name="Rename").click()
         expect(page.get_by_role("status")).to_contain_text("renamed")
+        page.get_by_role("button", name="Revoke Ana's phone").click()
+        expect(page.get_by_role("status")).to_contain_text("revoked")
         page.get_by_role("link", name="Storage").click()
         check(page, "storage")
         page.get_by_role("link", name="Account").click()
@@ -153,6 +162,11 @@ try:
         page.get_by_role("button", name="Export the vault now").click()
         expect(page.get_by_role("link", name="Download the zip")).to_be_visible()
         check(page, "export")
+        with page.expect_download() as download:
+            page.get_by_role("link", name="Download the zip").click()
+        with open(download.value.path(), "rb") as archive:
+            if archive.read(2) != b"PK":
+                report["failures"].append("the export downloaded is not a zip")
 
         step = "operator"
         page.get_by_role("link", name="Operator").click()

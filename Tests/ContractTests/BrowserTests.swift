@@ -47,6 +47,10 @@ import Testing
                 _ = try await laptop.write("pics/cat.png", bytes: try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")))
                 _ = try await laptop.write("gone.md", "deleted by mistake\n")
                 _ = try await laptop.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("gone.md"), baseVersion: 1)]), session: laptop.session)
+                for name in ["old/a.md", "old/b.md"] { _ = try await laptop.write(name, "kept in old\n") }
+                _ = try await laptop.api.delete(DeleteRequest(files: [
+                    DeleteFile(path: try VaultPath("old/a.md"), baseVersion: 1), DeleteFile(path: try VaultPath("old/b.md"), baseVersion: 1),
+                ]), session: laptop.session)
                 let theirs = Data("# Plan for the quarter\n\nWritten on the phone.\n".utf8)
                 _ = try await phone.api.recordConflict(RecordConflictRequest(
                     path: try VaultPath("notes/plan.md"), remoteVersion: 2, contentHash: ContentHasher.hash(theirs), sizeBytes: Int64(theirs.count),
@@ -61,7 +65,8 @@ import Testing
                 // What the browser did, seen from the server.
                 #expect(try await laptop.read("notes/plan.md") == "merged in the browser\n")
                 #expect(try await laptop.read("gone.md") == "deleted by mistake\n")
-                #expect(try await laptop.api.devices(accessToken: laptop.session.accessToken).devices.map(\.deviceName).sorted() == ["Ana's phone", "laptop"])
+                #expect(try await laptop.api.devices(accessToken: laptop.session.accessToken).devices.map(\.deviceName).sorted() == ["laptop"], "the phone was revoked")
+                #expect(try await laptop.read("old/b.md") == "kept in old\n", "the folder's deletions were undone")
                 #expect(try await laptop.api.usage(laptop.session).quotaBytes == 10_000_000_000, "the operator's quota")
 
                 // The enrolment code the page showed links a folder through the real CLI.
