@@ -83,7 +83,9 @@ import Glibc
             _ = try await laptop.write("b.md", "two")
             let event = try await waited
             #expect(event.type == .changed && event.names == ["b.md"])
-            #expect(clock.now - changed < .seconds(10), "answered when the change came, not after the 30 s wait")
+            // The bound sits between a write under a loaded machine (its push and confirm alone took
+            // 10.3 s once in a full run) and the 30 s the poll would otherwise wait.
+            #expect(clock.now - changed < .seconds(20), "answered when the change came, not after the 30 s wait")
         }
     }
 
