@@ -46,6 +46,14 @@ import Testing
             snapshot: vault(blobs: ["known"]), request: reserve([file("b.md", base: nil, "known")]),
             expected: WritePlan(reservations: [reservation("b.md", 1, base: 0, "known", upload: false)])),
         Case(
+            rule: "committing bytes the server stored itself (a WebDAV PUT, no inline content), the file is written",
+            snapshot: vault([row("a.md", 2, "old")], blobs: ["put"]), request: stored([file("a.md", base: 2, "put", inline: false)]),
+            expected: WritePlan(writes: [write("a.md", 3, "put")], recordBlobs: blob("put"))),
+        Case(
+            rule: "committing without inline content or the server's own bytes, the file is reserved (its bytes may be anyone's upload)",
+            snapshot: vault([row("a.md", 2, "old")], blobs: ["put"]), request: commit([file("a.md", base: 2, "put", inline: false)]),
+            expected: WritePlan(reservations: [reservation("a.md", 3, base: 2, "put", upload: false, inline: false)])),
+        Case(
             rule: "a base that is not the server's version is a conflict, with the server's row",
             snapshot: vault([row("a.md", 7, "theirs")], blobs: ["mine"]), request: commit([file("a.md", base: 6, "mine")]),
             expected: WritePlan(recordBlobs: blob("mine"), conflicts: [.init(path: path("a.md"), base: 6, current: row("a.md", 7, "theirs"))])),
@@ -324,22 +332,24 @@ import Testing
         return snapshot
     }
 
-    static func file(_ p: String, base: Int?, _ content: String) -> PushFile {
-        PushFile(path: path(p), contentHash: hashOf(content), sizeBytes: Int64(content.utf8.count), baseVersion: base, content: Data(content.utf8))
+    static func file(_ p: String, base: Int?, _ content: String, inline: Bool = true) -> PushFile {
+        PushFile(path: path(p), contentHash: hashOf(content), sizeBytes: Int64(content.utf8.count), baseVersion: base, content: inline ? Data(content.utf8) : nil)
     }
 
     static func commit(_ files: [PushFile]) -> WriteRequest { push(files, commit: true) }
     static func reserve(_ files: [PushFile]) -> WriteRequest { push(files, commit: false) }
-    static func push(_ files: [PushFile], commit: Bool) -> WriteRequest {
-        .push(.init(files: files, keys: Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0.path.caseFoldedKey) }), commit: commit, expires: now))
+    /// A committing push of bytes the server stored itself (WebDAV).
+    static func stored(_ files: [PushFile]) -> WriteRequest { push(files, commit: true, storedByServer: true) }
+    static func push(_ files: [PushFile], commit: Bool, storedByServer: Bool = false) -> WriteRequest {
+        .push(.init(files: files, keys: Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0.path.caseFoldedKey) }), commit: commit, expires: now, storedByServer: storedByServer))
     }
 
     static func write(_ p: String, _ version: Int, _ content: String) -> WritePlan.VersionWrite {
         .init(path: path(p), pathKey: path(p).caseFoldedKey, version: version, contentHash: hashOf(content).rawValue, sizeBytes: Int64(content.utf8.count))
     }
 
-    static func reservation(_ p: String, _ version: Int, base: Int, _ content: String, upload: Bool) -> WritePlan.Reservation {
-        .init(file: file(p, base: base == 0 ? nil : base, content), pathKey: path(p).caseFoldedKey, version: version, baseVersion: base, expiresAt: now, uploadRequired: upload)
+    static func reservation(_ p: String, _ version: Int, base: Int, _ content: String, upload: Bool, inline: Bool = true) -> WritePlan.Reservation {
+        .init(file: file(p, base: base == 0 ? nil : base, content, inline: inline), pathKey: path(p).caseFoldedKey, version: version, baseVersion: base, expiresAt: now, uploadRequired: upload)
     }
 
     static func held(_ p: String, _ version: Int, base: Int, _ content: String, expires: Date = now.addingTimeInterval(60)) -> PushQueries.Reservation {

@@ -21,6 +21,14 @@ public enum RawHTTP {
         public var code: ErrorCode? { envelope?.error.code }
         /// The body as a JSON object, or nil.
         public var json: [String: Any]? { (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] }
+
+        public init(status: Int, body: Data, retryAfter: String? = nil, allow: String? = nil, headers: [String: String] = [:]) {
+            self.status = status
+            self.body = body
+            self.retryAfter = retryAfter
+            self.allow = allow
+            self.headers = headers
+        }
     }
 
     /// A session that opens as many connections at once as it is asked for (the shared one keeps

@@ -17,6 +17,11 @@ extension SyncEngine {
         return device
     }
 
+    /// An app password for a WebDAV client: a new device of the account named `name`, shown once.
+    public func makeAppPassword(name: String) async throws -> AppPasswordCreated {
+        try await session.run { [api] in try await api.makeAppPassword(name: name, accessToken: $0.accessToken) }
+    }
+
     /// The account's live sessions (sign-ins), oldest first, each under its device or bound to none.
     public func sessions() async throws -> [SessionInfo] {
         try await session.run { [api] in try await api.sessions(accessToken: $0.accessToken).sessions }

@@ -111,6 +111,11 @@ extension SyncAPI {
         try await call("POST", "devices/register", body: request, headers: ["Authorization": "Bearer \(accessToken)"])
     }
 
+    /// Makes an app password for a WebDAV client (`POST /devices/app-passwords`).
+    public func makeAppPassword(name: String, accessToken: String) async throws -> AppPasswordCreated {
+        try await call("POST", "devices/app-passwords", body: AppPasswordRequest(name: name), headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
     public func devices(accessToken: String) async throws -> DeviceList {
         try await call("GET", "devices", body: Optional<SignupRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
     }

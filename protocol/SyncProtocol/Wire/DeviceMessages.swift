@@ -185,3 +185,29 @@ public struct ServerLimits: Codable, Sendable, Equatable {
         case maxStatePage = "max_state_page"
     }
 }
+
+/// `POST /devices/app-passwords`: a password for a WebDAV client (`/dav/`), which becomes a device
+/// of the account named `name`.
+public struct AppPasswordRequest: Codable, Sendable, Equatable {
+    public var name: String
+    public init(name: String) { self.name = name }
+}
+
+/// The answer: the password, shown this once (the server keeps only its hash), and its device.
+public struct AppPasswordCreated: Codable, Sendable, Equatable {
+    public var password: String
+    public var deviceID: UUID
+    public var deviceName: String
+
+    public init(password: String, deviceID: UUID, deviceName: String) {
+        self.password = password
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case password
+        case deviceID = "device_id"
+        case deviceName = "device_name"
+    }
+}

@@ -11,7 +11,7 @@ extension WriteAdmission {
         // Bytes stored for this push are recorded whatever becomes of its files: recorded and
         // unreferenced, the purge collects them.
         if push.commit {
-            for file in push.files where file.content != nil && holds(snapshot, file.contentHash.rawValue, sizeBytes: file.sizeBytes) {
+            for file in push.files where (file.content != nil || push.storedByServer) && holds(snapshot, file.contentHash.rawValue, sizeBytes: file.sizeBytes) {
                 plan.recordBlobs[file.contentHash.rawValue] = file.sizeBytes
             }
         }
@@ -41,7 +41,7 @@ extension WriteAdmission {
             }
             let version = snapshot.nextVersion(of: path)
             let stored = holds(snapshot, file.contentHash.rawValue, sizeBytes: file.sizeBytes)
-            if push.commit, file.content != nil, stored {
+            if push.commit, file.content != nil || push.storedByServer, stored {
                 if let why = caseRule(key, for: file.path, claimed: claimed) {
                     plan.rejected.append(.init(path: file.path, why: why))
                     continue

@@ -26,6 +26,9 @@ enum WriteRequest: Sendable {
         var commit: Bool
         /// When the reservations expire.
         var expires: Date
+        /// The server stored the files' bytes itself (a WebDAV `PUT`): committing, each file
+        /// whose bytes the vault holds is written, as inline bytes are.
+        var storedByServer = false
     }
 }
 

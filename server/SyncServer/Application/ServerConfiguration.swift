@@ -19,6 +19,10 @@ public struct ServerConfiguration: Sendable {
     public var allowSignup = true
     /// Whether `serve` serves the web app at `/app/` (docs/web.md).
     public var webApp = true
+    /// Whether `/dav/` serves the account's plain vaults over WebDAV (`--no-webdav` turns it off).
+    public var webDAV = true
+    /// Whether WebDAV takes passwords over plain HTTP from other machines (`--webdav-allow-http`).
+    public var webDAVAllowPlainHTTP = false
     /// How long a connection may stay idle between requests, stall in the middle of a request, or
     /// take to send its first request's header, before it is closed (default 60 s).
     public var connectionIdleTimeout: Duration = .seconds(60)

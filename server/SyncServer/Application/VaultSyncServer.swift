@@ -52,6 +52,14 @@ public enum VaultSyncServer {
             upgrades: upgrades.group("vault").add(middleware: ProtocolVersionMiddleware()).add(middleware: AuthMiddleware(sessions: sessions, checksSession: false)),
             parts)
         if configuration.webApp { try await addWebApp(to: router, parts, accounts: accounts, vault: vault, exports: exports, sessions: sessions) }
+        if configuration.webDAV {
+            let spool = configuration.dataDirectory.appendingPathComponent("webdav-spool")
+            try SpooledBody.clear(spool)
+            router.middlewares.add(WebDAVServer(
+                auth: accounts.auth, vault: vault, catalog: accounts.catalog, trustedProxies: Set(configuration.trustedProxies),
+                plainHTTPAllowed: configuration.webDAVAllowPlainHTTP || configuration.effectivePublicURL.scheme == "https", spool: spool, io: parts.fileIO,
+                now: parts.now))
+        }
         routes.record(router.routes)
         logger.debug("routes", metadata: ["routes": .array(routes.descriptions.map { .string($0) })])
 
@@ -114,7 +122,7 @@ public enum VaultSyncServer {
             hashing: hashing, identities: identities, now: now)
         AuthRoutes(auth: auth, trustedProxies: Set(configuration.trustedProxies)).add(to: api.group("auth"))
         let devices = DeviceService(db: pool, now: now)
-        DeviceRoutes(devices: devices).add(to: authenticated.group("devices"))
+        DeviceRoutes(devices: devices, auth: auth).add(to: authenticated.group("devices"))
         SessionRoutes(devices: devices).add(to: authenticated.group("sessions"))
         let accounts = AccountService(db: pool, store: parts.store, now: now, logger: parts.logger)
         AccountRoutes(auth: auth, accounts: accounts, trustedProxies: Set(configuration.trustedProxies)).add(to: authenticated)

@@ -9,17 +9,19 @@ enum BrowseQueries {
         let version: Int
         let sizeBytes: Int64
         let updatedAt: Date
+        /// The content's hash (`sha256:…`; an encrypted vault's is of its ciphertext).
+        var contentHash: String? = nil
     }
 
     /// Live files whose path starts with `prefix` ("" for all), in path order, at most `limit`.
     static func live(_ db: PostgresConnection, vaultID: UUID, prefix: String, limit: Int) throws -> [Entry] {
         try db.query(
             """
-            SELECT path, version, size_bytes, updated_at FROM file_state
+            SELECT path, version, size_bytes, updated_at, content_hash FROM file_state
             WHERE vault_id = $1 AND NOT is_deleted AND starts_with(path, $2)
             ORDER BY path LIMIT $3
             """, [vaultID, prefix, limit]
-        ).map { Entry(path: try $0.string(0), version: try $0.int(1), sizeBytes: try $0.int64(2), updatedAt: try $0.date(3)) }
+        ).map { Entry(path: try $0.string(0), version: try $0.int(1), sizeBytes: try $0.int64(2), updatedAt: try $0.date(3), contentHash: try $0.optionalString(4)) }
     }
 
     /// One of the account's largest current files.

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 
-/// A one-time code as a person types it (an enrolment code, an invitation code): 12 characters of
+/// A one-time code as a person types it (an enrolment code, an invitation code; an app password is
+/// one of 24 characters): 12 characters of
 /// Crockford's base32 (60 random bits) in three groups, `7K3Q-M9XD-2HTA`. Read leniently (any
 /// case, with or without dashes or spaces, O for 0 and I or L for 1); kept only as its SHA-256.
 enum OneTimeCode {
@@ -11,14 +12,14 @@ enum OneTimeCode {
     /// How long an invitation code can be used: it travels to another person first.
     static let invitationLifetime: TimeInterval = 7 * 24 * 3600
 
-    static func generate() -> String {
+    /// A new code of `groups` groups of four (60 random bits for three; an app password has six).
+    static func generate(groups: Int = 3) -> String {
         var generator = SystemRandomNumberGenerator()
-        let characters = (0..<12).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }
-        return [characters[0..<4], characters[4..<8], characters[8..<12]].map { String($0) }.joined(separator: "-")
+        return (0..<groups).map { _ in String((0..<4).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &generator)] }) }.joined(separator: "-")
     }
 
-    /// The code's canonical form, or nil when it cannot be one.
-    static func normalized(_ text: String) -> String? {
+    /// The code's canonical form, or nil when it cannot be one of `length` characters.
+    static func normalized(_ text: String, length: Int = 12) -> String? {
         var out = ""
         for character in text.uppercased() where character != "-" && character != " " {
             let mapped: Character = switch character {
@@ -29,7 +30,7 @@ enum OneTimeCode {
             guard alphabet.contains(mapped) else { return nil }
             out.append(mapped)
         }
-        return out.count == 12 ? out : nil
+        return out.count == length ? out : nil
     }
 
     static func hash(_ normalized: String) -> String {

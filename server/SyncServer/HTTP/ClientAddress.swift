@@ -12,6 +12,12 @@ enum ClientAddress {
         let hops = forwardedFor.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         return hops.reversed().first { !trusted.contains($0) } ?? hops.first ?? peer
     }
+
+    /// Whether the peer is this machine (`127.0.0.0/8`, `::1`, or IPv4 on IPv6's `::ffff:127.…`).
+    static func isLoopback(_ peer: String?) -> Bool {
+        guard let peer else { return false }
+        return peer.hasPrefix("127.") || peer == "::1" || peer.hasPrefix("::ffff:127.")
+    }
 }
 
 extension ServerRequestContext {

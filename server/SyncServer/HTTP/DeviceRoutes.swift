@@ -3,9 +3,10 @@ import Hummingbird
 import SyncProtocol
 
 /// `POST /devices/register`, `GET /devices`, `PATCH`/`DELETE /devices/{id}` (rename, revoke),
-/// `PUT`/`DELETE /devices/{id}/push-token` (authenticated).
+/// `PUT`/`DELETE /devices/{id}/push-token`, `POST /devices/app-passwords` (authenticated).
 struct DeviceRoutes {
     let devices: DeviceService
+    let auth: AuthService
 
     func add(to group: RouterGroup<ServerRequestContext>) {
         group.post("register") { request, context in
@@ -14,6 +15,10 @@ struct DeviceRoutes {
         }
         group.get { _, context in
             try context.json(try await devices.list(try context.requireCaller()))
+        }
+        group.post("app-passwords") { request, context in
+            let body = try await request.decode(as: AppPasswordRequest.self, context: context)
+            return try context.json(try await auth.makeAppPassword(try context.requireCaller(), name: body.name), status: .created)
         }
         group.patch(":id") { request, context in
             let caller = try context.requireCaller()

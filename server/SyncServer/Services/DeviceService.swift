@@ -107,7 +107,7 @@ struct DeviceService: Sendable {
         .notFound("no device \(id.uuidString.lowercased()) on this account (or it was revoked)")
     }
 
-    private static func checkedName(_ raw: String) throws -> String {
+    static func checkedName(_ raw: String) throws -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty, name.count <= 200, !name.contains(where: \.isNewline) else {
             throw ServiceError.invalidRequest("device_name must be 1 to 200 characters on one line")

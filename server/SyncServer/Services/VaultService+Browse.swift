@@ -33,12 +33,12 @@ extension VaultService {
         try await db.withConnection { try BrowseQueries.deleted($0, vaultID: scope.vaultID, prefix: folder, limit: limit) }
     }
 
-    /// The vault's most recent changes, newest first: the web app's activity view.
     /// The vault's change sequence now: it grows with every change.
     func changeSequence(_ scope: VaultScope) async throws -> Int64 {
         try await db.withConnection { try ExportQueries.changeSequence($0, vaultID: scope.vaultID) }
     }
 
+    /// The vault's most recent changes, newest first: the web app's activity view.
     func recentChanges(_ scope: VaultScope, limit: Int) async throws -> [BrowseQueries.Change] {
         try await db.withConnection { try BrowseQueries.recent($0, vaultID: scope.vaultID, limit: limit) }
     }

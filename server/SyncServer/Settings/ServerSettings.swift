@@ -230,6 +230,15 @@ public enum ServerSettings {
         "no-web", "VAULTSYNC_NO_WEB", "No web app: /app/ and / are not served (the API, the change feed and /health are)."
     ) { $0.configuration.webApp = false }
 
+    public static let noWebDAV = ServerSetting.flag(
+        "no-webdav", "VAULTSYNC_NO_WEBDAV", "No WebDAV: /dav/ is not served (see docs/webdav.md)."
+    ) { $0.configuration.webDAV = false }
+
+    public static let webDAVAllowHTTP = ServerSetting.flag(
+        "webdav-allow-http", "VAULTSYNC_WEBDAV_ALLOW_HTTP",
+        "Take WebDAV passwords over plain HTTP from other machines too (by default only from this one, or when --public-url is https: put TLS in front)."
+    ) { $0.configuration.webDAVAllowPlainHTTP = true }
+
     public static let noSignup = ServerSetting.flag(
         "no-signup", "VAULTSYNC_NO_SIGNUP",
         "Nobody creates an account on request: neither POST /auth/signup nor a first sign-in through a provider; 'vaultsync-server user create' does, or a sign-up with an operator's invitation code."
@@ -287,7 +296,7 @@ public enum ServerSettings {
         blobURLTTL, databasePoolSize, databaseWaitSeconds,
     ] + retention + quotas + [
         purgeIntervalMinutes, gcInterval, eventPingSeconds, idleTimeoutSeconds, maxConnectionsPerAddress, trustedProxy, oidc, appleClientIDs, appleWeb,
-        identityTrustRoots, noSignup, signupLimit, noWeb,
+        identityTrustRoots, noSignup, signupLimit, noWeb, noWebDAV, webDAVAllowHTTP,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, fcmServiceAccountFile, pushIntervalSeconds, pushCAFile,
         jwtSecret, s3AccessKeyID, s3SecretAccessKey, s3SessionToken, metricsToken,
     ]

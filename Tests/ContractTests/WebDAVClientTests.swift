@@ -1,0 +1,86 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+/// `/dav/` driven by WebDAV clients nobody here wrote: litmus, the WebDAV test suite (Debian's
+/// package), against a vault of a real server.
+@Suite struct WebDAVClientTests {
+    /// litmus's `basic` suite (OPTIONS, PUT and GET, a UTF-8 name too, a PUT without its folder,
+    /// MKCOL over a file, again, without a parent and with a body, DELETE of a file, of nothing, of
+    /// a folder, a URL with a fragment) and `http` (`Expect: 100-continue`).
+    @Test(arguments: ["basic", "http"])
+    func litmusPasses(_ suite: String) async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/litmus"), "litmus is not installed: apt-get install litmus (infra/install-deps.sh --tests does)")
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let created = try await server.api.makeAppPassword(name: "litmus", accessToken: user.tokens.accessToken)
+            let run = try await CLIProcess.run(
+                "/usr/bin/litmus", [server.baseURL.absoluteString + "/dav/default/", user.email, created.password],
+                environment: ["TESTS": suite], timeout: .seconds(120))
+            #expect(run.exitCode == 0 && !run.stdout.contains("FAIL"), "\(run)")
+            #expect(run.stdout.contains("<- summary for `\(suite)': of ") && run.stdout.contains("100.0%"), "\(run.stdout)")
+            #expect(!run.stdout.contains("unsafe"), "no warning but the class 2 one, which LOCK will answer: \(run.stdout)")
+        }
+    }
+
+    /// rclone (Debian's package) as a WebDAV client with an app password the real CLI made: a
+    /// folder tree copied up, a native device then holds the same bytes (`rclone check` agrees),
+    /// an edit on the native device reaches `rclone sync` down, and a deletion made over WebDAV
+    /// reaches the device.
+    @Test func rcloneCopiesUpAndDownBesideANativeDevice() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/rclone"), "rclone is not installed: apt-get install rclone (infra/install-deps.sh --tests does)")
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("rclone-\(UUID().uuidString.prefix(8))")
+        let (source, native, down) = (base.appendingPathComponent("source"), base.appendingPathComponent("native"), base.appendingPathComponent("down"))
+        defer { try? FileManager.default.removeItem(at: base) }
+        for index in 0..<120 {
+            let file = source.appendingPathComponent("folder \(index % 6)/sub/note-\(index).md")
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("# Note \(index)\n\nBody \(index) with ünïcode.\n".utf8).write(to: file)
+        }
+        try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: source.appendingPathComponent("picture.bin"))
+        try await TestServer.with { server in
+            let email = "rclone-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let environment = ["VAULTSYNC_PASSWORD": "correct horse battery"]
+            let linked = try await CLIProcess.run("vaultsync", ["init", native.path, "--server", server.baseURL.absoluteString, "--email", email, "--create-account"], environment: environment)
+            #expect(linked.exitCode == 0, "\(linked)")
+            let made = try await CLIProcess.run("vaultsync", ["app-password", "create", "rclone on the laptop", "--vault", native.path, "--json"], environment: environment)
+            #expect(made.exitCode == 0, "\(made)")
+            let password = try #require(try made.json()["password"] as? String)
+            let human = try await CLIProcess.run("vaultsync", ["app-password", "create", "another", "--vault", native.path], environment: environment)
+            #expect(human.exitCode == 0 && human.stdout.contains("/dav/default/") && human.stdout.contains("user \(email)"), "\(human)")
+
+            let obscured = try await CLIProcess.run("/usr/bin/rclone", ["obscure", password])
+            let remote = [
+                "RCLONE_CONFIG_VS_TYPE": "webdav", "RCLONE_CONFIG_VS_URL": server.baseURL.absoluteString + "/dav/default/", "RCLONE_CONFIG_VS_VENDOR": "other",
+                "RCLONE_CONFIG_VS_USER": email, "RCLONE_CONFIG_VS_PASS": obscured.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+            ]
+            func rclone(_ arguments: [String]) async throws -> CLIResult {
+                try await CLIProcess.run("/usr/bin/rclone", arguments + ["--config", "/dev/null", "--low-level-retries", "1", "--retries", "1"], environment: remote, timeout: .seconds(300))
+            }
+            let up = try await rclone(["copy", source.path, "vs:"])
+            #expect(up.exitCode == 0, "\(up)")
+            let checked = try await rclone(["check", source.path, "vs:", "--download"])
+            #expect(checked.exitCode == 0, "\(checked)")
+            #expect(try await CLIProcess.run("vaultsync", ["sync", native.path], environment: environment).exitCode == 0)
+            for relative in ["folder 3/sub/note-9.md", "picture.bin"] {
+                #expect(try Data(contentsOf: native.appendingPathComponent(relative)) == Data(contentsOf: source.appendingPathComponent(relative)), "\(relative)")
+            }
+
+            // The native device edits; rclone brings it down. rclone deletes; the device follows.
+            try Data("edited natively\n".utf8).write(to: native.appendingPathComponent("folder 1/sub/note-1.md"))
+            #expect(try await CLIProcess.run("vaultsync", ["sync", native.path], environment: environment).exitCode == 0)
+            let synced = try await rclone(["sync", "vs:", down.path])
+            #expect(synced.exitCode == 0, "\(synced)")
+            #expect(try String(contentsOf: down.appendingPathComponent("folder 1/sub/note-1.md"), encoding: .utf8) == "edited natively\n")
+            let deleted = try await rclone(["deletefile", "vs:folder 2/sub/note-2.md"])
+            #expect(deleted.exitCode == 0, "\(deleted)")
+            #expect(try await CLIProcess.run("vaultsync", ["sync", native.path], environment: environment).exitCode == 0)
+            #expect(!FileManager.default.fileExists(atPath: native.appendingPathComponent("folder 2/sub/note-2.md").path))
+            let history = try await CLIProcess.run("vaultsync", ["history", "folder 2/sub/note-2.md", "--vault", native.path], environment: environment)
+            #expect(history.stdout.contains("rclone on the laptop"), "the deletion is named as the app password's device: \(history)")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Postgres
+import SyncProtocol
+
+/// App passwords: what a WebDAV client (Remotely Save, rclone, a file manager) holds instead of the
+/// account's password. Each is a device of the account (platform `webdav`, listed, renamed and
+/// revoked like any device) with a session of its own, so that revoking the device ends it at the
+/// next request; it is shown once, kept only as its SHA-256 (it is 120 random bits, nothing to
+/// stretch), and accepted only through HTTP Basic on `/dav/`, where failures are throttled like
+/// sign-ins.
+extension AuthService {
+    static let appPasswordGroups = 6
+
+    /// A new app password for the caller's account, and the device it is.
+    func makeAppPassword(_ caller: Caller, name: String) async throws -> AppPasswordCreated {
+        let name = try DeviceService.checkedName(name)
+        let password = OneTimeCode.generate(groups: Self.appPasswordGroups)
+        let hash = OneTimeCode.hash(OneTimeCode.normalized(password, length: Self.appPasswordGroups * 4) ?? password)
+        let now = now()
+        let device = try await db.transaction { tx in
+            let device = try DeviceQueries.insert(tx, userID: caller.userID, name: name, platform: "webdav", push: nil, now: now)
+            let session = try SessionQueries.insert(tx, userID: caller.userID, now: now)
+            try SessionQueries.bind(tx, id: session, deviceID: device.deviceID)
+            try AppPasswordQueries.insert(tx, id: UUID(), userID: caller.userID, deviceID: device.deviceID, sessionID: session, hash: hash, now: now)
+            return device
+        }
+        return AppPasswordCreated(password: password, deviceID: device.deviceID, deviceName: device.deviceName)
+    }
+
+    /// Who HTTP Basic credentials on `/dav/` sign in: the account's email and one of its app
+    /// passwords whose device is not revoked. Throttled as password sign-ins are.
+    /// - Throws: ``ServiceError/invalidCredentials``, ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
+    func appPasswordHolder(email: String, password: String, address: String) async throws -> AppPasswordQueries.Holder {
+        let plan = throttle.plan(email: email, address: address, ticketID: nil)
+        try await throttle.check(plan)
+        let hash = OneTimeCode.normalized(password, length: Self.appPasswordGroups * 4).map(OneTimeCode.hash)
+        let holder = try await hash.asyncFlatMap { hash in try await db.withConnection { try AppPasswordQueries.holder($0, email: email, hash: hash) } }
+        guard let holder else {
+            try await throttle.failed(plan)
+            throw ServiceError.invalidCredentials
+        }
+        return holder
+    }
+}

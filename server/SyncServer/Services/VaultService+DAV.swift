@@ -1,0 +1,111 @@
+import Foundation
+import Postgres
+import SyncProtocol
+
+/// The WebDAV door's reads and writes. Every write is one of the vault's own
+/// (``write(_:now:locked:sent:history:_:then:)`` with a ``WriteRequest``): a `PUT` is a committing
+/// push of bytes already stored, a `DELETE` tombstones, so WebDAV meets the rules every device meets
+/// (path and case rules, quota, history) and its changes reach the change feed as theirs do.
+extension VaultService {
+    /// The most files a `PROPFIND` reads under one folder.
+    static let davListingLimit = 200_000
+
+    /// The resource at `path` and, with `depth` 1, its members; nil when nothing is there.
+    func davResources(_ scope: VaultScope, path: String, depth: Int) async throws -> [DAVResource]? {
+        try await db.withConnection { db in
+            if !path.isEmpty, let file = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path) { return [DAVListing.file(file)] }
+            let entries = try BrowseQueries.live(db, vaultID: scope.vaultID, prefix: path.isEmpty ? "" : path + "/", limit: Self.davListingLimit)
+            let collections = try WebDAVQueries.collections(db, vaultID: scope.vaultID, under: path)
+            return DAVListing.folder(path, depth: depth, entries: entries, collections: collections)
+        }
+    }
+
+    /// The live file at `path`, if one is.
+    func davFile(_ scope: VaultScope, path: String) async throws -> BrowseQueries.Entry? {
+        try await db.withConnection { try WebDAVQueries.file($0, vaultID: scope.vaultID, path: path) }
+    }
+
+    /// Whether `path` is the root or a folder (a live file below it, or a collection made over WebDAV).
+    func davFolderExists(_ scope: VaultScope, path: String) async throws -> Bool {
+        guard !path.isEmpty else { return true }
+        return try await db.withConnection { try WebDAVQueries.folderExists($0, vaultID: scope.vaultID, path: path) }
+    }
+
+    /// What a `PUT` replaces: a version it names (its ETag matched), whatever is current, or nothing.
+    enum DAVBase: Sendable, Equatable {
+        case version(Int)
+        case absent
+    }
+
+    /// What a `PUT` came to.
+    enum DAVPutOutcome: Sendable, Equatable {
+        case written(version: Int)
+        /// The file is not at the base any more: nothing was written.
+        case changed
+        /// The push's rule turned the file down (letter case, a new name's rules, the quota).
+        case rejected(WritePlan.Rejected)
+    }
+
+    /// Bytes already in the store (`hash`, `sizeBytes`; `watermark` read before they were stored)
+    /// as the next version of `path` on `base`, as a device's committing push makes it.
+    /// - Throws: the push's refusals (quota, size) as ``ServiceError``s.
+    func davPut(_ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64) async throws -> DAVPutOutcome {
+        let now = now()
+        let baseVersion: Int? = if case .version(let version) = base { version } else { nil }
+        let file = PushFile(path: path, contentHash: hash, sizeBytes: sizeBytes, baseVersion: baseVersion)
+        let push = WriteRequest.Push(
+            files: [file], keys: try caseKeys([file], in: scope), commit: true, expires: now.addingTimeInterval(limits.blobURLTTL.seconds), storedByServer: true)
+        let reads = VaultSnapshotQueries.Reads(
+            paths: [path.rawValue], keys: Array(push.keys.values), found: [hash.rawValue: sizeBytes], watermark: watermark,
+            account: .limitsAndReservations(lockUser: true, paths: [path.rawValue], now: now))
+        let (plan, _) = try await write(scope, now: now) { _ in (.push(push), reads) }
+        if let refusal = plan.refusal { throw refusal.serviceError }
+        if let rejected = plan.rejected.first { return .rejected(rejected) }
+        guard let written = plan.writes.first else { return .changed }
+        metrics.versionsConfirmed(1)
+        return .written(version: written.version)
+    }
+
+    /// The largest file the account may write.
+    func davMaxFileBytes(_ scope: VaultScope) async throws -> Int64 {
+        try await db.withConnection { try accountLimits($0, userID: scope.userID).maxFileBytes }
+    }
+
+    /// Whether the vault records these bytes already (then a `PUT` of them stores nothing).
+    func davKnows(_ scope: VaultScope, hash: ContentHash, sizeBytes: Int64) async throws -> Bool {
+        try await db.withConnection { try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [hash.rawValue])[hash.rawValue] == sizeBytes }
+    }
+
+    /// The deletion mark before bytes are stored for ``davPut(_:path:hash:sizeBytes:base:watermark:)``.
+    func davWatermark() async throws -> Int64 {
+        try await db.withConnection { try BlobGuardQueries.watermark($0) }
+    }
+
+    /// Tombstones for the file at `path`, or for every live file below the folder `path`, in one
+    /// change, and forgets the WebDAV collections there. False when nothing was there.
+    func davDelete(_ scope: VaultScope, path: String) async throws -> Bool {
+        let now = now()
+        let (plan, _, hadCollections) = try await write(scope, now: now) { db in
+            let files: [DeleteFile]
+            if !path.isEmpty, let file = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path) {
+                files = [DeleteFile(path: VaultPath(alreadyValidated: file.path), baseVersion: file.version)]
+            } else {
+                files = try BrowseQueries.live(db, vaultID: scope.vaultID, prefix: path.isEmpty ? "" : path + "/", limit: .max).map {
+                    DeleteFile(path: VaultPath(alreadyValidated: $0.path), baseVersion: $0.version)
+                }
+            }
+            return (.delete(files), VaultSnapshotQueries.Reads(paths: files.map(\.path.rawValue)))
+        } then: { db, _ in
+            let hadCollections = try !WebDAVQueries.collections(db, vaultID: scope.vaultID, under: path).isEmpty
+            try WebDAVQueries.removeCollections(db, vaultID: scope.vaultID, under: path)
+            return hadCollections
+        }
+        return !plan.writes.isEmpty || !plan.conflicts.isEmpty || hadCollections
+    }
+
+    /// Keeps an empty collection at `path` (its parent exists, nothing is there yet).
+    func davMakeCollection(_ scope: VaultScope, path: String) async throws {
+        let now = now()
+        try await db.transaction { try WebDAVQueries.addCollection($0, vaultID: scope.vaultID, path: path, now: now) }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import SyncProtocol
+
+/// A WebDAV answer decided by the WebDAV layer itself (a precondition, a missing parent).
+struct DAVFailure: Error, Equatable {
+    let status: HTTPResponse.Status
+    let message: String
+}
+
+/// Every WebDAV failure becomes its answer here, in one place: WebDAV statuses where the protocol
+/// has its own (507 for a full quota, 412 for a failed precondition, 409 for a missing parent or
+/// a name taken in another letter case), the API's status otherwise, and always a plain-text body
+/// a person can read in their client's error message.
+enum DAVErrors {
+    static let realm = "Basic realm=\"VaultSync WebDAV (your email and an app password)\", charset=\"UTF-8\""
+
+    static func response(_ error: any Error, logger: Logger) -> Response {
+        if let failure = error as? DAVFailure { return text(failure.status, failure.message) }
+        guard let service = ServiceError.from(error) else {
+            logger.error("webdav request failed", metadata: ["error": "\(String(reflecting: error))"])
+            return text(.internalServerError, "the server could not do this; try again, and tell its operator if it keeps failing")
+        }
+        let (status, body) = service.wire
+        switch service {
+        case .unauthorized, .invalidCredentials:
+            var response = text(.unauthorized, "sign in with your email and an app password ('vaultsync app-password create NAME', or the web app's devices page)")
+            response.headers[.wwwAuthenticate] = realm
+            return response
+        case .quotaExceeded(let message, _):
+            return text(.init(code: 507, reasonPhrase: "Insufficient Storage"), message)
+        case .storageUnavailable(let message):
+            return text(.init(code: 507, reasonPhrase: "Insufficient Storage"), message)
+        case .tooManyRequests(_, let seconds), .unavailable(_, let seconds):
+            var response = text(status, body.message)
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        default:
+            return text(status, body.message)
+        }
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}

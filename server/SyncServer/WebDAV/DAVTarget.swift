@@ -1,0 +1,62 @@
+import Foundation
+
+/// Where a WebDAV request points: `/dav/{vault}/{path}`, the vault by name or id. Pure: parsed from
+/// the request's percent-encoded path, and written back as an href.
+struct DAVTarget: Equatable, Sendable {
+    /// The vault, as the URL names it (a name or an id).
+    let vault: String
+    /// The path inside the vault without a leading or trailing `/`; "" for the vault's root.
+    let path: String
+    /// Whether the URL ended in `/` (a collection, by the client's account).
+    let trailingSlash: Bool
+
+    static let prefix = "/dav/"
+
+    /// The folder prefix of `path` as the vault's listings take it: "" for the root, else `path/`.
+    var folderPrefix: String { path.isEmpty ? "" : path + "/" }
+
+    /// Parses a request path (percent-encoded, without the query); nil when it is not under
+    /// `/dav/{vault}`.
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` for encoding that does not decode, an empty
+    ///   segment inside the path, or a `.` or `..` segment.
+    static func parse(_ raw: String) throws -> DAVTarget? {
+        // A fragment is never sent by a client that means the resource: refused, rather than
+        // deleting what the URL without it names.
+        guard !raw.contains("#") else { throw ServiceError.invalidRequest("a request URL carries no fragment ('#'): send the path alone") }
+        let pathOnly = String(raw.prefix { $0 != "?" })
+        guard pathOnly.hasPrefix(prefix) else { return nil }
+        let rest = pathOnly.dropFirst(prefix.count)
+        let trailingSlash = rest.hasSuffix("/")
+        var segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if trailingSlash { segments.removeLast() }
+        guard let first = segments.first, !first.isEmpty else { return nil }
+        var decoded: [String] = []
+        for segment in segments {
+            guard let text = segment.removingPercentEncoding, !text.isEmpty, text != ".", text != "..", !text.contains("/") else {
+                throw ServiceError.invalidRequest("'\(pathOnly.prefix(200))' is not a path this server takes")
+            }
+            decoded.append(text)
+        }
+        return DAVTarget(vault: decoded[0], path: decoded.dropFirst().joined(separator: "/"), trailingSlash: trailingSlash)
+    }
+
+    /// The target a `Destination` header names: an absolute URL or an absolute path.
+    static func destination(_ header: String) throws -> DAVTarget? {
+        let path = URLComponents(string: header)?.percentEncodedPath ?? header
+        return try parse(path.isEmpty ? header : path)
+    }
+
+    /// The href of `path` in `vault`, each segment percent-encoded; a collection's ends in `/`.
+    static func href(vault: String, path: String, collection: Bool) -> String {
+        let segments = [vault] + (path.isEmpty ? [] : path.split(separator: "/").map(String.init))
+        let encoded = segments.map { $0.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? $0 }.joined(separator: "/")
+        return prefix + encoded + (collection ? "/" : "")
+    }
+
+    /// RFC 3986's unreserved characters and the sub-delimiters a path segment may hold as they are.
+    private static let segmentAllowed: CharacterSet = {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        allowed.insert(charactersIn: "!$&'()*+,;=:@")
+        return allowed
+    }()
+}

@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// A property's name: its namespace (`DAV:` for WebDAV's own) and local name.
+struct DAVProperty: Hashable, Sendable {
+    let namespace: String
+    let name: String
+
+    static func dav(_ name: String) -> DAVProperty { DAVProperty(namespace: "DAV:", name: name) }
+}
+
+/// What a `PROPFIND` asks for (RFC 4918 §9.1): every property (also when the body is empty), only
+/// their names, or the properties named.
+enum PropfindBody: Equatable, Sendable {
+    case allprop
+    case propname
+    case prop([DAVProperty])
+
+    /// Parses a request body.
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` for XML that does not parse or is not a propfind.
+    static func parse(_ data: Data) throws -> PropfindBody {
+        guard !data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else { return .allprop }
+        let tree = try DAVXMLTree.parse(data)
+        guard tree.namespace == "DAV:", tree.name == "propfind" else { throw ServiceError.invalidRequest("the body is not a DAV:propfind") }
+        if tree.children.contains(where: { $0.namespace == "DAV:" && $0.name == "propname" }) { return .propname }
+        if let prop = tree.children.first(where: { $0.namespace == "DAV:" && $0.name == "prop" }) {
+            return .prop(prop.children.map { DAVProperty(namespace: $0.namespace, name: $0.name) })
+        }
+        return .allprop
+    }
+}
+
+/// An XML element with its namespace resolved, its children and its text: what the few request
+/// bodies WebDAV has (propfind, propertyupdate, lockinfo) parse into. Parsed with external entities
+/// off and the body bounded by the caller.
+final class DAVXMLTree: @unchecked Sendable {
+    let namespace: String
+    let name: String
+    var children: [DAVXMLTree] = []
+    var text = ""
+
+    init(namespace: String, name: String) {
+        self.namespace = namespace
+        self.name = name
+    }
+
+    /// The first child named `name` in `DAV:`.
+    func child(_ name: String) -> DAVXMLTree? { children.first { $0.namespace == "DAV:" && $0.name == name } }
+
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` when `data` is not well-formed XML.
+    static func parse(_ data: Data) throws -> DAVXMLTree {
+        let parser = XMLParser(data: data)
+        parser.shouldProcessNamespaces = true
+        parser.shouldResolveExternalEntities = false
+        let builder = Builder()
+        parser.delegate = builder
+        guard parser.parse(), let root = builder.root else { throw ServiceError.invalidRequest("the body is not well-formed XML") }
+        return root
+    }
+
+    private final class Builder: NSObject, XMLParserDelegate {
+        var root: DAVXMLTree?
+        var stack: [DAVXMLTree] = []
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            let element = DAVXMLTree(namespace: namespaceURI ?? "", name: name)
+            if let parent = stack.last { parent.children.append(element) } else { root = element }
+            stack.append(element)
+        }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            stack.removeLast()
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            stack.last?.text += string
+        }
+    }
+}
+
+/// Writes `multistatus` answers (RFC 4918 §13): for each resource its href and the properties
+/// found (with their values, already XML) and not found.
+struct Multistatus {
+    struct Entry {
+        let href: String
+        var found: [(DAVProperty, String)] = []
+        var missing: [DAVProperty] = []
+        /// A whole-resource status instead of properties (e.g. a member a MOVE could not move).
+        var status: String? = nil
+    }
+
+    static func xml(_ entries: [Entry]) -> String {
+        var out = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus xmlns:D=\"DAV:\">\n"
+        for entry in entries {
+            out += "<D:response><D:href>\(escape(entry.href))</D:href>"
+            if let status = entry.status {
+                out += "<D:status>HTTP/1.1 \(status)</D:status>"
+            }
+            if !entry.found.isEmpty {
+                out += "<D:propstat><D:prop>" + entry.found.map { element($0.0, $0.1) }.joined() + "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
+            }
+            if !entry.missing.isEmpty {
+                out += "<D:propstat><D:prop>" + entry.missing.map { element($0, "") }.joined() + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>"
+            }
+            out += "</D:response>\n"
+        }
+        return out + "</D:multistatus>\n"
+    }
+
+    /// `<name>value</name>` in its namespace (`DAV:` as `D:`, others declared where used).
+    static func element(_ property: DAVProperty, _ value: String) -> String {
+        let (open, close) = property.namespace == "DAV:"
+            ? ("D:\(property.name)", "D:\(property.name)")
+            : (property.namespace.isEmpty ? (property.name + " xmlns=\"\"", property.name) : ("X:\(property.name) xmlns:X=\"\(escape(property.namespace))\"", "X:\(property.name)"))
+        return value.isEmpty ? "<\(open)/>" : "<\(open)>\(value)</\(close)>"
+    }
+
+    /// Text as XML character data or an attribute value.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

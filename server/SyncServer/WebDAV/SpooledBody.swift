@@ -1,0 +1,56 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import SyncProtocol
+
+/// A `PUT`'s body written to a file while it is hashed and counted: the blob store needs the hash
+/// before it takes bytes, and the body arrives before it is known. Memory stays flat for any size;
+/// the file goes when the request ends.
+struct SpooledBody: Sendable {
+    let file: URL
+    let hash: ContentHash
+    let sizeBytes: Int64
+
+    /// Writes `body` to a new file in `folder`, refusing it past `limit` bytes.
+    /// - Throws: ``ServiceError/fileTooLarge(path:size:limit:)`` past the limit (the file is removed).
+    static func spool<Body: AsyncSequence>(_ body: Body, in folder: URL, path: VaultPath, limit: Int64, io: NIOThreadPool) async throws -> SpooledBody
+    where Body.Element == ByteBuffer {
+        let file = folder.appendingPathComponent("put-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
+            throw ServiceError.storageUnavailable("the server could not make room to receive this file: its disk may be full")
+        }
+        var hasher = ContentHasher()
+        var size: Int64 = 0
+        do {
+            for try await chunk in body {
+                size += Int64(chunk.readableBytes)
+                guard size <= limit else { throw ServiceError.fileTooLarge(path: path, size: size, limit: limit) }
+                chunk.withUnsafeReadableBytes { hasher.update($0) }
+                let bytes = Data(chunk.readableBytesView)
+                try await io.runIfActive { try handle.write(contentsOf: bytes) }
+            }
+            try handle.close()
+        } catch {
+            try? handle.close()
+            try? FileManager.default.removeItem(at: file)
+            throw error
+        }
+        return SpooledBody(file: file, hash: hasher.finalize(), sizeBytes: size)
+    }
+
+    /// The file's bytes, read on the I/O threads.
+    func chunks(io: NIOThreadPool) async throws -> FileChunks {
+        guard let open = try await OpenFile.open(file.path, io: io) else {
+            throw ServiceError.storageUnavailable("the file received was lost before it was stored: send it again")
+        }
+        return FileChunks(file: open, io: io)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: file) }
+
+    /// Removes what requests cut off left in `folder` (at start).
+    static func clear(_ folder: URL) throws {
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+}

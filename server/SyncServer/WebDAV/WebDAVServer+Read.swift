@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SyncProtocol
+
+/// `PROPFIND`, `GET` and `HEAD`.
+extension WebDAVServer {
+    func propfind(_ request: Request, _ context: Context, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
+        let depth = try Self.depth(request)
+        let body = try PropfindBody.parse(try await Self.smallBody(request))
+        guard let resources = try await vault.davResources(scope, path: target.path, depth: depth) else {
+            throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
+        }
+        return Self.multistatus(resources.map { resource in
+            DAVProperties.entry(
+                resource, href: DAVTarget.href(vault: target.vault, path: resource.path, collection: resource.collection),
+                displayName: DAVProperties.displayName(resource.path, vault: scope.vaultName), body: body)
+        })
+    }
+
+    /// A file's bytes (a `Range` of them), streamed from the blob store; a folder answers with a
+    /// line saying what it is.
+    func get(_ request: Request, _ scope: VaultScope, _ target: DAVTarget, head: Bool) async throws -> Response {
+        guard !target.path.isEmpty, let file = try await vault.davFile(scope, path: target.path) else {
+            guard try await vault.davFolderExists(scope, path: target.path) else {
+                throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
+            }
+            return DAVErrors.text(.ok, "'\(target.path.isEmpty ? scope.vaultName : target.path)' is a folder: open it with a WebDAV client")
+        }
+        let resource = DAVListing.file(file)
+        var headers: HTTPFields = [
+            .contentType: DAVListing.contentType(file.path), .eTag: resource.etag, .lastModified: DAVListing.httpDate(file.updatedAt), .acceptRanges: "bytes",
+        ]
+        if let wanted = request.headers[.ifNoneMatch], Self.matches(wanted, etag: resource.etag) {
+            return Response(status: .notModified, headers: headers)
+        }
+        var (status, offset, length) = (HTTPResponse.Status.ok, Int64(0), file.sizeBytes)
+        if request.headers[.ifRange].map({ $0 == resource.etag }) ?? true {
+            switch DAVRange.resolve(request.headers[.range], size: file.sizeBytes) {
+            case .whole: break
+            case .part(let start, let count):
+                (status, offset, length) = (.partialContent, start, count)
+                headers[.contentRange] = "bytes \(start)-\(start + count - 1)/\(file.sizeBytes)"
+            case .unsatisfiable:
+                headers[.contentRange] = "bytes */\(file.sizeBytes)"
+                return Response(status: .rangeNotSatisfiable, headers: headers)
+            }
+        }
+        headers[.contentLength] = String(length)
+        guard !head, length > 0, let hash = file.contentHash else { return Response(status: status, headers: headers) }
+        let content = try await vault.blobs.store.read(BlobKey(vaultID: scope.vaultID, contentHash: ContentHash(alreadyValidated: hash)), from: offset)
+        let total = length
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(total)) { writer in
+            var remaining = total
+            for try await chunk in content.chunks where remaining > 0 {
+                var chunk = chunk
+                if Int64(chunk.readableBytes) > remaining { chunk = chunk.getSlice(at: chunk.readerIndex, length: Int(remaining)) ?? chunk }
+                remaining -= Int64(chunk.readableBytes)
+                try await writer.write(chunk)
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// Whether an `If-Match`/`If-None-Match` list names `etag` (or is `*`).
+    static func matches(_ header: String, etag: String) -> Bool {
+        header.trimmingCharacters(in: .whitespaces) == "*"
+            || header.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") == etag }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import SyncProtocol
+
+/// `PUT`, `DELETE` and `MKCOL`: each the vault's own write (``VaultService`` `dav…`).
+extension WebDAVServer {
+    /// A file's next version. With `If-Match` it replaces only the version whose ETag it names
+    /// and with `If-None-Match: *` only nothing (`412` otherwise, nothing changed); without them it
+    /// replaces whatever is current (which stays in history). The body is hashed as it arrives,
+    /// stored once, and written as a committing push of those bytes.
+    func put(_ request: Request, _ context: Context, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
+        guard !target.path.isEmpty, !target.trailingSlash else { throw DAVFailure(status: .methodNotAllowed, message: "a folder takes no PUT: put a file into it") }
+        let path = try VaultPath(target.path)
+        if try await vault.davFile(scope, path: target.path) == nil, try await vault.davFolderExists(scope, path: target.path) {
+            throw DAVFailure(status: .methodNotAllowed, message: "'\(target.path)' is a folder")
+        }
+        try await requireParent(scope, target)
+        let limit = try await vault.davMaxFileBytes(scope)
+        if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
+            throw ServiceError.fileTooLarge(path: path, size: declared, limit: limit)
+        }
+        let body = try await SpooledBody.spool(request.body, in: spool, path: path, limit: limit, io: io)
+        defer { body.remove() }
+        let watermark = try await vault.davWatermark()
+        if try await !vault.davKnows(scope, hash: body.hash, sizeBytes: body.sizeBytes) {
+            try await vault.blobs.store.write(try await body.chunks(io: io), key: BlobKey(vaultID: scope.vaultID, contentHash: body.hash), sizeBytes: body.sizeBytes)
+        }
+        let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
+        // Unconditional: the version current now, again if another writer got in between.
+        for _ in 0..<(conditional ? 1 : 3) {
+            let current = try await vault.davFile(scope, path: target.path)
+            try Self.checkPreconditions(request, current: current.map { DAVListing.file($0).etag })
+            let base: VaultService.DAVBase = current.map { .version($0.version) } ?? .absent
+            switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: watermark) {
+            case .written:
+                var response = Response(status: current == nil ? .created : .noContent)
+                response.headers[.eTag] = "\"\(body.hash.rawValue.replacingOccurrences(of: "sha256:", with: ""))\""
+                return response
+            case .changed:
+                continue
+            case .rejected(let rejected):
+                throw Self.failure(rejected)
+            }
+        }
+        throw DAVFailure(status: .preconditionFailed, message: "'\(target.path)' changed while this was written; nothing was written: read it again")
+    }
+
+    /// `If-Match` and `If-None-Match` against the current ETag (nil: no file).
+    static func checkPreconditions(_ request: Request, current: String?) throws {
+        if let wanted = request.headers[.ifMatch], current.map({ !matches(wanted, etag: $0) }) ?? true {
+            throw DAVFailure(status: .preconditionFailed, message: "the file is not at the version this client last saw (If-Match); nothing was written: read it again")
+        }
+        if let unwanted = request.headers[.ifNoneMatch], let current, matches(unwanted, etag: current) {
+            throw DAVFailure(status: .preconditionFailed, message: "a file is there already (If-None-Match); nothing was written")
+        }
+    }
+
+    /// A file's tombstone, or a folder's: every live file below it in one change.
+    func delete(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
+        guard !target.path.isEmpty else { throw DAVFailure(status: .forbidden, message: "the vault itself is not deleted over WebDAV: delete it in the web app or with vaultsync") }
+        if let wanted = request.headers[.ifMatch] {
+            let current = try await vault.davFile(scope, path: target.path)
+            guard let current, Self.matches(wanted, etag: DAVListing.file(current).etag) else {
+                throw DAVFailure(status: .preconditionFailed, message: "the file is not at the version this client last saw (If-Match); nothing was deleted")
+            }
+        }
+        guard try await vault.davDelete(scope, path: target.path) else {
+            throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
+        }
+        return Response(status: .noContent)
+    }
+
+    /// An empty folder, kept for WebDAV clients until a file is put into it (native devices have
+    /// no empty folders: they see it once it holds a file).
+    func makeCollection(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
+        if request.headers[.contentLength].flatMap(Int.init).map({ $0 > 0 }) ?? (request.headers[.transferEncoding] != nil) {
+            throw DAVFailure(status: .unsupportedMediaType, message: "MKCOL takes no body")
+        }
+        guard !target.path.isEmpty else { throw DAVFailure(status: .methodNotAllowed, message: "the vault's root exists already") }
+        _ = try VaultPath(target.path)
+        let fileThere = try await vault.davFile(scope, path: target.path) != nil
+        let folderThere = try await vault.davFolderExists(scope, path: target.path)
+        if fileThere || folderThere {
+            throw DAVFailure(status: .methodNotAllowed, message: "'\(target.path)' exists already")
+        }
+        try await requireParent(scope, target)
+        try await vault.davMakeCollection(scope, path: target.path)
+        return Response(status: .created)
+    }
+
+    /// `409` unless the folder `target` would be in exists (RFC 4918 §9.7.1, §9.3.1).
+    private func requireParent(_ scope: VaultScope, _ target: DAVTarget) async throws {
+        let parent = target.path.split(separator: "/").dropLast().joined(separator: "/")
+        guard try await vault.davFolderExists(scope, path: parent) else {
+            throw DAVFailure(status: .conflict, message: "the folder '\(parent)' does not exist: make it first (MKCOL)")
+        }
+    }
+
+    /// The answer when the push's rule turned a file down.
+    static func failure(_ rejected: WritePlan.Rejected) -> any Error {
+        switch rejected.why {
+        case .caseTaken(let existing): ServiceError.pathCaseConflict(path: rejected.path, existing: existing)
+        case .newName(let error): ServiceError.invalidPath(error)
+        case .overQuota(let reason): DAVFailure(status: .init(code: 507, reasonPhrase: "Insufficient Storage"), message: reason)
+        default: DAVFailure(status: .conflict, message: rejected.fileError.message)
+        }
+    }
+}

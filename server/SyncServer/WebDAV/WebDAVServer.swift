@@ -1,0 +1,144 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import SyncProtocol
+
+/// `/dav/`: every plain vault of the account over WebDAV (RFC 4918), for the sync clients people
+/// already have (Remotely Save, rclone, a file manager). A client signs in with HTTP Basic: the
+/// account's email and an app password (``AuthService/appPasswordHolder(email:password:address:)``),
+/// which is a device of the account, so every write is named as that device's in history. Reads
+/// come from the vault's state; writes are the vault's own writes (``VaultService`` `dav…`), so
+/// they meet every rule a device meets and reach the other devices through the change feed.
+/// A middleware rather than routes: WebDAV's methods and paths are its own, and it answers them
+/// all, errors included (``DAVErrors``).
+struct WebDAVServer: RouterMiddleware {
+    typealias Context = ServerRequestContext
+
+    let auth: AuthService
+    let vault: VaultService
+    let catalog: VaultCatalog
+    let trustedProxies: Set<String>
+    /// Whether Basic credentials may come over plain HTTP from another machine (TLS is in front,
+    /// or the operator said so); from this machine they always may.
+    let plainHTTPAllowed: Bool
+    /// Where a `PUT`'s body waits while it is hashed, before it goes to the blob store.
+    let spool: URL
+    /// The threads file reads and writes run on.
+    let io: NIOThreadPool
+    let now: @Sendable () -> Date
+
+    /// The methods this server answers on `/dav/`.
+    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCOL"]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard path == "/dav" || path.hasPrefix(DAVTarget.prefix) else { return try await next(request, context) }
+        var response: Response
+        do {
+            response = try await serve(request, context)
+        } catch {
+            response = DAVErrors.response(error, logger: context.logger)
+        }
+        response.headers[HTTPField.Name("DAV")!] = "1"
+        return response
+    }
+
+    private func serve(_ request: Request, _ context: Context) async throws -> Response {
+        let method = request.method.rawValue
+        let target = try DAVTarget.parse(request.uri.path)
+        guard plainHTTPAllowed || ClientAddress.isLoopback(context.peerAddress) else {
+            throw DAVFailure(
+                status: .forbidden,
+                message: "WebDAV takes passwords only over TLS: reach this server through https (see docs/webdav.md), or its operator starts it with --webdav-allow-http")
+        }
+        let holder = try await signIn(request, context)
+        if method == "OPTIONS" { return options() }
+        guard let target else { return try await accountRoot(request, holder, method: method) }
+        let scope = try await vault.scope(
+            claims: AccessClaims(userID: holder.userID, sessionID: holder.sessionID, expiresAt: now().addingTimeInterval(60)),
+            vaultName: target.vault, deviceHeader: holder.deviceID.uuidString)
+        guard !scope.encrypted else {
+            throw DAVFailure(
+                status: .forbidden,
+                message: "the vault '\(scope.vaultName)' is end-to-end encrypted: the server holds only ciphertext, so it cannot serve it over WebDAV; sync it with vaultsync")
+        }
+        switch method {
+        case "PROPFIND": return try await propfind(request, context, scope, target)
+        case "GET": return try await get(request, scope, target, head: false)
+        case "HEAD": return try await get(request, scope, target, head: true)
+        case "PUT": return try await put(request, context, scope, target)
+        case "DELETE": return try await delete(request, scope, target)
+        case "MKCOL": return try await makeCollection(request, scope, target)
+        case "COPY", "MOVE", "PROPPATCH", "LOCK", "UNLOCK":
+            throw DAVFailure(status: .notImplemented, message: "\(method) is not served yet")
+        default:
+            var response = DAVErrors.text(.methodNotAllowed, "\(method.prefix(20)) is not a method this WebDAV server takes")
+            response.headers[.allow] = Self.methods.joined(separator: ", ")
+            return response
+        }
+    }
+
+    /// The holder of the request's HTTP Basic credentials.
+    private func signIn(_ request: Request, _ context: Context) async throws -> AppPasswordQueries.Holder {
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
+            let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).flatMap({ String(data: $0, encoding: .utf8) }),
+            let colon = decoded.firstIndex(of: ":")
+        else { throw ServiceError.unauthorized("WebDAV needs HTTP Basic credentials") }
+        return try await auth.appPasswordHolder(
+            email: String(decoded[..<colon]), password: String(decoded[decoded.index(after: colon)...]),
+            address: context.clientAddress(request, trusting: trustedProxies))
+    }
+
+    private func options() -> Response {
+        var response = Response(status: .ok)
+        response.headers[.allow] = Self.methods.joined(separator: ", ")
+        response.headers[HTTPField.Name("MS-Author-Via")!] = "DAV"
+        response.headers[.contentLength] = "0"
+        return response
+    }
+
+    /// `/dav/` itself: the account's plain vaults, each a collection.
+    private func accountRoot(_ request: Request, _ holder: AppPasswordQueries.Holder, method: String) async throws -> Response {
+        guard method == "PROPFIND" else { throw DAVFailure(status: .methodNotAllowed, message: "/dav/ lists your vaults: open one, /dav/VAULT/") }
+        let depth = try Self.depth(request)
+        let body = try PropfindBody.parse(try await Self.smallBody(request))
+        let vaults = try await catalog.list(userID: holder.userID).vaults.filter { $0.encrypted != true }
+        let root = DAVResource(path: "", collection: true, sizeBytes: 0, modified: vaults.map(\.createdAt).max() ?? Date(timeIntervalSince1970: 0), etag: "\"vaults-\(vaults.count)\"", version: nil)
+        var entries = [DAVProperties.entry(root, href: DAVTarget.prefix, displayName: "vaults", body: body)]
+        if depth > 0 {
+            for info in vaults {
+                let resource = DAVResource(path: "", collection: true, sizeBytes: 0, modified: info.createdAt, etag: "\"\(info.vaultID.uuidString.lowercased())-\(info.files)-\(info.bytes)\"", version: nil)
+                entries.append(DAVProperties.entry(resource, href: DAVTarget.href(vault: info.name, path: "", collection: true), displayName: info.name, body: body))
+            }
+        }
+        return Self.multistatus(entries)
+    }
+
+    // MARK: plumbing
+
+    /// The `Depth` header as 0 or 1; infinity (also when it is absent, RFC 4918 §9.1) is refused.
+    static func depth(_ request: Request) throws -> Int {
+        switch request.headers[HTTPField.Name("Depth")!]?.lowercased() {
+        case "0": return 0
+        case "1": return 1
+        default:
+            throw DAVFailure(status: .forbidden, message: "PROPFIND needs 'Depth: 0' or 'Depth: 1'; a whole tree at once (Depth: infinity) is not served")
+        }
+    }
+
+    /// A request body that must be small (XML), at most 1 MiB.
+    static func smallBody(_ request: Request) async throws -> Data {
+        var body = request.body
+        let buffer = try await body.collect(upTo: 1 << 20)
+        return Data(buffer.readableBytesView)
+    }
+
+    static func multistatus(_ entries: [Multistatus.Entry]) -> Response {
+        Response(
+            status: .init(code: 207, reasonPhrase: "Multi-Status"), headers: [.contentType: "application/xml; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: Multistatus.xml(entries))))
+    }
+}
