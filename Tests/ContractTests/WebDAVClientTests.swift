@@ -10,8 +10,9 @@ import Testing
 @Suite struct WebDAVClientTests {
     /// litmus's `basic` suite (OPTIONS, PUT and GET, a UTF-8 name too, a PUT without its folder,
     /// MKCOL over a file, again, without a parent and with a body, DELETE of a file, of nothing, of
-    /// a folder, a URL with a fragment) and `http` (`Expect: 100-continue`).
-    @Test(arguments: ["basic", "http"])
+    /// a folder, a URL with a fragment), `http` (`Expect: 100-continue`) and `copymove` (COPY and
+    /// MOVE of files and folders, Overwrite, a missing destination folder, a shallow copy).
+    @Test(arguments: ["basic", "http", "copymove"])
     func litmusPasses(_ suite: String) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/litmus"), "litmus is not installed: apt-get install litmus (infra/install-deps.sh --tests does)")
         try await TestServer.with { server in

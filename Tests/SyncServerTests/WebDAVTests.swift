@@ -199,4 +199,41 @@ import Testing
             #expect(event.type == .changed && event.paths.map(\.rawValue) == ["from-dav.md"] && event.authorDevice == created.deviceID, "\(event)")
         }
     }
+
+    /// MOVE is a rename that reuses the bytes (nothing stored again; the source tombstoned), COPY
+    /// names them too; Overwrite and Destination as RFC 4918 says.
+    @Test func moveAndCopyReuseTheBytes() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            _ = try await laptop.write("notes/a.md", "alpha\n")
+            _ = try await laptop.write("notes/b.md", "beta\n")
+            let (dav, _) = try await Self.client(user, server)
+            let stored = try await server.storedBlobs()
+            let dest = server.baseURL.absoluteString + "/dav/default/"
+
+            let moved = try await dav.send("MOVE", "/dav/default/notes/a.md", headers: ["Destination": dest + "notes/renamed.md"])
+            #expect(moved.status == 201, "\(moved.status) \(Self.text(moved))")
+            #expect(try await laptop.read("notes/renamed.md") == "alpha\n")
+            #expect(try await laptop.read("notes/a.md") == nil, "the source is tombstoned")
+            #expect(try await server.storedBlobs() == stored, "no byte was stored again")
+
+            #expect(try await dav.send("COPY", "/dav/default/notes/b.md", headers: ["Destination": dest + "notes/renamed.md", "Overwrite": "F"]).status == 412)
+            #expect(try await dav.send("COPY", "/dav/default/notes/b.md", headers: ["Destination": dest + "notes/renamed.md"]).status == 204)
+            #expect(try await laptop.read("notes/renamed.md") == "beta\n")
+            #expect(try await laptop.api.history(try VaultPath("notes/renamed.md"), session: laptop.session).versions.count == 2, "the overwritten version stays in history")
+
+            #expect(try await dav.send("COPY", "/dav/default/notes/", headers: ["Destination": dest + "copy/"]).status == 201)
+            #expect(try await laptop.read("copy/b.md") == "beta\n")
+            #expect(try await laptop.read("copy/renamed.md") == "beta\n")
+            #expect(try await dav.send("MOVE", "/dav/default/copy/", headers: ["Destination": dest + "notes/inside/"]).status == 201)
+            #expect(try await laptop.read("notes/inside/b.md") == "beta\n")
+            #expect(try await laptop.read("copy/b.md") == nil)
+            #expect(try await dav.send("MOVE", "/dav/default/notes/", headers: ["Destination": dest + "notes/deeper/"]).status == 403, "not into itself")
+            #expect(try await dav.send("MOVE", "/dav/default/notes/b.md", headers: ["Destination": dest + "missing/b.md"]).status == 409)
+            let other = try await server.api.createVault(named: "other", accessToken: user.tokens.accessToken)
+            #expect(try await dav.send("COPY", "/dav/default/notes/b.md", headers: ["Destination": server.baseURL.absoluteString + "/dav/other/b.md"]).status == 502)
+            _ = other
+        }
+    }
 }

@@ -20,6 +20,25 @@ extension VaultService {
         }
     }
 
+    /// What is at `path`: a file, or a folder with every live file and WebDAV collection below it.
+    struct DAVTree: Sendable {
+        let isFolder: Bool
+        let files: [BrowseQueries.Entry]
+        /// Collections below the folder (not the folder itself).
+        let collections: [String]
+    }
+
+    /// The file or folder at `path`; nil when nothing is there.
+    func davTree(_ scope: VaultScope, path: String) async throws -> DAVTree? {
+        try await db.withConnection { db in
+            if let file = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path) { return DAVTree(isFolder: false, files: [file], collections: []) }
+            let files = try BrowseQueries.live(db, vaultID: scope.vaultID, prefix: path + "/", limit: Self.davListingLimit)
+            let collections = try WebDAVQueries.collections(db, vaultID: scope.vaultID, under: path)
+            guard !files.isEmpty || !collections.isEmpty else { return nil }
+            return DAVTree(isFolder: true, files: files, collections: collections.map(\.path).filter { $0 != path })
+        }
+    }
+
     /// The live file at `path`, if one is.
     func davFile(_ scope: VaultScope, path: String) async throws -> BrowseQueries.Entry? {
         try await db.withConnection { try WebDAVQueries.file($0, vaultID: scope.vaultID, path: path) }

@@ -31,7 +31,7 @@ struct WebDAVServer: RouterMiddleware {
     let now: @Sendable () -> Date
 
     /// The methods this server answers on `/dav/`.
-    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCOL"]
+    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCOL", "COPY", "MOVE"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
@@ -72,7 +72,9 @@ struct WebDAVServer: RouterMiddleware {
         case "PUT": return try await put(request, context, scope, target)
         case "DELETE": return try await delete(request, scope, target)
         case "MKCOL": return try await makeCollection(request, scope, target)
-        case "COPY", "MOVE", "PROPPATCH", "LOCK", "UNLOCK":
+        case "COPY": return try await copyOrMove(request, scope, target, move: false)
+        case "MOVE": return try await copyOrMove(request, scope, target, move: true)
+        case "PROPPATCH", "LOCK", "UNLOCK":
             throw DAVFailure(status: .notImplemented, message: "\(method) is not served yet")
         default:
             var response = DAVErrors.text(.methodNotAllowed, "\(method.prefix(20)) is not a method this WebDAV server takes")

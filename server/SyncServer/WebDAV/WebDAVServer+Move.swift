@@ -1,0 +1,54 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import SyncProtocol
+
+/// `COPY` and `MOVE` (RFC 4918 §9.8, §9.9) within a vault: each file at the destination is a new
+/// version that names the bytes the source's names (nothing is uploaded or stored again), and a
+/// move then tombstones the source. `Overwrite: F` refuses an existing destination (`412`); with
+/// `T` (the default) an existing folder there is deleted first and an existing file gets the next
+/// version, its old one staying in history.
+extension WebDAVServer {
+    func copyOrMove(_ request: Request, _ scope: VaultScope, _ target: DAVTarget, move: Bool) async throws -> Response {
+        guard let header = request.headers[HTTPField.Name("Destination")!], let destination = try DAVTarget.destination(header) else {
+            throw DAVFailure(status: .badRequest, message: "\(move ? "MOVE" : "COPY") needs a Destination header naming a place under /dav/")
+        }
+        guard destination.vault == target.vault || destination.vault == scope.vaultID.uuidString.lowercased() || destination.vault == scope.vaultName else {
+            throw DAVFailure(status: .badGateway, message: "copies and moves stay in one vault: copy between vaults with your client")
+        }
+        guard !target.path.isEmpty, !destination.path.isEmpty else { throw DAVFailure(status: .forbidden, message: "the vault's root is neither copied nor moved") }
+        guard destination.path != target.path, !destination.path.hasPrefix(target.path + "/") else {
+            throw DAVFailure(status: .forbidden, message: "the destination is the source, or inside it")
+        }
+        let overwrite = request.headers[HTTPField.Name("Overwrite")!]?.uppercased() != "F"
+        let depthHeader = request.headers[HTTPField.Name("Depth")!]?.lowercased()
+        guard let source = try await vault.davTree(scope, path: target.path) else {
+            throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
+        }
+        guard try await vault.davFolderExists(scope, path: destination.path.split(separator: "/").dropLast().joined(separator: "/")) else {
+            throw DAVFailure(status: .conflict, message: "the destination's folder does not exist: make it first (MKCOL)")
+        }
+        let existing = try await vault.davTree(scope, path: destination.path)
+        if existing != nil, !overwrite { throw DAVFailure(status: .preconditionFailed, message: "'\(destination.path)' exists and Overwrite is F; nothing was changed") }
+        if let existing, existing.isFolder || source.isFolder { _ = try await vault.davDelete(scope, path: destination.path) }
+        // A folder copy at Depth 0 is the folder alone; a move is always the whole tree.
+        let shallow = !move && source.isFolder && depthHeader == "0"
+        let watermark = try await vault.davWatermark()
+        for file in shallow ? [] : source.files {
+            let relative = String(file.path.dropFirst(target.path.count))
+            let path = try VaultPath(destination.path + relative)
+            let current = try await vault.davFile(scope, path: path.rawValue)
+            let outcome = try await vault.davPut(
+                scope, path: path, hash: ContentHash(alreadyValidated: file.contentHash ?? ""), sizeBytes: file.sizeBytes,
+                base: current.map { .version($0.version) } ?? .absent, watermark: watermark)
+            if case .rejected(let rejected) = outcome { throw Self.failure(rejected) }
+            if case .changed = outcome { throw DAVFailure(status: .conflict, message: "'\(path)' changed meanwhile; the \(move ? "move" : "copy") stopped there") }
+        }
+        if source.isFolder {
+            let folders = [destination.path] + (shallow ? [] : source.collections.map { destination.path + String($0.dropFirst(target.path.count)) })
+            for folder in folders where !(try await vault.davFolderExists(scope, path: folder)) { try await vault.davMakeCollection(scope, path: folder) }
+        }
+        if move { _ = try await vault.davDelete(scope, path: target.path) }
+        return Response(status: existing == nil ? .created : .noContent)
+    }
+}
