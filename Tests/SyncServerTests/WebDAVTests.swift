@@ -236,4 +236,22 @@ import Testing
             _ = other
         }
     }
+
+    /// The web app's devices page makes an app password too, shown once, that a WebDAV client uses.
+    @Test func theWebAppMakesAnAppPassword() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: user.email, password: user.password)
+                let token = try #require(try await web.get("/app/devices").formToken)
+                let page = try await web.post("/app/devices/app-password", form: ["form_token": token, "name": "Finder on the Mac"])
+                let marker = try #require(page.body.range(of: "<p class=\"big\"><strong>"), "\(page.body)")
+                let password = String(page.body[marker.upperBound...].prefix { $0 != "<" })
+                #expect(page.status == 200 && page.body.contains("/dav/default/") && page.body.contains("Finder on the Mac"), "\(page.body)")
+                let dav = DAVClient(server: server, email: user.email, password: password)
+                #expect(try await dav.propfind("/dav/default/", depth: "0").status == 207)
+                #expect(!(try await web.get("/app/devices").body.contains(password)), "shown only once")
+            }
+        }
+    }
 }

@@ -27,6 +27,12 @@ extension WebApp {
                 return Response.redirect(to: "/app/devices?done=ended", type: .normal)
             }
         }
+        app.post("devices/app-password") { request, context in
+            try await action(request, context) { caller, form in
+                let created = try await auth.makeAppPassword(caller, name: form["name"] ?? "")
+                return try await devicesPage(caller, appPassword: created)
+            }
+        }
         app.post("sessions/end-all") { request, context in
             try await action(request, context) { caller, _ in
                 try await devices.endAllSessions(caller)
@@ -36,7 +42,7 @@ extension WebApp {
         app.get("storage") { request, context in try await page(request, context) { try await storagePage($0) } }
     }
 
-    func devicesPage(_ caller: Caller, done: String? = nil) async throws -> Response {
+    func devicesPage(_ caller: Caller, done: String? = nil, appPassword: AppPasswordCreated? = nil) async throws -> Response {
         let list = try await devices.list(caller).devices
         let live = try await devices.sessions(caller).sessions
         let token = sessions.formToken(session: caller.session.id)
@@ -53,6 +59,14 @@ extension WebApp {
         let notices = ["renamed": "The device was renamed.", "revoked": "The device was revoked: it is signed out.", "ended": "That sign-in was ended."]
         var model = chrome(caller, title: "Devices").merging(["devices": rows, "unbound": unbound, "hasUnbound": !unbound.isEmpty]) { $1 }
         if let notice = done.flatMap({ notices[$0] }) { model["notice"] = notice }
+        var server = serverURL()
+        while server.hasSuffix("/") { server.removeLast() }
+        model["davURL"] = server + "/dav/"
+        if let appPassword {
+            model["appPassword"] = appPassword.password
+            model["appPasswordName"] = appPassword.deviceName
+            model["email"] = try await accounts.email(userID: caller.userID) ?? ""
+        }
         return render("devices", model)
     }
 

@@ -30,6 +30,20 @@ extension WebTemplates {
         <button type="submit" aria-label="End the sign-in of {{started}}">End</button>
         </form></li>{{/unbound}}</ul>
         {{/hasUnbound}}
+        <h2>App passwords for WebDAV</h2>
+        <p>A WebDAV client (Remotely Save in Obsidian, rclone, a file manager) signs in with your email and an app password, at <code>{{davURL}}VAULT/</code>. Each one is a device above: revoke it to stop it.</p>
+        {{#appPassword}}
+        <section aria-labelledby="password-heading" class="notice">
+        <h2 id="password-heading">The app password for {{appPasswordName}}</h2>
+        <p class="big"><strong>{{appPassword}}</strong></p>
+        <p>It is shown only now. User: {{email}}. URL: <code>{{davURL}}default/</code> (or another vault's name).</p>
+        </section>
+        {{/appPassword}}
+        <form method="post" action="/app/devices/app-password" class="stacked">
+        <input type="hidden" name="form_token" value="{{formToken}}">
+        <label for="app-name">What it is for</label><input id="app-name" name="name" maxlength="100" required autocomplete="off">
+        <button type="submit">Make an app password</button>
+        </form>
         <h2>Everywhere</h2>
         <p>Signs out every device and browser of the account, this one too. Each device stays listed and signs in again with the password (<code>vaultsync login</code>).</p>
         <form method="post" action="/app/sessions/end-all">
