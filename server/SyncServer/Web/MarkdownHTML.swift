@@ -26,22 +26,8 @@ enum MarkdownHTML {
         return renderer.html
     }
 
-    /// Text as HTML text or a quoted attribute value.
-    static func escape(_ text: some StringProtocol) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    /// Text as HTML text or a quoted attribute value (``Markup/escape(_:)``).
+    static func escape(_ text: some StringProtocol) -> String { Markup.escape(text) }
 
     private struct Renderer {
         let resolve: (Target) -> String?

@@ -117,20 +117,6 @@ struct Multistatus {
         return value.isEmpty ? "<\(open)/>" : "<\(open)>\(value)</\(close)>"
     }
 
-    /// Text as XML character data or an attribute value.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(character)
-            }
-        }
-        return out
-    }
+    /// Text as XML character data or an attribute value (``Markup/escape(_:)``).
+    static func escape(_ text: String) -> String { Markup.escape(text) }
 }

@@ -98,7 +98,7 @@ extension S3BlobStore {
         var body = "<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
         for number in 1...partCount {
             let part = parts[number]!
-            body += "<Part><PartNumber>\(number)</PartNumber><ETag>\(Self.escaped(part.etag))</ETag>"
+            body += "<Part><PartNumber>\(number)</PartNumber><ETag>\(Markup.escape(part.etag))</ETag>"
             if let checksum = part.checksum { body += "<ChecksumSHA256>\(checksum)</ChecksumSHA256>" }
             body += "</Part>"
         }
@@ -140,9 +140,5 @@ extension S3BlobStore {
             rest = rest[close.upperBound...]
         }
         return found
-    }
-
-    private static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;")
     }
 }
