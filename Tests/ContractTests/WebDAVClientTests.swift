@@ -18,8 +18,12 @@ import Testing
         try await TestServer.with { server in
             let user = try await server.newUser()
             let created = try await server.api.makeAppPassword(name: "litmus", accessToken: user.tokens.accessToken)
+            // litmus writes debug.log and child.log where it runs: a folder of its own, not the repository.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("litmus-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
             let run = try await CLIProcess.run(
-                "/usr/bin/litmus", [server.baseURL.absoluteString + "/dav/default/", user.email, created.password],
+                "/bin/sh", ["-c", "cd \"$0\" && exec /usr/bin/litmus \"$@\"", folder.path, server.baseURL.absoluteString + "/dav/default/", user.email, created.password],
                 environment: ["TESTS": suite], timeout: .seconds(120))
             #expect(run.exitCode == 0 && !run.stdout.contains("FAIL"), "\(run)")
             #expect(run.stdout.contains("<- summary for `\(suite)': of ") && run.stdout.contains("100.0%"), "\(run.stdout)")

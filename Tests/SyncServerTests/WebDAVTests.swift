@@ -175,9 +175,11 @@ import Testing
 
             #expect(try await VaultSyncServer.setUserLimits(
                 configuration: server.configuration, logger: Logger(label: "test"), email: user.email, UserLimitOverrides(quotaBytes: 10)))
+            let stored = try await server.storedBlobs()
             let full = try await dav.put("/dav/default/big.md", String(repeating: "x", count: 100))
             #expect(full.status == 507, "\(full)")
             #expect(try await dav.send("GET", "/dav/default/big.md").status == 404, "nothing was written")
+            #expect(try await server.storedBlobs() == stored, "not a byte was stored, so none counts as kept")
 
             try await laptop.api.revokeDevice(created.deviceID, accessToken: laptop.session.accessToken)
             #expect(try await dav.send("GET", "/dav/default/private.md").status == 401, "revoked: refused at the next request")

@@ -70,13 +70,7 @@ extension VaultService {
     /// - Throws: the push's refusals (quota, size) as ``ServiceError``s.
     func davPut(_ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64) async throws -> DAVPutOutcome {
         let now = now()
-        let baseVersion: Int? = if case .version(let version) = base { version } else { nil }
-        let file = PushFile(path: path, contentHash: hash, sizeBytes: sizeBytes, baseVersion: baseVersion)
-        let push = WriteRequest.Push(
-            files: [file], keys: try caseKeys([file], in: scope), commit: true, expires: now.addingTimeInterval(limits.blobURLTTL.seconds), storedByServer: true)
-        let reads = VaultSnapshotQueries.Reads(
-            paths: [path.rawValue], keys: Array(push.keys.values), found: [hash.rawValue: sizeBytes], watermark: watermark,
-            account: .limitsAndReservations(lockUser: true, paths: [path.rawValue], now: now))
+        let (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: base, watermark: watermark, now: now)
         let (plan, _) = try await write(scope, now: now) { _ in (.push(push), reads) }
         if let refusal = plan.refusal { throw refusal.serviceError }
         if let rejected = plan.rejected.first { return .rejected(rejected) }
@@ -93,6 +87,27 @@ extension VaultService {
     /// Whether the vault records these bytes already (then a `PUT` of them stores nothing).
     func davKnows(_ scope: VaultScope, hash: ContentHash, sizeBytes: Int64) async throws -> Bool {
         try await db.withConnection { try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [hash.rawValue])[hash.rawValue] == sizeBytes }
+    }
+
+    /// The committing push a `PUT` is, and what it reads.
+    private func davPush(
+        _ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64, now: Date
+    ) throws -> (WriteRequest.Push, VaultSnapshotQueries.Reads) {
+        let baseVersion: Int? = if case .version(let version) = base { version } else { nil }
+        let file = PushFile(path: path, contentHash: hash, sizeBytes: sizeBytes, baseVersion: baseVersion)
+        let push = WriteRequest.Push(
+            files: [file], keys: try caseKeys([file], in: scope), commit: true, expires: now.addingTimeInterval(limits.blobURLTTL.seconds), storedByServer: true)
+        let reads = VaultSnapshotQueries.Reads(
+            paths: [path.rawValue], keys: Array(push.keys.values), found: [hash.rawValue: sizeBytes], watermark: watermark,
+            account: .limitsAndReservations(lockUser: true, paths: [path.rawValue], now: now))
+        return (push, reads)
+    }
+
+    /// Before a `PUT`'s bytes are stored: the quota refusal its write would meet
+    /// (``quotaRefusalBeforeStoring(_:_:_:_:)``), so that a file that cannot fit stores nothing.
+    func davQuotaCheck(_ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase) async throws {
+        let (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: base, watermark: .max, now: now())
+        if let refusal = try await db.withConnection({ try quotaRefusalBeforeStoring($0, scope, .push(push), reads) }) { throw refusal.serviceError }
     }
 
     /// The deletion mark before bytes are stored for ``davPut(_:path:hash:sizeBytes:base:watermark:)``.

@@ -25,6 +25,8 @@ extension WebDAVServer {
         defer { body.remove() }
         let watermark = try await vault.davWatermark()
         if try await !vault.davKnows(scope, hash: body.hash, sizeBytes: body.sizeBytes) {
+            let current = try await vault.davFile(scope, path: target.path)
+            try await vault.davQuotaCheck(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: current.map { .version($0.version) } ?? .absent)
             try await vault.blobs.store.write(try await body.chunks(io: io), key: BlobKey(vaultID: scope.vaultID, contentHash: body.hash), sizeBytes: body.sizeBytes)
         }
         let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
