@@ -256,4 +256,17 @@ import Testing
             }
         }
     }
+
+    /// WebDAV requests are counted under their own route in `/metrics`.
+    @Test func webDAVRequestsAreCountedUnderTheirRoute() async throws {
+        try await TestServer.with(configure: { $0.metricsToken = "scrape-me-0123456789" }) { server in
+            let user = try await server.newUser()
+            let (dav, _) = try await Self.client(user, server)
+            #expect(try await dav.propfind("/dav/default/").status == 207)
+            let scraped = try await RawHTTP.send(
+                "GET", server.baseURL.appendingPathComponent("metrics"), headers: ["Authorization": "Bearer scrape-me-0123456789"], protocolVersion: nil)
+            let text = Self.text(scraped)
+            #expect(text.contains("route=\"/dav\"") && text.contains("method=\"PROPFIND\""), "\(text.prefix(3000))")
+        }
+    }
 }

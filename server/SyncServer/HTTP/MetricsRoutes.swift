@@ -33,13 +33,19 @@ struct MetricsRoutes {
 struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
 
+    /// The route pattern a request is counted under: WebDAV's middleware answers `/dav/` before
+    /// any route matches, so those are `/dav`; what no route and no middleware took, `unmatched`.
+    static func route(_ request: Request, _ context: Context) -> String {
+        context.endpointPath ?? (request.uri.path == "/dav" || request.uri.path.hasPrefix("/dav/") ? "/dav" : "unmatched")
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let method = request.method.rawValue
         do {
             var response = try await next(request, context)
             let status = Int(response.status.code)
-            let route = context.endpointPath ?? "unmatched"
+            let route = Self.route(request, context)
             let body = response.body
             response.body = ResponseBody(contentLength: body.contentLength) { [metrics] writer in
                 defer { metrics.recordRequest(route: route, method: method, status: status, duration: ContinuousClock.now - start) }
@@ -48,7 +54,7 @@ struct RequestMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch {
             let status = (error as? any HTTPResponseError).map { Int($0.status.code) } ?? 500
-            metrics.recordRequest(route: context.endpointPath ?? "unmatched", method: method, status: status, duration: ContinuousClock.now - start)
+            metrics.recordRequest(route: Self.route(request, context), method: method, status: status, duration: ContinuousClock.now - start)
             throw error
         }
     }
