@@ -116,7 +116,7 @@ extension VaultService {
     }
 
     /// Tombstones for the file at `path`, or for every live file below the folder `path`, in one
-    /// change, and forgets the WebDAV collections there. False when nothing was there.
+    /// change, and forgets the WebDAV collections, properties and locks there. False when nothing was there.
     func davDelete(_ scope: VaultScope, path: String) async throws -> Bool {
         let now = now()
         let (plan, _, hadCollections) = try await write(scope, now: now) { db in
@@ -132,12 +132,15 @@ extension VaultService {
         } then: { db, _ in
             let hadCollections = try !WebDAVQueries.collections(db, vaultID: scope.vaultID, under: path).isEmpty
             try WebDAVQueries.removeCollections(db, vaultID: scope.vaultID, under: path)
+            try WebDAVPropertyQueries.remove(db, vaultID: scope.vaultID, under: path)
+            try WebDAVLockQueries.remove(db, vaultID: scope.vaultID, under: path)
             return hadCollections
         }
         return !plan.writes.isEmpty || !plan.conflicts.isEmpty || hadCollections
     }
 
-    /// Keeps an empty collection at `path` (its parent exists, nothing is there yet).
+    /// Keeps a collection at `path` (its parent exists): WebDAV lists it until it is deleted over
+    /// WebDAV, also when it holds no file.
     func davMakeCollection(_ scope: VaultScope, path: String) async throws {
         let now = now()
         try await db.transaction { try WebDAVQueries.addCollection($0, vaultID: scope.vaultID, path: path, now: now) }

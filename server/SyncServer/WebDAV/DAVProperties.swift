@@ -17,16 +17,23 @@ enum DAVProperties {
         return properties
     }
 
-    /// The `response` for `resource` answering `body`.
-    static func entry(_ resource: DAVResource, href: String, displayName: String, body: PropfindBody) -> Multistatus.Entry {
-        let live = live(resource, displayName: displayName)
+    /// The `response` for `resource` answering `body`: its live properties, the `dead` ones
+    /// clients set, and with `lockdiscovery` (its locks' XML; nil outside a vault) the lock ones.
+    static func entry(
+        _ resource: DAVResource, href: String, displayName: String, body: PropfindBody, dead: [(DAVProperty, String)] = [], lockdiscovery: String? = nil
+    ) -> Multistatus.Entry {
+        var properties = live(resource, displayName: displayName)
+        if let lockdiscovery {
+            properties += [(.dav("supportedlock"), DAVLockXML.supportedlock), (.dav("lockdiscovery"), lockdiscovery)]
+        }
+        properties += dead
         switch body {
         case .allprop:
-            return Multistatus.Entry(href: href, found: live)
+            return Multistatus.Entry(href: href, found: properties)
         case .propname:
-            return Multistatus.Entry(href: href, found: live.map { ($0.0, "") })
+            return Multistatus.Entry(href: href, found: properties.map { ($0.0, "") })
         case .prop(let wanted):
-            let values = Dictionary(live.map { ($0.0, $0.1) }) { first, _ in first }
+            let values = Dictionary(properties.map { ($0.0, $0.1) }) { first, _ in first }
             var entry = Multistatus.Entry(href: href)
             for property in wanted {
                 if let value = values[property] { entry.found.append((property, value)) } else { entry.missing.append(property) }

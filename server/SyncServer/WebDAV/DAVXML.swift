@@ -32,41 +32,77 @@ enum PropfindBody: Equatable, Sendable {
     }
 }
 
-/// An XML element with its namespace resolved, its children and its text: what the few request
-/// bodies WebDAV has (propfind, propertyupdate, lockinfo) parse into. Parsed with external entities
-/// off and the body bounded by the caller.
+/// An XML element with its namespace resolved, its content in order (text and elements) and its
+/// plain attributes: what the few request bodies WebDAV has (propfind, propertyupdate, lockinfo)
+/// parse into. Parsed with external entities off and the body bounded by the caller.
 final class DAVXMLTree: @unchecked Sendable {
+    enum Node {
+        case text(String)
+        case element(DAVXMLTree)
+    }
+
     let namespace: String
     let name: String
-    var children: [DAVXMLTree] = []
-    var text = ""
+    /// Attributes without a namespace prefix (namespace declarations are not among them).
+    let attributes: [String: String]
+    var nodes: [Node] = []
 
-    init(namespace: String, name: String) {
+    init(namespace: String, name: String, attributes: [String: String] = [:]) {
         self.namespace = namespace
         self.name = name
+        self.attributes = attributes
     }
+
+    var children: [DAVXMLTree] { nodes.compactMap { if case .element(let element) = $0 { element } else { nil } } }
+    var text: String { nodes.map { if case .text(let text) = $0 { text } else { "" } }.joined() }
 
     /// The first child named `name` in `DAV:`.
     func child(_ name: String) -> DAVXMLTree? { children.first { $0.namespace == "DAV:" && $0.name == name } }
 
-    /// - Throws: ``ServiceError/invalidRequest(_:)`` when `data` is not well-formed XML.
+    /// The element's content as XML that stands on its own: each element declares its namespace
+    /// (`xmlns="…"`) where it is, so the value reads the same wherever it is written back.
+    var innerXML: String { nodes.map { node in
+        switch node {
+        case .text(let text): Markup.escape(text)
+        case .element(let element): element.outerXML
+        }
+    }.joined() }
+
+    var outerXML: String {
+        let attributes = attributes.sorted { $0.key < $1.key }.map { " \($0.key)=\"\(Markup.escape($0.value))\"" }.joined()
+        let open = "\(name) xmlns=\"\(Markup.escape(namespace))\"\(attributes)"
+        let inner = innerXML
+        return inner.isEmpty ? "<\(open)/>" : "<\(open)>\(inner)</\(name)>"
+    }
+
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` when `data` is not well-formed XML (a
+    ///   namespace prefix bound to nothing included).
     static func parse(_ data: Data) throws -> DAVXMLTree {
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
+        parser.shouldReportNamespacePrefixes = true
         parser.shouldResolveExternalEntities = false
         let builder = Builder()
         parser.delegate = builder
-        guard parser.parse(), let root = builder.root else { throw ServiceError.invalidRequest("the body is not well-formed XML") }
+        guard parser.parse(), !builder.invalid, let root = builder.root else { throw ServiceError.invalidRequest("the body is not well-formed XML") }
         return root
     }
 
     private final class Builder: NSObject, XMLParserDelegate {
         var root: DAVXMLTree?
         var stack: [DAVXMLTree] = []
+        /// A prefix declared as "" (`xmlns:p=""`), which XML namespaces forbid.
+        var invalid = false
+
+        func parser(_ parser: XMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
+            if !prefix.isEmpty, namespaceURI.isEmpty { invalid = true }
+        }
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-            let element = DAVXMLTree(namespace: namespaceURI ?? "", name: name)
-            if let parent = stack.last { parent.children.append(element) } else { root = element }
+            if let qualifiedName, qualifiedName.contains(":"), (namespaceURI ?? "").isEmpty { invalid = true }
+            let plain = attributes.filter { !$0.key.contains(":") && $0.key != "xmlns" }
+            let element = DAVXMLTree(namespace: namespaceURI ?? "", name: name, attributes: plain)
+            if let parent = stack.last { parent.nodes.append(.element(element)) } else { root = element }
             stack.append(element)
         }
 
@@ -75,7 +111,12 @@ final class DAVXMLTree: @unchecked Sendable {
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
-            stack.last?.text += string
+            guard let last = stack.last else { return }
+            if case .text(let text)? = last.nodes.last {
+                last.nodes[last.nodes.count - 1] = .text(text + string)
+            } else {
+                last.nodes.append(.text(string))
+            }
         }
     }
 }
@@ -89,6 +130,10 @@ struct Multistatus {
         var missing: [DAVProperty] = []
         /// A whole-resource status instead of properties (e.g. a member a MOVE could not move).
         var status: String? = nil
+        /// Properties named with a status of their own and no value (a `PROPPATCH`'s answer).
+        var propstats: [(status: String, properties: [DAVProperty])] = []
+        /// A line saying why, for a person.
+        var description: String? = nil
     }
 
     static func xml(_ entries: [Entry]) -> String {
@@ -103,6 +148,12 @@ struct Multistatus {
             }
             if !entry.missing.isEmpty {
                 out += "<D:propstat><D:prop>" + entry.missing.map { element($0, "") }.joined() + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>"
+            }
+            for (status, properties) in entry.propstats {
+                out += "<D:propstat><D:prop>" + properties.map { element($0, "") }.joined() + "</D:prop><D:status>HTTP/1.1 \(status)</D:status></D:propstat>"
+            }
+            if let description = entry.description {
+                out += "<D:responsedescription>\(escape(description))</D:responsedescription>"
             }
             out += "</D:response>\n"
         }

@@ -7,7 +7,7 @@ import SyncProtocol
 /// version that names the bytes the source's names (nothing is uploaded or stored again), and a
 /// move then tombstones the source. `Overwrite: F` refuses an existing destination (`412`); with
 /// `T` (the default) an existing folder there is deleted first and an existing file gets the next
-/// version, its old one staying in history.
+/// version, its old one staying in history. Dead properties go with the files; locks do not.
 extension WebDAVServer {
     func copyOrMove(_ request: Request, _ scope: VaultScope, _ target: DAVTarget, move: Bool) async throws -> Response {
         guard let header = request.headers[HTTPField.Name("Destination")!], let destination = try DAVTarget.destination(header) else {
@@ -28,6 +28,7 @@ extension WebDAVServer {
         guard try await vault.davFolderExists(scope, path: destination.path.split(separator: "/").dropLast().joined(separator: "/")) else {
             throw DAVFailure(status: .conflict, message: "the destination's folder does not exist: make it first (MKCOL)")
         }
+        try await admit(request, scope, target, (move ? [.membership(target.path)] : []) + [.membership(destination.path)])
         let existing = try await vault.davTree(scope, path: destination.path)
         if existing != nil, !overwrite { throw DAVFailure(status: .preconditionFailed, message: "'\(destination.path)' exists and Overwrite is F; nothing was changed") }
         if let existing, existing.isFolder || source.isFolder { _ = try await vault.davDelete(scope, path: destination.path) }
@@ -46,8 +47,11 @@ extension WebDAVServer {
         }
         if source.isFolder {
             let folders = [destination.path] + (shallow ? [] : source.collections.map { destination.path + String($0.dropFirst(target.path.count)) })
-            for folder in folders where !(try await vault.davFolderExists(scope, path: folder)) { try await vault.davMakeCollection(scope, path: folder) }
+            // Kept as collections, so that the folders stay when their files are deleted, as a
+            // WebDAV client expects of folders it copied.
+            for folder in folders { try await vault.davMakeCollection(scope, path: folder) }
         }
+        if !shallow { try await vault.davCopyProperties(scope, from: target.path, to: destination.path) }
         if move { _ = try await vault.davDelete(scope, path: target.path) }
         return Response(status: existing == nil ? .created : .noContent)
     }

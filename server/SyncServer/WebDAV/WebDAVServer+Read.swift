@@ -12,10 +12,15 @@ extension WebDAVServer {
         guard let resources = try await vault.davResources(scope, path: target.path, depth: depth) else {
             throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
         }
+        let dead = try await vault.davProperties(scope, paths: resources.map(\.path))
+        let locks = try await vault.davLocks(scope, around: target.path)
+        let now = now()
         return Self.multistatus(resources.map { resource in
-            DAVProperties.entry(
+            let lockdiscovery = DAVLockXML.discovery(DAVLockRule.covering(resource.path, locks), vault: target.vault, now: now)
+            return DAVProperties.entry(
                 resource, href: DAVTarget.href(vault: target.vault, path: resource.path, collection: resource.collection),
-                displayName: DAVProperties.displayName(resource.path, vault: scope.vaultName), body: body)
+                displayName: DAVProperties.displayName(resource.path, vault: scope.vaultName), body: body,
+                dead: dead[resource.path] ?? [], lockdiscovery: lockdiscovery)
         })
     }
 

@@ -17,28 +17,36 @@ extension WebDAVServer {
             throw DAVFailure(status: .methodNotAllowed, message: "'\(target.path)' is a folder")
         }
         try await requireParent(scope, target)
+        let exists = try await vault.davFile(scope, path: target.path) != nil
+        try await admit(request, scope, target, [exists ? .content(target.path) : .membership(target.path)])
         let limit = try await vault.davMaxFileBytes(scope)
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw ServiceError.fileTooLarge(path: path, size: declared, limit: limit)
         }
         let body = try await SpooledBody.spool(request.body, in: spool, path: path, limit: limit, io: io)
         defer { body.remove() }
+        let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
+        return try await write(body, scope, path, attempts: conditional ? 1 : 3) { try Self.checkPreconditions(request, current: $0) }
+    }
+
+    /// `body` as the next version of `path` (its bytes stored first unless the vault has them),
+    /// `check` deciding against the ETag current then (nil: no file) whether it may be written.
+    /// Without a condition another writer's version in between is written over, up to `attempts`.
+    func write(_ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, attempts: Int, check: (String?) throws -> Void) async throws -> Response {
         let watermark = try await vault.davWatermark()
         if try await !vault.davKnows(scope, hash: body.hash, sizeBytes: body.sizeBytes) {
-            let current = try await vault.davFile(scope, path: target.path)
+            let current = try await vault.davFile(scope, path: path.rawValue)
             try await vault.davQuotaCheck(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: current.map { .version($0.version) } ?? .absent)
             try await vault.blobs.store.write(try await body.chunks(io: io), key: BlobKey(vaultID: scope.vaultID, contentHash: body.hash), sizeBytes: body.sizeBytes)
         }
-        let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
-        // Unconditional: the version current now, again if another writer got in between.
-        for _ in 0..<(conditional ? 1 : 3) {
-            let current = try await vault.davFile(scope, path: target.path)
-            try Self.checkPreconditions(request, current: current.map { DAVListing.file($0).etag })
+        for _ in 0..<attempts {
+            let current = try await vault.davFile(scope, path: path.rawValue)
+            try check(current.map { DAVListing.file($0).etag })
             let base: VaultService.DAVBase = current.map { .version($0.version) } ?? .absent
             switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: watermark) {
             case .written:
                 var response = Response(status: current == nil ? .created : .noContent)
-                response.headers[.eTag] = "\"\(body.hash.rawValue.replacingOccurrences(of: "sha256:", with: ""))\""
+                response.headers[.eTag] = DAVListing.etag(body.hash.rawValue)
                 return response
             case .changed:
                 continue
@@ -46,7 +54,7 @@ extension WebDAVServer {
                 throw Self.failure(rejected)
             }
         }
-        throw DAVFailure(status: .preconditionFailed, message: "'\(target.path)' changed while this was written; nothing was written: read it again")
+        throw DAVFailure(status: .preconditionFailed, message: "'\(path)' changed while this was written; nothing was written: read it again")
     }
 
     /// `If-Match` and `If-None-Match` against the current ETag (nil: no file).
@@ -62,6 +70,7 @@ extension WebDAVServer {
     /// A file's tombstone, or a folder's: every live file below it in one change.
     func delete(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
         guard !target.path.isEmpty else { throw DAVFailure(status: .forbidden, message: "the vault itself is not deleted over WebDAV: delete it in the web app or with vaultsync") }
+        try await admit(request, scope, target, [.membership(target.path)])
         if let wanted = request.headers[.ifMatch] {
             let current = try await vault.davFile(scope, path: target.path)
             guard let current, Self.matches(wanted, etag: DAVListing.file(current).etag) else {
@@ -88,12 +97,13 @@ extension WebDAVServer {
             throw DAVFailure(status: .methodNotAllowed, message: "'\(target.path)' exists already")
         }
         try await requireParent(scope, target)
+        try await admit(request, scope, target, [.membership(target.path)])
         try await vault.davMakeCollection(scope, path: target.path)
         return Response(status: .created)
     }
 
     /// `409` unless the folder `target` would be in exists (RFC 4918 §9.7.1, §9.3.1).
-    private func requireParent(_ scope: VaultScope, _ target: DAVTarget) async throws {
+    func requireParent(_ scope: VaultScope, _ target: DAVTarget) async throws {
         let parent = target.path.split(separator: "/").dropLast().joined(separator: "/")
         guard try await vault.davFolderExists(scope, path: parent) else {
             throw DAVFailure(status: .conflict, message: "the folder '\(parent)' does not exist: make it first (MKCOL)")

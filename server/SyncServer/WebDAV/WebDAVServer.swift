@@ -31,7 +31,7 @@ struct WebDAVServer: RouterMiddleware {
     let now: @Sendable () -> Date
 
     /// The methods this server answers on `/dav/`.
-    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "MKCOL", "COPY", "MOVE"]
+    static let methods = ["OPTIONS", "GET", "HEAD", "PUT", "DELETE", "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
@@ -42,7 +42,7 @@ struct WebDAVServer: RouterMiddleware {
         } catch {
             response = DAVErrors.response(error, logger: context.logger)
         }
-        response.headers[HTTPField.Name("DAV")!] = "1"
+        response.headers[HTTPField.Name("DAV")!] = "1, 2"
         return response
     }
 
@@ -74,8 +74,9 @@ struct WebDAVServer: RouterMiddleware {
         case "MKCOL": return try await makeCollection(request, scope, target)
         case "COPY": return try await copyOrMove(request, scope, target, move: false)
         case "MOVE": return try await copyOrMove(request, scope, target, move: true)
-        case "PROPPATCH", "LOCK", "UNLOCK":
-            throw DAVFailure(status: .notImplemented, message: "\(method) is not served yet")
+        case "PROPPATCH": return try await proppatch(request, scope, target)
+        case "LOCK": return try await lock(request, scope, target)
+        case "UNLOCK": return try await unlock(request, scope, target)
         default:
             var response = DAVErrors.text(.methodNotAllowed, "\(method.prefix(20)) is not a method this WebDAV server takes")
             response.headers[.allow] = Self.methods.joined(separator: ", ")

@@ -1,0 +1,147 @@
+import Foundation
+@testable import SyncServer
+import Testing
+
+/// WebDAV's pure rules as tables: the `If` header, locks, `PROPPATCH` and the XML bodies.
+@Suite struct WebDAVRuleTests {
+    static let token = "urn:uuid:6e1a0000-0000-0000-0000-000000000001"
+    static let etag = "\"abc\""
+
+    /// (header, holds for a resource with `etag` and `token`, tokens submitted); nil: 400.
+    static let ifHeaders: [(String, Bool?, Set<String>)] = [
+        ("(<\(token)>)", true, [token]),
+        ("(<\(token)> [\(etag)])", true, [token]),
+        ("(<DAV:no-lock> [\(etag)])", false, ["DAV:no-lock"]),
+        ("(<DAV:no-lock>)", false, ["DAV:no-lock"]),
+        ("(<\(token)>) (Not <DAV:no-lock>)", true, [token, "DAV:no-lock"]),
+        ("(<\(token)x>) (Not <DAV:no-lock>)", true, [token + "x", "DAV:no-lock"]),
+        ("(<\(token)> [\(etag)]) (Not <DAV:no-lock> [\(etag)])", true, [token, "DAV:no-lock"]),
+        ("(<\(token)> [\"abd\"]) (Not <DAV:no-lock> [\"abd\"])", false, [token, "DAV:no-lock"]),
+        ("(Not <\(token)>)", false, [token]),
+        ("([W/\(etag)])", true, []),
+        ("<http://h/dav/v/a.md> (<\(token)>)", true, [token]),
+        ("<http://h/dav/v/a.md> (<\(token)>) <http://h/dav/v/b.md> ([\"x\"])", true, [token]),
+        ("", nil, []),
+        ("()", nil, []),
+        ("(<\(token)>", nil, []),
+        ("<http://h/dav/v/a.md>", nil, []),
+        ("(<\(token)>) <http://h/dav/v/a.md> (<\(token)>)", nil, []),
+        ("(Nope <\(token)>)", nil, []),
+        ("([])", nil, []),
+    ]
+
+    @Test(arguments: ifHeaders)
+    func theIfHeader(_ header: String, _ holds: Bool?, _ tokens: Set<String>) throws {
+        guard let holds else {
+            #expect(throws: ServiceError.self) { try DAVIfHeader.parse(header) }
+            return
+        }
+        let parsed = try DAVIfHeader.parse(header)
+        // A tagged b.md is another resource, with nothing there.
+        let value = parsed.holds { $0?.hasSuffix("b.md") == true ? DAVIfHeader.State(etag: nil, tokens: []) : DAVIfHeader.State(etag: Self.etag, tokens: [Self.token]) }
+        #expect(value == holds)
+        #expect(parsed.tokens == tokens)
+    }
+
+    static func lock(_ path: String, deep: Bool = false, exclusive: Bool = true, token: String = "t") -> DAVLock {
+        DAVLock(token: token, path: path, deep: deep, exclusive: exclusive, owner: "", timeoutSeconds: 60, expiresAt: .distantFuture)
+    }
+
+    /// (write, locks, submitted, the tokens of the locks in its way).
+    static let writes: [(DAVLockRule.Write, [DAVLock], Set<String>, [String])] = [
+        (.content("a.md"), [lock("a.md")], [], ["t"]),
+        (.content("a.md"), [lock("a.md")], ["t"], []),
+        (.content("a.md"), [lock("b.md")], [], []),
+        (.content("f/a.md"), [lock("f", deep: true)], [], ["t"]),
+        (.content("f/a.md"), [lock("f")], [], []),
+        (.membership("f/a.md"), [lock("f")], [], ["t"]),
+        (.membership("f/g/a.md"), [lock("f")], [], []),
+        (.membership("f/g/a.md"), [lock("", deep: true)], [], ["t"]),
+        (.membership("f"), [lock("f/g/a.md")], [], ["t"]),
+        (.membership("f"), [lock("fa.md")], [], []),
+        (.content("a.md"), [lock("a.md", exclusive: false, token: "s1"), lock("a.md", exclusive: false, token: "s2")], ["s2"], ["s1"]),
+    ]
+
+    @Test(arguments: writes)
+    func locksInAWritesWay(_ write: DAVLockRule.Write, _ locks: [DAVLock], _ submitted: Set<String>, _ blocking: [String]) {
+        #expect(DAVLockRule.blocking(write, locks, submitted: submitted).map(\.token) == blocking)
+    }
+
+    /// (path, deep, exclusive, existing, conflicts).
+    static let grants: [(String, Bool, Bool, [DAVLock], Bool)] = [
+        ("a.md", false, true, [], false),
+        ("a.md", false, true, [lock("a.md", exclusive: false)], true),
+        ("a.md", false, false, [lock("a.md", exclusive: false)], false),
+        ("a.md", false, false, [lock("a.md")], true),
+        ("f/a.md", false, true, [lock("f")], false),
+        ("f/a.md", false, true, [lock("f", deep: true)], true),
+        ("f", true, true, [lock("f/a.md")], true),
+        ("f", false, true, [lock("f/a.md")], false),
+        ("f", true, true, [lock("fa.md")], false),
+    ]
+
+    @Test(arguments: grants)
+    func whetherALockIsGranted(_ path: String, _ deep: Bool, _ exclusive: Bool, _ existing: [DAVLock], _ conflicts: Bool) {
+        #expect(DAVLockRule.conflicts(path: path, deep: deep, exclusive: exclusive, with: existing) == conflicts)
+    }
+
+    @Test(arguments: [
+        (nil, 3600), ("Second-600", 600), ("Infinite, Second-4100000000", 86_400), ("Second-999999", 86_400),
+        ("Second-0", 3600), ("bogus, Second-30", 30), ("Second-x", 3600),
+    ] as [(String?, Int)])
+    func lockTimeouts(_ header: String?, _ seconds: Int) {
+        #expect(DAVLockRule.timeout(header) == seconds)
+    }
+
+    static let ns = "http://example.com/neon/litmus/"
+    static func foo(_ name: String) -> DAVProperty { DAVProperty(namespace: ns, name: name) }
+
+    @Test func aPropertyUpdateKeepsItsOrderAndItsValuesAsXML() throws {
+        let body = """
+            <?xml version="1.0" encoding="utf-8" ?><propertyupdate xmlns='DAV:'>
+            <remove><prop><removeset xmlns='\(Self.ns)'/></prop></remove>
+            <set><prop><t:valnspace xmlns:t='\(Self.ns)'><foo xmlns='http://bar' a="1&amp;">x &lt; y</foo>tail</t:valnspace></prop></set>
+            <set><prop><nonamespace xmlns="">&#65536;</nonamespace></prop></set>
+            </propertyupdate>
+            """
+        #expect(try PropertyUpdate.parse(Data(body.utf8)) == [
+            .remove(Self.foo("removeset")),
+            .set(Self.foo("valnspace"), "<foo xmlns=\"http://bar\" a=\"1&amp;\">x &lt; y</foo>tail"),
+            .set(DAVProperty(namespace: "", name: "nonamespace"), "\u{10000}"),
+        ])
+        for bad in ["<foo>", "<D:propfind xmlns:D=\"DAV:\"/>", "<D:propertyupdate xmlns:D=\"DAV:\"/>", "<D:propertyupdate xmlns:D=\"DAV:\"><D:set><D:prop><b:x xmlns:b=\"\"/></D:prop></D:set></D:propertyupdate>"] {
+            #expect(throws: ServiceError.self, "\(bad)") { try PropertyUpdate.parse(Data(bad.utf8)) }
+        }
+    }
+
+    @Test func aPropPatchIsAllOrNothing() {
+        let (a, b) = (Self.foo("a"), Self.foo("b"))
+        #expect(DAVPropPatch.decide([.set(a, "1"), .remove(a)], existing: []) == .apply([a: String?.none]))
+        #expect(DAVPropPatch.decide([.remove(a), .set(a, "1"), .set(a, "2"), .set(b, "")], existing: [a]) == .apply([a: "2", b: ""]))
+        #expect(DAVPropPatch.decide([.set(a, "1"), .set(.dav("getetag"), "x")], existing: []) == .refuse(
+            [.init(property: a, status: 424), .init(property: .dav("getetag"), status: 403)], reason: "{DAV:}getetag is the server's own and cannot be changed"))
+        if case .refuse(let answers, _) = DAVPropPatch.decide([.set(a, String(repeating: "x", count: DAVPropPatch.maxValueBytes + 1))], existing: []) {
+            #expect(answers == [.init(property: a, status: 403)])
+        } else {
+            Issue.record("a value over the limit is refused")
+        }
+        let full = Set((0..<DAVPropPatch.maxPerPath).map { Self.foo("p\($0)") })
+        #expect(DAVPropPatch.decide([.set(Self.foo("p0"), "again")], existing: full) == .apply([Self.foo("p0"): "again"]))
+        if case .refuse(let answers, _) = DAVPropPatch.decide([.set(Self.foo("p0"), "again"), .set(a, "1")], existing: full) {
+            #expect(answers == [.init(property: Self.foo("p0"), status: 424), .init(property: a, status: 403)])
+        } else {
+            Issue.record("a path past its most properties is refused")
+        }
+    }
+
+    @Test func aLockInfo() throws {
+        let info = try LockInfo.parse(Data("""
+            <?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype>
+            <D:owner><D:href>mailto:ana@example.com</D:href></D:owner></D:lockinfo>
+            """.utf8))
+        #expect(info == LockInfo(exclusive: false, owner: "<href xmlns=\"DAV:\">mailto:ana@example.com</href>"))
+        #expect(throws: ServiceError.self) {
+            try LockInfo.parse(Data("<D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:read/></D:locktype></D:lockinfo>".utf8))
+        }
+    }
+}

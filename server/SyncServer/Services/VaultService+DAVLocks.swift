@@ -1,0 +1,78 @@
+import Foundation
+import Postgres
+
+/// What WebDAV keeps on a path besides its bytes: dead properties (`PROPPATCH`) and write locks
+/// (`LOCK`, `UNLOCK`). The rules are pure (``DAVPropPatch``, ``DAVLockRule``); these read the
+/// state they need and apply what they decided, each in one transaction.
+extension VaultService {
+    /// The dead properties of each of `paths` that has any.
+    func davProperties(_ scope: VaultScope, paths: [String]) async throws -> [String: [(DAVProperty, String)]] {
+        try await db.withConnection { try WebDAVPropertyQueries.properties($0, vaultID: scope.vaultID, paths: paths) }
+    }
+
+    /// A `PROPPATCH` of `path`: all of `updates` or none of them.
+    func davPatch(_ scope: VaultScope, path: String, _ updates: [PropertyUpdate]) async throws -> DAVPropPatch.Decision {
+        try await db.transaction { db in
+            try WebDAVLockQueries.lockVault(db, vaultID: scope.vaultID, now: now())
+            let existing = try WebDAVPropertyQueries.properties(db, vaultID: scope.vaultID, paths: [path])[path] ?? []
+            let decision = DAVPropPatch.decide(updates, existing: Set(existing.map(\.0)))
+            if case .apply(let changes) = decision { try WebDAVPropertyQueries.apply(db, vaultID: scope.vaultID, path: path, changes) }
+            return decision
+        }
+    }
+
+    /// Gives the properties at `source` and below to the same places under `destination`, in
+    /// place of what was there (a `COPY` or `MOVE`).
+    func davCopyProperties(_ scope: VaultScope, from source: String, to destination: String) async throws {
+        try await db.transaction { db in
+            try WebDAVPropertyQueries.remove(db, vaultID: scope.vaultID, under: destination)
+            try WebDAVPropertyQueries.copy(db, vaultID: scope.vaultID, from: source, to: destination)
+        }
+    }
+
+    /// The live locks on `path`, above it and below it.
+    func davLocks(_ scope: VaultScope, around path: String) async throws -> [DAVLock] {
+        let now = now()
+        return try await db.withConnection { try WebDAVLockQueries.around($0, vaultID: scope.vaultID, path: path, now: now) }
+    }
+
+    /// A new lock on `path` unless one it cannot share with overlaps it (nil then).
+    func davLock(_ scope: VaultScope, path: String, deep: Bool, exclusive: Bool, owner: String, timeoutSeconds: Int) async throws -> DAVLock? {
+        let now = now()
+        return try await db.transaction { db in
+            try WebDAVLockQueries.lockVault(db, vaultID: scope.vaultID, now: now)
+            let around = try WebDAVLockQueries.around(db, vaultID: scope.vaultID, path: path, now: now)
+            guard !DAVLockRule.conflicts(path: path, deep: deep, exclusive: exclusive, with: around) else { return nil }
+            let lock = DAVLock(
+                token: "urn:uuid:" + UUID().uuidString.lowercased(), path: path, deep: deep, exclusive: exclusive, owner: owner,
+                timeoutSeconds: timeoutSeconds, expiresAt: now.addingTimeInterval(TimeInterval(timeoutSeconds)))
+            try WebDAVLockQueries.insert(db, vaultID: scope.vaultID, deviceID: scope.deviceID, lock)
+            return lock
+        }
+    }
+
+    /// The lock with `token`, given `timeoutSeconds` more from now, if it covers `path`.
+    func davRefresh(_ scope: VaultScope, token: String, path: String, timeoutSeconds: Int) async throws -> DAVLock? {
+        let now = now()
+        return try await db.transaction { db in
+            guard let lock = try WebDAVLockQueries.byToken(db, vaultID: scope.vaultID, token: token, now: now),
+                !DAVLockRule.covering(path, [lock]).isEmpty
+            else { return nil }
+            let expiresAt = now.addingTimeInterval(TimeInterval(timeoutSeconds))
+            try WebDAVLockQueries.refresh(db, vaultID: scope.vaultID, token: token, timeoutSeconds: timeoutSeconds, expiresAt: expiresAt)
+            return DAVLock(token: lock.token, path: lock.path, deep: lock.deep, exclusive: lock.exclusive, owner: lock.owner, timeoutSeconds: timeoutSeconds, expiresAt: expiresAt)
+        }
+    }
+
+    /// Ends the lock with `token` if it covers `path`; false when there is no such lock.
+    func davUnlock(_ scope: VaultScope, token: String, path: String) async throws -> Bool {
+        let now = now()
+        return try await db.transaction { db in
+            guard let lock = try WebDAVLockQueries.byToken(db, vaultID: scope.vaultID, token: token, now: now),
+                !DAVLockRule.covering(path, [lock]).isEmpty
+            else { return false }
+            try WebDAVLockQueries.remove(db, vaultID: scope.vaultID, token: token)
+            return true
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// One instruction of a `PROPPATCH` body (RFC 4918 §9.2), in document order.
+enum PropertyUpdate: Equatable, Sendable {
+    /// A dead property set to a value, the XML the client sent inside the property's element.
+    case set(DAVProperty, String)
+    case remove(DAVProperty)
+
+    var property: DAVProperty {
+        switch self {
+        case .set(let property, _), .remove(let property): property
+        }
+    }
+
+    /// Parses a `propertyupdate` body.
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` for XML that does not parse or is not a
+    ///   `DAV:propertyupdate` with at least one property.
+    static func parse(_ data: Data) throws -> [PropertyUpdate] {
+        let tree = try DAVXMLTree.parse(data)
+        guard tree.namespace == "DAV:", tree.name == "propertyupdate" else { throw ServiceError.invalidRequest("the body is not a DAV:propertyupdate") }
+        var updates: [PropertyUpdate] = []
+        for instruction in tree.children where instruction.namespace == "DAV:" && (instruction.name == "set" || instruction.name == "remove") {
+            for prop in instruction.children where prop.namespace == "DAV:" && prop.name == "prop" {
+                for element in prop.children {
+                    let property = DAVProperty(namespace: element.namespace, name: element.name)
+                    updates.append(instruction.name == "set" ? .set(property, element.innerXML) : .remove(property))
+                }
+            }
+        }
+        guard !updates.isEmpty else { throw ServiceError.invalidRequest("the propertyupdate names no property") }
+        return updates
+    }
+}
+
+/// What a `PROPPATCH` does: all of it or nothing (RFC 4918 §9.2). Pure.
+enum DAVPropPatch {
+    /// The properties the server keeps itself; a client can neither set nor remove them.
+    static let protected: Set<DAVProperty> = Set(
+        ["displayname", "resourcetype", "getetag", "getlastmodified", "getcontentlength", "getcontenttype", "lockdiscovery", "supportedlock", "creationdate"].map(DAVProperty.dav))
+
+    /// The most dead properties a path keeps, and the longest value.
+    static let maxPerPath = 200
+    static let maxValueBytes = 64 * 1024
+
+    enum Decision: Equatable, Sendable {
+        /// Each property's final value (nil: removed), to be applied together.
+        case apply([DAVProperty: String?])
+        /// Nothing is applied: each property with the status it answers with (`403` for the ones
+        /// refused, `424 Failed Dependency` for the others).
+        case refuse([Answer], reason: String)
+    }
+
+    struct Answer: Equatable, Sendable {
+        let property: DAVProperty
+        let status: Int
+    }
+
+    /// `updates` in order against the names the path has now (`existing`).
+    static func decide(_ updates: [PropertyUpdate], existing: Set<DAVProperty>) -> Decision {
+        var final: [DAVProperty: String?] = [:]
+        for update in updates {
+            switch update {
+            case .set(let property, let value): final[property] = .some(value)
+            case .remove(let property): final[property] = .some(nil)
+            }
+        }
+        let order = updates.map(\.property).reduce(into: [DAVProperty]()) { if !$0.contains($1) { $0.append($1) } }
+        var reason: String?
+        var refused: Set<DAVProperty> = []
+        for property in order where protected.contains(property) {
+            refused.insert(property)
+            reason = "{DAV:}\(property.name) is the server's own and cannot be changed"
+        }
+        if reason == nil, let long = order.first(where: { (final[$0] ?? nil).map { $0.utf8.count > maxValueBytes } ?? false }) {
+            refused.insert(long)
+            reason = "a property's value is at most \(maxValueBytes / 1024) KiB"
+        }
+        let after = existing.union(final.filter { $0.value != nil }.keys).subtracting(final.filter { $0.value == nil }.keys)
+        if reason == nil, after.count > maxPerPath {
+            refused.formUnion(order.filter { final[$0] ?? nil != nil && !existing.contains($0) })
+            reason = "a path keeps at most \(maxPerPath) properties"
+        }
+        guard let reason else { return .apply(final) }
+        return .refuse(order.map { Answer(property: $0, status: refused.contains($0) ? 403 : 424) }, reason: reason)
+    }
+}
