@@ -11,6 +11,7 @@ enum WriteAdmission {
         case .push(let push): self.push(push, snapshot)
         case .confirm(let reservations): confirm(reservations, snapshot)
         case .delete(let files): delete(files, snapshot)
+        case .move(let push, let sources): move(push, sources: sources, snapshot)
         case .restore(let path, let version, let old): restore(path, version: version, old: old, snapshot)
         case .undelete(let candidates): undelete(candidates, snapshot)
         case .conflictBytes(let path, let hash, let size, let required): conflictBytes(path, hash: hash, sizeBytes: size, required: required, snapshot)

@@ -11,6 +11,9 @@ enum WriteRequest: Sendable {
     case confirm([PushQueries.Reservation])
     /// Tombstones for files still at the version the device last saw.
     case delete([DeleteFile])
+    /// A rename: the sources' tombstones and the destinations' versions (a committing push of
+    /// bytes the vault holds), all or none (``WriteAdmission/move(_:sources:_:)``).
+    case move(Push, sources: [DeleteFile])
     /// An old version's content as the next version of its path; nil: no such version is kept.
     case restore(path: VaultPath, version: Int, old: HistoryQueries.Version?)
     /// Files deleted in a window, each back with its content before the deletion.

@@ -14,7 +14,7 @@ extension VaultService {
     func davResources(_ scope: VaultScope, path: String, depth: Int) async throws -> [DAVResource]? {
         try await db.withConnection { db in
             if !path.isEmpty, let file = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path) { return [DAVListing.file(file)] }
-            let entries = try BrowseQueries.live(db, vaultID: scope.vaultID, prefix: path.isEmpty ? "" : path + "/", limit: Self.davListingLimit)
+            let entries = try WebDAVQueries.live(db, vaultID: scope.vaultID, prefix: path.isEmpty ? "" : path + "/", limit: Self.davListingLimit)
             let collections = try WebDAVQueries.collections(db, vaultID: scope.vaultID, under: path)
             return DAVListing.folder(path, depth: depth, entries: entries, collections: collections)
         }
@@ -32,7 +32,7 @@ extension VaultService {
     func davTree(_ scope: VaultScope, path: String) async throws -> DAVTree? {
         try await db.withConnection { db in
             if let file = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path) { return DAVTree(isFolder: false, files: [file], collections: []) }
-            let files = try BrowseQueries.live(db, vaultID: scope.vaultID, prefix: path + "/", limit: Self.davListingLimit)
+            let files = try WebDAVQueries.live(db, vaultID: scope.vaultID, prefix: path + "/", limit: Self.davListingLimit)
             let collections = try WebDAVQueries.collections(db, vaultID: scope.vaultID, under: path)
             guard !files.isEmpty || !collections.isEmpty else { return nil }
             return DAVTree(isFolder: true, files: files, collections: collections.map(\.path).filter { $0 != path })
@@ -68,10 +68,18 @@ extension VaultService {
     /// Bytes already in the store (`hash`, `sizeBytes`; `watermark` read before they were stored)
     /// as the next version of `path` on `base`, as a device's committing push makes it.
     /// - Throws: the push's refusals (quota, size) as ``ServiceError``s.
-    func davPut(_ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64) async throws -> DAVPutOutcome {
+    /// `mtime`, when the client gave one (`X-OC-Mtime`), is what WebDAV lists as the version's
+    /// modification time.
+    func davPut(
+        _ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64, mtime: Date? = nil
+    ) async throws -> DAVPutOutcome {
         let now = now()
         let (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: base, watermark: watermark, now: now)
-        let (plan, _) = try await write(scope, now: now) { _ in (.push(push), reads) }
+        let (plan, _, _) = try await write(scope, now: now) { _ in (.push(push), reads) } then: { db, plan in
+            if let mtime, let written = plan.writes.first {
+                try WebDAVQueries.setMtime(db, vaultID: scope.vaultID, path: path.rawValue, version: written.version, mtime: mtime)
+            }
+        }
         if let refusal = plan.refusal { throw refusal.serviceError }
         if let rejected = plan.rejected.first { return .rejected(rejected) }
         guard let written = plan.writes.first else { return .changed }
@@ -93,8 +101,7 @@ extension VaultService {
     private func davPush(
         _ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64, now: Date
     ) throws -> (WriteRequest.Push, VaultSnapshotQueries.Reads) {
-        let baseVersion: Int? = if case .version(let version) = base { version } else { nil }
-        let file = PushFile(path: path, contentHash: hash, sizeBytes: sizeBytes, baseVersion: baseVersion)
+        let file = PushFile(path: path, contentHash: hash, sizeBytes: sizeBytes, baseVersion: base.version)
         let push = WriteRequest.Push(
             files: [file], keys: try caseKeys([file], in: scope), commit: true, expires: now.addingTimeInterval(limits.blobURLTTL.seconds), storedByServer: true)
         let reads = VaultSnapshotQueries.Reads(
@@ -124,7 +131,7 @@ extension VaultService {
             if !path.isEmpty, let file = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path) {
                 files = [DeleteFile(path: VaultPath(alreadyValidated: file.path), baseVersion: file.version)]
             } else {
-                files = try BrowseQueries.live(db, vaultID: scope.vaultID, prefix: path.isEmpty ? "" : path + "/", limit: .max).map {
+                files = try WebDAVQueries.live(db, vaultID: scope.vaultID, prefix: path.isEmpty ? "" : path + "/", limit: .max).map {
                     DeleteFile(path: VaultPath(alreadyValidated: $0.path), baseVersion: $0.version)
                 }
             }

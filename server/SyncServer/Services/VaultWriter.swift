@@ -29,8 +29,9 @@ struct VaultWriter {
             return FileStateQueries.Write(
                 path: write.path.rawValue, pathKey: write.pathKey, version: write.version, contentHash: write.contentHash, sizeBytes: write.sizeBytes, sequence: sequence)
         }
-        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash != nil }, deleted: false, deviceID: scope.deviceID, now: now)
+        // Tombstones first: a name a move frees (in letter case only) is free before it is taken.
         try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash == nil }, deleted: true, deviceID: scope.deviceID, now: now)
+        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash != nil }, deleted: false, deviceID: scope.deviceID, now: now)
         try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
         if plan.consumesReservations {
             try PushQueries.consume(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: writes.map(\.path), versions: writes.map(\.version))

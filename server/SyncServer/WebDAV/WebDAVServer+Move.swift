@@ -3,11 +3,12 @@ import HTTPTypes
 import Hummingbird
 import SyncProtocol
 
-/// `COPY` and `MOVE` (RFC 4918 §9.8, §9.9) within a vault: each file at the destination is a new
+/// `COPY` and `MOVE` (RFC 4918 §9.8, §9.9) within a vault, each one change
+/// (``VaultService/davRelocate(_:from:to:_:move:)``): each file at the destination is a new
 /// version that names the bytes the source's names (nothing is uploaded or stored again), and a
-/// move then tombstones the source. `Overwrite: F` refuses an existing destination (`412`); with
-/// `T` (the default) an existing folder there is deleted first and an existing file gets the next
-/// version, its old one staying in history. Dead properties go with the files; locks do not.
+/// move tombstones the source in the same change. `Overwrite: F` refuses an existing destination
+/// (`412`); with `T` (the default) an existing folder there is deleted first and an existing file
+/// gets the next version, its old one staying in history.
 extension WebDAVServer {
     func copyOrMove(_ request: Request, _ scope: VaultScope, _ target: DAVTarget, move: Bool) async throws -> Response {
         guard let header = request.headers[HTTPField.Name("Destination")!], let destination = try DAVTarget.destination(header) else {
@@ -34,16 +35,16 @@ extension WebDAVServer {
         if let existing, existing.isFolder || source.isFolder { _ = try await vault.davDelete(scope, path: destination.path) }
         // A folder copy at Depth 0 is the folder alone; a move is always the whole tree.
         let shallow = !move && source.isFolder && depthHeader == "0"
-        let watermark = try await vault.davWatermark()
+        var files: [VaultService.DAVRelocation] = []
         for file in shallow ? [] : source.files {
-            let relative = String(file.path.dropFirst(target.path.count))
-            let path = try VaultPath(destination.path + relative)
+            let path = try VaultPath(destination.path + String(file.path.dropFirst(target.path.count)))
             let current = try await vault.davFile(scope, path: path.rawValue)
-            let outcome = try await vault.davPut(
-                scope, path: path, hash: ContentHash(alreadyValidated: file.contentHash ?? ""), sizeBytes: file.sizeBytes,
-                base: current.map { .version($0.version) } ?? .absent, watermark: watermark)
-            if case .rejected(let rejected) = outcome { throw Self.failure(rejected) }
-            if case .changed = outcome { throw DAVFailure(status: .conflict, message: "'\(path)' changed meanwhile; the \(move ? "move" : "copy") stopped there") }
+            files.append(.init(source: file, destination: path, base: current.map { .version($0.version) } ?? .absent))
+        }
+        switch try await vault.davRelocate(scope, from: target.path, to: destination.path, files, move: move) {
+        case .written: break
+        case .rejected(let rejected): throw Self.failure(rejected)
+        case .changed: throw DAVFailure(status: .conflict, message: "'\(target.path)' or its destination changed meanwhile; nothing was \(move ? "moved" : "copied"): try again")
         }
         if source.isFolder {
             let folders = [destination.path] + (shallow ? [] : source.collections.map { destination.path + String($0.dropFirst(target.path.count)) })
@@ -51,8 +52,6 @@ extension WebDAVServer {
             // WebDAV client expects of folders it copied.
             for folder in folders { try await vault.davMakeCollection(scope, path: folder) }
         }
-        if !shallow { try await vault.davCopyProperties(scope, from: target.path, to: destination.path) }
-        if move { _ = try await vault.davDelete(scope, path: target.path) }
         return Response(status: existing == nil ? .created : .noContent)
     }
 }

@@ -26,13 +26,29 @@ extension WebDAVServer {
         let body = try await SpooledBody.spool(request.body, in: spool, path: path, limit: limit, io: io)
         defer { body.remove() }
         let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
-        return try await write(body, scope, path, attempts: conditional ? 1 : 3) { try Self.checkPreconditions(request, current: $0) }
+        let mtime = try Self.mtime(request)
+        var response = try await write(body, scope, path, attempts: conditional ? 1 : 3, mtime: mtime) { try Self.checkPreconditions(request, current: $0) }
+        if mtime != nil { response.headers[Self.mtimeHeader] = "accepted" }
+        return response
+    }
+
+    static let mtimeHeader = HTTPField.Name("X-OC-Mtime")!
+
+    /// The modification time a client gives the file (`X-OC-Mtime`, seconds since 1970, as
+    /// Nextcloud takes it), which WebDAV then lists for this version.
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` for a value that is not such a time.
+    static func mtime(_ request: Request) throws -> Date? {
+        guard let value = request.headers[mtimeHeader]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        guard let seconds = Double(value), seconds.isFinite, seconds >= 0, seconds < 253_402_300_800 else {
+            throw ServiceError.invalidRequest("X-OC-Mtime is the file's modification time in seconds since 1970, not '\(value.prefix(40))'")
+        }
+        return Date(timeIntervalSince1970: seconds)
     }
 
     /// `body` as the next version of `path` (its bytes stored first unless the vault has them),
     /// `check` deciding against the ETag current then (nil: no file) whether it may be written.
     /// Without a condition another writer's version in between is written over, up to `attempts`.
-    func write(_ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, attempts: Int, check: (String?) throws -> Void) async throws -> Response {
+    func write(_ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, attempts: Int, mtime: Date? = nil, check: (String?) throws -> Void) async throws -> Response {
         let watermark = try await vault.davWatermark()
         if try await !vault.davKnows(scope, hash: body.hash, sizeBytes: body.sizeBytes) {
             let current = try await vault.davFile(scope, path: path.rawValue)
@@ -43,7 +59,7 @@ extension WebDAVServer {
             let current = try await vault.davFile(scope, path: path.rawValue)
             try check(current.map { DAVListing.file($0).etag })
             let base: VaultService.DAVBase = current.map { .version($0.version) } ?? .absent
-            switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: watermark) {
+            switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: watermark, mtime: mtime) {
             case .written:
                 var response = Response(status: current == nil ? .created : .noContent)
                 response.headers[.eTag] = DAVListing.etag(body.hash.rawValue)

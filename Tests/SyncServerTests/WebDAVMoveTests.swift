@@ -1,0 +1,40 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import SyncServer
+import TestSupport
+import Testing
+
+/// A WebDAV `MOVE` is one change, also in letter case only, and keeps the modification time a
+/// client gave with `X-OC-Mtime`.
+@Suite struct WebDAVMoveTests {
+    @Test func aMoveIsOneChangeAndKeepsTheClientsModificationTime() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            let (dav, _) = try await WebDAVTests.client(user, server)
+            let put = try await dav.put("/dav/default/note.md", "text\n", headers: ["X-OC-Mtime": "1700000000"])
+            #expect(put.status == 201 && put.headers["x-oc-mtime"] == "accepted", "\(put)")
+            let listed = WebDAVTests.text(try await dav.propfind("/dav/default/note.md", depth: "0"))
+            #expect(listed.contains("<D:getlastmodified>Tue, 14 Nov 2023 22:13:20 GMT</D:getlastmodified>"), "\(listed)")
+            #expect(try await dav.send("HEAD", "/dav/default/note.md").headers["last-modified"] == "Tue, 14 Nov 2023 22:13:20 GMT")
+            #expect(try await dav.put("/dav/default/bad.md", "x", headers: ["X-OC-Mtime": "yesterday"]).status == 400)
+            #expect(try await laptop.read("bad.md") == nil, "a bad time writes nothing")
+
+            let before = try await laptop.allChanges().cursor
+            // In letter case only: the destination takes the name the source frees, in the same change.
+            let moved = try await dav.send("MOVE", "/dav/default/note.md", headers: ["Destination": "/dav/default/Note.md"])
+            #expect(moved.status == 201, "\(WebDAVTests.text(moved))")
+            let changes = try await laptop.allChanges(after: before)
+            #expect(changes.files.map(\.path.rawValue) == ["Note.md"] && changes.deleted.map(\.path.rawValue) == ["note.md"], "\(changes)")
+            #expect(try await laptop.read("Note.md") == "text\n")
+            let again = WebDAVTests.text(try await dav.propfind("/dav/default/Note.md", depth: "0"))
+            #expect(again.contains("<D:getlastmodified>Tue, 14 Nov 2023 22:13:20 GMT</D:getlastmodified>"), "a move keeps the time: \(again)")
+
+            // An edit on the native device is a newer version: its own time is listed.
+            _ = try await laptop.write("Note.md", "edited\n", base: changes.files.first?.version)
+            let edited = WebDAVTests.text(try await dav.propfind("/dav/default/Note.md", depth: "0"))
+            #expect(!edited.contains("2023"), "\(edited)")
+        }
+    }
+}
