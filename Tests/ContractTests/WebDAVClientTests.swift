@@ -35,20 +35,26 @@ import Testing
     }
 
     /// rclone (Debian's package) as a WebDAV client with an app password the real CLI made: a
-    /// folder tree copied up, a native device then holds the same bytes (`rclone check` agrees),
-    /// an edit on the native device reaches `rclone sync` down, and a deletion made over WebDAV
-    /// reaches the device.
+    /// 2,000-note vault copied up (vendor `owncloud`, so modification times go with `X-OC-Mtime`),
+    /// a native device then holds the same bytes, an edit on the native device reaches
+    /// `rclone sync` down, `rclone bisync` carries edits both ways, and a deletion made over WebDAV
+    /// reaches the device, named as the app password's device in history.
     @Test func rcloneCopiesUpAndDownBesideANativeDevice() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/rclone"), "rclone is not installed: apt-get install rclone (infra/install-deps.sh --tests does)")
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("rclone-\(UUID().uuidString.prefix(8))")
         let (source, native, down) = (base.appendingPathComponent("source"), base.appendingPathComponent("native"), base.appendingPathComponent("down"))
         defer { try? FileManager.default.removeItem(at: base) }
-        for index in 0..<120 {
-            let file = source.appendingPathComponent("folder \(index % 6)/sub/note-\(index).md")
+        var notes: [String] = []
+        for index in 0..<2_000 {
+            let relative = "folder \(index % 20)/sub/note-\(index).md"
+            let file = source.appendingPathComponent(relative)
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data("# Note \(index)\n\nBody \(index) with ünïcode.\n".utf8).write(to: file)
+            notes.append(relative)
         }
         try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: source.appendingPathComponent("picture.bin"))
+        let old = Date(timeIntervalSince1970: 1_700_000_000)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: source.appendingPathComponent("folder 0/sub/note-0.md").path)
         try await TestServer.with { server in
             let email = "rclone-\(UUID().uuidString.prefix(8).lowercased())@example.com"
             let environment = ["VAULTSYNC_PASSWORD": "correct horse battery"]
@@ -62,32 +68,52 @@ import Testing
 
             let obscured = try await CLIProcess.run("/usr/bin/rclone", ["obscure", password])
             let remote = [
-                "RCLONE_CONFIG_VS_TYPE": "webdav", "RCLONE_CONFIG_VS_URL": server.baseURL.absoluteString + "/dav/default/", "RCLONE_CONFIG_VS_VENDOR": "other",
+                "RCLONE_CONFIG_VS_TYPE": "webdav", "RCLONE_CONFIG_VS_URL": server.baseURL.absoluteString + "/dav/default/", "RCLONE_CONFIG_VS_VENDOR": "owncloud",
                 "RCLONE_CONFIG_VS_USER": email, "RCLONE_CONFIG_VS_PASS": obscured.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
             ]
             func rclone(_ arguments: [String]) async throws -> CLIResult {
                 try await CLIProcess.run("/usr/bin/rclone", arguments + ["--config", "/dev/null", "--low-level-retries", "1", "--retries", "1"], environment: remote, timeout: .seconds(300))
             }
-            let up = try await rclone(["copy", source.path, "vs:"])
+            func text(_ folder: URL, _ relative: String) throws -> String { try String(contentsOf: folder.appendingPathComponent(relative), encoding: .utf8) }
+            func sync() async throws {
+                let synced = try await CLIProcess.run("vaultsync", ["sync", native.path], environment: environment, timeout: .seconds(300))
+                #expect(synced.exitCode == 0, "\(synced)")
+            }
+            let up = try await rclone(["copy", source.path, "vs:", "--transfers", "8"])
             #expect(up.exitCode == 0, "\(up)")
-            let checked = try await rclone(["check", source.path, "vs:", "--download"])
-            #expect(checked.exitCode == 0, "\(checked)")
-            #expect(try await CLIProcess.run("vaultsync", ["sync", native.path], environment: environment).exitCode == 0)
-            for relative in ["folder 3/sub/note-9.md", "picture.bin"] {
+            let checked = try await rclone(["check", source.path, "vs:"])
+            #expect(checked.exitCode == 0 && checked.stderr.contains("2001 matching files"), "\(checked)")
+            let listed = try await rclone(["lsl", "vs:folder 0/sub/note-0.md"])
+            #expect(listed.stdout.contains("2023-11-14 22:13:20"), "the modification time went with X-OC-Mtime: \(listed)")
+            try await sync()
+            for relative in notes + ["picture.bin"] {
                 #expect(try Data(contentsOf: native.appendingPathComponent(relative)) == Data(contentsOf: source.appendingPathComponent(relative)), "\(relative)")
             }
 
-            // The native device edits; rclone brings it down. rclone deletes; the device follows.
+            // The native device edits; rclone brings it down.
             try Data("edited natively\n".utf8).write(to: native.appendingPathComponent("folder 1/sub/note-1.md"))
-            #expect(try await CLIProcess.run("vaultsync", ["sync", native.path], environment: environment).exitCode == 0)
+            try await sync()
             let synced = try await rclone(["sync", "vs:", down.path])
             #expect(synced.exitCode == 0, "\(synced)")
-            #expect(try String(contentsOf: down.appendingPathComponent("folder 1/sub/note-1.md"), encoding: .utf8) == "edited natively\n")
-            let deleted = try await rclone(["deletefile", "vs:folder 2/sub/note-2.md"])
-            #expect(deleted.exitCode == 0, "\(deleted)")
-            #expect(try await CLIProcess.run("vaultsync", ["sync", native.path], environment: environment).exitCode == 0)
-            #expect(!FileManager.default.fileExists(atPath: native.appendingPathComponent("folder 2/sub/note-2.md").path))
-            let history = try await CLIProcess.run("vaultsync", ["history", "folder 2/sub/note-2.md", "--vault", native.path], environment: environment)
+            #expect(try text(down, "folder 1/sub/note-1.md") == "edited natively\n")
+
+            // bisync both ways: an edit on each side and a deletion on rclone's reach the other.
+            let work = base.appendingPathComponent("bisync").path
+            let first = try await rclone(["bisync", down.path, "vs:", "--resync", "--workdir", work])
+            #expect(first.exitCode == 0, "\(first)")
+            // The server's clock stands still unless moved; a real one has moved on by the next edit.
+            server.clock.advance(by: 60)
+            try Data("edited natively again\n".utf8).write(to: native.appendingPathComponent("folder 3/sub/note-3.md"))
+            try await sync()
+            try Data("edited beside rclone\n".utf8).write(to: down.appendingPathComponent("folder 4/sub/note-4.md"))
+            try FileManager.default.removeItem(at: down.appendingPathComponent("folder 5/sub/note-5.md"))
+            let both = try await rclone(["bisync", down.path, "vs:", "--workdir", work])
+            #expect(both.exitCode == 0, "\(both)")
+            #expect(try text(down, "folder 3/sub/note-3.md") == "edited natively again\n")
+            try await sync()
+            #expect(try text(native, "folder 4/sub/note-4.md") == "edited beside rclone\n")
+            #expect(!FileManager.default.fileExists(atPath: native.appendingPathComponent("folder 5/sub/note-5.md").path))
+            let history = try await CLIProcess.run("vaultsync", ["history", "folder 5/sub/note-5.md", "--vault", native.path], environment: environment)
             #expect(history.stdout.contains("rclone on the laptop"), "the deletion is named as the app password's device: \(history)")
         }
     }
