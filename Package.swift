@@ -29,6 +29,7 @@ let zip: Target.Dependency = .product(name: "ZIPFoundation", package: "ZIPFounda
 let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
 let mustache: Target.Dependency = .product(name: "Mustache", package: "swift-mustache")
+let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
 
 let package = Package(
     name: "VaultSync",
@@ -62,6 +63,8 @@ let package = Package(
         // Already in the graph through Hummingbird; swift-prometheus exports it at /metrics.
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Already in the graph through Hummingbird; its HTTP parts are what a channel handler sees.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.33.0"),
         // The web app's pages (no dependencies of its own).
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
@@ -74,7 +77,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", log, nioCore, nioPosix], path: "server/Postgres", swiftSettings: swiftSettings),
         .target(
             name: "SyncServer",
-            dependencies: ["SyncProtocol", "SyncCore", "Postgres", mustache, hummingbird, hummingbirdCore, hummingbirdWebSocket, nioWebSocket, nioHTTP1, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, nioSSL, zip, metrics, prometheus],
+            dependencies: ["SyncProtocol", "SyncCore", "Postgres", mustache, hummingbird, hummingbirdCore, hummingbirdWebSocket, nioWebSocket, nioHTTP1, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, nioSSL, zip, metrics, prometheus, nioHTTPTypes],
             path: "server/SyncServer",
             swiftSettings: swiftSettings
         ),

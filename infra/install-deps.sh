@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages VaultSync builds and runs with (Debian/Ubuntu). Idempotent:
 # does nothing when everything is present. The Swift 6 toolchain itself must already be on PATH.
-# With --tests (infra/test.sh), also what the tests run against: systemd, haproxy, chromium, litmus and rclone
+# With --tests (infra/test.sh), also what the tests run against: systemd, haproxy, chromium, litmus, rclone and curl
 # with apt, and from PyPI moto's S3 server (the S3 blob store's tests), schemathesis (the OpenAPI
 # fuzz test), and Playwright with axe (the web app's browser tests).
 set -euo pipefail
@@ -11,8 +11,8 @@ packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev libxml2 postg
 # systemd: the tests check the user unit in infra/systemd with systemd-analyze verify.
 # haproxy: the multi-instance test runs three servers behind it.
 # chromium: the web app's browser tests drive it through Playwright (below).
-# litmus and rclone: the WebDAV tests run these clients against /dav/.
-$tests && packages+=(systemd haproxy chromium litmus rclone)
+# litmus and rclone: the WebDAV tests run these clients against /dav/; curl too (Expect: 100-continue).
+$tests && packages+=(systemd haproxy chromium litmus rclone curl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -38,3 +38,21 @@ import Testing
         }
     }
 }
+
+/// A client that waits for `100 Continue` before it sends a body gets it at once.
+@Suite struct ExpectContinueTests {
+    @Test func curlIsToldToContinueAtOnce() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl is not installed: apt-get install curl (infra/install-deps.sh --tests does)")
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (dav, _) = try await WebDAVTests.client(user, server)
+            // Told nothing, curl would wait 30 seconds before sending the body anyway.
+            let run = try await CLIProcess.run(
+                "/usr/bin/curl", ["-sv", "--expect100-timeout", "30", "-o", "/dev/null", "-w", "%{http_code}", "-u", "\(dav.email):\(dav.password)",
+                    "-H", "Expect: 100-continue", "--data-binary", String(repeating: "x", count: 4096), "-X", "PUT", server.baseURL.absoluteString + "/dav/default/big.md"],
+                timeout: .seconds(20))
+            #expect(run.stdout == "201" && run.stderr.contains("< HTTP/1.1 100 Continue"), "\(run)")
+            #expect(try await dav.send("GET", "/dav/default/big.md").body.count == 4096)
+        }
+    }
+}

@@ -7,9 +7,10 @@ import NIOHTTP1
 
 /// The server's connections: HTTP/1 with the change feed's WebSocket upgrade, each behind a
 /// ``ConnectionGuard`` (its address's bound, the first header's deadline), with Hummingbird's idle
-/// timeout for later requests and stalled bodies, and a ``ParseErrorResponder`` so that bytes that
-/// are not HTTP (an unknown method, TLS on the plain port, an oversized header) are answered `400`
-/// and closed instead of held open.
+/// timeout for later requests and stalled bodies, ``ExpectContinue`` for clients that wait before
+/// sending a body, and a ``ParseErrorResponder`` so that bytes that are not HTTP (an unknown
+/// method, TLS on the plain port, an oversized header) are answered `400` and closed instead of
+/// held open.
 struct GuardedHTTPChannel<Inner: ServerChildChannel>: ServerChildChannel {
     typealias Value = Inner.Value
     let inner: Inner
@@ -49,7 +50,7 @@ extension GuardedHTTPChannel where Inner == HTTP1WebSocketUpgradeChannel {
             GuardedHTTPChannel(
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder,
-                    configuration: .init(http1: .init(idleTimeout: idleTimeout), ws: webSocket)),
+                    configuration: .init(http1: .init(additionalChannelHandlers: [ExpectContinue()], idleTimeout: idleTimeout), ws: webSocket)),
                 limits: limits, counts: counts)
         }
     }
