@@ -4,7 +4,7 @@ import TestSupport
 /// Remotely Save's WebDAV sync (the Obsidian plugin; `src/fsWebdav.ts` and its sync algorithm),
 /// replayed request by request against `/dav/`, so the server is met the way that client meets
 /// it: `OPTIONS` for the server's compliance, a `Depth: 0` `PROPFIND` that the base folder is
-/// there, a breadth-first walk of `Depth: 1` `PROPFIND`s (ten folders at a time), then for each
+/// there (a `MKCOL` when it is not), a breadth-first walk of `Depth: 1` `PROPFIND`s (ten folders at a time), then for each
 /// path a decision from the sizes and modification times it recorded at its last sync: `GET` what
 /// changed there, `MKCOL` and `PUT` (without `If-Match`, as it overwrites) what changed here,
 /// followed by a `Depth: 0` `PROPFIND` of what it wrote, `DELETE` what was deleted here. When both
@@ -12,7 +12,8 @@ import TestSupport
 /// default "keep newer" does; VaultSync's history keeps the overwritten one.
 struct RemotelySaveReplay {
     let dav: WebDAVTests.DAVClient
-    /// The base folder under `/dav/`: the vault's name.
+    /// The base folder under `/dav/`: the vault's name (Remotely Save's default is the Obsidian
+    /// vault's).
     let base: String
     /// The phone's vault, a real folder.
     let folder: URL
@@ -46,7 +47,11 @@ struct RemotelySaveReplay {
     mutating func sync() async throws -> Outcome {
         let compliance = try await send("OPTIONS", "/dav/\(base)/")
         guard compliance.headers["dav"]?.contains("1") == true else { throw Failure("OPTIONS: no DAV compliance: \(compliance.headers)") }
-        guard try await send("PROPFIND", "/dav/\(base)/", headers: ["Depth": "0"]).status == 207 else { throw Failure("the base folder is not there") }
+        // Its base folder, made when it is not there (with the server's /dav/ as its address: a vault).
+        if try await send("PROPFIND", "/dav/\(base)/", headers: ["Depth": "0"]).status == 404 {
+            let made = try await send("MKCOL", "/dav/\(base)/")
+            guard made.status == 201 else { throw Failure("MKCOL /dav/\(base)/: \(made.status)") }
+        }
         let (remote, folders) = try await walk()
         let local = try scan()
         var outcome = Outcome()

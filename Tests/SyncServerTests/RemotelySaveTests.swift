@@ -82,4 +82,24 @@ import Testing
             #expect(phoneHistory.first?.device == "Remotely Save on the phone" && phoneHistory.dropFirst().first?.device == "laptop", "\(phoneHistory)")
         }
     }
+
+    /// Given the server's `/dav/` and a vault name the account does not have yet (its default is
+    /// the Obsidian vault's name), Remotely Save makes the folder: a new vault, synced from then on.
+    @Test func remotelySaveMakesItsVault() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("remotely-save-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("ideas"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("first thought\n".utf8).write(to: folder.appendingPathComponent("ideas/one.md"))
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (dav, _) = try await WebDAVTests.client(user, server, name: "Remotely Save")
+            var phone = RemotelySaveReplay(dav: dav, base: "My Obsidian Vault", folder: folder)
+            let first = try await phone.sync()
+            #expect(first.uploaded == ["ideas/one.md"] && phone.requests.contains("MKCOL /dav/My Obsidian Vault/"), "\(first) \(phone.requests)")
+            let vaults = try await server.api.vaults(accessToken: user.tokens.accessToken)
+            #expect(vaults.contains { $0.name == "My Obsidian Vault" && $0.files == 1 }, "\(vaults)")
+            #expect(try await dav.send("MKCOL", "/dav/My%20Obsidian%20Vault/").status == 405)
+            #expect(try await dav.send("MKCOL", "/dav/bad%2Fname/").status == 400)
+        }
+    }
 }

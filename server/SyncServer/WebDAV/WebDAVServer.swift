@@ -57,6 +57,7 @@ struct WebDAVServer: RouterMiddleware {
         let holder = try await signIn(request, context)
         if method == "OPTIONS" { return options() }
         guard let target else { return try await accountRoot(request, holder, method: method) }
+        if method == "MKCOL", target.path.isEmpty { return try await makeVault(request, holder, target) }
         let scope = try await vault.scope(
             claims: AccessClaims(userID: holder.userID, sessionID: holder.sessionID, expiresAt: now().addingTimeInterval(60)),
             vaultName: target.vault, deviceHeader: holder.deviceID.uuidString)
@@ -118,6 +119,20 @@ struct WebDAVServer: RouterMiddleware {
             }
         }
         return Self.multistatus(entries)
+    }
+
+    /// `MKCOL /dav/NAME/`: a new plain vault of that name, as a client that keeps each of its
+    /// vaults in a folder of its own makes it (Remotely Save, when told the server's `/dav/`).
+    private func makeVault(_ request: Request, _ holder: AppPasswordQueries.Holder, _ target: DAVTarget) async throws -> Response {
+        if request.headers[.contentLength].flatMap(Int.init).map({ $0 > 0 }) ?? (request.headers[.transferEncoding] != nil) {
+            throw DAVFailure(status: .unsupportedMediaType, message: "MKCOL takes no body")
+        }
+        do {
+            _ = try await catalog.create(userID: holder.userID, VaultNameRequest(name: target.vault))
+        } catch ServiceError.vaultExists {
+            throw DAVFailure(status: .methodNotAllowed, message: "the vault '\(target.vault)' exists already")
+        }
+        return Response(status: .created)
     }
 
     // MARK: plumbing
