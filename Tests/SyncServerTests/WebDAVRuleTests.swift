@@ -145,3 +145,47 @@ import Testing
         }
     }
 }
+
+/// `getlastmodified` and `Last-Modified` as RFC 1123 writes them, against Foundation's formatter.
+@Suite struct HTTPDateTests {
+    @Test(arguments: [0, 1_700_000_000, 951_782_400, 1_709_164_800, 4_102_444_799, 2_147_483_648, -86_401, 1_234_567_890.75] as [Double])
+    func aDateIsWrittenAsRFC1123Has(_ seconds: Double) {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let date = Date(timeIntervalSince1970: seconds)
+        #expect(DAVListing.httpDate(date) == formatter.string(from: date))
+    }
+}
+
+/// An href is the vault and path percent-encoded so that parsing it gives them back.
+@Suite struct DAVHrefTests {
+    @Test(arguments: [
+        ("default", "", true, "/dav/default/"),
+        ("default", "a.md", false, "/dav/default/a.md"),
+        ("My Vault", "notes/deep er/ünï #1?.md", false, "/dav/My%20Vault/notes/deep%20er/%C3%BCn%C3%AF%20%231%3F.md"),
+        ("v", "a+b,c;d=e:f@g!h$i&j'k(l)m*n~o_p-q.r", true, "/dav/v/a+b,c;d=e:f@g!h$i&j'k(l)m*n~o_p-q.r/"),
+        ("v", "100%/[x]{y}|z\\`^\"<>", false, "/dav/v/100%25/%5Bx%5D%7By%7D%7Cz%5C%60%5E%22%3C%3E"),
+    ])
+    func anHrefRoundTrips(_ vault: String, _ path: String, _ collection: Bool, _ href: String) throws {
+        #expect(DAVTarget.href(vault: vault, path: path, collection: collection) == href)
+        #expect(try DAVTarget.parse(href) == DAVTarget(vault: vault, path: path, trailingSlash: collection))
+    }
+}
+
+/// One escaping rule for pages and WebDAV answers, by bytes: a `<` followed by a combining mark
+/// (one character to Swift) is escaped too.
+@Suite struct MarkupTests {
+    @Test(arguments: [
+        ("plain ünïcode text", "plain ünïcode text"),
+        ("<script>alert('x') & \"y\"</script>", "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;"),
+        ("<\u{0338}b>", "&lt;\u{0338}b&gt;"),
+        ("", ""),
+        ("&amp;", "&amp;amp;"),
+    ])
+    func escaping(_ text: String, _ escaped: String) {
+        #expect(Markup.escape(text) == escaped)
+        #expect(Markup.escape(Substring(text)) == escaped)
+    }
+}

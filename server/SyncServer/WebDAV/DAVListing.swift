@@ -61,7 +61,8 @@ enum DAVListing {
     /// same on every instance; not the whole hash, because clients keep `If` headers in small
     /// buffers (litmus's are 200 bytes, and a lock token and two ETags go in one).
     static func etag(_ contentHash: String) -> String {
-        "\"" + contentHash.replacingOccurrences(of: "sha256:", with: "").prefix(32) + "\""
+        let hex = contentHash.hasPrefix("sha256:") ? contentHash.utf8.dropFirst(7) : contentHash.utf8[...]
+        return "\"" + (Substring(hex.prefix(32))) + "\""
     }
 
     /// A folder: its newest change below, and an ETag over every path and version below it.
@@ -76,21 +77,37 @@ enum DAVListing {
 
     /// The `Content-Type` a file is served with (and `getcontenttype` says).
     static func contentType(_ path: String) -> String {
-        let types = [
-            "md": "text/markdown; charset=utf-8", "markdown": "text/markdown; charset=utf-8", "txt": "text/plain; charset=utf-8",
-            "json": "application/json", "canvas": "application/json", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
-            "gif": "image/gif", "webp": "image/webp", "pdf": "application/pdf", "css": "text/css", "csv": "text/csv",
-        ]
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return "application/octet-stream" }
-        return types[path[path.index(after: dot)...].lowercased()] ?? "application/octet-stream"
+        return contentTypes[path[path.index(after: dot)...].lowercased()] ?? "application/octet-stream"
     }
 
-    /// RFC 1123's date, as `getlastmodified` and `Last-Modified` carry it.
+    private static let contentTypes = [
+        "md": "text/markdown; charset=utf-8", "markdown": "text/markdown; charset=utf-8", "txt": "text/plain; charset=utf-8",
+        "json": "application/json", "canvas": "application/json", "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg",
+        "gif": "image/gif", "webp": "image/webp", "pdf": "application/pdf", "css": "text/css", "csv": "text/csv",
+    ]
+
+    /// RFC 1123's date, as `getlastmodified` and `Last-Modified` carry it. Written by hand: a
+    /// listing writes one per file, and a `DateFormatter` each would cost more than the listing.
     static func httpDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: date)
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        // Howard Hinnant's days-to-civil: the proleptic Gregorian calendar from days since 1970.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let weekday = Int(((days % 7) + 11) % 7)  // 1970-01-01 was a Thursday
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(weekdays[weekday]), \(two(day)) \(months[Int(month) - 1]) \(year) \(two(time / 3600)):\(two(time % 3600 / 60)):\(two(time % 60)) GMT"
     }
+
+    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 }

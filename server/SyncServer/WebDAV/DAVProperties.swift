@@ -7,7 +7,7 @@ enum DAVProperties {
         var properties: [(DAVProperty, String)] = [
             (.dav("displayname"), Multistatus.escape(displayName)),
             (.dav("resourcetype"), resource.collection ? "<D:collection/>" : ""),
-            (.dav("getetag"), Multistatus.escape(resource.etag)),
+            (.dav("getetag"), resource.etag),  // hex in quotes, which character data takes as they are
             (.dav("getlastmodified"), DAVListing.httpDate(resource.modified)),
         ]
         if !resource.collection {
@@ -44,6 +44,6 @@ enum DAVProperties {
 
     /// The last segment of a path (the vault's name for its root).
     static func displayName(_ path: String, vault: String) -> String {
-        path.isEmpty ? vault : String(path.split(separator: "/").last ?? "")
+        path.isEmpty ? vault : String(path[(path.lastIndex(of: "/").map(path.index(after:)) ?? path.startIndex)...])
     }
 }

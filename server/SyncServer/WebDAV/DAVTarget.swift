@@ -48,15 +48,34 @@ struct DAVTarget: Equatable, Sendable {
 
     /// The href of `path` in `vault`, each segment percent-encoded; a collection's ends in `/`.
     static func href(vault: String, path: String, collection: Bool) -> String {
-        let segments = [vault] + (path.isEmpty ? [] : path.split(separator: "/").map(String.init))
-        let encoded = segments.map { $0.addingPercentEncoding(withAllowedCharacters: segmentAllowed) ?? $0 }.joined(separator: "/")
-        return prefix + encoded + (collection ? "/" : "")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(prefix.utf8.count + vault.utf8.count + path.utf8.count + 16)
+        bytes += prefix.utf8
+        encode(vault.utf8, into: &bytes)
+        if !path.isEmpty {
+            bytes.append(0x2F)
+            encode(path.utf8, into: &bytes)  // its `/`s stay: they separate segments
+        }
+        if collection { bytes.append(0x2F) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// RFC 3986's unreserved characters and the sub-delimiters a path segment may hold as they are.
-    private static let segmentAllowed: CharacterSet = {
-        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
-        allowed.insert(charactersIn: "!$&'()*+,;=:@")
-        return allowed
-    }()
+    /// Appends `text` percent-encoded but for RFC 3986's unreserved characters, the
+    /// sub-delimiters a path segment may hold as they are, and `/`. By bytes: a listing writes an
+    /// href per file, and Foundation's encoder costs more than the rest of the listing.
+    private static func encode(_ text: String.UTF8View, into bytes: inout [UInt8]) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in text {
+            if segmentAllowed[Int(byte)] {
+                bytes.append(byte)
+            } else {
+                bytes += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+    }
+
+    /// Which bytes a path keeps as they are: `A-Z a-z 0-9 - . _ ~ ! $ & ' ( ) * + , ; = : @ /`.
+    private static let segmentAllowed: [Bool] = (0..<256).map { byte in
+        byte < 128 && "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,;=:@/".utf8.contains(UInt8(byte))
+    }
 }

@@ -137,35 +137,65 @@ struct Multistatus {
     }
 
     static func xml(_ entries: [Entry]) -> String {
+        // Appended piece by piece into one string: a listing of 10,000 files is megabytes.
         var out = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:multistatus xmlns:D=\"DAV:\">\n"
+        out.reserveCapacity(entries.count * 640)
+        func propstat(_ properties: [(DAVProperty, String)], _ status: String) {
+            out += "<D:propstat><D:prop>"
+            for (property, value) in properties { append(property, value, to: &out) }
+            out += "</D:prop><D:status>HTTP/1.1 "
+            out += status
+            out += "</D:status></D:propstat>"
+        }
         for entry in entries {
-            out += "<D:response><D:href>\(escape(entry.href))</D:href>"
+            out += "<D:response><D:href>"
+            out += escape(entry.href)
+            out += "</D:href>"
             if let status = entry.status {
-                out += "<D:status>HTTP/1.1 \(status)</D:status>"
+                out += "<D:status>HTTP/1.1 "
+                out += status
+                out += "</D:status>"
             }
-            if !entry.found.isEmpty {
-                out += "<D:propstat><D:prop>" + entry.found.map { element($0.0, $0.1) }.joined() + "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat>"
-            }
-            if !entry.missing.isEmpty {
-                out += "<D:propstat><D:prop>" + entry.missing.map { element($0, "") }.joined() + "</D:prop><D:status>HTTP/1.1 404 Not Found</D:status></D:propstat>"
-            }
-            for (status, properties) in entry.propstats {
-                out += "<D:propstat><D:prop>" + properties.map { element($0, "") }.joined() + "</D:prop><D:status>HTTP/1.1 \(status)</D:status></D:propstat>"
-            }
+            if !entry.found.isEmpty { propstat(entry.found, "200 OK") }
+            if !entry.missing.isEmpty { propstat(entry.missing.map { ($0, "") }, "404 Not Found") }
+            for (status, properties) in entry.propstats { propstat(properties.map { ($0, "") }, status) }
             if let description = entry.description {
-                out += "<D:responsedescription>\(escape(description))</D:responsedescription>"
+                out += "<D:responsedescription>"
+                out += escape(description)
+                out += "</D:responsedescription>"
             }
             out += "</D:response>\n"
         }
-        return out + "</D:multistatus>\n"
+        out += "</D:multistatus>\n"
+        return out
     }
 
-    /// `<name>value</name>` in its namespace (`DAV:` as `D:`, others declared where used).
-    static func element(_ property: DAVProperty, _ value: String) -> String {
-        let (open, close) = property.namespace == "DAV:"
-            ? ("D:\(property.name)", "D:\(property.name)")
-            : (property.namespace.isEmpty ? (property.name + " xmlns=\"\"", property.name) : ("X:\(property.name) xmlns:X=\"\(escape(property.namespace))\"", "X:\(property.name)"))
-        return value.isEmpty ? "<\(open)/>" : "<\(open)>\(value)</\(close)>"
+    /// Appends `<name>value</name>` in its namespace (`DAV:` as `D:`, others declared where used).
+    static func append(_ property: DAVProperty, _ value: String, to out: inout String) {
+        out += "<"
+        if property.namespace == "DAV:" {
+            out += "D:"
+            out += property.name
+        } else if property.namespace.isEmpty {
+            out += property.name
+            out += " xmlns=\"\""
+        } else {
+            out += "X:"
+            out += property.name
+            out += " xmlns:X=\""
+            out += escape(property.namespace)
+            out += "\""
+        }
+        guard !value.isEmpty else {
+            out += "/>"
+            return
+        }
+        out += ">"
+        out += value
+        out += "</"
+        if property.namespace == "DAV:" { out += "D:" } else if !property.namespace.isEmpty { out += "X:" }
+        out += property.name
+        out += ">"
     }
 
     /// Text as XML character data or an attribute value (``Markup/escape(_:)``).
