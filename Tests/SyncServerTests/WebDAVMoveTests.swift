@@ -1,7 +1,7 @@
 import Foundation
 import SyncClient
 import SyncProtocol
-import SyncServer
+@testable import SyncServer
 import TestSupport
 import Testing
 
@@ -54,5 +54,24 @@ import Testing
             #expect(run.stdout == "201" && run.stderr.contains("< HTTP/1.1 100 Continue"), "\(run)")
             #expect(try await dav.send("GET", "/dav/default/big.md").body.count == 4096)
         }
+    }
+}
+
+/// Each server process spools `PUT` bodies in a folder of its own; at start it clears its own and
+/// those of this host's processes that are gone, and leaves running ones' and other hosts' alone.
+@Suite struct SpoolFolderTests {
+    @Test func aServerClearsOnlyWhatNoRunningProcessUses() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("spool-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let me = ProcessInfo.processInfo.processIdentifier
+        let gone: Int32 = 4_194_300  // above Linux's largest process id
+        for name in ["box-1", "box-\(gone)", "elsewhere-\(gone)", "box-\(me)"] {
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
+            try Data("cut off".utf8).write(to: folder.appendingPathComponent(name).appendingPathComponent("put-1"))
+        }
+        let own = try SpooledBody.prepare(folder, host: "box", processID: me)
+        #expect(own.lastPathComponent == "box-\(me)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: own.path).isEmpty, "its own is emptied")
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder.path)) == ["box-1", "elsewhere-\(gone)", "box-\(me)"])
     }
 }

@@ -53,8 +53,7 @@ public enum VaultSyncServer {
             parts)
         if configuration.webApp { try await addWebApp(to: router, parts, accounts: accounts, vault: vault, exports: exports, sessions: sessions) }
         if configuration.webDAV {
-            let spool = configuration.dataDirectory.appendingPathComponent("webdav-spool")
-            try SpooledBody.clear(spool)
+            let spool = try SpooledBody.prepare(configuration.dataDirectory.appendingPathComponent("webdav-spool"))
             router.middlewares.add(WebDAVServer(
                 auth: accounts.auth, vault: vault, catalog: accounts.catalog, trustedProxies: Set(configuration.trustedProxies),
                 plainHTTPAllowed: configuration.webDAVAllowPlainHTTP || configuration.effectivePublicURL.scheme == "https", spool: spool, io: parts.fileIO,

@@ -48,9 +48,17 @@ struct SpooledBody: Sendable {
 
     func remove() { try? FileManager.default.removeItem(at: file) }
 
-    /// Removes what requests cut off left in `folder` (at start).
-    static func clear(_ folder: URL) throws {
-        try? FileManager.default.removeItem(at: folder)
+    /// This process's spool, `folder/HOST-PID`, empty; made at start. What processes of this host
+    /// that are gone left in theirs is removed (cut-off requests), while other instances sharing
+    /// the data folder keep theirs: on this host only running ones, on other hosts all.
+    static func prepare(_ folder: URL, host: String = ProcessInfo.processInfo.hostName, processID: Int32 = getpid()) throws -> URL {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+            guard name.hasPrefix(host + "-"), let pid = Int32(name.dropFirst(host.count + 1)) else { continue }
+            if pid == processID || (kill(pid, 0) != 0 && errno == ESRCH) { try? FileManager.default.removeItem(at: folder.appendingPathComponent(name)) }
+        }
+        let own = folder.appendingPathComponent("\(host)-\(processID)")
+        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
+        return own
     }
 }

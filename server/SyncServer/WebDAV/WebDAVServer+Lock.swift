@@ -37,7 +37,7 @@ extension WebDAVServer {
     }
 
     /// The path a tagged `If` list names, nil when it is not in this vault.
-    private func tagged(_ resource: String, _ scope: VaultScope, _ target: DAVTarget) throws -> String? {
+    private func tagged(_ resource: String, _ scope: VaultScope, _ target: DAVTarget) -> String? {
         guard let named = try? DAVTarget.destination(resource), [target.vault, scope.vaultName, scope.vaultID.uuidString.lowercased()].contains(named.vault) else { return nil }
         return named.path
     }
