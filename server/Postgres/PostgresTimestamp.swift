@@ -79,7 +79,9 @@ public enum PostgresTimestamp {
         return era * 146_097 + doe - 719_468
     }
 
-    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+    /// The proleptic Gregorian (year, month, day) of `z0` days since 1970-01-01 (Howard Hinnant's
+    /// days-to-civil); WebDAV's HTTP dates use it too.
+    public static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
