@@ -123,7 +123,8 @@ extension VaultService {
     }
 
     /// Tombstones for the file at `path`, or for every live file below the folder `path`, in one
-    /// change, and forgets the WebDAV collections, properties and locks there. False when nothing was there.
+    /// change, and forgets the WebDAV collections, properties and locks there. False when nothing
+    /// was there.
     func davDelete(_ scope: VaultScope, path: String) async throws -> Bool {
         let now = now()
         let (plan, _, hadCollections) = try await write(scope, now: now) { db in

@@ -23,10 +23,10 @@ extension WebDAVServer {
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw ServiceError.fileTooLarge(path: path, size: declared, limit: limit)
         }
+        let mtime = try Self.mtime(request)
         let body = try await SpooledBody.spool(request.body, in: spool, path: path, limit: limit, io: io)
         defer { body.remove() }
         let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
-        let mtime = try Self.mtime(request)
         var response = try await write(body, scope, path, attempts: conditional ? 1 : 3, mtime: mtime) { try Self.checkPreconditions(request, current: $0) }
         if mtime != nil { response.headers[Self.mtimeHeader] = "accepted" }
         return response
@@ -102,9 +102,7 @@ extension WebDAVServer {
     /// An empty folder, kept for WebDAV clients until a file is put into it (native devices have
     /// no empty folders: they see it once it holds a file).
     func makeCollection(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
-        if request.headers[.contentLength].flatMap(Int.init).map({ $0 > 0 }) ?? (request.headers[.transferEncoding] != nil) {
-            throw DAVFailure(status: .unsupportedMediaType, message: "MKCOL takes no body")
-        }
+        try Self.refuseBody(request)
         guard !target.path.isEmpty else { throw DAVFailure(status: .methodNotAllowed, message: "the vault's root exists already") }
         _ = try VaultPath(target.path)
         let fileThere = try await vault.davFile(scope, path: target.path) != nil

@@ -124,9 +124,7 @@ struct WebDAVServer: RouterMiddleware {
     /// `MKCOL /dav/NAME/`: a new plain vault of that name, as a client that keeps each of its
     /// vaults in a folder of its own makes it (Remotely Save, when told the server's `/dav/`).
     private func makeVault(_ request: Request, _ holder: AppPasswordQueries.Holder, _ target: DAVTarget) async throws -> Response {
-        if request.headers[.contentLength].flatMap(Int.init).map({ $0 > 0 }) ?? (request.headers[.transferEncoding] != nil) {
-            throw DAVFailure(status: .unsupportedMediaType, message: "MKCOL takes no body")
-        }
+        try Self.refuseBody(request)
         do {
             _ = try await catalog.create(userID: holder.userID, VaultNameRequest(name: target.vault))
         } catch ServiceError.vaultExists {
@@ -136,6 +134,13 @@ struct WebDAVServer: RouterMiddleware {
     }
 
     // MARK: plumbing
+
+    /// `415` for a `MKCOL` with a body (RFC 4918 §9.3: this server takes none).
+    static func refuseBody(_ request: Request) throws {
+        if request.headers[.contentLength].flatMap(Int.init).map({ $0 > 0 }) ?? (request.headers[.transferEncoding] != nil) {
+            throw DAVFailure(status: .unsupportedMediaType, message: "MKCOL takes no body")
+        }
+    }
 
     /// The `Depth` header as 0 or 1; infinity (also when it is absent, RFC 4918 §9.1) is refused.
     static func depth(_ request: Request) throws -> Int {
