@@ -19,6 +19,7 @@ import Testing
         var proof: Data? = Row.proof
         var keyID = "0123456789abcdef"
         var logN = 15
+        var role: VaultRole = .owner
         let expected: Expected
         var testDescription: String { name }
 
@@ -42,6 +43,9 @@ import Testing
             name: "an envelope stored before proofs takes the first proof", current: .init(keyID: "0123456789abcdef", revision: 3, proofHash: nil),
             expectedRevision: 3, proof: Data(count: 32), expected: .replace(revision: 4)),
         Row(name: "a passphrase cost under the minimum is refused", logN: 14, expected: .refused(.invalidRequest)),
+        Row(name: "a member, even an admin, does not set a shared vault's key", role: .admin, expected: .refused(.ownerOnly)),
+        Row(name: "nor replace it", current: Row.recorded, expectedRevision: 3, role: .writer, expected: .refused(.ownerOnly)),
+        Row(name: "nor does a reader", role: .reader, expected: .refused(.ownerOnly)),
     ]
 
     @Test(arguments: rows)
@@ -52,7 +56,7 @@ import Testing
         let request = PutKeyRequest(envelope: envelope, expectedRevision: row.expectedRevision, proof: row.proof)
         let outcome: Expected
         do {
-            switch try KeyAdmission.decide(request, current: row.current, holdsAnything: row.holdsAnything, minimumLogN: 15, vaultName: "notes") {
+            switch try KeyAdmission.decide(request, current: row.current, holdsAnything: row.holdsAnything, minimumLogN: 15, vaultName: "notes", role: row.role) {
             case .create(let hash):
                 #expect(hash == KeyAdmission.hash(row.proof ?? Data()))
                 outcome = .create

@@ -54,5 +54,5 @@ import Testing
             expected: WritePlan()),
     ]
 
-    @Test(arguments: cases) func move(_ c: T.Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot) == c.expected) }
+    @Test(arguments: cases) func move(_ c: T.Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot, by: c.role) == c.expected) }
 }

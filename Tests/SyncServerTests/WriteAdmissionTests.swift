@@ -11,15 +11,17 @@ import Testing
         let snapshot: VaultSnapshot
         let request: WriteRequest
         let expected: WritePlan
+        /// The writer's role in the vault.
+        var role: VaultRole = .owner
         var testDescription: String { rule }
     }
 
-    @Test(arguments: pushCases) func push(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot) == c.expected) }
-    @Test(arguments: confirmCases) func confirm(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot) == c.expected) }
-    @Test(arguments: deleteCases) func delete(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot) == c.expected) }
-    @Test(arguments: restoreCases) func restore(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot) == c.expected) }
-    @Test(arguments: undeleteCases) func undelete(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot) == c.expected) }
-    @Test(arguments: conflictBytesCases) func conflictBytes(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot) == c.expected) }
+    @Test(arguments: pushCases) func push(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot, by: c.role) == c.expected) }
+    @Test(arguments: confirmCases) func confirm(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot, by: c.role) == c.expected) }
+    @Test(arguments: deleteCases) func delete(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot, by: c.role) == c.expected) }
+    @Test(arguments: restoreCases) func restore(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot, by: c.role) == c.expected) }
+    @Test(arguments: undeleteCases) func undelete(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot, by: c.role) == c.expected) }
+    @Test(arguments: conflictBytesCases) func conflictBytes(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot, by: c.role) == c.expected) }
 
     @Test(arguments: verifyCases) func verifyUploads(_ c: VerifyCase) {
         let result = WriteAdmission.verifyUploads([c.item], reservations: c.reservations, checks: c.checks, now: Self.now)

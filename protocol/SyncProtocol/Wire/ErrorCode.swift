@@ -79,6 +79,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let accountDisabled: ErrorCode = "account_disabled"
     /// An operator's action asked for by an account that is not an admin.
     public static let operatorOnly: ErrorCode = "operator_only"
+    /// A write to a shared vault by a member whose role there is reader: nothing was changed.
+    public static let readOnly: ErrorCode = "read_only"
+    /// What only a vault's owner may do (its key envelope), asked for by a member of it.
+    public static let ownerOnly: ErrorCode = "owner_only"
     /// `base_version` does not match the server's current version.
     public static let versionConflict: ErrorCode = "version_conflict"
     /// `PUT /vault/key` names a revision or key id that is not the current one: another device

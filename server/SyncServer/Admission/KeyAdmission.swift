@@ -33,9 +33,12 @@ enum KeyAdmission {
     ///   - current: the vault's envelope now; nil for a plain vault.
     ///   - holdsAnything: whether the vault holds files, deletions, open pushes or conflict records.
     ///   - minimumLogN: the smallest scrypt cost this server takes for a new envelope.
+    ///   - role: the writer's role: only the vault's owner writes its envelope (members of a shared
+    ///     vault get theirs wrapped to them, issue 34).
     static func decide(
-        _ request: PutKeyRequest, current: Current?, holdsAnything: Bool, minimumLogN: Int, vaultName: String
+        _ request: PutKeyRequest, current: Current?, holdsAnything: Bool, minimumLogN: Int, vaultName: String, role: VaultRole = .owner
     ) throws(ServiceError) -> Decision {
+        guard role == .owner else { throw .ownerOnly("only the owner of '\(vaultName)' sets or changes its encryption key") }
         try check(request.envelope, minimumLogN: minimumLogN)
         guard let proof = request.proof else {
             throw .invalidRequest("proof is required: the vault key's envelope proof (docs/encryption.md), which only a holder of the key can make")

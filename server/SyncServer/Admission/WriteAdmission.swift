@@ -6,8 +6,10 @@ import SyncProtocol
 /// ``VaultWriter`` carries out. Each rule is written once here; the services only read, call
 /// ``admit(_:in:)`` and write.
 enum WriteAdmission {
-    static func admit(_ request: WriteRequest, in snapshot: VaultSnapshot) -> WritePlan {
-        switch request {
+    /// `role` is the writer's in the vault: a reader's write is refused whole, whatever it is.
+    static func admit(_ request: WriteRequest, in snapshot: VaultSnapshot, by role: VaultRole) -> WritePlan {
+        guard role.writes else { return WritePlan(refusal: .readOnly) }
+        return switch request {
         case .push(let push): self.push(push, snapshot)
         case .confirm(let reservations): confirm(reservations, snapshot)
         case .delete(let files): delete(files, snapshot)

@@ -42,6 +42,8 @@ enum WriteRefusal: Sendable, Equatable {
     case conflictBytesRemoved
     /// A conflict record's bytes would not fit the account (the device keeps its copy).
     case conflictOverQuota(String, usage: UsageResponse)
+    /// The writer is a reader of the vault: nothing is written.
+    case readOnly
 }
 
 extension WriteRefusal {

@@ -29,16 +29,32 @@ enum AccountQueries {
         return (try row.uuid(0), row.optionalString(1))
     }
 
-    /// The id and name of the user's vault with id `nameOrID`, or else called `nameOrID` (names
-    /// never look like ids: ``VaultInfo/isValidName(_:)``).
-    static func vault(_ db: PostgresConnection, userID: UUID, nameOrID: String) throws -> (id: UUID, name: String, encrypted: Bool)? {
-        let columns = "id, name, EXISTS (SELECT 1 FROM vault_keys k WHERE k.vault_id = vaults.id)"
+    /// The vault with id `nameOrID` that the user owns or is a member of, or else the user's own
+    /// vault called `nameOrID` (names never look like ids: ``VaultInfo/isValidName(_:)``).
+    static func vault(_ db: PostgresConnection, userID: UUID, nameOrID: String) throws -> Reachable? {
+        // The user's own vault, or one they are a member of: by id, or by name among their own.
+        let columns = """
+            SELECT v.id, v.name, EXISTS (SELECT 1 FROM vault_keys k WHERE k.vault_id = v.id), v.user_id,
+                CASE WHEN v.user_id = $1 THEN 'owner' ELSE m.role END
+            FROM vaults v LEFT JOIN vault_members m ON m.vault_id = v.id AND m.user_id = $1
+            """
         let rows = if let id = UUID(uuidString: nameOrID) {
-            try db.query("SELECT \(columns) FROM vaults WHERE user_id = $1 AND id = $2", [userID, id])
+            try db.query("\(columns) WHERE v.id = $2 AND (v.user_id = $1 OR m.user_id IS NOT NULL)", [userID, id])
         } else {
-            try db.query("SELECT \(columns) FROM vaults WHERE user_id = $1 AND name = $2", [userID, nameOrID])
+            try db.query("\(columns) WHERE v.user_id = $1 AND v.name = $2", [userID, nameOrID])
         }
-        return try rows.first.map { (try $0.uuid(0), try $0.string(1), try $0.bool(2)) }
+        return try rows.first.map {
+            Reachable(id: try $0.uuid(0), name: try $0.string(1), encrypted: try $0.bool(2), ownerID: try $0.uuid(3), role: VaultRole(rawValue: try $0.string(4)) ?? .reader)
+        }
+    }
+
+    /// A vault a user may reach, with their role in it.
+    struct Reachable: Sendable, Equatable {
+        let id: UUID
+        let name: String
+        let encrypted: Bool
+        let ownerID: UUID
+        let role: VaultRole
     }
 
     /// The user with `email` (compared ignoring case).

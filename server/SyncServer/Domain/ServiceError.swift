@@ -47,6 +47,10 @@ enum ServiceError: Error, Equatable {
     case invitationRefused
     /// The operator's pages, for an account that is not an admin.
     case operatorOnly
+    /// A write to a shared vault by a member whose role there is `reader`.
+    case readOnly
+    /// What only a vault's owner does (its key envelope), asked for by a member.
+    case ownerOnly(String)
     /// `PUT /vault/key` naming a revision or key id that is not the current one.
     case keyConflict(String)
     /// `PUT /vault/key` with a proof that is not the vault key's.

@@ -85,6 +85,10 @@ extension ServiceError {
             (.forbidden, ErrorBody(
                 code: .signupDisabled,
                 message: "this server creates accounts only with an invitation code, and this one is missing, unknown, used, revoked or expired: ask the server's operator for one"))
+        case .ownerOnly(let message):
+            (.forbidden, ErrorBody(code: .ownerOnly, message: message))
+        case .readOnly:
+            (.forbidden, ErrorBody(code: .readOnly, message: "you are a reader of this vault: it syncs to you, but nothing you change is written to it (ask its owner or an admin for the writer role)"))
         case .operatorOnly:
             (.forbidden, ErrorBody(code: .operatorOnly, message: "only the server's operators (accounts marked with 'vaultsync-server user set-admin') may do this"))
         case .emailTaken:

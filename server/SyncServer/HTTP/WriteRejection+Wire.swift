@@ -54,6 +54,8 @@ extension WriteRefusal {
             .uploadMissing("the conflict's bytes were removed from the store meanwhile: PUT them to the upload URL again")
         case .conflictOverQuota(let reason, let usage):
             .quotaExceeded(reason + " (the conflict is not kept on the server; the device keeps its copy)", usage: usage)
+        case .readOnly:
+            .readOnly
         }
     }
 }

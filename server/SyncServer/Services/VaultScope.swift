@@ -1,11 +1,15 @@
 import Foundation
 
-/// Who a vault request acts for: the authenticated user, one of their vaults and one of their
-/// devices. Only ``VaultService/scope(claims:vaultName:deviceHeader:)`` creates it, after checking
-/// that the session is live and the vault and the device belong to the user; every vault query is
-/// filtered by `vaultID`.
+/// Who a vault request acts for: the authenticated user, a vault they own or are a member of, and
+/// one of their devices. Only ``VaultService/scope(claims:vaultName:deviceHeader:)`` creates it,
+/// after checking that the session is live, the device is the user's and the user may reach the
+/// vault; every vault query is filtered by `vaultID`.
 struct VaultScope: Sendable {
     let userID: UUID
+    /// The vault's owner: whose account keeps it (its quota and limits count the vault's bytes).
+    var ownerID: UUID
+    /// The user's role in the vault (``WriteAdmission`` refuses a reader's writes).
+    var role: VaultRole = .owner
     /// The request's session (a feed connection ends with it).
     var sessionID: UUID?
     let vaultID: UUID

@@ -89,7 +89,7 @@ extension VaultService {
 
     /// The largest file the account may write.
     func davMaxFileBytes(_ scope: VaultScope) async throws -> Int64 {
-        try await db.withConnection { try accountLimits($0, userID: scope.userID).maxFileBytes }
+        try await db.withConnection { try accountLimits($0, userID: scope.ownerID).maxFileBytes }
     }
 
     /// Whether the vault records these bytes already (then a `PUT` of them stores nothing).

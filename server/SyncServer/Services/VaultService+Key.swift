@@ -31,7 +31,7 @@ extension VaultService {
             let decision = try KeyAdmission.decide(
                 request, current: current.map { KeyAdmission.Current(keyID: $0.keyID, revision: $0.revision, proofHash: $0.proofHash) },
                 holdsAnything: current == nil && request.expectedRevision == nil ? try VaultKeyQueries.holdsAnything(tx, vaultID: scope.vaultID) : false,
-                minimumLogN: limits.minimumScryptLogN, vaultName: scope.vaultName)
+                minimumLogN: limits.minimumScryptLogN, vaultName: scope.vaultName, role: scope.role)
             switch decision {
             case .create(let proofHash):
                 try VaultKeyQueries.store(tx, vaultID: scope.vaultID, envelope: request.envelope, revision: 1, proofHash: proofHash, deviceID: scope.deviceID, now: now)

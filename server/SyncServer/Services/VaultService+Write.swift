@@ -17,8 +17,8 @@ extension VaultService {
         try await db.transaction { [limits] tx in
             let lock = locked ? try VaultSnapshotQueries.lock(tx, vaultID: scope.vaultID) : nil
             let (request, reads) = try prepare(tx)
-            let snapshot = try VaultSnapshotQueries.read(tx, vaultID: scope.vaultID, userID: scope.userID, lock: lock, reads, limits: limits)
-            let plan = WriteAdmission.admit(request, in: snapshot)
+            let snapshot = try VaultSnapshotQueries.read(tx, vaultID: scope.vaultID, userID: scope.ownerID, lock: lock, reads, limits: limits)
+            let plan = WriteAdmission.admit(request, in: snapshot, by: scope.role)
             let cursor = try VaultWriter(tx: tx, scope: scope, now: now).carryOut(plan, after: snapshot, sent: sent, history: history)
             return (plan, cursor, try then(tx, plan))
         }
@@ -41,10 +41,10 @@ extension VaultService {
     /// recorded for the purge and count as kept until it runs, so a write that cannot fit stores
     /// nothing. The check under the lock stays the one that holds; this one only spares the bytes.
     func quotaRefusalBeforeStoring(_ db: PostgresConnection, _ scope: VaultScope, _ request: WriteRequest, _ reads: VaultSnapshotQueries.Reads) throws -> WriteRefusal? {
-        let account = try accountLimits(db, userID: scope.userID)
+        let account = try accountLimits(db, userID: scope.ownerID)
         guard account.quotaBytes != nil || account.quotaFiles != nil else { return nil }
-        let snapshot = try VaultSnapshotQueries.read(db, vaultID: scope.vaultID, userID: scope.userID, lock: nil, reads, limits: limits)
-        switch WriteAdmission.admit(request, in: snapshot).refusal {
+        let snapshot = try VaultSnapshotQueries.read(db, vaultID: scope.vaultID, userID: scope.ownerID, lock: nil, reads, limits: limits)
+        switch WriteAdmission.admit(request, in: snapshot, by: scope.role).refusal {
         case let refusal? where refusal.isOverQuota: return refusal
         default: return nil
         }

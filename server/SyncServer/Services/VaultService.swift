@@ -37,7 +37,7 @@ struct VaultService: Sendable {
         let name = vaultName ?? AccountQueries.defaultVaultName
         let now = now()
         let userID = claims.userID
-        let (vault, deleted, device, caller): ((id: UUID, name: String, encrypted: Bool)?, (name: String, deletedAt: Date)?, DeviceQueries.Standing, Caller) =
+        let (vault, deleted, device, caller): (AccountQueries.Reachable?, (name: String, deletedAt: Date)?, DeviceQueries.Standing, Caller) =
             try await db.withConnection { db in
                 let caller = try SessionCheck.caller(claims, db)
                 let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now)
@@ -54,7 +54,9 @@ struct VaultService: Sendable {
             throw ServiceError.vaultDeleted("the vault '\(deleted.name)' was deleted at \(WireDate.format(deleted.deletedAt))")
         }
         guard let vault else { throw ServiceError.notFound("no vault '\(name.prefix(64))' on this account") }
-        return VaultScope(userID: userID, sessionID: caller.session.id, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name, encrypted: vault.encrypted)
+        return VaultScope(
+            userID: userID, ownerID: vault.ownerID, role: vault.role, sessionID: caller.session.id, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name,
+            encrypted: vault.encrypted)
     }
 
     // MARK: state

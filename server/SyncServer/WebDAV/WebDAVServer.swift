@@ -66,6 +66,9 @@ struct WebDAVServer: RouterMiddleware {
                 status: .forbidden,
                 message: "the vault '\(scope.vaultName)' is end-to-end encrypted: the server holds only ciphertext, so it cannot serve it over WebDAV; sync it with vaultsync")
         }
+        // A reader of a shared vault reads: every WebDAV write is refused, also those that make
+        // no version (properties, locks, empty folders).
+        if !scope.role.writes, !["PROPFIND", "GET", "HEAD"].contains(method) { throw ServiceError.readOnly }
         switch method {
         case "PROPFIND": return try await propfind(request, context, scope, target)
         case "GET": return try await get(request, scope, target, head: false)
