@@ -36,7 +36,7 @@ enum KeyAdmission {
     ///   - role: the writer's role: only the vault's owner writes its envelope (members of a shared
     ///     vault get theirs wrapped to them, issue 34).
     static func decide(
-        _ request: PutKeyRequest, current: Current?, holdsAnything: Bool, minimumLogN: Int, vaultName: String, role: VaultRole = .owner
+        _ request: PutKeyRequest, current: Current?, holdsAnything: Bool, minimumLogN: Int, vaultName: String, role: VaultRole
     ) throws(ServiceError) -> Decision {
         guard role == .owner else { throw .ownerOnly("only the owner of '\(vaultName)' sets or changes its encryption key") }
         try check(request.envelope, minimumLogN: minimumLogN)

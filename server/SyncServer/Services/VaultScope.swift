@@ -9,7 +9,7 @@ struct VaultScope: Sendable {
     /// The vault's owner: whose account keeps it (its quota and limits count the vault's bytes).
     var ownerID: UUID
     /// The user's role in the vault (``WriteAdmission`` refuses a reader's writes).
-    var role: VaultRole = .owner
+    var role: VaultRole
     /// The request's session (a feed connection ends with it).
     var sessionID: UUID?
     let vaultID: UUID

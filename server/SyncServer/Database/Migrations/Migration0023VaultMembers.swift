@@ -1,6 +1,6 @@
 extension Migration {
-    /// Shared vaults (issue 34): the members of a vault besides its owner, each with a role, and
-    /// the invitations that make them members. The owner is `vaults.user_id`, never a row here.
+    /// Shared vaults (issue 34): the members of a vault besides its owner, each with a role. The
+    /// owner is `vaults.user_id`, never a row here.
     static let vaultMembers = Migration(version: 23, name: "vault_members", sql: """
         CREATE TABLE vault_members (
             vault_id    UUID NOT NULL REFERENCES vaults(id) ON DELETE CASCADE,
