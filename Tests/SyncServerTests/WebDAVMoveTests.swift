@@ -39,6 +39,25 @@ import Testing
     }
 }
 
+/// Writers without a condition at once on one path all land, one after the other, each a version
+/// in history (none is told the file changed: they asked for no condition).
+@Suite struct ConcurrentPutTests {
+    @Test func unconditionalWritersAllLand() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            let (dav, _) = try await WebDAVTests.client(user, server)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<8 { group.addTask { try await dav.put("/dav/default/race.md", "writer \(index)\n").status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == 201 || $0 == 204 }, "\(statuses)")
+            let versions = try await laptop.api.history(try VaultPath("race.md"), session: laptop.session).versions
+            #expect(versions.count == 8, "\(versions)")
+        }
+    }
+}
+
 /// A client that waits for `100 Continue` before it sends a body gets it at once.
 @Suite struct ExpectContinueTests {
     @Test func curlIsToldToContinueAtOnce() async throws {

@@ -50,10 +50,12 @@ extension VaultService {
         return try await db.withConnection { try WebDAVQueries.folderExists($0, vaultID: scope.vaultID, path: path) }
     }
 
-    /// What a `PUT` replaces: a version it names (its ETag matched), whatever is current, or nothing.
+    /// What a `PUT` replaces: a version it names (its ETag matched), nothing, or whatever is
+    /// current when the write holds the vault's lock (a `PUT` without a condition).
     enum DAVBase: Sendable, Equatable {
         case version(Int)
         case absent
+        case current
     }
 
     /// What a `PUT` came to.
@@ -74,8 +76,12 @@ extension VaultService {
         _ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64, mtime: Date? = nil
     ) async throws -> DAVPutOutcome {
         let now = now()
-        let (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: base, watermark: watermark, now: now)
-        let (plan, _, _) = try await write(scope, now: now) { _ in (.push(push), reads) } then: { db, plan in
+        let (plan, _, _) = try await write(scope, now: now) { db in
+            // Read under the vault's lock, the current version cannot change before this write.
+            let resolved: DAVBase = base != .current ? base : try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path.rawValue).map { .version($0.version) } ?? .absent
+            let (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: resolved, watermark: watermark, now: now)
+            return (.push(push), reads)
+        } then: { db, plan in
             if let mtime, let written = plan.writes.first {
                 try WebDAVQueries.setMtime(db, vaultID: scope.vaultID, path: path.rawValue, version: written.version, mtime: mtime)
             }

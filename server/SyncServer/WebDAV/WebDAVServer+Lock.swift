@@ -85,7 +85,7 @@ extension WebDAVServer {
             let path = try VaultPath(target.path)
             let empty = try await SpooledBody.spool(AsyncStream<ByteBuffer> { $0.finish() }, in: spool, path: path, limit: 0, io: io)
             defer { empty.remove() }
-            _ = try await write(empty, scope, path, attempts: 1) { current in
+            _ = try await write(empty, scope, path, conditional: true) { current in
                 guard current == nil else { throw DAVFailure(status: .conflict, message: "'\(target.path)' was made meanwhile: lock it again") }
             }
         } catch {

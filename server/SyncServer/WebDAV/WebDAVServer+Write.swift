@@ -27,7 +27,7 @@ extension WebDAVServer {
         let body = try await SpooledBody.spool(request.body, in: spool, path: path, limit: limit, io: io)
         defer { body.remove() }
         let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
-        var response = try await write(body, scope, path, attempts: conditional ? 1 : 3, mtime: mtime) { try Self.checkPreconditions(request, current: $0) }
+        var response = try await write(body, scope, path, conditional: conditional, mtime: mtime) { try Self.checkPreconditions(request, current: $0) }
         if mtime != nil { response.headers[Self.mtimeHeader] = "accepted" }
         return response
     }
@@ -45,32 +45,32 @@ extension WebDAVServer {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// `body` as the next version of `path` (its bytes stored first unless the vault has them),
-    /// `check` deciding against the ETag current then (nil: no file) whether it may be written.
-    /// Without a condition another writer's version in between is written over, up to `attempts`.
-    func write(_ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, attempts: Int, mtime: Date? = nil, check: (String?) throws -> Void) async throws -> Response {
+    /// `body` as the next version of `path` (its bytes stored first unless the vault has them).
+    /// `conditional`: `check` decides against the ETag current then (nil: no file) whether it may
+    /// be written, and a version written in between refuses it (`412`); otherwise it replaces
+    /// whatever is current when the write holds the vault's lock, so concurrent writers all land,
+    /// one after the other, each in history.
+    func write(_ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, conditional: Bool, mtime: Date? = nil, check: (String?) throws -> Void) async throws -> Response {
         let watermark = try await vault.davWatermark()
         if try await !vault.davKnows(scope, hash: body.hash, sizeBytes: body.sizeBytes) {
             let current = try await vault.davFile(scope, path: path.rawValue)
             try await vault.davQuotaCheck(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: current.map { .version($0.version) } ?? .absent)
             try await vault.blobs.store.write(try await body.chunks(io: io), key: BlobKey(vaultID: scope.vaultID, contentHash: body.hash), sizeBytes: body.sizeBytes)
         }
-        for _ in 0..<attempts {
-            let current = try await vault.davFile(scope, path: path.rawValue)
-            try check(current.map { DAVListing.file($0).etag })
-            let base: VaultService.DAVBase = current.map { .version($0.version) } ?? .absent
-            switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: watermark, mtime: mtime) {
-            case .written:
-                var response = Response(status: current == nil ? .created : .noContent)
-                response.headers[.eTag] = DAVListing.etag(body.hash.rawValue)
-                return response
-            case .changed:
-                continue
-            case .rejected(let rejected):
-                throw Self.failure(rejected)
-            }
+        let current = try await vault.davFile(scope, path: path.rawValue)
+        try check(current.map { DAVListing.file($0).etag })
+        let base: VaultService.DAVBase = conditional ? current.map { .version($0.version) } ?? .absent : .current
+        switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: watermark, mtime: mtime) {
+        case .written:
+            // New or replaced as seen just before; another writer in between may make it the other.
+            var response = Response(status: current == nil ? .created : .noContent)
+            response.headers[.eTag] = DAVListing.etag(body.hash.rawValue)
+            return response
+        case .changed:
+            throw DAVFailure(status: .preconditionFailed, message: "'\(path)' changed while this was written; nothing was written: read it again")
+        case .rejected(let rejected):
+            throw Self.failure(rejected)
         }
-        throw DAVFailure(status: .preconditionFailed, message: "'\(path)' changed while this was written; nothing was written: read it again")
     }
 
     /// `If-Match` and `If-None-Match` against the current ETag (nil: no file).
