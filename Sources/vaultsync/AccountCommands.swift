@@ -26,7 +26,8 @@ struct Init: AsyncParsableCommand {
     @Option(help: "A name for this device (default: the host name).") var deviceName: String?
     @Flag(help: "Create the account first.") var createAccount = false
     @Option(help: "With --create-account: an invitation code from the server's operator (a server that takes no sign-ups needs one).") var invitation: String?
-    @Option(name: .customLong("vault"), help: "Which of the account's vaults to sync with (default: the one the folder synced with before, else 'default').") var vaultName: String?
+    @Option(name: .customLong("vault"), help: "Which vault to sync with: one of yours by name, one shared with you as OWNER/NAME (joining it when you are invited), or its id (default: the one the folder synced with before, else 'default').") var vaultName: String?
+    @Option(help: "An invitation code someone gave you: joins their vault and syncs the folder with it.") var join: String?
     @Flag(name: .customLong("create"), help: "Create the vault named by --vault when the account has none of that name.") var createVault = false
     @Flag(help: "Print the first sync's report as JSON.") var json = false
     @Flag(help: "Make the vault end-to-end encrypted: the server stores only ciphertext. The vault must be empty; asks for a new passphrase and prints a recovery key once.")
@@ -36,6 +37,7 @@ struct Init: AsyncParsableCommand {
 
     func validate() throws {
         if createVault && vaultName == nil { throw ValidationError("--create needs --vault NAME") }
+        if join != nil && (vaultName != nil || encrypt) { throw ValidationError("--join CODE names the vault itself: leave out --vault and --encrypt") }
         if encrypt && passphrase.recoveryKeyStdin { throw ValidationError("--encrypt makes a new key: it takes a new passphrase, not a recovery key") }
         guard [email != nil, identity.provider != nil, enroll != nil].filter({ $0 }).count == 1 else {
             throw ValidationError("sign in with one of --email (and a password), --provider NAME --id-token-stdin, or --enroll CODE")
@@ -60,8 +62,9 @@ struct Init: AsyncParsableCommand {
         let choice: VaultKeyChoice = encrypt ? .create(passphrase: try passphrase.newPassphrase()) : .unlock { try passphrase.secret() }
         let (engine, recoveryKey) = try await SyncEngine.link(
             root: root, server: try serverURL(server), credential: credential,
-            deviceName: deviceName ?? ProcessInfo.processInfo.hostName, vault: vaultName, createVault: createVault, key: choice)
-        if !json { print("linked \(root.path) to \(server) as \(email ?? identity.provider ?? "an enrolment code")\(vaultName.map { ", vault '\($0)'" } ?? "")\(engine.isEncrypted ? " (end-to-end encrypted)" : "")") }
+            deviceName: deviceName ?? ProcessInfo.processInfo.hostName, vault: vaultName, createVault: createVault, joinCode: join, key: choice)
+        let named = join == nil ? vaultName : try? await engine.linkedVault().qualifiedName
+        if !json { print("linked \(root.path) to \(server) as \(email ?? identity.provider ?? "an enrolment code")\(named.map { ", vault '\($0)'" } ?? "")\(engine.isEncrypted ? " (end-to-end encrypted)" : "")") }
         if let recoveryKey { printRecoveryKey(recoveryKey, toStandardError: json) }
         try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
     }

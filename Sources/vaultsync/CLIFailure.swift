@@ -18,11 +18,13 @@ struct CLIFailure {
         case let error as SyncEngineError:
             switch error {
             case .signedOut: self.init(message: error.description, exitCode: 4)
-            case .vaultDeleted: self.init(message: error.description, exitCode: 5)
+            case .vaultDeleted, .membershipEnded: self.init(message: error.description, exitCode: 5)
             default: self.init(message: error.description, exitCode: 1)
             }
         case let error as SyncAPIError where error.code == .vaultDeleted:
             self.init(message: "this folder's vault was deleted on the server (\(error.serverMessage)); nothing here was deleted", exitCode: 5)
+        case let error as SyncAPIError where error.code == .membershipEnded:
+            self.init(message: "this folder's vault is no longer shared with you (\(error.serverMessage)); nothing here was deleted", exitCode: 5)
         case let error as WatchError:
             if case .sessionRefused = error {
                 self.init(message: error.description, exitCode: 4)

@@ -22,7 +22,7 @@ struct History: AsyncParsableCommand {
         if json { return try printJSON(history) }
         for version in history.versions {
             let what = version.deleted ? "deleted" : "\(version.sizeBytes) bytes  \(version.contentHash?.rawValue.prefix(19) ?? "")…"
-            print("v\(version.version)  \(WireDate.format(version.createdAt))  \(version.device ?? "-")  \(what)")
+            print("v\(version.version)  \(WireDate.format(version.createdAt))  \(version.madeBy)  \(what)")
         }
     }
 }

@@ -11,16 +11,19 @@ struct Vaults: AsyncParsableCommand {
         subcommands: [VaultsList.self, VaultsCreate.self, VaultsRename.self, VaultsDelete.self], defaultSubcommand: VaultsList.self)
 }
 
-/// The vault of `vaults` named `name`, or a failure that lists them.
+/// The account's own vault of `vaults` named `name`, or a failure that lists them (a vault shared
+/// with the account is its owner's to rename or delete).
 private func vaultNamed(_ name: String, in vaults: [VaultInfo]) throws -> VaultInfo {
-    guard let vault = vaults.first(where: { $0.name == name }) else {
-        throw CLIRefusal("the account has no vault named '\(name)'; its vaults: \(vaults.map(\.name).joined(separator: ", "))")
+    guard let vault = vaults.first(where: { $0.owner == nil && $0.name == name }) else {
+        let own = vaults.filter { $0.owner == nil }.map(\.name).joined(separator: ", ")
+        throw CLIRefusal("the account has no vault named '\(name)' of its own; its vaults: \(own)")
     }
     return vault
 }
 
 struct VaultsList: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the account's vaults (the folder's own marked).")
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List the account's vaults, then those shared with it as OWNER/NAME with your role (the folder's own marked).")
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
     @Flag(help: "Print JSON.") var json = false
 
@@ -31,7 +34,8 @@ struct VaultsList: AsyncParsableCommand {
         let linked = await engine.linkedVaultID
         for info in vaults {
             let mine = info.vaultID == linked || (linked == nil && info.name == "default")
-            print("\(info.name)  \(info.files) files  \(info.bytes) bytes  created \(WireDate.format(info.createdAt))\(info.encrypted == true ? "  encrypted" : "")\(mine ? "  (this folder)" : "")")
+            let shared = info.owner == nil ? "" : "  \(info.role?.rawValue ?? "member")"
+            print("\(info.qualifiedName)\(shared)  \(info.files) files  \(info.bytes) bytes  created \(WireDate.format(info.createdAt))\(info.encrypted == true ? "  encrypted" : "")\(mine ? "  (this folder)" : "")")
         }
     }
 }

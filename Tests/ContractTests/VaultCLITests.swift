@@ -16,7 +16,7 @@ import Testing
             try Data("# plan\n".utf8).write(to: work.appendingPathComponent("plan.md"))
 
             let missing = try await vaultsync(["init", work.path, "--vault", "work"] + link)
-            #expect(missing.exitCode == 1 && missing.stderr.contains("no vault named 'work'") && missing.stderr.contains("default") && missing.stderr.contains("--create"), "\(missing)")
+            #expect(missing.exitCode == 1 && missing.stderr.contains("reaches no vault 'work'") && missing.stderr.contains("default") && missing.stderr.contains("--create"), "\(missing)")
             let created = try await vaultsync(["init", work.path, "--vault", "work", "--create"] + link)
             #expect(created.exitCode == 0 && created.stdout.contains("vault 'work'"), "\(created)")
             #expect(try await vaultsync(["init", workPhone.path, "--vault", "work"] + link).exitCode == 0)
@@ -51,7 +51,7 @@ import Testing
             #expect(orphan.exitCode == 5 && orphan.stderr.contains("syncs with a vault that was deleted on the server (the vault 'office' was deleted"), "\(orphan)")
             #expect(try String(contentsOf: workPhone.appendingPathComponent("plan.md"), encoding: .utf8) == "# plan\nmore\n", "its files stay")
             let gone = try await vaultsync(["vaults", "delete", "office", "--vault", personal.path, "--yes"])
-            #expect(gone.exitCode == 1 && gone.stderr.contains("no vault named 'office'"), "\(gone)")
+            #expect(gone.exitCode == 1 && gone.stderr.contains("no vault named 'office' of its own"), "\(gone)")
         }
     }
 }

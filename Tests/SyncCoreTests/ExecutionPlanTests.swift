@@ -12,6 +12,7 @@ import Testing
         var input = ExecutionPlanTests.input()
         var held: Set<VaultPath> = []
         var sizeLimit: ExecutionPlan.SizeLimit?
+        var readOnly = false
         let expected: ExecutionPlan
         var testDescription: String { rule }
     }
@@ -63,10 +64,30 @@ import Testing
             actions: [.push(path("a.md"), base: nil)], input: input(local: ["a.md": "12345"]),
             sizeLimit: .init(maxFileBytes: 5) { $0 + 10 },
             expected: plan { $0.notSent = [path("a.md"): "5 bytes (15 encrypted) is more than this account's limit of 5 bytes per file; not sent"] }),
+        Row(rule: "a reader's edits, new files and deletions stay here, unsent, and are told; what the server changed still comes",
+            actions: [
+                .push(path("a.md"), base: 1), .push(path("big.bin"), base: nil), .pushDelete(path("d.md"), base: 2), .pull(path("p.md"), version: 3),
+                .merge(path("m.md"), remoteVersion: 4, base: nil), .deleteLocal(path("l.md"), version: 5),
+            ],
+            input: input(local: ["a.md": "edit", "big.bin": "123456"]), sizeLimit: .init(maxFileBytes: 5), readOnly: true,
+            expected: plan {
+                $0.pulls = [path("p.md")]
+                $0.merges = [.init(path: path("m.md"), base: nil)]
+                $0.localDeletes = [path("l.md")]
+                $0.readOnly = true
+                $0.unsent = [path("a.md"), path("big.bin"), path("d.md")]
+                $0.notices = [ExecutionPlan.readOnlyNotice(3)]
+            }),
+        Row(rule: "a reader with nothing changed here is told nothing",
+            actions: [.pull(path("p.md"), version: 3)], readOnly: true,
+            expected: plan {
+                $0.pulls = [path("p.md")]
+                $0.readOnly = true
+            }),
     ]
 
     @Test(arguments: rows) func row(_ row: Row) {
-        #expect(ExecutionPlan(SyncPlan(actions: row.actions), input: row.input, holding: row.held, sizeLimit: row.sizeLimit) == row.expected)
+        #expect(ExecutionPlan(SyncPlan(actions: row.actions), input: row.input, holding: row.held, sizeLimit: row.sizeLimit, readOnly: row.readOnly) == row.expected)
     }
 
     @Test func afterARefusalForSpaceFilesGoOneByOneSmallestFirst() {

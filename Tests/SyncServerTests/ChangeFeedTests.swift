@@ -271,8 +271,8 @@ private struct SilentWebSocket {
         let feed = ChangeFeed()
         let vault = UUID()
         let (author, listener) = (UUID(), UUID())
-        let subscription = feed.subscribe(vaultID: vault, deviceID: listener)
-        let own = feed.subscribe(vaultID: vault, deviceID: author)
+        let subscription = feed.subscribe(vaultID: vault, userID: UUID(), deviceID: listener)
+        let own = feed.subscribe(vaultID: vault, userID: UUID(), deviceID: author)
         for n in 1...1000 {
             feed.publish(VaultEvent(type: .changed, sequence: Int64(n), paths: [try VaultPath("n\(n).md")], authorDevice: author), to: vault)
         }
@@ -300,7 +300,7 @@ private struct SilentWebSocket {
     @Test func expiredSubscriptionsAreToldAtTheSweep() async throws {
         let feed = ChangeFeed()
         let now = Date()
-        let expiring = feed.subscribe(vaultID: UUID(), deviceID: UUID(), expiresAt: now.addingTimeInterval(60))
+        let expiring = feed.subscribe(vaultID: UUID(), userID: UUID(), deviceID: UUID(), expiresAt: now.addingTimeInterval(60))
         feed.expire(before: now)
         feed.expire(before: now.addingTimeInterval(61))
         #expect(await expiring.next() == .expired)
@@ -313,20 +313,35 @@ private struct SilentWebSocket {
         let feed = ChangeFeed()
         let (vault, device, session) = (UUID(), UUID(), UUID())
         feed.endSession(session)
-        let late = feed.subscribe(vaultID: vault, deviceID: device, sessionID: session)
+        let late = feed.subscribe(vaultID: vault, userID: UUID(), deviceID: device, sessionID: session)
         #expect(await late.next() == .expired)
-        let live = feed.subscribe(vaultID: vault, deviceID: device, sessionID: UUID())
+        let live = feed.subscribe(vaultID: vault, userID: UUID(), deviceID: device, sessionID: UUID())
         feed.publish(VaultEvent(type: .changed, sequence: 1, paths: [], authorDevice: UUID()), to: vault)
         guard case .event(let event) = await live.next() else { Issue.record("another session's subscription was ended"); return }
         #expect(event.sequence == 1)
         feed.endSubscriptions(of: device)
         #expect(await live.next() == .expired)
-        let revoked = feed.subscribe(vaultID: UUID(), deviceID: device)
+        let revoked = feed.subscribe(vaultID: UUID(), userID: UUID(), deviceID: device)
         #expect(await revoked.next() == .expired)
         feed.endVault(vault)
-        let deleted = feed.subscribe(vaultID: vault, deviceID: UUID())
+        let deleted = feed.subscribe(vaultID: vault, userID: UUID(), deviceID: UUID())
         #expect(await deleted.next() == .vaultDeleted)
-        for subscription in [late, live, revoked, deleted] { subscription.cancel() }
+        // A member removed from a vault: their subscriptions to it end, another member's and their
+        // own to other vaults do not, and one made just after the removal ends too.
+        let (shared, other, member) = (UUID(), UUID(), UUID())
+        let removed = feed.subscribe(vaultID: shared, userID: member, deviceID: UUID())
+        let stays = feed.subscribe(vaultID: shared, userID: UUID(), deviceID: UUID())
+        let elsewhere = feed.subscribe(vaultID: other, userID: member, deviceID: UUID())
+        feed.endMembership(vaultID: shared, userID: member)
+        #expect(await removed.next() == .membershipEnded)
+        let lateMember = feed.subscribe(vaultID: shared, userID: member, deviceID: UUID())
+        #expect(await lateMember.next() == .membershipEnded)
+        for open in [stays, elsewhere] {
+            feed.publish(VaultEvent(type: .changed, sequence: 2, paths: [], authorDevice: UUID()), to: shared)
+            feed.publish(VaultEvent(type: .changed, sequence: 2, paths: [], authorDevice: UUID()), to: other)
+            guard case .event = await open.next() else { Issue.record("a subscription of someone still in the vault ended"); return }
+        }
+        for subscription in [late, live, revoked, deleted, removed, stays, elsewhere, lateMember] { subscription.cancel() }
         #expect(feed.connectionCount == 0)
     }
 }

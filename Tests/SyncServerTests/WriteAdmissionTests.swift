@@ -363,7 +363,7 @@ import Testing
     static func version(_ number: Int, _ content: String?) -> HistoryQueries.Version {
         HistoryQueries.Version(
             version: number, contentHash: content.map { hashOf($0).rawValue }, sizeBytes: Int64(content?.utf8.count ?? 0), createdAt: now, deviceName: "laptop",
-            isDeleted: content == nil)
+            isDeleted: content == nil, authorID: nil, author: nil)
     }
 
     static func restoring(_ p: String, _ version: Int, old: HistoryQueries.Version?) -> WriteRequest { .restore(path: path(p), version: version, old: old) }

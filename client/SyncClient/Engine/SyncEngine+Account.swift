@@ -10,8 +10,8 @@ extension SyncEngine {
     /// - Throws: ``SyncEngineError/linkedElsewhere(_:server:)`` or ``SyncEngineError/otherAccount(_:)``
     ///   when the folder syncs with another server or account.
     /// - Parameters:
-    ///   - vault: the name of the account's vault to sync with; nil for the one the folder synced
-    ///     with before, or else `default`.
+    ///   - vault: the vault to sync with (its name, `OWNER/NAME` for a shared one, or its id); nil
+    ///     for the one the folder synced with before, or else `default`.
     ///   - createVault: create `vault` when the account has none of that name.
     public static func link(
         root: URL, server: URL, email: String, password: String, deviceName: String, createAccount: Bool = false,
@@ -24,9 +24,10 @@ extension SyncEngine {
 
     /// ``link(root:server:email:password:deviceName:createAccount:vault:createVault:transport:)``
     /// with any way of signing in: a password, or an ID token of a provider the server trusts.
+    /// `joinCode`: an invitation code someone gave, whose vault the folder joins and links to.
     public static func link(
         root: URL, server: URL, credential: SignInCredential, deviceName: String,
-        vault: String? = nil, createVault: Bool = false, transport: any HTTPTransport = AsyncHTTPTransport()
+        vault: String? = nil, createVault: Bool = false, joinCode: String? = nil, transport: any HTTPTransport = AsyncHTTPTransport()
     ) async throws -> SyncEngine {
         let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
         let previous = try LinkRecord.read(stateFolder: stateFolder)
@@ -41,7 +42,7 @@ extension SyncEngine {
         }
         let vaultID: UUID?
         do {
-            vaultID = try await chooseVault(vault, create: createVault, previous: previous, root: root, api: api, accessToken: tokens.accessToken)
+            vaultID = try await chooseVault(vault, joining: joinCode, create: createVault, previous: previous, root: root, api: api, accessToken: tokens.accessToken)
         } catch {
             try? await api.logout(refreshToken: tokens.refreshToken)  // no session is left behind
             throw error
@@ -73,24 +74,30 @@ extension SyncEngine {
         return engine
     }
 
-    /// The id of the server vault a folder links to: the one named `name` (created when asked),
-    /// else the one it synced with before; nil for the account's `default` vault of a folder
-    /// that never chose one (the server's default when no vault is named).
+    /// The id of the server vault a folder links to: the one `name` names (``VaultChoice``; created
+    /// when asked; a shared vault whose invitation waits is joined), the one an invitation code
+    /// joins, else the one it synced with before; nil for the account's `default` vault of a
+    /// folder that never chose one (the server's default when no vault is named).
     /// - Throws: ``SyncEngineError/noSuchVault(_:known:)``, ``SyncEngineError/otherVault(_:vault:)``.
     private static func chooseVault(
-        _ name: String?, create: Bool, previous: LinkRecord?, root: URL, api: SyncAPI, accessToken: String
+        _ name: String?, joining code: String?, create: Bool, previous: LinkRecord?, root: URL, api: SyncAPI, accessToken: String
     ) async throws -> UUID? {
-        guard let name else { return previous?.vaultID }
+        guard name != nil || code != nil else { return previous?.vaultID }
         let vaults = try await api.vaults(accessToken: accessToken)
-        let chosen = try await {
-            if let found = vaults.first(where: { $0.name == name }) { return found }
-            guard create else { throw SyncEngineError.noSuchVault(name, known: vaults.map(\.name)) }
+        let chosen = try await { () async throws -> VaultInfo in
+            if let code { return try await api.redeemInvitation(code: code, accessToken: accessToken) }
+            guard let name else { throw SyncEngineError.noSuchVault("", known: vaults.map(\.qualifiedName)) }
+            if let found = VaultChoice.find(name, in: vaults) { return found }
+            if let invitation = VaultChoice.invitation(name, in: try await api.invitations(accessToken: accessToken)) {
+                return try await api.acceptInvitation(invitation.invitationID, accessToken: accessToken)
+            }
+            guard create, VaultInfo.isValidName(name) else { throw SyncEngineError.noSuchVault(name, known: vaults.map(\.qualifiedName)) }
             return try await api.createVault(named: name, accessToken: accessToken)
         }()
         if let previous, previous.userID != nil {
             // A folder keeps its vault: its sync state describes that vault's files.
-            let before = previous.vaultID ?? vaults.first { $0.name == "default" }?.vaultID
-            if before != chosen.vaultID { throw SyncEngineError.otherVault(root.path, vault: vaults.first { $0.vaultID == before }?.name ?? "default") }
+            let before = previous.vaultID ?? vaults.first { $0.owner == nil && $0.name == "default" }?.vaultID
+            if before != chosen.vaultID { throw SyncEngineError.otherVault(root.path, vault: vaults.first { $0.vaultID == before }?.qualifiedName ?? "default") }
         }
         return chosen.vaultID
     }

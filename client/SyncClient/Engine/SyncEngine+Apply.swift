@@ -82,7 +82,14 @@ extension SyncEngine {
         var result = PhaseResult()
         for batch in deletes.chunked(batchSize) {
             let files = batch.map { DeleteFile(path: $0.path, baseVersion: $0.base) }
-            let answer = try await remote.delete(files)
+            let answer: DeleteResponse
+            do {
+                answer = try await remote.delete(files)
+            } catch let error as SyncAPIError where error.code == .readOnly {
+                // Made a reader since the state was read: the deletions stay here, unsent.
+                result.notices.append(ExecutionPlan.readOnlyNotice(deletes.count))
+                return result
+            }
             if !answer.conflicts.isEmpty { result.replan = true }  // edited meanwhile: plan again
             result.deletedRemotely += answer.deleted.map(\.path)
             try await store.forget(answer.deleted.map(\.path) + answer.missing, at: now(), log: answer.deleted.map { LogLine(.delete, $0.path, "deleted here") })
@@ -120,6 +127,10 @@ extension SyncEngine {
             switch await pushing.value {
             case .success(let answer):
                 pushed = answer
+            case .failure(let error as SyncAPIError) where error.code == .readOnly:
+                // Made a reader since the state was read: the changes stay here, unsent.
+                result.notices.append(ExecutionPlan.readOnlyNotice(pushes.count))
+                return result
             case .failure(let error as SyncAPIError) where error.code == .quotaExceeded && batch.count > 1:
                 result.add(try await pushPhase(batch, cursor: result.cursor, merged: merged, context, oneByOne: true))
                 continue

@@ -64,6 +64,8 @@ extension SyncEngine {
             guard let current, record == nil || record?.resolvedAt != nil || current != conflict.recordedHash else { continue }
             do {
                 try await uploader.keepConflict(conflict)
+            } catch let error as SyncAPIError where error.code == .readOnly {
+                // A reader's version is kept in this folder only.
             } catch let error where !Unreachable.matches(error) && (error as? SyncAPIError)?.isSessionRefused != true {
                 Self.addOnce(&report.notices, ["\(conflict.path): the conflict is kept in this folder, but the server could not keep a copy (\(error)); tried again next sync"])
             }

@@ -29,12 +29,13 @@ extension SyncEngine {
     /// - Returns: the engine, and the recovery key of a vault this call made encrypted (to show
     ///   the user once: it is not stored anywhere).
     public static func link(
-        root: URL, server: URL, credential: SignInCredential, deviceName: String, vault: String? = nil, createVault: Bool = false,
+        root: URL, server: URL, credential: SignInCredential, deviceName: String, vault: String? = nil, createVault: Bool = false, joinCode: String? = nil,
         key choice: VaultKeyChoice, transport: any HTTPTransport = AsyncHTTPTransport()
     ) async throws -> (engine: SyncEngine, recoveryKey: String?) {
         let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
         let linkedBefore = FileManager.default.fileExists(atPath: stateFolder.path)
-        let engine = try await link(root: root, server: server, credential: credential, deviceName: deviceName, vault: vault, createVault: createVault, transport: transport)
+        let engine = try await link(
+            root: root, server: server, credential: credential, deviceName: deviceName, vault: vault, createVault: createVault, joinCode: joinCode, transport: transport)
         do {
             let recoveryKey = try await engine.establishKey(choice)
             return (try SyncEngine(root: root, transport: transport), recoveryKey)

@@ -102,6 +102,8 @@ extension SyncEngine {
             // The server keeps this device's version too; if it cannot now, the next sync sends it.
             do {
                 try await uploader.keepConflict(conflict)
+            } catch let error as SyncAPIError where error.code == .readOnly {
+                // A reader's version is kept in this folder only.
             } catch let error where !Unreachable.matches(error) && (error as? SyncAPIError)?.isSessionRefused != true {
                 result.notices.append("\(path): the server could not keep a copy of this device's version (\(error)); tried again next sync")
             } catch {}

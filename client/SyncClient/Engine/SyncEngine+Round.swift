@@ -26,6 +26,7 @@ extension SyncEngine {
         var remote: [VaultPath: RemoteEntry] = [:]
         var incremental = cursor != nil
         var authors: [VaultPath: RemoteAuthor] = [:]
+        var role: VaultRole?
         while true {
             let from = cursor
             let page: VaultStateResponse
@@ -49,6 +50,7 @@ extension SyncEngine {
             }
             for gone in page.deletedSince { remote[gone.path] = .deleted(version: gone.version ?? 0, byDevice: gone.deletedByDevice) }
             cursor = page.cursor
+            role = page.role
             if page.hasMore != true { break }
         }
 
@@ -64,7 +66,7 @@ extension SyncEngine {
         report.heldDeletions = heldDeletions.map(HeldDeletionsRecord.init)
         let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
         let sizeLimit = plan.actions.contains(where: \.sendsFile) ? await self.sizeLimit() : nil
-        let execution = ExecutionPlan(plan, input: input, holding: held.union(heldBack), sizeLimit: sizeLimit)
+        let execution = ExecutionPlan(plan, input: input, holding: held.union(heldBack), sizeLimit: sizeLimit, readOnly: role == .reader)
         let mergePolicies = MergePolicies(file: try? String(contentsOf: root.appendingPathComponent(MergePolicies.fileName), encoding: .utf8))
         Self.addOnce(&report.notices, mergePolicies.problems + execution.notices)
         for (path, why) in execution.notSent.sorted(by: { $0.key < $1.key }) { report.fail(path, why) }
@@ -89,8 +91,10 @@ extension SyncEngine {
         result.add(merges)
         try folder.verify(store)
         result.add(try await deleteRemotelyPhase(execution.remoteDeletes, context))
-        // A merged file is held to the account's size limit as the plan's pushes were.
-        let followUps = merges.followUps.filter { candidate in
+        // A merged file is held to the account's size limit as the plan's pushes were; a reader's
+        // stays here.
+        if execution.readOnly, !merges.followUps.isEmpty { Self.addOnce(&report.notices, [ExecutionPlan.readOnlyNotice(merges.followUps.count)]) }
+        let followUps = execution.readOnly ? [] : merges.followUps.filter { candidate in
             guard let refusal = sizeLimit?.refusal(sizeBytes: candidate.sizeBytes) else { return true }
             result.fail(candidate.path, refusal)
             return false

@@ -110,6 +110,8 @@ public final class SyncEngine: Sendable {
                 let email = try? await store.meta(.email)
                 let relink = "vaultsync init \(root.path) --server \(api.baseURL.absoluteString) --email \(email ?? "EMAIL") --vault NAME --create"
                 throw SyncEngineError.vaultDeleted(root.path, reason: error.serverMessage, relink: relink)
+            } catch let error as SyncAPIError where error.code == .membershipEnded {
+                throw SyncEngineError.membershipEnded(root.path, reason: error.serverMessage)
             }
         } catch {
             // A sync that failed as a whole (the server answered something that is not the

@@ -27,6 +27,9 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     /// The vault the folder syncs with was deleted on the server (`reason`: the server's words;
     /// `relink`: the command that links the folder to a new vault once `.vaultsync` is moved away).
     case vaultDeleted(String, reason: String, relink: String)
+    /// The folder syncs with a vault shared with the account, and the account is no longer a
+    /// member of it (removed, or left; `reason`: the server's words).
+    case membershipEnded(String, reason: String)
     /// This folder holds a vault key, but the server says the vault is not encrypted.
     case notEncrypted(String)
     /// `passphrase change` on a folder that syncs a plain vault.
@@ -45,7 +48,7 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .otherAccount(let path): "'\(path)' syncs another account's vault; sign in as that account, or link an empty folder"
         case .emailNeeded(let path): "'\(path)' does not record its account's email: pass --email"
         case .noSuchVault(let name, let known):
-            "the account has no vault named '\(name)' (its vaults: \(known.joined(separator: ", "))); add --create to create it"
+            "the account reaches no vault '\(name)' (its vaults: \(known.joined(separator: ", ")); a vault shared with you is named OWNER/NAME); add --create to create one of your own"
         case .otherVault(let path, let vault): "'\(path)' syncs with the vault '\(vault)' of this account; link an empty folder to another vault"
         case .folderGone(let path):
             "'\(path)' or its .vaultsync folder is gone (unmounted, moved or deleted?); nothing was synced, and nothing is deleted anywhere because of it. Mount or put the folder back, or link a new folder with 'vaultsync init'"
@@ -57,6 +60,8 @@ public enum SyncEngineError: Error, CustomStringConvertible {
             "'\(path)' is linked to an encrypted vault, and this folder does not hold its key; nothing was synced or written. Run 'vaultsync init' on it again to give the passphrase or the recovery key"
         case .vaultDeleted(let path, let reason, let relink):
             "'\(path)' syncs with a vault that was deleted on the server (\(reason)); nothing in this folder was deleted. To sync its files again, link it to another vault: move '\(path)/.vaultsync' away, then run '\(relink)'"
+        case .membershipEnded(let path, let reason):
+            "'\(path)' syncs with a vault shared with you that you are no longer a member of (\(reason)); nothing in this folder was deleted, and it no longer syncs"
         case .keyNotOpened(let path, let reason):
             "the vault of '\(path)' is encrypted and its key could not be opened: \(reason); nothing was synced or written"
         case .notEncryptedHere(let path): "'\(path)' syncs a vault that is not encrypted: it has no passphrase"

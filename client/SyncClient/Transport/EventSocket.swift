@@ -9,7 +9,8 @@ public import SyncProtocol
 public enum EventSocketEnd: Sendable, Equatable {
     /// The server closed it because the access token expired: refresh it, then connect again.
     case tokenExpired
-    /// The server closed it because the vault was deleted (the server's reason): do not connect again.
+    /// The server closed it because the vault was deleted, or the account is no longer a member of
+    /// it (the server's reason): do not connect again.
     case vaultDeleted(String)
     /// It closed for another reason (the server shut down, the network went): connect again after a pause.
     case closed(String)
@@ -64,6 +65,7 @@ public struct EventSocket: Sendable {
         guard let close else { return .closed("the connection ended") }
         if close.closeCode == .unknown(VaultEventClose.tokenExpired) { return .tokenExpired }
         if close.closeCode == .unknown(VaultEventClose.vaultDeleted) { return .vaultDeleted(close.reason ?? "the vault was deleted") }
+        if close.closeCode == .unknown(VaultEventClose.membershipEnded) { return .vaultDeleted(close.reason ?? "you are no longer a member of the vault") }
         return .closed(close.reason ?? "closed (\(close.closeCode))")
     }
 }

@@ -66,7 +66,8 @@ public final class VaultWatcher: Sendable {
     /// - Throws: ``WatchError/alreadyWatching(_:)`` when another watcher runs for the vault;
     ///   ``SyncEngineError/signedOut(_:)`` once the device is signed out (`vaultsync logout`) and
     ///   ``WatchError/sessionRefused(_:)`` once the server no longer accepts its session, and
-    ///   ``SyncEngineError/vaultDeleted(_:reason:relink:)`` once its vault was deleted: a watcher that
+    ///   ``SyncEngineError/vaultDeleted(_:reason:relink:)`` once its vault was deleted (or
+    ///   ``SyncEngineError/membershipEnded(_:reason:)`` once a shared vault is no longer the account's): a watcher that
     ///   cannot sync any more stops instead of trying for ever.
     public func run() async throws {
         let lock = try WatcherLock(stateFolder: engine.stateFolder)
@@ -195,7 +196,7 @@ public final class VaultWatcher: Sendable {
                 return stop(error)
             } catch let error as SyncAPIError where error.isSessionRefused {
                 return stop(WatchError.sessionRefused(engine.root.path, reason: error.serverMessage))
-            } catch let error as SyncAPIError where error.code == .vaultDeleted {
+            } catch let error as SyncAPIError where error.code == .vaultDeleted || error.code == .membershipEnded {
                 // As on the WebSocket: a sync finds out, records why and stops the watcher.
                 schedule.withLock { $0.remoteChange() }
                 wake.signal()

@@ -73,12 +73,18 @@ public struct ExecutionPlan: Sendable, Equatable {
     public var notSent: [VaultPath: String] = [:]
     /// What to tell the user (names that cannot be synced, an edit kept over a deletion long ago).
     public var notices: [String] = []
+    /// The vault is read-only for this account (a reader of a shared vault): nothing is sent, and
+    /// the changes here stay pending (``unsent``) until the role allows them.
+    public var readOnly = false
+    /// Changes made here that a read-only vault does not take.
+    public var unsent: [VaultPath] = []
 
     public init() {}
 
     /// Sorts `plan` (made from `input`), leaving out the paths in `held` (conflicts and parked
-    /// files wait for the user, held-back deletions for a confirmation).
-    public init(_ plan: SyncPlan, input: SyncPlanInput, holding held: Set<VaultPath> = [], sizeLimit: SizeLimit? = nil) {
+    /// files wait for the user, held-back deletions for a confirmation). In a `readOnly` vault the
+    /// pushes and deletions stay here, unsent; what the server changed still comes.
+    public init(_ plan: SyncPlan, input: SyncPlanInput, holding held: Set<VaultPath> = [], sizeLimit: SizeLimit? = nil, readOnly: Bool = false) {
         for action in plan.actions where !(action.path.map(held.contains) ?? false) {
             switch action {
             case .push(let path, let base):
@@ -110,6 +116,20 @@ public struct ExecutionPlan: Sendable, Equatable {
             }
         }
         if let sizeLimit { leaveOut(over: sizeLimit) }
+        if readOnly { keepUnsent() }
+    }
+
+    private mutating func keepUnsent() {
+        readOnly = true
+        unsent = (pushes.map(\.path) + notSent.keys + remoteDeletes.map(\.path)).sorted()
+        (pushes, remoteDeletes, notSent) = ([], [], [:])
+        notices = notices.filter { !$0.contains("the edited version was kept") }
+        if !unsent.isEmpty { notices.append(Self.readOnlyNotice(unsent.count)) }
+    }
+
+    /// What a reader is told about the changes their device keeps.
+    public static func readOnlyNotice(_ count: Int) -> String {
+        "you are a reader of this vault: \(count) change\(count == 1 ? "" : "s") made here stay\(count == 1 ? "s" : "") on this device, unsent (ask its owner or an admin for the writer role)"
     }
 
     /// Files over the account's limit are not sent: the server would refuse them.

@@ -83,6 +83,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let readOnly: ErrorCode = "read_only"
     /// What only a vault's owner may do (its key envelope), asked for by a member of it.
     public static let ownerOnly: ErrorCode = "owner_only"
+    /// Inviting, changing a role or removing a member, asked for by a member of the vault who is
+    /// neither its owner nor an admin (`403`).
+    public static let adminOnly: ErrorCode = "admin_only"
+    /// An invitation for someone who is the vault's owner, a member or invited already (`409`).
+    public static let alreadyMember: ErrorCode = "already_member"
+    /// A request for a shared vault the caller is no longer a member of (`410`): removed by the
+    /// owner or an admin, or they left. Their devices stop syncing it and keep their files.
+    public static let membershipEnded: ErrorCode = "membership_ended"
     /// `base_version` does not match the server's current version.
     public static let versionConflict: ErrorCode = "version_conflict"
     /// `PUT /vault/key` names a revision or key id that is not the current one: another device

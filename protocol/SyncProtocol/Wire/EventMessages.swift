@@ -66,4 +66,7 @@ public enum VaultEventClose {
     public static let tokenExpired: UInt16 = 4001
     /// The vault was deleted: do not connect again (a request naming it answers `410 vault_deleted`).
     public static let vaultDeleted: UInt16 = 4002
+    /// The caller is no longer a member of the shared vault (removed, or they left): do not connect
+    /// again (a request naming it answers `410 membership_ended`).
+    public static let membershipEnded: UInt16 = 4003
 }

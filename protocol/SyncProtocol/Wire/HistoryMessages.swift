@@ -20,22 +20,33 @@ public struct FileVersionInfo: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// The name of the device that made this version (nil when the device was removed).
     public var device: String?
+    /// In a shared vault, the email of the person whose device made it when that is not the
+    /// caller; nil for the caller's own devices (and from servers that predate shared vaults).
+    public var author: String?
     public var deleted: Bool
     /// Where to read this version's bytes (content versions only).
     public var downloadURL: URL?
 
-    public init(version: Int, contentHash: ContentHash?, sizeBytes: Int64, createdAt: Date, device: String?, deleted: Bool, downloadURL: URL?) {
+    public init(version: Int, contentHash: ContentHash?, sizeBytes: Int64, createdAt: Date, device: String?, author: String? = nil, deleted: Bool, downloadURL: URL?) {
         self.version = version
         self.contentHash = contentHash
         self.sizeBytes = sizeBytes
         self.createdAt = createdAt
         self.device = device
+        self.author = author
         self.deleted = deleted
         self.downloadURL = downloadURL
     }
 
+    /// Who made it, as a person reads it: the device, and whose it is when it is another person's
+    /// ("bo@example.org on laptop").
+    public var madeBy: String {
+        let device = device ?? "a removed device"
+        return author.map { "\($0) on \(device)" } ?? device
+    }
+
     enum CodingKeys: String, CodingKey {
-        case version, device, deleted
+        case version, device, author, deleted
         case contentHash = "content_hash"
         case sizeBytes = "size_bytes"
         case createdAt = "created_at"

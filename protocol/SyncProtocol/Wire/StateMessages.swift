@@ -15,10 +15,13 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
     /// Whether the vault is encrypted (`GET /vault/key`): its paths and contents are ciphertext, and
     /// a client that cannot decrypt them must not sync it. Nil from servers that predate encryption.
     public var encrypted: Bool?
+    /// The caller's role in the vault: a `reader`'s client sends no changes (they stay pending on
+    /// the device). Nil from servers that predate shared vaults.
+    public var role: VaultRole?
 
     public init(
         files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil, vaultID: UUID? = nil,
-        encrypted: Bool? = nil
+        encrypted: Bool? = nil, role: VaultRole? = nil
     ) {
         self.files = files
         self.deletedSince = deletedSince
@@ -27,6 +30,7 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
         self.hasMore = hasMore
         self.vaultID = vaultID
         self.encrypted = encrypted
+        self.role = role
     }
 
     enum CodingKeys: String, CodingKey {
@@ -36,7 +40,7 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
         case cursor
         case hasMore = "has_more"
         case vaultID = "vault_id"
-        case encrypted
+        case encrypted, role
     }
 }
 

@@ -11,18 +11,28 @@ public struct VaultInfo: Codable, Sendable, Equatable {
     /// Whether it is an encrypted vault (it has a key envelope, `GET /vault/key`); nil from servers
     /// that predate encrypted vaults.
     public var encrypted: Bool?
+    /// The owner's email, for a vault another account shared with the caller; nil for the caller's own.
+    public var owner: String?
+    /// The caller's role in the vault (``VaultRole``); nil from servers that predate shared vaults.
+    public var role: VaultRole?
 
-    public init(vaultID: UUID, name: String, createdAt: Date, files: Int, bytes: Int64, encrypted: Bool? = false) {
+    public init(vaultID: UUID, name: String, createdAt: Date, files: Int, bytes: Int64, encrypted: Bool? = false, owner: String? = nil, role: VaultRole? = .owner) {
         self.vaultID = vaultID
         self.name = name
         self.createdAt = createdAt
         self.files = files
         self.bytes = bytes
         self.encrypted = encrypted
+        self.owner = owner
+        self.role = role
     }
 
+    /// How a person names a vault shared with them: `OWNER/NAME` (the owner's email, the vault's
+    /// name); their own vaults by name alone.
+    public var qualifiedName: String { owner.map { "\($0)/\(name)" } ?? name }
+
     enum CodingKeys: String, CodingKey {
-        case name, files, bytes, encrypted
+        case name, files, bytes, encrypted, owner, role
         case vaultID = "vault_id"
         case createdAt = "created_at"
     }
@@ -37,7 +47,7 @@ public struct VaultInfo: Codable, Sendable, Equatable {
     }
 }
 
-/// `GET /vaults`: the user's vaults, oldest first.
+/// `GET /vaults`: the user's own vaults, oldest first, then those shared with them.
 public struct VaultList: Codable, Sendable, Equatable {
     public var vaults: [VaultInfo]
     public init(vaults: [VaultInfo]) { self.vaults = vaults }

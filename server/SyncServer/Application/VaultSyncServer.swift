@@ -107,7 +107,7 @@ public enum VaultSyncServer {
         let accounts: AccountService
     }
 
-    /// `/auth`, `/devices`, `/sessions`, `/account` and `/vaults`.
+    /// `/auth`, `/devices`, `/sessions`, `/account`, `/vaults` and `/invitations`.
     private static func addAccountRoutes(
         api: RouterGroup<ServerRequestContext>, authenticated: RouterGroup<ServerRequestContext>, _ parts: ServerParts, tokens: TokenIssuer
     ) throws -> AccountServices {
@@ -126,7 +126,11 @@ public enum VaultSyncServer {
         let accounts = AccountService(db: pool, store: parts.store, now: now, logger: parts.logger)
         AccountRoutes(auth: auth, accounts: accounts, trustedProxies: Set(configuration.trustedProxies)).add(to: authenticated)
         let catalog = VaultCatalog(db: pool, store: parts.store, now: now, logger: parts.logger)
-        VaultCatalogRoutes(catalog: catalog).add(to: authenticated.group("vaults"))
+        let vaults = authenticated.group("vaults")
+        VaultCatalogRoutes(catalog: catalog).add(to: vaults)
+        let members = MemberRoutes(members: MemberService(db: pool, now: now))
+        members.addVaultRoutes(to: vaults)
+        members.addInvitationRoutes(to: authenticated.group("invitations"))
         return AccountServices(hashing: hashing, identities: identities, auth: auth, devices: devices, catalog: catalog, accounts: accounts)
     }
 

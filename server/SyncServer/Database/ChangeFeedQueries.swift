@@ -18,6 +18,10 @@ enum ChangeFeedQueries {
     /// The channel on which a deleted vault's id is announced, so that every instance closes that
     /// vault's event connections (``ChangeFeed/endVault(_:)``).
     static let deletionChannel = "vault_deletions"
+    /// The channel on which `VAULT USER` (two ids) is announced when a member was removed or left,
+    /// so that every instance closes that person's event connections to the vault
+    /// (``ChangeFeed/endMembership(vaultID:userID:)``).
+    static let membershipEndChannel = "vault_membership_ends"
     /// Paths in one notification take at most this many bytes: Postgres refuses payloads of
     /// 8000 bytes and more.
     static let pathBytesCap = 6000
@@ -61,6 +65,11 @@ extension ChangeFeedQueries {
     /// Announces (once the transaction commits) that the vault was deleted.
     static func announceDeletion(_ db: PostgresConnection, vaultID: UUID) throws {
         try db.query("SELECT pg_notify($1, $2)", [deletionChannel, vaultID.uuidString.lowercased()])
+    }
+
+    /// Announces (once the transaction commits) that `userID` is no longer a member of `vaultID`.
+    static func announceMembershipEnd(_ db: PostgresConnection, vaultID: UUID, userID: UUID) throws {
+        try db.query("SELECT pg_notify($1, $2)", [membershipEndChannel, "\(vaultID.uuidString.lowercased()) \(userID.uuidString.lowercased())"])
     }
 
     /// Announces (once the transaction commits) that `deviceID` was revoked.

@@ -10,14 +10,17 @@ enum HistoryQueries {
         let createdAt: Date
         let deviceName: String?
         let isDeleted: Bool
+        /// The account whose device made it, and its email.
+        let authorID: UUID?
+        let author: String?
     }
 
     /// Every retained version of `path`, newest first.
     static func versions(_ db: PostgresConnection, vaultID: UUID, path: String) throws -> [Version] {
         try db.query(
             """
-            SELECT v.version, v.content_hash, v.size_bytes, v.created_at, d.name, v.is_deleted
-            FROM file_versions v LEFT JOIN devices d ON d.id = v.device_id
+            SELECT v.version, v.content_hash, v.size_bytes, v.created_at, d.name, v.is_deleted, d.user_id, u.email
+            FROM file_versions v LEFT JOIN devices d ON d.id = v.device_id LEFT JOIN users u ON u.id = d.user_id
             WHERE v.vault_id = $1 AND v.path = $2
             ORDER BY v.version DESC
             """, [vaultID, path]
@@ -28,8 +31,8 @@ enum HistoryQueries {
     static func version(_ db: PostgresConnection, vaultID: UUID, path: String, version: Int) throws -> Version? {
         try db.query(
             """
-            SELECT v.version, v.content_hash, v.size_bytes, v.created_at, d.name, v.is_deleted
-            FROM file_versions v LEFT JOIN devices d ON d.id = v.device_id
+            SELECT v.version, v.content_hash, v.size_bytes, v.created_at, d.name, v.is_deleted, d.user_id, u.email
+            FROM file_versions v LEFT JOIN devices d ON d.id = v.device_id LEFT JOIN users u ON u.id = d.user_id
             WHERE v.vault_id = $1 AND v.path = $2 AND v.version = $3
             """, [vaultID, path, version]
         ).first.map(Self.version)
@@ -38,6 +41,6 @@ enum HistoryQueries {
     private static func version(_ row: PostgresRow) throws -> Version {
         Version(
             version: try row.int(0), contentHash: row.optionalString(1), sizeBytes: try row.int64(2), createdAt: try row.date(3),
-            deviceName: row.optionalString(4), isDeleted: try row.bool(5))
+            deviceName: row.optionalString(4), isDeleted: try row.bool(5), authorID: try row.optionalUUID(6), author: row.optionalString(7))
     }
 }

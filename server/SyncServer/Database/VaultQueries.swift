@@ -5,23 +5,37 @@ import SyncProtocol
 /// SQL for the `vaults` a user keeps (creating, renaming, deleting; the vault's files are
 /// ``FileStateQueries``').
 enum VaultQueries {
+    /// A vault's columns for the caller `$1`: the owner's email only when it is not the caller.
     private static let columns = """
         v.id, v.name, v.created_at,
         (SELECT count(*) FROM file_state f WHERE f.vault_id = v.id AND NOT f.is_deleted),
         (SELECT coalesce(sum(f.size_bytes), 0) FROM file_state f WHERE f.vault_id = v.id AND NOT f.is_deleted),
-        EXISTS (SELECT 1 FROM vault_keys k WHERE k.vault_id = v.id)
+        EXISTS (SELECT 1 FROM vault_keys k WHERE k.vault_id = v.id),
+        CASE WHEN v.user_id = $1 THEN NULL ELSE (SELECT email FROM users o WHERE o.id = v.user_id) END,
+        CASE WHEN v.user_id = $1 THEN 'owner' ELSE m.role END
         """
+    /// The vaults `$1` reaches: their own and those they are a member of.
+    private static let reachable = "vaults v LEFT JOIN vault_members m ON m.vault_id = v.id AND m.user_id = $1 WHERE (v.user_id = $1 OR m.user_id IS NOT NULL)"
 
     private static func info(_ row: PostgresRow) throws -> VaultInfo {
-        VaultInfo(vaultID: try row.uuid(0), name: try row.string(1), createdAt: try row.date(2), files: try row.int(3), bytes: try row.int64(4), encrypted: try row.bool(5))
+        VaultInfo(
+            vaultID: try row.uuid(0), name: try row.string(1), createdAt: try row.date(2), files: try row.int(3), bytes: try row.int64(4), encrypted: try row.bool(5),
+            owner: row.optionalString(6), role: VaultRole(rawValue: try row.string(7)) ?? .reader)
     }
 
+    /// The user's own vaults, oldest first, then those shared with them (by owner, then name).
     static func list(_ db: PostgresConnection, userID: UUID) throws -> [VaultInfo] {
-        try db.query("SELECT \(columns) FROM vaults v WHERE v.user_id = $1 ORDER BY v.created_at, v.name", [userID]).map(info)
+        try db.query("SELECT \(columns) FROM \(reachable) ORDER BY v.user_id <> $1, 7, v.created_at, v.name", [userID]).map(info)
     }
 
+    /// The user's own vault `id`.
     static func get(_ db: PostgresConnection, userID: UUID, id: UUID) throws -> VaultInfo? {
-        try db.query("SELECT \(columns) FROM vaults v WHERE v.id = $1 AND v.user_id = $2", [id, userID]).first.map(info)
+        try db.query("SELECT \(columns) FROM vaults v LEFT JOIN vault_members m ON false WHERE v.id = $2 AND v.user_id = $1", [userID, id]).first.map(info)
+    }
+
+    /// The vault `id` when the user owns it or is a member of it.
+    static func reached(_ db: PostgresConnection, userID: UUID, id: UUID) throws -> VaultInfo? {
+        try db.query("SELECT \(columns) FROM \(reachable) AND v.id = $2", [userID, id]).first.map(info)
     }
 
     /// - Throws: ``ServiceError/vaultExists(_:)``.

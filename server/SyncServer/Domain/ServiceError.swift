@@ -51,6 +51,12 @@ enum ServiceError: Error, Equatable {
     case readOnly
     /// What only a vault's owner does (its key envelope), asked for by a member.
     case ownerOnly(String)
+    /// Managing a shared vault's members, asked for by a member who is neither its owner nor an admin.
+    case adminOnly(String)
+    /// Inviting someone who is a member (or the owner, or invited) already.
+    case alreadyMember(String)
+    /// A request for a vault the caller was a member of: removed, or they left.
+    case membershipEnded(String)
     /// `PUT /vault/key` naming a revision or key id that is not the current one.
     case keyConflict(String)
     /// `PUT /vault/key` with a proof that is not the vault key's.

@@ -68,7 +68,7 @@ struct EventRoutes {
     /// the caller's session ends (a logout, a password change, a revoked device).
     private func longPoll(_ scope: VaultScope, session: UUID?, cursor: String, wait: Int) async throws -> VaultEvent {
         // Subscribed before looking: a change committed after the look is announced to us.
-        let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID, sessionID: session)
+        let subscription = feed.subscribe(vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session)
         defer { subscription.cancel() }
         await presence?.opened(FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID))
         if let event = try await vault.changesByOthers(scope, after: cursor) { return event }
@@ -76,6 +76,7 @@ struct EventRoutes {
         switch delivery {
         case .event(let event): return event
         case .vaultDeleted: throw ServiceError.vaultDeleted("the vault '\(scope.vaultName)' was deleted")
+        case .membershipEnded: throw ServiceError.membershipEnded(Self.membershipEnded(scope))
         case .expired: throw ServiceError.unauthorized("this session was ended (signed out, or the device was revoked): log in again")
         case nil: return VaultEvent(type: .idle)
         }
@@ -83,11 +84,12 @@ struct EventRoutes {
 
     /// Sends `ready`, then each (coalesced) event, until the peer leaves (reading also answers its
     /// pings and lets the automatic pings find a dead peer), the access token expires (closed
-    /// with ``VaultEventClose/tokenExpired``) or the vault is deleted (``VaultEventClose/vaultDeleted``).
+    /// with ``VaultEventClose/tokenExpired``), the vault is deleted (``VaultEventClose/vaultDeleted``)
+    /// or the caller's membership of it ends (``VaultEventClose/membershipEnded``).
     private func stream(
         _ scope: VaultScope, session: UUID?, tokenExpiresAt: Date?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
-        let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: scope.deviceID, sessionID: session, expiresAt: tokenExpiresAt)
+        let subscription = feed.subscribe(vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session, expiresAt: tokenExpiresAt)
         let pair = FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID)
         defer {
             subscription.cancel()
@@ -100,7 +102,7 @@ struct EventRoutes {
             try await outbound.write(.text(String(decoding: try encoder.encode(event), as: UTF8.self)))
         }
         try await send(VaultEvent(type: .ready))
-        enum End { case peerLeft, feedEnded, tokenExpired, vaultDeleted }
+        enum End { case peerLeft, feedEnded, tokenExpired, vaultDeleted, membershipEnded }
         let end = try await withThrowingTaskGroup(of: End.self) { group in
             group.addTask {
                 for try await _ in inbound.messages(maxSize: 4096) {}  // clients send nothing the server needs
@@ -112,6 +114,7 @@ struct EventRoutes {
                     case .event(let event): try await send(event)
                     case .expired: return .tokenExpired
                     case .vaultDeleted: return .vaultDeleted
+                    case .membershipEnded: return .membershipEnded
                     }
                 }
                 return .feedEnded
@@ -125,7 +128,15 @@ struct EventRoutes {
             try await outbound.close(.unknown(VaultEventClose.tokenExpired), reason: "the access token expired: refresh it and connect again")
         case .vaultDeleted:
             try await outbound.close(.unknown(VaultEventClose.vaultDeleted), reason: "the vault '\(scope.vaultName)' was deleted")
+        case .membershipEnded:
+            try await outbound.close(.unknown(VaultEventClose.membershipEnded), reason: Self.membershipEnded(scope))
         case .peerLeft, .feedEnded: break
         }
+    }
+
+    /// Why a member's connection ended: the vault's request then answers `410 membership_ended`
+    /// with the reason recorded.
+    static func membershipEnded(_ scope: VaultScope) -> String {
+        "you are no longer a member of the vault '\(scope.vaultName)'; the files on your devices stay yours"
     }
 }

@@ -87,6 +87,12 @@ extension ServiceError {
                 message: "this server creates accounts only with an invitation code, and this one is missing, unknown, used, revoked or expired: ask the server's operator for one"))
         case .ownerOnly(let message):
             (.forbidden, ErrorBody(code: .ownerOnly, message: message))
+        case .adminOnly(let message):
+            (.forbidden, ErrorBody(code: .adminOnly, message: message))
+        case .alreadyMember(let message):
+            (.conflict, ErrorBody(code: .alreadyMember, message: message))
+        case .membershipEnded(let message):
+            (.gone, ErrorBody(code: .membershipEnded, message: message))
         case .readOnly:
             (.forbidden, ErrorBody(code: .readOnly, message: "you are a reader of this vault: it syncs to you, but nothing you change is written to it (ask its owner or an admin for the writer role)"))
         case .operatorOnly:

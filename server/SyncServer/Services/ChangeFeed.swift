@@ -17,9 +17,9 @@ final class ChangeFeed: Sendable {
         var ended = RecentlyEnded<Ending>(capacity: 10_000)
     }
 
-    /// What ended: a session, a device (revoked) or a vault (deleted).
+    /// What ended: a session, a device (revoked), a vault (deleted) or a person's membership of one.
     private enum Ending: Hashable {
-        case session(UUID), device(UUID), vault(UUID)
+        case session(UUID), device(UUID), vault(UUID), membership(vault: UUID, user: UUID)
     }
 
     private let registry = Mutex(Registry())
@@ -27,18 +27,23 @@ final class ChangeFeed: Sendable {
     /// Open subscriptions (event connections and long polls) on this instance.
     var connectionCount: Int { registry.withLock { $0.count } }
 
-    /// Subscribes `deviceID` to the changes of `vaultID` that other devices make, until
-    /// `expiresAt` (when its access token expires; see ``expire(before:)``) or its session ends
-    /// (``endSession(_:)``). End it with ``Subscription/cancel()``.
-    func subscribe(vaultID: UUID, deviceID: UUID, sessionID: UUID? = nil, expiresAt: Date? = nil) -> Subscription {
+    /// Subscribes `deviceID` (of `userID`) to the changes of `vaultID` that other devices make,
+    /// until `expiresAt` (when its access token expires; see ``expire(before:)``), its session ends
+    /// (``endSession(_:)``) or the user's membership does (``endMembership(vaultID:userID:)``).
+    /// End it with ``Subscription/cancel()``.
+    func subscribe(vaultID: UUID, userID: UUID, deviceID: UUID, sessionID: UUID? = nil, expiresAt: Date? = nil) -> Subscription {
         registry.withLock { registry in
             registry.nextID += 1
             let id = registry.nextID
-            let subscription = Subscription(deviceID: deviceID, sessionID: sessionID, expiresAt: expiresAt) { [weak self] in self?.remove(vaultID: vaultID, id: id) }
+            let subscription = Subscription(userID: userID, deviceID: deviceID, sessionID: sessionID, expiresAt: expiresAt) { [weak self] in
+                self?.remove(vaultID: vaultID, id: id)
+            }
             registry.byVault[vaultID, default: [:]][id] = subscription
             registry.count += 1
             if registry.ended.contains(.vault(vaultID)) {
                 subscription.end(.vaultDeleted)
+            } else if registry.ended.contains(.membership(vault: vaultID, user: userID)) {
+                subscription.end(.membershipEnded)
             } else if registry.ended.contains(.device(deviceID)) || sessionID.map({ registry.ended.contains(.session($0)) }) == true {
                 subscription.end(.expired)
             }
@@ -100,6 +105,12 @@ final class ChangeFeed: Sendable {
         for subscriber in subscribers { subscriber.end(.vaultDeleted) }
     }
 
+    /// Tells `userID`'s subscriptions to `vaultID` that they are no longer a member of it.
+    func endMembership(vaultID: UUID, userID: UUID) {
+        let subscribers = ending(.membership(vault: vaultID, user: userID)) { Array(($0[vaultID] ?? [:]).values) }
+        for subscriber in subscribers where subscriber.userID == userID { subscriber.end(.membershipEnded) }
+    }
+
     /// Records `ending` and picks the subscriptions it may end, in one step: a later
     /// ``subscribe(vaultID:deviceID:sessionID:expiresAt:)`` sees the record.
     private func ending(_ ending: Ending, pick: ([UUID: [Int: Subscription]]) -> [Subscription]) -> [Subscription] {
@@ -159,8 +170,11 @@ final class Subscription: Sendable {
         case expired
         /// The vault was deleted.
         case vaultDeleted
+        /// The subscriber's user is no longer a member of the vault.
+        case membershipEnded
     }
 
+    let userID: UUID
     let deviceID: UUID
     /// The session whose access token opened it (nil for a caller that named none).
     let sessionID: UUID?
@@ -170,7 +184,8 @@ final class Subscription: Sendable {
     private let signal: AsyncStream<Void>.Continuation
     private let onCancel: @Sendable () -> Void
 
-    fileprivate init(deviceID: UUID, sessionID: UUID?, expiresAt: Date?, onCancel: @escaping @Sendable () -> Void) {
+    fileprivate init(userID: UUID, deviceID: UUID, sessionID: UUID?, expiresAt: Date?, onCancel: @escaping @Sendable () -> Void) {
+        self.userID = userID
         self.deviceID = deviceID
         self.sessionID = sessionID
         self.expiresAt = expiresAt
@@ -186,7 +201,8 @@ final class Subscription: Sendable {
         signal.yield()
     }
 
-    /// Ends the subscription with `reason` (``Delivery/expired`` or ``Delivery/vaultDeleted``):
+    /// Ends the subscription with `reason` (``Delivery/expired``, ``Delivery/vaultDeleted`` or
+    /// ``Delivery/membershipEnded``):
     /// ``next()`` hands it over instead of any further event.
     fileprivate func end(_ reason: Delivery) {
         pending.withLock { $0.end = $0.end ?? reason }

@@ -19,7 +19,11 @@ struct ChangeFeedListener: Service {
     var onChange: @Sendable (ChangeFeedQueries.Notice) -> Void = { _ in }
 
     func run() async throws {
-        let listener = try PostgresListener(connectionString: connectionString, channels: [ChangeFeedQueries.channel, ChangeFeedQueries.revocationChannel, ChangeFeedQueries.deletionChannel, ChangeFeedQueries.sessionEndChannel], logger: logger)
+        let channels = [
+            ChangeFeedQueries.channel, ChangeFeedQueries.revocationChannel, ChangeFeedQueries.deletionChannel, ChangeFeedQueries.sessionEndChannel,
+            ChangeFeedQueries.membershipEndChannel,
+        ]
+        let listener = try PostgresListener(connectionString: connectionString, channels: channels, logger: logger)
         let decoder = JSONDecoder()
         let sweeper = Task { [feed, now, expirySweep] in
             while (try? await Task.sleep(for: expirySweep)) != nil { feed.expire(before: now()) }
@@ -34,6 +38,9 @@ struct ChangeFeedListener: Service {
                     if let sessionID = UUID(uuidString: payload) { feed.endSession(sessionID) }
                 case .notification(ChangeFeedQueries.deletionChannel, let payload):
                     if let vaultID = UUID(uuidString: payload) { feed.endVault(vaultID) }
+                case .notification(ChangeFeedQueries.membershipEndChannel, let payload):
+                    let ids = payload.split(separator: " ").compactMap { UUID(uuidString: String($0)) }
+                    if ids.count == 2 { feed.endMembership(vaultID: ids[0], userID: ids[1]) }
                 case .notification(_, let payload):
                     guard let notice = try? decoder.decode(ChangeFeedQueries.Notice.self, from: Data(payload.utf8)) else {
                         logger.warning("ignoring a change notification that does not decode", metadata: ["payload": "\(payload.prefix(200))"])

@@ -52,6 +52,7 @@ struct VaultCatalog: Sendable {
         let late = try await db.transaction { tx in
             _ = try FileStateQueries.lockVault(tx, vaultID: id)  // no confirm runs beside the last look
             let late = try VaultQueries.blobKeys(tx, vaultID: id).filter { !erased.contains($0.hash) }
+            _ = try VaultMemberQueries.endAll(tx, vaultID: id, now: now)  // its members are told why it is gone
             try VaultQueries.delete(tx, id: id, now: now)
             try ChangeFeedQueries.announceDeletion(tx, vaultID: id)  // its devices' feeds close
             return late

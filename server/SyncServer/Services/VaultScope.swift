@@ -1,4 +1,5 @@
 import Foundation
+import SyncProtocol
 
 /// Who a vault request acts for: the authenticated user, a vault they own or are a member of, and
 /// one of their devices. Only ``VaultService/scope(claims:vaultName:deviceHeader:)`` creates it,

@@ -37,26 +37,39 @@ struct VaultService: Sendable {
         let name = vaultName ?? AccountQueries.defaultVaultName
         let now = now()
         let userID = claims.userID
-        let (vault, deleted, device, caller): (AccountQueries.Reachable?, (name: String, deletedAt: Date)?, DeviceQueries.Standing, Caller) =
+        let (vault, gone, device, caller): (AccountQueries.Reachable?, ServiceError?, DeviceQueries.Standing, Caller) =
             try await db.withConnection { db in
                 let caller = try SessionCheck.caller(claims, db)
                 let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now)
                 if device == .active, caller.session.deviceID == nil { try SessionQueries.bind(db, id: caller.session.id, deviceID: deviceID) }
                 let vault = try AccountQueries.vault(db, userID: userID, nameOrID: name)
-                return (vault, vault == nil ? try VaultQueries.deleted(db, userID: userID, nameOrID: name) : nil, device, caller)
+                return (vault, vault == nil ? try Self.gone(db, userID: userID, nameOrID: name) : nil, device, caller)
             }
         switch device {
         case .active: break
         case .revoked: throw ServiceError.unauthorized("device \(deviceHeader) was revoked: sign in again to sync as a new device")
         case .unknown: throw ServiceError.deviceRequired("device \(deviceHeader) is not registered to this account")
         }
-        if let deleted {
-            throw ServiceError.vaultDeleted("the vault '\(deleted.name)' was deleted at \(WireDate.format(deleted.deletedAt))")
-        }
+        if let gone { throw gone }
         guard let vault else { throw ServiceError.notFound("no vault '\(name.prefix(64))' on this account") }
         return VaultScope(
             userID: userID, ownerID: vault.ownerID, role: vault.role, sessionID: caller.session.id, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name,
             encrypted: vault.encrypted)
+    }
+
+    /// Why a vault the user does not reach is gone for them: they deleted it, it was deleted while
+    /// they were a member, or their membership ended; nil when it never was theirs.
+    private static func gone(_ db: PostgresConnection, userID: UUID, nameOrID: String) throws -> ServiceError? {
+        if let deleted = try VaultQueries.deleted(db, userID: userID, nameOrID: nameOrID) {
+            return .vaultDeleted("the vault '\(deleted.name)' was deleted at \(WireDate.format(deleted.deletedAt))")
+        }
+        guard let departure = try VaultMemberQueries.departure(db, userID: userID, nameOrID: nameOrID) else { return nil }
+        let when = WireDate.format(departure.at)
+        return switch departure.reason {
+        case .deleted: .vaultDeleted("the vault '\(departure.name)' was deleted by its owner at \(when)")
+        case .removed: .membershipEnded("you were removed from the vault '\(departure.name)' at \(when); the files on your devices stay yours")
+        case .left: .membershipEnded("you left the vault '\(departure.name)' at \(when); the files on your devices stay yours")
+        }
     }
 
     // MARK: state
@@ -101,7 +114,7 @@ struct VaultService: Sendable {
             }
         }
         let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough, history: history)
-        return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID, encrypted: scope.encrypted)
+        return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID, encrypted: scope.encrypted, role: scope.role)
     }
 
     /// The cursor a device sent with a write, when it can be moved on (issued by this database's

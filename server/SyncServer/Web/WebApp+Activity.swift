@@ -41,13 +41,14 @@ extension WebApp {
         }
         let scope = try await scope(caller, context)
         // Subscribed before looking, as a device no other is, so every change is announced to it.
-        let subscription = feed.subscribe(vaultID: scope.vaultID, deviceID: UUID(), sessionID: caller.session.id)
+        let subscription = feed.subscribe(vaultID: scope.vaultID, userID: scope.userID, deviceID: UUID(), sessionID: caller.session.id)
         defer { subscription.cancel() }
         var seq = try await vault.changeSequence(scope)
         if seq <= after {
             let delivery = await subscription.next(waitingAtMost: Self.activityWait)
             switch delivery {
             case .vaultDeleted: throw ServiceError.vaultDeleted("the vault '\(scope.vaultName)' was deleted")
+            case .membershipEnded: throw ServiceError.membershipEnded("you are no longer a member of the vault '\(scope.vaultName)'")
             case .expired: throw ServiceError.unauthorized("signed out: sign in again")
             case .event, nil: seq = try await vault.changeSequence(scope)
             }
