@@ -8,7 +8,8 @@ import Testing
 
 /// A member of another account's vault reaches it by id with their role (issue 34): a reader
 /// syncs and never writes, a writer writes as a device of their own, a non-member gets `404`.
-/// Membership rows are made here as the invitation routes will make them (the next part).
+/// The first test makes membership rows directly, to test reaching the vault alone; the others go
+/// through the members and invitations routes.
 @Suite struct SharedVaultAccessTests {
     static func setRole(_ server: TestServer, vault: UUID, user: String, role: String?) throws {
         let db = try PostgresConnection(connectionString: server.databaseURL)
@@ -58,6 +59,80 @@ import Testing
             await #expect(throws: SyncAPIError.self, "removed: 404 again") { _ = try await phone.read("a.md") }
             // By name, a vault is looked up among the account's own: Ben's "default" is his.
             #expect(try await ben.newDevice("Ben's laptop").read("a.md") == nil)
+        }
+    }
+
+    /// The status and code of a refused call.
+    static func refusal(_ call: () async throws -> Void) async -> String {
+        do {
+            try await call()
+            return "allowed"
+        } catch let error as SyncAPIError {
+            return "\(error.status) \(error.code?.rawValue ?? "")"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// A stranger gets `404` from every route of the vault; an admin manages members but not the
+    /// owner; an invitation is answered only by its invitee; a deleted vault tells its members so.
+    @Test func membersAndInvitationsGoThroughTheRule() async throws {
+        try await TestServer.with { server in
+            let api = server.api
+            let (ana, ben, cy, dee) = (try await server.newUser(), try await server.newUser(), try await server.newUser(), try await server.newUser())
+            let vault = try await api.createVault(named: "Team", accessToken: ana.tokens.accessToken).vaultID
+            let (anaToken, benToken, cyToken, deeToken) = (ana.tokens.accessToken, ben.tokens.accessToken, cy.tokens.accessToken, dee.tokens.accessToken)
+
+            let toBen = try await api.invite(InviteRequest(email: ben.email, role: .admin), to: vault, accessToken: anaToken)
+            #expect(await Self.refusal { _ = try await api.invite(InviteRequest(email: ben.email, role: .reader), to: vault, accessToken: anaToken) } == "409 already_member")
+            #expect(await Self.refusal { _ = try await api.invite(InviteRequest(email: ana.email, role: .reader), to: vault, accessToken: anaToken) } == "409 already_member")
+            #expect(await Self.refusal { _ = try await api.invite(InviteRequest(email: ben.email, code: true, role: .reader), to: vault, accessToken: anaToken) } == "400 invalid_request")
+            #expect(await Self.refusal { _ = try await api.acceptInvitation(toBen.invitationID, accessToken: deeToken) } == "404 not_found", "only the invitee answers")
+            #expect(await Self.refusal { try await api.declineInvitation(toBen.invitationID, accessToken: deeToken) } == "404 not_found")
+            #expect(await Self.refusal { _ = try await api.redeemInvitation(code: "not a code", accessToken: deeToken) } == "400 invalid_request")
+            #expect(await Self.refusal { _ = try await api.redeemInvitation(code: "7K3Q-M9XD-2HTA", accessToken: deeToken) } == "404 not_found")
+            #expect(try await api.invitations(accessToken: benToken).map(\.vaultID) == [vault])
+            let joined = try await api.acceptInvitation(toBen.invitationID, accessToken: benToken)
+            #expect(joined.role == .admin && joined.owner == ana.email && joined.qualifiedName == "\(ana.email)/Team")
+            #expect(try await api.vaults(accessToken: benToken).map(\.qualifiedName) == ["default", "\(ana.email)/Team"], "his own first, then shared")
+
+            // An admin invites and changes roles, never the owner's.
+            let toCy = try await api.invite(InviteRequest(email: cy.email, role: .reader), to: vault, accessToken: benToken)
+            _ = try await api.acceptInvitation(toCy.invitationID, accessToken: cyToken)
+            let cyID = try #require(try await api.members(of: vault, accessToken: anaToken).members.first { $0.email == cy.email }?.userID)
+            #expect(try await api.setRole(.writer, of: cyID, in: vault, accessToken: benToken).role == .writer)
+            let anaID = try #require(try await api.members(of: vault, accessToken: anaToken).members.first?.userID)
+            #expect(await Self.refusal { _ = try await api.setRole(.reader, of: anaID, in: vault, accessToken: benToken) } == "400 invalid_request")
+            #expect(await Self.refusal { try await api.removeMember(anaID, from: vault, accessToken: benToken) } == "400 invalid_request")
+            // A writer manages nobody and sees no invitations.
+            #expect(await Self.refusal { _ = try await api.invite(InviteRequest(code: true, role: .reader), to: vault, accessToken: cyToken) } == "403 admin_only")
+            #expect(await Self.refusal { _ = try await api.setRole(.admin, of: cyID, in: vault, accessToken: cyToken) } == "403 admin_only")
+            #expect(try await api.members(of: vault, accessToken: cyToken).invitations == nil)
+            let pending = try await api.invite(InviteRequest(code: true, role: .reader), to: vault, accessToken: anaToken)
+            #expect(try await api.members(of: vault, accessToken: benToken).invitations?.map(\.invitationID) == [pending.invitationID] && pending.code != nil)
+            #expect(await Self.refusal { try await api.revokeInvitation(pending.invitationID, of: vault, accessToken: cyToken) } == "403 admin_only")
+            try await api.revokeInvitation(pending.invitationID, of: vault, accessToken: benToken)
+            #expect(await Self.refusal { _ = try await api.redeemInvitation(code: pending.code ?? "", accessToken: deeToken) } == "404 not_found", "a revoked code")
+
+            // A stranger: 404 from every route of the vault, as for any vault not theirs.
+            let calls: [(String, () async throws -> Void)] = [
+                ("members", { _ = try await api.members(of: vault, accessToken: deeToken) }),
+                ("invite", { _ = try await api.invite(InviteRequest(code: true, role: .admin), to: vault, accessToken: deeToken) }),
+                ("set-role", { _ = try await api.setRole(.admin, of: cyID, in: vault, accessToken: deeToken) }),
+                ("remove", { try await api.removeMember(cyID, from: vault, accessToken: deeToken) }),
+                ("revoke", { try await api.revokeInvitation(toCy.invitationID, of: vault, accessToken: deeToken) }),
+                ("rename", { _ = try await api.renameVault(vault, to: "Mine", accessToken: deeToken) }),
+                ("delete", { _ = try await api.deleteVault(vault, confirmName: "Team", accessToken: deeToken) }),
+            ]
+            for (name, call) in calls { #expect(await Self.refusal(call) == "404 not_found", "\(name)") }
+            let deeDevice = try await dee.newDevice("Dee's laptop").inVault(vault.uuidString)
+            #expect(await Self.refusal { _ = try await deeDevice.read("a.md") } == "404 not_found")
+
+            // Deleting the vault: its members are told so (410 vault_deleted), not that it never was.
+            let cyPhone = try await cy.newDevice("Cy's phone").inVault(vault.uuidString)
+            _ = try await cyPhone.write("c.md", "Cy's note\n")
+            _ = try await api.deleteVault(vault, confirmName: "Team", accessToken: anaToken)
+            #expect(await Self.refusal { _ = try await cyPhone.read("c.md") } == "410 vault_deleted")
         }
     }
 }

@@ -40,8 +40,10 @@ extension VaultService {
     }
 
     /// `GET /vault/usage`: the account's usage (all its vaults), what it is made of, and its limits.
+    /// What the account that keeps the vault holds and may hold: in a shared vault its owner's,
+    /// whose limits and quota every member's writes meet.
     func usage(_ scope: VaultScope) async throws -> UsageResponse {
-        try await usage(userID: scope.userID)
+        try await usage(userID: scope.ownerID)
     }
 
     /// The usage answer of `userID` (the web app's storage page too).
