@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Drives the web app in a real headless Chromium, as a person would: signs in, browses, opens a
 hostile note, compares two versions (switching views in place), restores one, brings deleted files
-back, settles a conflict by editing the merged text, renames and revokes a device, reads the storage and account
+back, settles a conflict by editing the merged text, shares the vault (invites an account as a
+reader, makes a writer's code and revokes it), renames and revokes a device, reads the storage and account
 pages, makes an enrolment code (printed for the test to sync a device with), watches the activity
 list take a change made in another tab, exports the vault, sets a quota, makes an invitation and
 reads the server page as an operator, and signs out; checks every
 page with axe (no serious or critical violation), with the keyboard (the skip link comes first),
 and at a phone's width (no sideways scrolling). Prints a JSON report; exits 1 on any failure.
 
-Usage: web_app.py BASE_URL EMAIL PASSWORD [SCREENSHOT_DIR]
+Usage: MEMBER_EMAIL=… web_app.py BASE_URL EMAIL PASSWORD [SCREENSHOT_DIR]
+MEMBER_EMAIL is another account of the server, which the script invites to the vault.
 The server must hold what BrowserTests seeds (see Tests/ContractTests/BrowserTests.swift).
 """
 import json
@@ -20,6 +22,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect, sync_playwright
 
 base, email, password = sys.argv[1:4]
+member = os.environ["MEMBER_EMAIL"]
 shots = sys.argv[4] if len(sys.argv) > 4 else None
 report = {"pages": [], "violations": [], "failures": [], "dialogs": [], "console_errors": []}
 axe = Axe()
@@ -125,6 +128,23 @@ try:
         page.get_by_role("button", name="Save the merged text").click()
         expect(page.get_by_role("status")).to_contain_text("settled")
 
+        step = "members"
+        page.get_by_role("link", name="default", exact=True).click()
+        page.get_by_role("link", name="Members").click()
+        expect(page.get_by_role("heading", name="Members of default")).to_be_visible()
+        members_path = page.url[len(base):]
+        page.get_by_label("Email of the account to invite").fill(member)
+        page.get_by_label("as", exact=True).select_option("reader")
+        page.get_by_role("button", name="Invite", exact=True).click()
+        expect(page.get_by_role("status")).to_contain_text("Invited")
+        page.get_by_label("Or make a code for someone, as").select_option("writer")
+        page.get_by_role("button", name="Make a code").click()
+        expect(page.get_by_role("heading", name="Invitation code")).to_be_visible()
+        check(page, "members")
+        page.get_by_role("button", name="Revoke the invitation of a code").click()
+        expect(page.get_by_role("status")).to_contain_text("revoked")
+        expect(page.get_by_role("listitem").filter(has_text=member)).to_contain_text("as reader")
+
         step = "devices and storage"
         page.get_by_role("link", name="Devices").click()
         check(page, "devices")
@@ -188,7 +208,7 @@ try:
 
         step = "a phone's width"
         page.set_viewport_size({"width": 390, "height": 844})
-        for path in ["/app/", "/app/devices", "/app/storage"]:
+        for path in ["/app/", "/app/devices", "/app/storage", members_path]:
             page.goto(base + path)
             wide = page.evaluate("document.scrollingElement.scrollWidth > window.innerWidth + 1")
             if wide:

@@ -10,7 +10,8 @@ import Testing
 /// The web app in a real headless Chromium (Debian's `chromium`, driven by Playwright for Python,
 /// with axe's accessibility checks): `Tests/Browser/web_app.py` signs in, browses, opens a
 /// hostile note, compares and restores versions, brings deleted files back, settles a conflict by
-/// editing the merged text, renames a device and signs out, against a real server this test seeds.
+/// editing the merged text, shares the vault with another account, renames a device and signs out,
+/// against a real server this test seeds.
 /// `VAULTSYNC_UPDATE_SCREENSHOTS=1` writes its screenshots to `docs/web/` (docs/web.md shows them).
 @Suite struct BrowserTests {
     static let hostile = """
@@ -41,6 +42,7 @@ import Testing
                 #expect(try await VaultSyncServer.setAdmin(configuration: server.configuration, logger: Logger(label: "test"), email: user.email, admin: true))
                 let laptop = try await user.newDevice("laptop")
                 let phone = try await user.newDevice("phone")
+                let bo = try await server.newUser()
                 _ = try await laptop.write("notes/plan.md", Self.hostile)
                 _ = try await laptop.write("notes/plan.md", Self.hostile + "A second thought.\n", base: 1)
                 _ = try await laptop.write("notes/Reading list.md", "# Reading list\n")
@@ -58,16 +60,23 @@ import Testing
 
                 let run = try await CLIProcess.run(
                     "/usr/bin/env", ["python3", Repository.root.appendingPathComponent("Tests/Browser/web_app.py").path, server.baseURL.absoluteString, user.email, user.password, screenshots.path],
-                    timeout: .seconds(300))
+                    environment: ["MEMBER_EMAIL": bo.email], timeout: .seconds(300))
                 let report = try? run.json()
                 #expect(run.exitCode == 0, "\(run)")
-                #expect((report?["pages"] as? [String])?.count == 20, "\(String(describing: report?["pages"]))")
+                #expect((report?["pages"] as? [String])?.count == 21, "\(String(describing: report?["pages"]))")
                 // What the browser did, seen from the server.
                 #expect(try await laptop.read("notes/plan.md") == "merged in the browser\n")
                 #expect(try await laptop.read("gone.md") == "deleted by mistake\n")
                 #expect(try await laptop.api.devices(accessToken: laptop.session.accessToken).devices.map(\.deviceName).sorted() == ["laptop"], "the phone was revoked")
                 #expect(try await laptop.read("old/b.md") == "kept in old\n", "the folder's deletions were undone")
                 #expect(try await laptop.api.usage(laptop.session).quotaBytes == 10_000_000_000, "the operator's quota")
+                // Bo was invited as a reader (the writer's code was revoked): he joins and reads.
+                let invitations = try await server.api.invitations(accessToken: bo.tokens.accessToken)
+                #expect(invitations.map(\.role) == [.reader] && invitations.first?.owner == user.email, "\(invitations)")
+                let shared = try await server.api.acceptInvitation(try #require(invitations.first).invitationID, accessToken: bo.tokens.accessToken)
+                let boPhone = try await bo.newDevice("Bo's phone").inVault(shared.vaultID.uuidString)
+                #expect(try await boPhone.read("notes/plan.md") == "merged in the browser\n")
+                #expect(try await server.api.members(of: shared.vaultID, accessToken: user.tokens.accessToken).invitations?.isEmpty == true, "the code was revoked")
 
                 // The enrolment code the page showed links a folder through the real CLI.
                 let code = try #require(report?["enroll_code"] as? String)

@@ -105,6 +105,7 @@ public enum VaultSyncServer {
         let devices: DeviceService
         let catalog: VaultCatalog
         let accounts: AccountService
+        let members: MemberService
     }
 
     /// `/auth`, `/devices`, `/sessions`, `/account`, `/vaults` and `/invitations`.
@@ -128,10 +129,10 @@ public enum VaultSyncServer {
         let catalog = VaultCatalog(db: pool, store: parts.store, now: now, logger: parts.logger)
         let vaults = authenticated.group("vaults")
         VaultCatalogRoutes(catalog: catalog).add(to: vaults)
-        let members = MemberRoutes(members: MemberService(db: pool, now: now))
-        members.addVaultRoutes(to: vaults)
-        members.addInvitationRoutes(to: authenticated.group("invitations"))
-        return AccountServices(hashing: hashing, identities: identities, auth: auth, devices: devices, catalog: catalog, accounts: accounts)
+        let members = MemberService(db: pool, now: now)
+        MemberRoutes(members: members).addVaultRoutes(to: vaults)
+        MemberRoutes(members: members).addInvitationRoutes(to: authenticated.group("invitations"))
+        return AccountServices(hashing: hashing, identities: identities, auth: auth, devices: devices, catalog: catalog, accounts: accounts, members: members)
     }
 
     /// `/vault/…` (state, push, history, exports, the change feed's long poll) and the feed's
@@ -163,7 +164,7 @@ public enum VaultSyncServer {
         let web = WebApp(
             sessions: await WebSessions(secret: parts.secret, db: parts.pool, secure: configuration.effectivePublicURL.scheme == "https", now: parts.now),
             apiSessions: sessions, auth: accounts.auth, devices: accounts.devices, vault: vault, catalog: accounts.catalog, exports: exports, feed: parts.feed,
-            accounts: accounts.accounts,
+            accounts: accounts.accounts, members: accounts.members,
             operators: OperatorService(
                 db: parts.pool, auth: accounts.auth, accounts: accounts.accounts, vault: vault, store: parts.store, metrics: parts.metrics, now: parts.now),
             webProviders: accounts.identities.byName.filter { $0.value.settings.web != nil }, providerFlow: ProviderSignIn(secret: parts.secret),

@@ -21,6 +21,7 @@ struct WebApp: Sendable {
     /// The change feed, which the activity page's wait listens to.
     let feed: ChangeFeed
     let accounts: AccountService
+    let members: MemberService
     let operators: OperatorService
     /// The providers people can sign in with from the sign-in page, by name.
     let webProviders: [String: IdentityProvider]
@@ -65,6 +66,7 @@ struct WebApp: Sendable {
         vaultPages.get("download") { request, context in try await page(request, context) { try await download($0, request, context) } }
         vaultPages.get("view") { request, context in try await page(request, context) { try await view($0, request, context) } }
         vaultPages.post("restore") { request, context in try await action(request, context) { try await restore($0, $1, request, context) } }
+        addMemberPages(to: app, vault: vaultPages)
         addDeletedPages(to: vaultPages)
         addActivityPages(to: vaultPages)
         addDiffPage(to: vaultPages)
@@ -79,13 +81,17 @@ struct WebApp: Sendable {
         let token = sessions.formToken(session: caller.session.id)
         let rows: [[String: Any]] = list.map { info in
             [
-                "name": info.name, "href": "/app/vaults/\(info.vaultID.uuidString.lowercased())/files", "files": info.files,
+                "name": info.qualifiedName, "href": "/app/vaults/\(info.vaultID.uuidString.lowercased())/files", "files": info.files,
                 "size": Self.size(info.bytes), "created": WireDate.format(info.createdAt), "encrypted": info.encrypted == true,
-                "id": info.vaultID.uuidString.lowercased(), "formToken": token,
+                "id": info.vaultID.uuidString.lowercased(), "formToken": token, "shared": info.owner != nil, "role": info.role?.rawValue ?? "",
             ]
         }
-        var model = chrome(caller, title: "Vaults").merging(["vaults": rows, "hasVaults": !rows.isEmpty]) { $1 }
-        let notices = ["renamed": "The vault was renamed.", "deleted": "The vault was deleted, with every version of its files."]
+        var model = chrome(caller, title: "Vaults").merging(["vaults": rows, "hasVaults": !rows.isEmpty, "owned": rows.filter { $0["shared"] as? Bool == false }]) { $1 }
+        model.merge(try await receivedInvitations(caller)) { $1 }
+        let notices = [
+            "renamed": "The vault was renamed.", "deleted": "The vault was deleted, with every version of its files.",
+            "declined": "The invitation was declined.", "left": "You left the vault; your devices keep their files.",
+        ]
         if let done = done.flatMap({ notices[$0] }) { model["notice"] = done }
         return render("vaults", model)
     }
@@ -102,7 +108,7 @@ struct WebApp: Sendable {
             return render("folder", chrome(caller, title: scope.vaultName).merging([
                 "heading": scope.vaultName, "crumbs": crumbs(scope, folder: ""), "encrypted": true, "hasEntries": false,
                 "summary": "\(count) \(count == 1 ? "file" : "files"), \(Self.size(all.reduce(0, +)))",
-                "deletedHref": base + "deleted", "conflictsHref": base + "conflicts", "exportHref": base + "export", "activityHref": base + "activity",
+                "deletedHref": base + "deleted", "conflictsHref": base + "conflicts", "exportHref": base + "export", "activityHref": base + "activity", "membersHref": base + "members",
             ]) { $1 })
         }
         var entries: [[String: Any]] = listing.folders.map { sub in
@@ -117,7 +123,7 @@ struct WebApp: Sendable {
         return render("folder", chrome(caller, title: heading).merging([
             "heading": heading, "crumbs": crumbs(scope, folder: folder), "entries": entries, "hasEntries": !entries.isEmpty, "encrypted": scope.encrypted,
             "deletedHref": base + "deleted" + (folder.isEmpty ? "" : "?folder=" + Self.query(folder)), "conflictsHref": base + "conflicts",
-            "exportHref": base + "export", "activityHref": base + "activity",
+            "exportHref": base + "export", "activityHref": base + "activity", "membersHref": base + "members",
         ]) { $1 })
     }
 

@@ -6,13 +6,13 @@ import Mustache
 enum WebTemplates {
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        for (name, text) in all + operatorPages { try library.register(text, named: name) }
+        for (name, text) in all + operatorPages + memberPages { try library.register(text, named: name) }
         return library
     }
 
     static let all: [(String, String)] = [
         ("header", header), ("footer", footer), ("crumbs", crumbs), ("signin", signin), ("vaults", vaults), ("folder", folder),
-        ("file", file), ("history", history), ("error", error), ("devices", devices), ("storage", storage), ("deleted", deleted), ("diff", diff), ("conflicts", conflicts), ("conflict", conflict), ("account", account), ("export", export), ("activity", activity), ("enroll", enroll), ("provider-return", providerReturn), ("account-delete", accountDelete),
+        ("invitations-to-you", invitationsToYou), ("file", file), ("history", history), ("error", error), ("devices", devices), ("storage", storage), ("deleted", deleted), ("diff", diff), ("conflicts", conflicts), ("conflict", conflict), ("account", account), ("export", export), ("activity", activity), ("enroll", enroll), ("provider-return", providerReturn), ("account-delete", accountDelete),
     ]
 
     static let header = """
@@ -105,12 +105,12 @@ enum WebTemplates {
         <caption class="visually-hidden">Vaults</caption>
         <thead><tr><th scope="col">Vault</th><th scope="col">Files</th><th scope="col">Size</th><th scope="col">Created</th></tr></thead>
         <tbody>
-        {{#vaults}}<tr><td><a href="{{href}}">{{name}}</a>{{#encrypted}} <span class="tag">end-to-end encrypted</span>{{/encrypted}}</td><td>{{files}}</td><td>{{size}}</td><td><time datetime="{{created}}">{{created}}</time></td></tr>
+        {{#vaults}}<tr><td><a href="{{href}}">{{name}}</a>{{#encrypted}} <span class="tag">end-to-end encrypted</span>{{/encrypted}}{{#shared}} <span class="tag">shared with you: {{role}}</span>{{/shared}}</td><td>{{files}}</td><td>{{size}}</td><td><time datetime="{{created}}">{{created}}</time></td></tr>
         {{/vaults}}
         </tbody>
         </table>
         <h2>Manage</h2>
-        {{#vaults}}<details><summary>{{name}}</summary>
+        {{#owned}}<details><summary>{{name}}</summary>
         <form method="post" action="/app/vaults/rename" class="inline-form">
         <input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="vault" value="{{id}}">
         <label for="rename-{{id}}">New name for {{name}}</label><input id="rename-{{id}}" name="name" value="{{name}}" required maxlength="100">
@@ -121,8 +121,9 @@ enum WebTemplates {
         <label for="delete-{{id}}">To delete {{name}} and every version of its files, type its name</label><input id="delete-{{id}}" name="confirm" required autocomplete="off">
         <button type="submit" class="danger">Delete the vault</button>
         </form>
-        </details>{{/vaults}}
+        </details>{{/owned}}
         {{/hasVaults}}
+        {{> invitations-to-you}}
         <form method="post" action="/app/vaults/create" class="inline-form">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <label for="new-vault">A new vault named</label><input id="new-vault" name="name" required maxlength="100">
@@ -135,7 +136,7 @@ enum WebTemplates {
         {{> header}}
         {{> crumbs}}
         <h1>{{heading}}</h1>
-        <p class="actions"><a href="{{deletedHref}}">Deleted files</a> <a href="{{conflictsHref}}">Conflicts</a> <a href="{{activityHref}}">Activity</a> <a href="{{exportHref}}">Export</a></p>
+        <p class="actions"><a href="{{deletedHref}}">Deleted files</a> <a href="{{conflictsHref}}">Conflicts</a> <a href="{{activityHref}}">Activity</a> <a href="{{exportHref}}">Export</a> <a href="{{membersHref}}">Members</a></p>
         {{#encrypted}}<p class="notice">This vault is end-to-end encrypted: the server holds only ciphertext, so it shows how many files there are, their sizes and times, never their names or content.</p>{{/encrypted}}
         {{#summary}}<p>{{summary}}</p>{{/summary}}
         {{^encrypted}}{{^hasEntries}}<p>This folder is empty.</p>{{/hasEntries}}{{/encrypted}}
