@@ -49,6 +49,24 @@ import Testing
         }
     }
 
+    /// A shared vault's change wakes its members' devices too, naming the vault by its id (the
+    /// member may have a vault of the same name).
+    @Test func aSharedVaultsChangeWakesItsMembersDevices() async throws {
+        try await withPushServer { server, providers in
+            let ana = try await server.newUser()
+            let laptop = try await ana.newDevice("laptop")
+            let bo = try await server.newUser()
+            _ = try await bo.newDevice("Bo's phone", platform: "ios", pushToken: Self.phoneToken)
+            let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first).vaultID
+            let invitation = try await server.api.invite(InviteRequest(email: bo.email, role: .reader), to: vault, accessToken: ana.tokens.accessToken)
+            _ = try await server.api.acceptInvitation(invitation.invitationID, accessToken: bo.tokens.accessToken)
+            _ = try await laptop.write("shared.md", "for Bo")
+            let deliveries = try await providers.waitForDeliveries(1)
+            #expect(deliveries.map(\.token) == [Self.phoneToken], "\(deliveries)")
+            #expect(deliveries.first?.notice.vaultID == vault && deliveries.first?.notice.changedPaths == ["shared.md"], "\(deliveries)")
+        }
+    }
+
     /// A device listening on the feed hears the change there and gets no push; once its
     /// connection closes, the next change wakes it with a push.
     @Test func aConnectedDeviceIsNotPushedUntilItsConnectionCloses() async throws {

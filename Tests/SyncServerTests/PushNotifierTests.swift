@@ -84,7 +84,7 @@ import Testing
     @Test func longPathListsAreCappedToFitThePayload() async throws {
         try await withProviders { providers, client, clock in
             let paths = (0..<300).map { "folder-\(String(repeating: "x", count: 150))/note-\($0).md" }
-            let notice = VaultChangedNotice(vault: "default", paths: paths, more: false, serverTime: clock.now)
+            let notice = VaultChangedNotice(vault: "default", vaultID: UUID(), paths: paths, more: false, serverTime: clock.now)
             #expect(notice.more && notice.changedPaths.count < paths.count && !notice.changedPaths.isEmpty)
             let apns = try await APNsNotifier(settings: providers.settings.apns!, client: client, now: { clock.now }, logger: TestCluster.quietLogger)
             let fcm = try await FCMNotifier(settings: providers.settings.fcm!, client: client, now: { clock.now })

@@ -323,7 +323,7 @@ public final class LocalPushProviders: Sendable {
                 ["@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError", "errorCode": "UNREGISTERED"],
             ]]], record: false)
         }
-        let notice = VaultChangedNotice(vault: vault, changedPaths: paths, more: strings["more"] == "true", serverTime: time)
+        let notice = VaultChangedNotice(vault: vault, vaultID: strings["vault_id"].flatMap(UUID.init(uuidString:)), changedPaths: paths, more: strings["more"] == "true", serverTime: time)
         state.withLock { $0.deliveries.append(Delivery(provider: .fcm, token: token, notice: notice)) }
         return ok(["name": "projects/\(projectID)/messages/\(UUID().uuidString)"])
     }

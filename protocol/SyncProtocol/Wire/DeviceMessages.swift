@@ -64,15 +64,19 @@ public struct VaultChangedNotice: Codable, Sendable, Equatable {
     public var event: String
     /// The vault's name.
     public var vault: String
+    /// The vault's id: what tells a vault shared with the device's account from one of its own of
+    /// the same name. Nil from servers that predate shared vaults.
+    public var vaultID: UUID?
     /// Paths changed since the previous push, capped.
     public var changedPaths: [String]
     /// More paths changed than `changedPaths` lists.
     public var more: Bool
     public var serverTime: Date
 
-    public init(vault: String, changedPaths: [String], more: Bool, serverTime: Date) {
+    public init(vault: String, vaultID: UUID? = nil, changedPaths: [String], more: Bool, serverTime: Date) {
         self.event = "vault-changed"
         self.vault = vault
+        self.vaultID = vaultID
         self.changedPaths = changedPaths
         self.more = more
         self.serverTime = serverTime
@@ -80,6 +84,7 @@ public struct VaultChangedNotice: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case event, vault, more
+        case vaultID = "vault_id"
         case changedPaths = "changed_paths"
         case serverTime = "server_time"
     }

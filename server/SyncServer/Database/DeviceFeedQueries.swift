@@ -12,10 +12,11 @@ enum DeviceFeedQueries {
         var provider: PushProvider
         var token: String
         var vaultName: String
+        var vaultID: UUID
     }
 
-    /// Claims a push of the vault's change `sequence` for each device of the vault's owner, but
-    /// the author, that has a push token and no feed connection seen within `presenceTTL`, and
+    /// Claims a push of the vault's change `sequence` for each device of the vault's owner and
+    /// members, but the author, that has a push token and no feed connection seen within `presenceTTL`, and
     /// whose last push (if any) covered an older sequence and is at least `window` old. A claim is
     /// a row update, so of several instances trying at once exactly one wins each device.
     static func claim(
@@ -25,9 +26,9 @@ enum DeviceFeedQueries {
             """
             WITH targets AS (
                 SELECT d.id FROM devices d
-                JOIN vaults v ON v.user_id = d.user_id
-                LEFT JOIN device_feeds f ON f.device_id = d.id AND f.vault_id = v.id
-                WHERE v.id = $1 AND d.id <> $2 AND d.push_token IS NOT NULL
+                JOIN (SELECT user_id FROM vaults WHERE id = $1 UNION SELECT user_id FROM vault_members WHERE vault_id = $1) people ON people.user_id = d.user_id
+                LEFT JOIN device_feeds f ON f.device_id = d.id AND f.vault_id = $1
+                WHERE d.id <> $2 AND d.push_token IS NOT NULL
                   AND (f.feed_seen_at IS NULL OR f.feed_seen_at < $4::timestamptz - make_interval(secs => $6))
             ), claimed AS (
                 INSERT INTO device_feeds (device_id, vault_id, push_sent_at, push_seq)
@@ -38,12 +39,12 @@ enum DeviceFeedQueries {
                        AND (device_feeds.push_sent_at IS NULL OR device_feeds.push_sent_at <= $4::timestamptz - make_interval(secs => $5)))
                 RETURNING device_id
             )
-            SELECT d.id, d.push_provider, d.push_token, v.name FROM claimed c
+            SELECT d.id, d.push_provider, d.push_token, v.name, v.id FROM claimed c
             JOIN devices d ON d.id = c.device_id JOIN vaults v ON v.id = $1
             """, [vaultID, author, sequence, now, window, presenceTTL]
         ).compactMap { row in
             guard let provider = row.optionalString(1).flatMap(PushProvider.init(rawValue:)), let token = row.optionalString(2) else { return nil }
-            return Target(deviceID: try row.uuid(0), provider: provider, token: token, vaultName: try row.string(3))
+            return Target(deviceID: try row.uuid(0), provider: provider, token: token, vaultName: try row.string(3), vaultID: try row.uuid(4))
         }
     }
 

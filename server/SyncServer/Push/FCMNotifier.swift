@@ -131,7 +131,7 @@ final class FCMNotifier: PushNotifier {
     static func body(_ notice: VaultChangedNotice, token: String) throws -> Data {
         let paths = String(decoding: try WireCoding.encoder().encode(notice.changedPaths), as: UTF8.self)
         let data: [String: String] = [
-            "event": notice.event, "vault": notice.vault, "changed_paths": paths,
+            "event": notice.event, "vault": notice.vault, "vault_id": notice.vaultID?.uuidString.lowercased() ?? "", "changed_paths": paths,
             "more": notice.more ? "true" : "false", "server_time": WireDate.format(notice.serverTime),
         ]
         let message: [String: Any] = ["message": ["token": token, "data": data, "android": ["priority": "HIGH", "ttl": "3600s"]]]

@@ -151,7 +151,7 @@ final class PushDispatcher: Service {
             logger.debug("no push: the server has no \(target.provider.rawValue) configuration", metadata: metadata)
             return
         }
-        let notice = VaultChangedNotice(vault: target.vaultName, paths: change.paths, more: change.more, serverTime: now())
+        let notice = VaultChangedNotice(vault: target.vaultName, vaultID: target.vaultID, paths: change.paths, more: change.more, serverTime: now())
         switch await notifier.send(notice, to: target.token) {
         case .sent:
             logger.debug("push sent", metadata: metadata)

@@ -38,7 +38,7 @@ extension VaultChangedNotice {
     static let pathBytesCap = 2500
 
     /// The notice for a push, with paths capped by count and bytes.
-    init(vault: String, paths: [String], more: Bool, serverTime: Date) {
+    init(vault: String, vaultID: UUID, paths: [String], more: Bool, serverTime: Date) {
         var listed: [String] = []
         var bytes = 0
         for path in paths.prefix(VaultEvent.pathCap) {
@@ -46,6 +46,6 @@ extension VaultChangedNotice {
             guard bytes <= Self.pathBytesCap else { break }
             listed.append(path)
         }
-        self.init(vault: vault, changedPaths: listed, more: more || listed.count < paths.count, serverTime: serverTime)
+        self.init(vault: vault, vaultID: vaultID, changedPaths: listed, more: more || listed.count < paths.count, serverTime: serverTime)
     }
 }
