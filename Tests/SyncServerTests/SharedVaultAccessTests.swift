@@ -42,6 +42,8 @@ import Testing
             // Over WebDAV too: the vault by id, read but never written, not even a folder or a lock.
             let (dav, _) = try await WebDAVTests.client(ben, server, name: "Ben's rclone")
             let base = "/dav/\(vault.uuidString.lowercased())/"
+            let listed = WebDAVTests.text(try await dav.propfind("/dav/"))
+            #expect(listed.contains("<D:href>\(base)</D:href>") && listed.contains("<D:displayname>\(ana.email)/default</D:displayname>"), "a shared vault by id: \(listed)")
             #expect(try await dav.send("GET", base + "a.md").body == Data("Ana's note\n".utf8))
             for (method, path) in [("PUT", "b.md"), ("MKCOL", "folder/"), ("DELETE", "a.md"), ("LOCK", "a.md"), ("PROPPATCH", "a.md")] {
                 let refused = try await dav.send(method, base + path, body: method == "PUT" ? Data("x".utf8) : nil)

@@ -6,18 +6,30 @@ import Testing
 /// Seeded histories of 3 to 5 devices with edits, deletes, renames, offline periods, server
 /// restarts, purges and transport faults, run by the real engines against the real server (see
 /// `Simulation`). A failure prints its seed and the shortest sub-history that still fails.
-/// CI runs a fixed sample: 200 histories from seed 20261123. `VAULTSYNC_SIM_SEED` and
-/// `VAULTSYNC_SIM_SEEDS` choose others (to explore, or to replay a failure).
 /// `bench/simulate.sh` runs thousands with a release build.
 @Suite struct SimulationTests {
+    /// CI runs a fixed sample: 200 histories from seed 20261123. `VAULTSYNC_SIM_SEED` and
+    /// `VAULTSYNC_SIM_SEEDS` choose others (to explore, or to replay a failure).
     @Test func seededHistoriesLoseNothing() async throws {
-        let seed = SplitMix.seed("VAULTSYNC_SIM_SEED", default: 20_261_123)
-        let count = SplitMix.count("VAULTSYNC_SIM_SEEDS", default: 200)
+        try await runHistories(seedVariable: "VAULTSYNC_SIM_SEED", seed: 20_261_123, countVariable: "VAULTSYNC_SIM_SEEDS", count: 200, shared: false)
+    }
+
+    /// The same histories in a vault three people share: the owner's devices, a writer's (another
+    /// account) and a reader's, whose own notes must never reach the server or another device.
+    /// CI runs 20 from seed 20261126; `VAULTSYNC_SHARED_SIM_SEED` and `VAULTSYNC_SHARED_SIM_SEEDS`
+    /// choose others.
+    @Test func sharedVaultHistoriesLoseNothingAndNothingIsWrittenThroughAReader() async throws {
+        try await runHistories(seedVariable: "VAULTSYNC_SHARED_SIM_SEED", seed: 20_261_126, countVariable: "VAULTSYNC_SHARED_SIM_SEEDS", count: 20, shared: true)
+    }
+
+    private func runHistories(seedVariable: String, seed defaultSeed: UInt64, countVariable: String, count defaultCount: Int, shared: Bool) async throws {
+        let seed = SplitMix.seed(seedVariable, default: defaultSeed)
+        let count = SplitMix.count(countVariable, default: defaultCount)
         try await Simulation.withServer { server in
-            let outcome = try await Simulation.runMany(seed: seed, count: count, on: server)
+            let outcome = try await Simulation.runMany(seed: seed, count: count, on: server, shared: shared)
             if let failure = outcome.failure {
                 Issue.record("""
-                    VAULTSYNC_SIM_SEED=\(seed) VAULTSYNC_SIM_SEEDS=\(failure.index + 1): \(failure.reason)
+                    \(seedVariable)=\(seed) \(countVariable)=\(failure.index + 1): \(failure.reason)
                     shortest failing history (\(failure.shortestReason)):
                     \(failure.shortest)
                     """)

@@ -61,18 +61,26 @@ public struct SimScenario: Sendable, CustomStringConvertible {
     public let collisions: Bool
     /// Devices that run `vaultsync watch`: they sync by themselves, as its schedule decides.
     public let watching: Set<Int>
+    /// Devices of a second person, a writer of the first person's vault (the vault is shared).
+    public var writers: Set<Int> = []
+    /// Devices of a third person, a reader of it: they edit notes of their own, which must never
+    /// reach the server or another device, and take every change the others make.
+    public var readers: Set<Int> = []
     public var operations: [SimOperation]
 
-    public init(seed: UInt64, devices: Int, collisions: Bool, watching: Set<Int> = [], operations: [SimOperation]) {
+    public init(seed: UInt64, devices: Int, collisions: Bool, watching: Set<Int> = [], writers: Set<Int> = [], readers: Set<Int> = [], operations: [SimOperation]) {
         self.seed = seed
         self.devices = devices
         self.collisions = collisions
         self.watching = watching
+        self.writers = writers
+        self.readers = readers
         self.operations = operations
     }
 
     public var description: String {
-        "seed \(seed): \(devices) devices (watching: \(watching.sorted())), \(collisions ? "colliding" : "non-colliding") edits, \(operations.count) steps\n"
+        "seed \(seed): \(devices) devices (watching: \(watching.sorted()), another person's writers: \(writers.sorted()), readers: \(readers.sorted())), "
+            + "\(collisions ? "colliding" : "non-colliding") edits, \(operations.count) steps\n"
             + operations.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
     }
 
@@ -122,6 +130,27 @@ public struct SimScenario: Sendable, CustomStringConvertible {
             }
         }
         return SimScenario(seed: seed, devices: devices, collisions: collisions, watching: watching, operations: operations)
+    }
+
+    /// ``generate(seed:steps:)``'s history in a vault shared by three people: the last device is
+    /// a reader's (its edits go to notes of its own; it deletes and renames nothing), the one
+    /// before it a writer's, the rest the owner's.
+    public static func generateShared(seed: UInt64, steps: Int = 40) -> SimScenario {
+        var scenario = generate(seed: seed, steps: steps)
+        let reader = scenario.devices - 1
+        scenario.readers = [reader]
+        scenario.writers = [reader - 1]
+        scenario.operations = scenario.operations.map { operation in
+            switch operation {
+            case .edit(reader, let path, let edit, let token):
+                let own = path.hasPrefix("d\(reader)/") ? path : "d\(reader)/n\(path.count % 2).md"
+                return .edit(device: reader, path: own, [.sharedLine, .sharedField].contains(edit) ? .ownLine : edit, token: token)
+            case .attach(reader, _, let token): return .attach(device: reader, path: "d\(reader)/a.bin", token: token)
+            case .delete(reader, _), .rename(reader, _, _): return .sync(device: reader, fault: nil)
+            default: return operation
+            }
+        }
+        return scenario
     }
 
     static func randomFault(_ rng: inout SplitMix) -> TransportFault? {

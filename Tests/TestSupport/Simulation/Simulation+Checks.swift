@@ -46,8 +46,11 @@ extension Simulation {
 
     func check() async throws -> String? {
         let reference = try files(0)
+        // A reader's own notes stay on its device, unsent; everything else converges.
+        let readersOwn = { (path: String) in self.scenario.readers.contains { path.hasPrefix("d\($0)/") } }
+        if let leaked = reference.keys.sorted().first(where: readersOwn) { return "a reader's note reached the server: \(leaked)" }
         for device in devices.indices.dropFirst() {
-            let other = try files(device)
+            let other = try files(device).filter { !readersOwn($0.key) }
             if other != reference {
                 let differing = Set(reference.keys).union(other.keys).filter { reference[$0] != other[$0] }.sorted()
                 return "d0 and d\(device) differ: \(differing)"
@@ -67,6 +70,11 @@ extension Simulation {
         }
         let lost = ledger.written.keys.filter { !present.contains($0) && !ledger.excused.contains($0) }.sorted()
         if !lost.isEmpty { return "edits lost: \(lost.map { "\($0) (in \(ledger.written[$0]!))" })" }
+        for device in devices.indices where !scenario.readers.contains(device) {
+            let texts = Array(try files(device).values) + Array(conflictCopies(device).values)
+            let leaked = ledger.readerTokens.filter { token in texts.contains { $0.contains(token) } }
+            if !leaked.isEmpty { return "a reader's edit reached d\(device): \(leaked.sorted())" }
+        }
         for path in ledger.mustBeGone.keys.sorted() where reference[path] != nil { return "\(path) was deleted and came back" }
         let outside = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         let expected = (["outside.txt"] + devices.indices.map { "device\($0)" }).sorted()

@@ -16,6 +16,10 @@ public final class Simulation {
     let scenario: SimScenario
     let server: TestServer
     let user: TestUser
+    /// Who each device belongs to when the vault is shared (``SimScenario/writers``,
+    /// ``SimScenario/readers``), and the vault's id they name it by; the owner's devices are absent.
+    var people: [Int: TestUser] = [:]
+    var sharedVault: String?
     let folder: URL
     var devices: [Device] = []
     var ledger = Ledger()
@@ -62,6 +66,8 @@ public final class Simulation {
         var everDeleted: Set<String> = []
         /// Conflicts seen in a scenario whose edits never collide.
         var unexpectedConflicts: [String] = []
+        /// Tokens a reader's device wrote: they must reach neither the server nor another device.
+        var readerTokens: Set<String> = []
     }
 
     /// The tombstone retention the simulation's server runs with (``withServer(_:)``).
@@ -93,11 +99,15 @@ public final class Simulation {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // A file beside the vaults: nothing may touch it.
         try Data("outside".utf8).write(to: folder.appendingPathComponent("outside.txt"))
+        try await share()
         for index in 0..<scenario.devices {
             let root = folder.appendingPathComponent("device\(index)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             let transport = FaultyTransport(onConfirmed: confirmed.add)
-            _ = try await SyncEngine.link(root: root, server: server.baseURL, email: user.email, password: user.password, deviceName: "d\(index)", transport: transport)
+            let person = people[index] ?? user
+            _ = try await SyncEngine.link(
+                root: root, server: server.baseURL, email: person.email, password: person.password, deviceName: "d\(index)",
+                vault: people[index] == nil ? nil : sharedVault, transport: transport)
             devices.append(Device(index: index, root: root, transport: transport, engine: try open(root, transport)))
         }
         for device in scenario.watching { schedules[device] = WatchSchedule(settings: WatchSchedule.Settings(), start: now) }
@@ -114,6 +124,20 @@ public final class Simulation {
         let settleStarted = ContinuousClock.now
         defer { if verbose { print("settled and checked in \(ContinuousClock.now - settleStarted)") } }
         return try await settleAndCheck()
+    }
+
+    /// Shares the owner's vault with a writer and a reader, each another account, when the
+    /// scenario has their devices.
+    func share() async throws {
+        guard !scenario.writers.isEmpty || !scenario.readers.isEmpty else { return }
+        let vault = try await server.api.vaults(accessToken: user.tokens.accessToken).first { $0.name == "default" }!.vaultID
+        sharedVault = vault.uuidString
+        for (devices, role) in [(scenario.writers, VaultRole.writer), (scenario.readers, .reader)] where !devices.isEmpty {
+            let person = try await server.newUser()
+            let invitation = try await server.api.invite(InviteRequest(email: person.email, role: role), to: vault, accessToken: user.tokens.accessToken)
+            _ = try await server.api.acceptInvitation(invitation.invitationID, accessToken: person.tokens.accessToken)
+            for device in devices { people[device] = person }
+        }
     }
 
     func open(_ root: URL, _ transport: FaultyTransport) throws -> SyncEngine {
@@ -137,12 +161,12 @@ public final class Simulation {
             let (edited, replaced) = NoteText.apply(edit, token: token, device: device, to: text!)
             if let replaced { ledger.excused.formUnion(Tokens.find(in: replaced)) }
             try write(device, path, edited)
-            noteWrite(path, token: token)
+            noteWrite(path, token: token, by: device)
             changedLocally(device, path)
         case .attach(let device, let path, let token):
             if let old = read(device, path) { ledger.excused.formUnion(Tokens.find(in: String(old.prefix(32)))) }
             try write(device, path, token + "\n" + String(repeating: "x", count: Int(InlineContent.maxFileBytes) + 500))
-            noteWrite(path, token: token)
+            noteWrite(path, token: token, by: device)
             changedLocally(device, path)
         case .delete(let device, let path):
             guard let text = read(device, path) else { return nil }
@@ -239,7 +263,10 @@ public final class Simulation {
 
     func signIn(_ device: Int) async throws {
         let root = devices[device].root
-        _ = try await SyncEngine.link(root: root, server: server.baseURL, email: user.email, password: user.password, deviceName: "d\(device)", transport: devices[device].transport)
+        let person = people[device] ?? user
+        _ = try await SyncEngine.link(
+            root: root, server: server.baseURL, email: person.email, password: person.password, deviceName: "d\(device)",
+            vault: people[device] == nil ? nil : sharedVault, transport: devices[device].transport)
         devices[device].engine = try open(root, devices[device].transport)
     }
 
@@ -264,9 +291,13 @@ public final class Simulation {
         if oldestUnsynced[device] == nil { oldestUnsynced[device] = now }
     }
 
-    func noteWrite(_ path: String, token: String) {
+    func noteWrite(_ path: String, token: String, by device: Int) {
         ledger.written[token] = path
-        ledger.mustBeGone[path] = nil
+        if scenario.readers.contains(device) {
+            ledger.readerTokens.insert(token)
+        } else {
+            ledger.mustBeGone[path] = nil
+        }
     }
 
     /// Records a deletion: the device saw the tokens it deletes; the path must stay gone when no

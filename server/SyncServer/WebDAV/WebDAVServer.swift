@@ -107,7 +107,8 @@ struct WebDAVServer: RouterMiddleware {
         return response
     }
 
-    /// `/dav/` itself: the account's plain vaults, each a collection.
+    /// `/dav/` itself: the account's plain vaults, each a collection, and those shared with it
+    /// (by id: a name is looked up among the account's own; shown as `OWNER/NAME`).
     private func accountRoot(_ request: Request, _ holder: AppPasswordQueries.Holder, method: String) async throws -> Response {
         guard method == "PROPFIND" else { throw DAVFailure(status: .methodNotAllowed, message: "/dav/ lists your vaults: open one, /dav/VAULT/") }
         let depth = try Self.depth(request)
@@ -118,7 +119,8 @@ struct WebDAVServer: RouterMiddleware {
         if depth > 0 {
             for info in vaults {
                 let resource = DAVResource(path: "", collection: true, sizeBytes: 0, modified: info.createdAt, etag: "\"\(info.vaultID.uuidString.lowercased())-\(info.files)-\(info.bytes)\"", version: nil)
-                entries.append(DAVProperties.entry(resource, href: DAVTarget.href(vault: info.name, path: "", collection: true), displayName: info.name, body: body))
+                let vault = info.owner == nil ? info.name : info.vaultID.uuidString.lowercased()
+                entries.append(DAVProperties.entry(resource, href: DAVTarget.href(vault: vault, path: "", collection: true), displayName: info.qualifiedName, body: body))
             }
         }
         return Self.multistatus(entries)
