@@ -7,7 +7,9 @@ every byte:
     python3 docs/encryption-reference.py > Tests/VaultCryptoTests/Fixtures/vectors.json
 """
 import base64, hashlib, hmac, json, struct, unicodedata
-from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM, AESGCMSIV
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
@@ -97,6 +99,61 @@ def recovery_text(recovery):
     return "-".join(chars[i:i + 4] for i in range(0, len(chars), 4))
 
 
+# Shared vaults: an account's X25519 and Ed25519 keys, a vault key wrapped to one member and signed.
+def raw_public(key):
+    return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def safety_number(agreement_public, signing_public):
+    digest = hashlib.sha256(b"vaultsync v1 safety number" + agreement_public + signing_public).digest()
+    return " ".join("%05d" % (int.from_bytes(digest[g * 5:g * 5 + 5], "big") % 100000) for g in range(6))
+
+
+def member_wrap(vault_key, recipient_public, sender_signing, ephemeral, nonce):
+    ephemeral_public = raw_public(ephemeral)
+    shared = ephemeral.exchange(X25519PublicKey.from_public_bytes(recipient_public))
+    kek = HKDF(algorithm=hashes.SHA256(), length=32, salt=ephemeral_public + recipient_public, info=b"vaultsync v1 member wrap").derive(shared)
+    kid = key_id(vault_key)
+    aad = b"vaultsync v1 member key\x01" + kid + recipient_public
+    wrapped = b"\x01" + ephemeral_public + nonce + AESGCM(kek).encrypt(nonce, vault_key, aad)
+    return wrapped, sender_signing.sign(b"vaultsync v1 member key signature" + kid + recipient_public + wrapped)
+
+
+def member_unwrap(vault_key_id, wrapped, signature, recipient, sender_signing_public):
+    recipient_public = raw_public(recipient)
+    Ed25519PublicKey.from_public_bytes(sender_signing_public).verify(signature, b"vaultsync v1 member key signature" + vault_key_id + recipient_public + wrapped)
+    ephemeral_public, nonce = wrapped[1:33], wrapped[33:45]
+    shared = recipient.exchange(X25519PublicKey.from_public_bytes(ephemeral_public))
+    kek = HKDF(algorithm=hashes.SHA256(), length=32, salt=ephemeral_public + recipient_public, info=b"vaultsync v1 member wrap").derive(shared)
+    return AESGCM(kek).decrypt(nonce, wrapped[45:], b"vaultsync v1 member key\x01" + vault_key_id + recipient_public)
+
+
+def seal_sharing_keys(kek, agreement, signing, nonce):
+    private = agreement.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()) + \
+        signing.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+    return nonce + AESGCM(kek).encrypt(nonce, private, b"vaultsync v1 sharing keys" + raw_public(agreement) + raw_public(signing))
+
+
+def sharing(vault_key, kek, recovery):
+    owner_agreement, owner_signing = X25519PrivateKey.from_private_bytes(bytes(range(0xa0, 0xc0))), Ed25519PrivateKey.from_private_bytes(bytes(range(0xc0, 0xe0)))
+    member_agreement, member_signing = X25519PrivateKey.from_private_bytes(bytes(range(0xe0, 0x100))), Ed25519PrivateKey.from_private_bytes(bytes(range(0x00, 0x20)))
+    ephemeral, nonce = X25519PrivateKey.from_private_bytes(bytes(range(0x20, 0x40))), bytes(range(0x88, 0x94))
+    wrapped, signature = member_wrap(vault_key, raw_public(member_agreement), owner_signing, ephemeral, nonce)
+    assert member_unwrap(key_id(vault_key), wrapped, signature, member_agreement, raw_public(owner_signing)) == vault_key
+    def account(agreement, signing):
+        private = agreement.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption()) + \
+            signing.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw, serialization.NoEncryption())
+        return {"private_hex": private.hex(), "agreement_public_hex": raw_public(agreement).hex(), "signing_public_hex": raw_public(signing).hex(),
+                "safety_number": safety_number(raw_public(agreement), raw_public(signing))}
+    return {
+        "owner": account(owner_agreement, owner_signing), "member": account(member_agreement, member_signing),
+        "ephemeral_private_hex": bytes(range(0x20, 0x40)).hex(), "nonce_hex": nonce.hex(),
+        "wrapped_hex": wrapped.hex(), "signature_hex": signature.hex(),
+        "sealed_by_passphrase_hex": seal_sharing_keys(kek, member_agreement, member_signing, bytes(range(0x94, 0xa0))).hex(),
+        "sealed_by_recovery_hex": seal_sharing_keys(hkdf(recovery, "vaultsync v1 recovery"), member_agreement, member_signing, bytes(range(0x54, 0x60))).hex(),
+    }
+
+
 def main():
     vault_key = bytes(range(32))
     salt = bytes(range(0x40, 0x60))
@@ -126,6 +183,7 @@ def main():
             "recovery_key_hex": recovery.hex(), "text": recovery_text(recovery), "nonce_hex": bytes(range(0x7c, 0x88)).hex(),
             "wrapped_hex": wrap(hkdf(recovery, "vaultsync v1 recovery"), vault_key, bytes(range(0x7c, 0x88))).hex(),
         },
+        "sharing": sharing(vault_key, kek, recovery),
     }, indent=2, ensure_ascii=False))
 
 

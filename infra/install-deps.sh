@@ -33,6 +33,9 @@ if ! command -v moto_server >/dev/null 2>&1; then
   command -v pyenv >/dev/null 2>&1 && pyenv rehash
 fi
 command -v moto_server >/dev/null || { echo "error: moto_server is not on PATH after installing moto[server]" >&2; exit 1; }
+# The encryption formats' reference implementation (docs/encryption-reference.py) needs the
+# `cryptography` package (moto brings it; installed on its own when it did not).
+python3 -c "import cryptography" 2>/dev/null || { echo "installing: cryptography (pip)"; python3 -m pip install --quiet "cryptography>=42"; }
 # schemathesis: the OpenAPI fuzz test drives a live server with docs/openapi.yaml. Pinned: a fixed
 # seed finds the same cases only with the same generator.
 schemathesis_version=4.32.5

@@ -15,6 +15,7 @@ import Testing
         let name: String
         var current: KeyAdmission.Current? = nil
         var holdsAnything = false
+        var shared = false
         var expectedRevision: Int? = nil
         var proof: Data? = Row.proof
         var keyID = "0123456789abcdef"
@@ -30,6 +31,8 @@ import Testing
     static let rows: [Row] = [
         Row(name: "an empty plain vault becomes encrypted", expected: .create),
         Row(name: "a vault that holds anything stays plain", holdsAnything: true, expected: .refused(.vaultNotEmpty)),
+        Row(name: "a shared vault stays plain (encrypted vaults are not shared yet)", shared: true, expected: .refused(.invalidRequest)),
+        Row(name: "an encrypted vault's envelope is replaced whatever its members", current: Row.recorded, shared: true, expectedRevision: 3, expected: .replace(revision: 4)),
         Row(name: "creating needs the proof too (it is recorded)", proof: nil, expected: .refused(.invalidRequest)),
         Row(name: "a proof is 32 bytes", proof: Data(count: 31), expected: .refused(.invalidRequest)),
         Row(name: "a second creation is a conflict", current: Row.recorded, expected: .refused(.keyConflict)),
@@ -56,7 +59,7 @@ import Testing
         let request = PutKeyRequest(envelope: envelope, expectedRevision: row.expectedRevision, proof: row.proof)
         let outcome: Expected
         do {
-            switch try KeyAdmission.decide(request, current: row.current, holdsAnything: row.holdsAnything, minimumLogN: 15, vaultName: "notes", role: row.role) {
+            switch try KeyAdmission.decide(request, current: row.current, holdsAnything: row.holdsAnything, shared: row.shared, minimumLogN: 15, vaultName: "notes", role: row.role) {
             case .create(let hash):
                 #expect(hash == KeyAdmission.hash(row.proof ?? Data()))
                 outcome = .create

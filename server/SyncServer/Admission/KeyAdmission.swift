@@ -35,8 +35,10 @@ enum KeyAdmission {
     ///   - minimumLogN: the smallest scrypt cost this server takes for a new envelope.
     ///   - role: the writer's role: only the vault's owner writes its envelope (members of a shared
     ///     vault get theirs wrapped to them, issue 34).
+    ///   - shared: whether the vault has members or open invitations: it does not become encrypted,
+    ///     as encrypted vaults are not shared yet (its key could not be given to its members).
     static func decide(
-        _ request: PutKeyRequest, current: Current?, holdsAnything: Bool, minimumLogN: Int, vaultName: String, role: VaultRole
+        _ request: PutKeyRequest, current: Current?, holdsAnything: Bool, shared: Bool = false, minimumLogN: Int, vaultName: String, role: VaultRole
     ) throws(ServiceError) -> Decision {
         guard role == .owner else { throw .ownerOnly("only the owner of '\(vaultName)' sets or changes its encryption key") }
         try check(request.envelope, minimumLogN: minimumLogN)
@@ -47,6 +49,10 @@ enum KeyAdmission {
         let proofHash = Self.hash(proof)
         switch (current, request.expectedRevision) {
         case (nil, nil):
+            guard !shared else {
+                throw .invalidRequest(
+                    "vault '\(vaultName)' is shared (it has members or open invitations), and encrypted vaults are not shared yet: its key could not be given to them; create a new vault to encrypt")
+            }
             guard !holdsAnything else {
                 throw .vaultNotEmpty(
                     "vault '\(vaultName)' is not empty (it has files, deletions, open pushes or conflict records): only an empty vault becomes an encrypted one; create a new vault for it")

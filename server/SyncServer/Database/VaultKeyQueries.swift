@@ -56,6 +56,11 @@ enum VaultKeyQueries {
             """, [vaultID, envelope.keyID, json, revision, now, deviceID, proofHash])
     }
 
+    /// Whether the vault has members or invitations not yet answered.
+    static func isShared(_ db: PostgresConnection, vaultID: UUID) throws -> Bool {
+        !(try db.query("SELECT 1 FROM vault_members WHERE vault_id = $1 UNION ALL SELECT 1 FROM vault_invitations WHERE vault_id = $1 LIMIT 1", [vaultID]).isEmpty)
+    }
+
     /// Whether the vault holds anything a plain device wrote: a file or tombstone, an open push,
     /// or a conflict record.
     static func holdsAnything(_ db: PostgresConnection, vaultID: UUID) throws -> Bool {

@@ -31,6 +31,7 @@ extension VaultService {
             let decision = try KeyAdmission.decide(
                 request, current: current.map { KeyAdmission.Current(keyID: $0.keyID, revision: $0.revision, proofHash: $0.proofHash) },
                 holdsAnything: current == nil && request.expectedRevision == nil ? try VaultKeyQueries.holdsAnything(tx, vaultID: scope.vaultID) : false,
+                shared: current == nil ? try VaultKeyQueries.isShared(tx, vaultID: scope.vaultID) : false,
                 minimumLogN: limits.minimumScryptLogN, vaultName: scope.vaultName, role: scope.role)
             switch decision {
             case .create(let proofHash):

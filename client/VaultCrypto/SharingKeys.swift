@@ -1,0 +1,216 @@
+public import Crypto
+public import Foundation
+public import SyncProtocol
+
+/// An account's keys for shared encrypted vaults (issue 34; `docs/decisions/0003-shared-encrypted-vaults.md`):
+/// X25519 to receive vault keys wrapped to it (``MemberWrappedKey``), Ed25519 to sign the keys it
+/// wraps for others. Made on a device; the private half leaves it only sealed under the account's
+/// passphrase or recovery key (``SealedSharingKeys``).
+public struct SharingKeys: Sendable {
+    public let agreement: Curve25519.KeyAgreement.PrivateKey
+    public let signing: Curve25519.Signing.PrivateKey
+
+    /// Bytes of the private half: the agreement key's 32, then the signing key's 32.
+    public static let byteCount = 64
+
+    public static func generate() -> SharingKeys {
+        SharingKeys(agreement: Curve25519.KeyAgreement.PrivateKey(), signing: Curve25519.Signing.PrivateKey())
+    }
+
+    public init(agreement: Curve25519.KeyAgreement.PrivateKey, signing: Curve25519.Signing.PrivateKey) {
+        self.agreement = agreement
+        self.signing = signing
+    }
+
+    /// The keys from their 64 bytes (``bytes``).
+    /// - Throws: ``VaultCryptoError/malformed(_:)`` for any other shape.
+    public init(bytes: Data) throws(VaultCryptoError) {
+        guard bytes.count == Self.byteCount,
+            let agreement = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: bytes.prefix(32)),
+            let signing = try? Curve25519.Signing.PrivateKey(rawRepresentation: bytes.suffix(32))
+        else { throw .malformed("sharing keys have \(Self.byteCount) bytes, not \(bytes.count)") }
+        self.init(agreement: agreement, signing: signing)
+    }
+
+    /// The private half (the device's key store; never sent in the clear).
+    public var bytes: Data { agreement.rawRepresentation + signing.rawRepresentation }
+
+    public var publicKeys: SharingPublicKeys {
+        SharingPublicKeys(checked: agreement.publicKey.rawRepresentation, signing.publicKey.rawRepresentation)
+    }
+}
+
+/// The public half of an account's ``SharingKeys``: what the server keeps and hands to the people
+/// who share a vault with the account.
+public struct SharingPublicKeys: Sendable, Hashable {
+    /// The X25519 public key (32 bytes).
+    public let agreement: Data
+    /// The Ed25519 public key (32 bytes).
+    public let signing: Data
+
+    /// - Throws: ``VaultCryptoError/malformed(_:)`` when either is not a public key.
+    public init(agreement: Data, signing: Data) throws(VaultCryptoError) {
+        guard (try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: agreement)) != nil,
+            (try? Curve25519.Signing.PublicKey(rawRepresentation: signing)) != nil
+        else { throw .malformed("sharing public keys are two keys of 32 bytes") }
+        self.init(checked: agreement, signing)
+    }
+
+    init(checked agreement: Data, _ signing: Data) {
+        self.agreement = agreement
+        self.signing = signing
+    }
+
+    /// The safety number two people compare out of band (in person, on a call): 30 digits in six
+    /// groups of five, each group five bytes of SHA-256(`"vaultsync v1 safety number"` ‖ agreement ‖
+    /// signing) as a big-endian number modulo 100,000. A server that hands out another key cannot
+    /// keep the number.
+    public var safetyNumber: String {
+        let digest = Array(SHA256.hash(data: Data(Label.safetyNumber.utf8) + agreement + signing))
+        return (0..<6).map { group in
+            let value = digest[group * 5..<group * 5 + 5].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let text = String(value % 100_000)
+            return String(repeating: "0", count: 5 - text.count) + text
+        }.joined(separator: " ")
+    }
+}
+
+/// A vault key wrapped to one member's agreement key (format 1), and the signature of the member
+/// who wrapped it, so that a device takes only a key a person of the vault gave, never one the
+/// server made up.
+///
+/// `wrapped` = `01` ‖ ephemeral X25519 public key (32) ‖ nonce (12) ‖ AES-256-GCM ciphertext of the
+/// vault key (32) ‖ tag (16): 93 bytes. The key-encryption key is HKDF-SHA256 of the X25519 shared
+/// secret, with the ephemeral and the recipient's public keys as salt and `"vaultsync v1 member
+/// wrap"` as info; the authenticated data is `"vaultsync v1 member key"` ‖ `01` ‖ key id ‖ the
+/// recipient's public key. `signature` is Ed25519 over `"vaultsync v1 member key signature"` ‖ key
+/// id ‖ the recipient's agreement key ‖ `wrapped`.
+public struct MemberWrappedKey: Sendable, Equatable {
+    public static let format: UInt8 = 1
+    public static let wrappedByteCount = 1 + 32 + 12 + VaultKey.byteCount + 16
+
+    public let wrapped: Data
+    public let signature: Data
+
+    public init(wrapped: Data, signature: Data) {
+        self.wrapped = wrapped
+        self.signature = signature
+    }
+
+    /// `key` wrapped to `recipient`, signed by `sender`. The ephemeral key and nonce are fresh
+    /// unless given (the known-answer tests give them).
+    public static func wrap(
+        _ key: VaultKey, to recipient: SharingPublicKeys, by sender: SharingKeys,
+        ephemeral: Curve25519.KeyAgreement.PrivateKey = .init(), nonce: AES.GCM.Nonce = .init()
+    ) throws -> MemberWrappedKey {
+        let recipientKey = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: recipient.agreement)
+        let ephemeralPublic = ephemeral.publicKey.rawRepresentation
+        let kek = try keyEncryptionKey(try ephemeral.sharedSecretFromKeyAgreement(with: recipientKey), ephemeralPublic, recipient.agreement)
+        let box = try AES.GCM.seal(key.bytes, using: kek, nonce: nonce, authenticating: aad(key.id, recipient.agreement))
+        let wrapped = Data([format]) + ephemeralPublic + Data(box.nonce) + box.ciphertext + box.tag
+        return MemberWrappedKey(wrapped: wrapped, signature: try sender.signing.signature(for: signed(key.id, recipient.agreement, wrapped)))
+    }
+
+    /// The vault key `keyID` names, when `sender` signed this and it was wrapped to `keys`.
+    /// - Throws: ``VaultCryptoError/corrupt(_:)`` for a signature that is not the sender's or bytes
+    ///   that fail authentication; ``VaultCryptoError/malformed(_:)`` for another format.
+    public func unwrap(keyID: KeyID, with keys: SharingKeys, from sender: SharingPublicKeys) throws(VaultCryptoError) -> VaultKey {
+        guard wrapped.count == Self.wrappedByteCount, wrapped.first == Self.format else {
+            throw .malformed("a member's wrapped key of format \(wrapped.first.map(String.init) ?? "none") and \(wrapped.count) bytes is not one this client reads: update vaultsync")
+        }
+        let own = keys.agreement.publicKey.rawRepresentation
+        guard let signer = try? Curve25519.Signing.PublicKey(rawRepresentation: sender.signing),
+            signer.isValidSignature(signature, for: Self.signed(keyID, own, wrapped))
+        else { throw .corrupt("a vault key signed for this account") }
+        let ephemeralPublic = wrapped.subdata(in: 1..<33)
+        let bytes: Data
+        do {
+            let ephemeral = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: ephemeralPublic)
+            let kek = try Self.keyEncryptionKey(try keys.agreement.sharedSecretFromKeyAgreement(with: ephemeral), ephemeralPublic, own)
+            bytes = try AES.GCM.open(AES.GCM.SealedBox(combined: wrapped.subdata(in: 33..<wrapped.count)), using: kek, authenticating: Self.aad(keyID, own))
+        } catch {
+            throw .corrupt("a vault key wrapped to this account")
+        }
+        let key = try VaultKey(bytes: bytes)
+        guard key.id == keyID else { throw .corrupt("a vault key wrapped to this account") }
+        return key
+    }
+
+    static func keyEncryptionKey(_ secret: SharedSecret, _ ephemeral: Data, _ recipient: Data) throws -> SymmetricKey {
+        secret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: ephemeral + recipient, sharedInfo: Data(Label.memberWrap.utf8), outputByteCount: 32)
+    }
+
+    static func aad(_ id: KeyID, _ recipient: Data) -> Data {
+        Data(Label.memberKey.utf8) + [format] + id.bytes + recipient
+    }
+
+    static func signed(_ id: KeyID, _ recipient: Data, _ wrapped: Data) -> Data {
+        Data(Label.memberSignature.utf8) + id.bytes + recipient + wrapped
+    }
+}
+
+/// An account's ``SharingKeys`` sealed under its passphrase and under its recovery key, as the
+/// vault key is in a ``KeyEnvelope`` (the same scrypt cost and wrapping), with the public half in
+/// the clear: what the server keeps and cannot open.
+public struct SealedSharingKeys: Sendable, Equatable {
+    public let publicKeys: SharingPublicKeys
+    public let scrypt: ScryptParameters
+    /// nonce (12) ‖ AES-256-GCM ciphertext of ``SharingKeys/bytes`` (64) ‖ tag (16): 92 bytes.
+    public let passphraseSealed: Data
+    public let recoverySealed: Data
+
+    public init(publicKeys: SharingPublicKeys, scrypt: ScryptParameters, passphraseSealed: Data, recoverySealed: Data) {
+        self.publicKeys = publicKeys
+        self.scrypt = scrypt
+        self.passphraseSealed = passphraseSealed
+        self.recoverySealed = recoverySealed
+    }
+
+    /// `keys` sealed under `passphrase` (with `scrypt`) and under `recoveryKey`. The authenticated
+    /// data is `"vaultsync v1 sharing keys"` ‖ the two public keys, so the sealed half cannot be
+    /// paired with another public half.
+    public static func seal(
+        _ keys: SharingKeys, passphrase: String, recoveryKey: RecoveryKey, scrypt: ScryptParameters = .standard(),
+        nonces: (AES.GCM.Nonce, AES.GCM.Nonce) = (.init(), .init())
+    ) throws -> SealedSharingKeys {
+        let publicKeys = keys.publicKeys
+        let aad = Self.aad(publicKeys)
+        let byPassphrase = try AES.GCM.seal(keys.bytes, using: try KeyWrap.passphraseKey(passphrase, scrypt), nonce: nonces.0, authenticating: aad)
+        let byRecovery = try AES.GCM.seal(keys.bytes, using: recoveryKey.keyEncryptionKey, nonce: nonces.1, authenticating: aad)
+        return SealedSharingKeys(
+            publicKeys: publicKeys, scrypt: scrypt, passphraseSealed: byPassphrase.combined ?? Data(), recoverySealed: byRecovery.combined ?? Data())
+    }
+
+    /// The keys, with the passphrase.
+    /// - Throws: ``VaultCryptoError/wrongSecret`` for another passphrase.
+    public func open(passphrase: String) throws(VaultCryptoError) -> SharingKeys {
+        let kek: SymmetricKey
+        do {
+            kek = try KeyWrap.passphraseKey(passphrase, scrypt)
+        } catch {
+            throw .malformed("the sharing keys' scrypt parameters do not work: \(error)")
+        }
+        return try open(passphraseSealed, under: kek)
+    }
+
+    /// The keys, with the recovery key.
+    public func open(recoveryKey: RecoveryKey) throws(VaultCryptoError) -> SharingKeys {
+        try open(recoverySealed, under: recoveryKey.keyEncryptionKey)
+    }
+
+    private func open(_ sealed: Data, under kek: SymmetricKey) throws(VaultCryptoError) -> SharingKeys {
+        let bytes: Data
+        do {
+            bytes = try AES.GCM.open(AES.GCM.SealedBox(combined: sealed), using: kek, authenticating: Self.aad(publicKeys))
+        } catch {
+            throw .wrongSecret
+        }
+        let keys = try SharingKeys(bytes: bytes)
+        guard keys.publicKeys == publicKeys else { throw .corrupt("the sharing keys") }
+        return keys
+    }
+
+    static func aad(_ keys: SharingPublicKeys) -> Data {
+        Data(Label.sharingKeys.utf8) + keys.agreement + keys.signing
+    }
+}
