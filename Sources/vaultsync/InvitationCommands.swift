@@ -46,7 +46,8 @@ struct InvitationsAccept: AsyncParsableCommand {
             joined = try await engine.acceptInvitation(try pickInvitation(invitation ?? "", from: try await engine.invitations()).invitationID)
         }
         if json { return try printJSON(joined) }
-        print("you are a \(joined.role?.rawValue ?? "member") of '\(joined.qualifiedName)'; link a folder to it with 'vaultsync init DIR --server SERVER --email EMAIL --vault \(joined.qualifiedName)'")
+        let status = try await VaultStatus.read(root: vaultURL(vault))
+        print("you are a \(joined.role?.rawValue ?? "member") of '\(joined.qualifiedName)'; link a folder to it with 'vaultsync init DIR --server \(status.server ?? "SERVER") --email \(status.email ?? "EMAIL") --vault \(joined.qualifiedName)'")
     }
 }
 

@@ -61,14 +61,15 @@ struct MembersInvite: AsyncParsableCommand {
         let invitation = try await engine.invite(email: email, role: role.role)
         if json { return try printJSON(invitation) }
         let name = "\(invitation.owner)/\(invitation.vaultName)"
+        let server = try await VaultStatus.read(root: vaultURL(vault)).server ?? "SERVER"
         if let code = invitation.code {
             print("""
                 invitation code for '\(name)' as \(role.rawValue): \(code)
                 It is shown only now and works once, until \(WireDate.format(invitation.expiresAt)). The person links a folder with:
-                  vaultsync init DIR --server SERVER --email THEIR_EMAIL --join \(code)
+                  vaultsync init DIR --server \(server) --email THEIR_EMAIL --join \(code)
                 """)
         } else {
-            print("invited \(invitation.email ?? "") to '\(name)' as \(role.rawValue) (until \(WireDate.format(invitation.expiresAt))); they link a folder with 'vaultsync init DIR --server SERVER --email \(invitation.email ?? "EMAIL") --vault \(name)'")
+            print("invited \(invitation.email ?? "") to '\(name)' as \(role.rawValue) (until \(WireDate.format(invitation.expiresAt))); they link a folder with 'vaultsync init DIR --server \(server) --email \(invitation.email ?? "EMAIL") --vault \(name)'")
         }
     }
 }

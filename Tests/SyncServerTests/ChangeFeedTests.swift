@@ -327,21 +327,24 @@ private struct SilentWebSocket {
         let deleted = feed.subscribe(vaultID: vault, userID: UUID(), deviceID: UUID())
         #expect(await deleted.next() == .vaultDeleted)
         // A member removed from a vault: their subscriptions to it end, another member's and their
-        // own to other vaults do not, and one made just after the removal ends too.
+        // own to other vaults do not, and one whose request looked the membership up before the
+        // removal was heard ends too; one looked up after it (invited anew) does not.
         let (shared, other, member) = (UUID(), UUID(), UUID())
+        let lookedUp = ContinuousClock.now
         let removed = feed.subscribe(vaultID: shared, userID: member, deviceID: UUID())
         let stays = feed.subscribe(vaultID: shared, userID: UUID(), deviceID: UUID())
         let elsewhere = feed.subscribe(vaultID: other, userID: member, deviceID: UUID())
         feed.endMembership(vaultID: shared, userID: member)
         #expect(await removed.next() == .membershipEnded)
-        let lateMember = feed.subscribe(vaultID: shared, userID: member, deviceID: UUID())
+        let lateMember = feed.subscribe(vaultID: shared, userID: member, deviceID: UUID(), checkedAt: lookedUp)
         #expect(await lateMember.next() == .membershipEnded)
-        for open in [stays, elsewhere] {
+        let invitedAgain = feed.subscribe(vaultID: shared, userID: member, deviceID: UUID())
+        for open in [stays, elsewhere, invitedAgain] {
             feed.publish(VaultEvent(type: .changed, sequence: 2, paths: [], authorDevice: UUID()), to: shared)
             feed.publish(VaultEvent(type: .changed, sequence: 2, paths: [], authorDevice: UUID()), to: other)
             guard case .event = await open.next() else { Issue.record("a subscription of someone still in the vault ended"); return }
         }
-        for subscription in [late, live, revoked, deleted, removed, stays, elsewhere, lateMember] { subscription.cancel() }
+        for subscription in [late, live, revoked, deleted, removed, stays, elsewhere, lateMember, invitedAgain] { subscription.cancel() }
         #expect(feed.connectionCount == 0)
     }
 }

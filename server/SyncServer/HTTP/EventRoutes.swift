@@ -68,7 +68,7 @@ struct EventRoutes {
     /// the caller's session ends (a logout, a password change, a revoked device).
     private func longPoll(_ scope: VaultScope, session: UUID?, cursor: String, wait: Int) async throws -> VaultEvent {
         // Subscribed before looking: a change committed after the look is announced to us.
-        let subscription = feed.subscribe(vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session)
+        let subscription = feed.subscribe(vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session, checkedAt: scope.checkedAt)
         defer { subscription.cancel() }
         await presence?.opened(FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID))
         if let event = try await vault.changesByOthers(scope, after: cursor) { return event }
@@ -89,7 +89,8 @@ struct EventRoutes {
     private func stream(
         _ scope: VaultScope, session: UUID?, tokenExpiresAt: Date?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
-        let subscription = feed.subscribe(vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session, expiresAt: tokenExpiresAt)
+        let subscription = feed.subscribe(
+            vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session, expiresAt: tokenExpiresAt, checkedAt: scope.checkedAt)
         let pair = FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID)
         defer {
             subscription.cancel()

@@ -15,12 +15,25 @@ final class ChangeFeed: Sendable {
         /// and vault before it subscribes; an end announced in between would otherwise be missed
         /// and the subscription would live on until its token expired.
         var ended = RecentlyEnded<Ending>(capacity: 10_000)
+        /// Memberships that ended lately, with when this instance heard it. Unlike the others a
+        /// membership can begin again (invited anew): only a request that looked it up before the
+        /// end was heard is ended by it.
+        var membershipEnds: [Membership: ContinuousClock.Instant] = [:]
     }
 
-    /// What ended: a session, a device (revoked), a vault (deleted) or a person's membership of one.
+    /// What ended: a session, a device (revoked) or a vault (deleted).
     private enum Ending: Hashable {
-        case session(UUID), device(UUID), vault(UUID), membership(vault: UUID, user: UUID)
+        case session(UUID), device(UUID), vault(UUID)
     }
+
+    private struct Membership: Hashable {
+        let vault: UUID
+        let user: UUID
+    }
+
+    /// How long an ended membership is remembered: far longer than a request takes from its
+    /// lookup to its subscription.
+    private static let membershipMemory: Duration = .seconds(600)
 
     private let registry = Mutex(Registry())
 
@@ -29,9 +42,11 @@ final class ChangeFeed: Sendable {
 
     /// Subscribes `deviceID` (of `userID`) to the changes of `vaultID` that other devices make,
     /// until `expiresAt` (when its access token expires; see ``expire(before:)``), its session ends
-    /// (``endSession(_:)``) or the user's membership does (``endMembership(vaultID:userID:)``).
-    /// End it with ``Subscription/cancel()``.
-    func subscribe(vaultID: UUID, userID: UUID, deviceID: UUID, sessionID: UUID? = nil, expiresAt: Date? = nil) -> Subscription {
+    /// (``endSession(_:)``) or the user's membership does (``endMembership(vaultID:userID:)``;
+    /// `checkedAt`: when the request looked the membership up). End it with ``Subscription/cancel()``.
+    func subscribe(
+        vaultID: UUID, userID: UUID, deviceID: UUID, sessionID: UUID? = nil, expiresAt: Date? = nil, checkedAt: ContinuousClock.Instant = .now
+    ) -> Subscription {
         registry.withLock { registry in
             registry.nextID += 1
             let id = registry.nextID
@@ -42,7 +57,7 @@ final class ChangeFeed: Sendable {
             registry.count += 1
             if registry.ended.contains(.vault(vaultID)) {
                 subscription.end(.vaultDeleted)
-            } else if registry.ended.contains(.membership(vault: vaultID, user: userID)) {
+            } else if let ended = registry.membershipEnds[Membership(vault: vaultID, user: userID)], ended >= checkedAt {
                 subscription.end(.membershipEnded)
             } else if registry.ended.contains(.device(deviceID)) || sessionID.map({ registry.ended.contains(.session($0)) }) == true {
                 subscription.end(.expired)
@@ -106,8 +121,12 @@ final class ChangeFeed: Sendable {
     }
 
     /// Tells `userID`'s subscriptions to `vaultID` that they are no longer a member of it.
-    func endMembership(vaultID: UUID, userID: UUID) {
-        let subscribers = ending(.membership(vault: vaultID, user: userID)) { Array(($0[vaultID] ?? [:]).values) }
+    func endMembership(vaultID: UUID, userID: UUID, at now: ContinuousClock.Instant = .now) {
+        let subscribers = registry.withLock { registry in
+            registry.membershipEnds = registry.membershipEnds.filter { now - $0.value < Self.membershipMemory }
+            registry.membershipEnds[Membership(vault: vaultID, user: userID)] = now
+            return Array((registry.byVault[vaultID] ?? [:]).values)
+        }
         for subscriber in subscribers where subscriber.userID == userID { subscriber.end(.membershipEnded) }
     }
 

@@ -36,6 +36,7 @@ struct VaultService: Sendable {
         }
         let name = vaultName ?? AccountQueries.defaultVaultName
         let now = now()
+        let checkedAt = ContinuousClock.now
         let userID = claims.userID
         let (vault, gone, device, caller): (AccountQueries.Reachable?, ServiceError?, DeviceQueries.Standing, Caller) =
             try await db.withConnection { db in
@@ -54,7 +55,7 @@ struct VaultService: Sendable {
         guard let vault else { throw ServiceError.notFound("no vault '\(name.prefix(64))' on this account") }
         return VaultScope(
             userID: userID, ownerID: vault.ownerID, role: vault.role, sessionID: caller.session.id, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name,
-            encrypted: vault.encrypted)
+            encrypted: vault.encrypted, checkedAt: checkedAt)
     }
 
     /// Why a vault the user does not reach is gone for them: they deleted it, it was deleted while

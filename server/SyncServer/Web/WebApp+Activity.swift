@@ -41,7 +41,7 @@ extension WebApp {
         }
         let scope = try await scope(caller, context)
         // Subscribed before looking, as a device no other is, so every change is announced to it.
-        let subscription = feed.subscribe(vaultID: scope.vaultID, userID: scope.userID, deviceID: UUID(), sessionID: caller.session.id)
+        let subscription = feed.subscribe(vaultID: scope.vaultID, userID: scope.userID, deviceID: UUID(), sessionID: caller.session.id, checkedAt: scope.checkedAt)
         defer { subscription.cancel() }
         var seq = try await vault.changeSequence(scope)
         if seq <= after {
