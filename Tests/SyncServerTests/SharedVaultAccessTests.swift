@@ -64,6 +64,31 @@ import Testing
         }
     }
 
+    /// A lock's token is its holder's: another member who reads it in lock discovery cannot
+    /// write under the lock, refresh it or end it.
+    @Test func anotherMembersLockTokenIsOfNoUse() async throws {
+        try await TestServer.with { server in
+            let (ana, ben) = (try await server.newUser(), try await server.newUser())
+            let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first?.vaultID)
+            let invitation = try await server.api.invite(InviteRequest(email: ben.email, role: .writer), to: vault, accessToken: ana.tokens.accessToken)
+            _ = try await server.api.acceptInvitation(invitation.invitationID, accessToken: ben.tokens.accessToken)
+            let (anaDAV, _) = try await WebDAVTests.client(ana, server, name: "Ana's phone")
+            let (benDAV, _) = try await WebDAVTests.client(ben, server, name: "Ben's rclone")
+            let base = "/dav/\(vault.uuidString.lowercased())/"
+            #expect(try await anaDAV.put(base + "a.md", "Ana\n").status == 201)
+            let locked = try await anaDAV.send("LOCK", base + "a.md", body: Data(WebDAVLockTests.lockBody.utf8), headers: ["Timeout": "Second-600"])
+            let token = try #require(locked.headers["lock-token"], "\(locked)")
+            let found = WebDAVTests.text(try await benDAV.propfind(base + "a.md", depth: "0"))
+            #expect(found.contains(String(token.dropFirst().dropLast())), "Ben sees the token: \(found)")
+            #expect(try await benDAV.put(base + "a.md", "Ben\n", headers: ["If": "(\(token))"]).status == 423)
+            #expect(try await benDAV.send("UNLOCK", base + "a.md", headers: ["Lock-Token": token]).status == 409)
+            #expect(try await benDAV.send("LOCK", base + "a.md", headers: ["If": "(\(token))", "Timeout": "Second-60"]).status != 200, "nor refreshes it")
+            #expect(try await anaDAV.put(base + "a.md", "Ana again\n", headers: ["If": "(\(token))"]).status == 204)
+            #expect(try await anaDAV.send("UNLOCK", base + "a.md", headers: ["Lock-Token": token]).status == 204)
+            #expect(try await benDAV.put(base + "a.md", "Ben\n").status == 204)
+        }
+    }
+
     /// The status and code of a refused call.
     static func refusal(_ call: () async throws -> Void) async -> String {
         do {

@@ -43,8 +43,10 @@ import Testing
         #expect(parsed.tokens == tokens)
     }
 
-    static func lock(_ path: String, deep: Bool = false, exclusive: Bool = true, token: String = "t") -> DAVLock {
-        DAVLock(token: token, path: path, deep: deep, exclusive: exclusive, owner: "", timeoutSeconds: 60, expiresAt: .distantFuture)
+    static let ana = UUID()
+
+    static func lock(_ path: String, deep: Bool = false, exclusive: Bool = true, token: String = "t", holder: UUID = ana) -> DAVLock {
+        DAVLock(token: token, path: path, deep: deep, exclusive: exclusive, owner: "", timeoutSeconds: 60, expiresAt: .distantFuture, holder: holder)
     }
 
     /// (write, locks, submitted, the tokens of the locks in its way).
@@ -60,11 +62,13 @@ import Testing
         (.membership("f"), [lock("f/g/a.md")], [], ["t"]),
         (.membership("f"), [lock("fa.md")], [], []),
         (.content("a.md"), [lock("a.md", exclusive: false, token: "s1"), lock("a.md", exclusive: false, token: "s2")], ["s2"], ["s1"]),
+        // A token seen in lock discovery is no use to another member of a shared vault.
+        (.content("a.md"), [lock("a.md", holder: UUID())], ["t"], ["t"]),
     ]
 
     @Test(arguments: writes)
     func locksInAWritesWay(_ write: DAVLockRule.Write, _ locks: [DAVLock], _ submitted: Set<String>, _ blocking: [String]) {
-        #expect(DAVLockRule.blocking(write, locks, submitted: submitted).map(\.token) == blocking)
+        #expect(DAVLockRule.blocking(write, locks, submitted: submitted, by: Self.ana).map(\.token) == blocking)
     }
 
     /// (path, deep, exclusive, existing, conflicts).

@@ -3,12 +3,12 @@ import Postgres
 
 /// SQL for WebDAV's write locks (``Migration/webdavLocks``).
 enum WebDAVLockQueries {
-    private static let columns = "token, path, deep, exclusive, owner, timeout_seconds, expires_at"
+    private static let columns = "token, path, deep, exclusive, owner, timeout_seconds, expires_at, (SELECT d.user_id FROM devices d WHERE d.id = device_id)"
 
     private static func lock(_ row: PostgresRow) throws -> DAVLock {
         DAVLock(
             token: try row.string(0), path: try row.string(1), deep: try row.bool(2), exclusive: try row.bool(3), owner: try row.string(4),
-            timeoutSeconds: try row.int(5), expiresAt: try row.date(6))
+            timeoutSeconds: try row.int(5), expiresAt: try row.date(6), holder: try row.optionalUUID(7))
     }
 
     /// The live locks on `path`, on the folders above it, and below it.

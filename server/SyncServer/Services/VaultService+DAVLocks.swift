@@ -45,31 +45,35 @@ extension VaultService {
             guard !DAVLockRule.conflicts(path: path, deep: deep, exclusive: exclusive, with: around) else { return nil }
             let lock = DAVLock(
                 token: "urn:uuid:" + UUID().uuidString.lowercased(), path: path, deep: deep, exclusive: exclusive, owner: owner,
-                timeoutSeconds: timeoutSeconds, expiresAt: now.addingTimeInterval(TimeInterval(timeoutSeconds)))
+                timeoutSeconds: timeoutSeconds, expiresAt: now.addingTimeInterval(TimeInterval(timeoutSeconds)), holder: scope.userID)
             try WebDAVLockQueries.insert(db, vaultID: scope.vaultID, deviceID: scope.deviceID, lock)
             return lock
         }
     }
 
-    /// The lock with `token`, given `timeoutSeconds` more from now, if it covers `path`.
+    /// The lock with `token`, given `timeoutSeconds` more from now, if it covers `path` and the
+    /// caller took it.
     func davRefresh(_ scope: VaultScope, token: String, path: String, timeoutSeconds: Int) async throws -> DAVLock? {
         let now = now()
         return try await db.transaction { db in
             guard let lock = try WebDAVLockQueries.byToken(db, vaultID: scope.vaultID, token: token, now: now),
-                !DAVLockRule.covering(path, [lock]).isEmpty
+                !DAVLockRule.covering(path, [lock]).isEmpty, lock.holder == scope.userID
             else { return nil }
             let expiresAt = now.addingTimeInterval(TimeInterval(timeoutSeconds))
             try WebDAVLockQueries.refresh(db, vaultID: scope.vaultID, token: token, timeoutSeconds: timeoutSeconds, expiresAt: expiresAt)
-            return DAVLock(token: lock.token, path: lock.path, deep: lock.deep, exclusive: lock.exclusive, owner: lock.owner, timeoutSeconds: timeoutSeconds, expiresAt: expiresAt)
+            return DAVLock(
+                token: lock.token, path: lock.path, deep: lock.deep, exclusive: lock.exclusive, owner: lock.owner, timeoutSeconds: timeoutSeconds, expiresAt: expiresAt,
+                holder: lock.holder)
         }
     }
 
-    /// Ends the lock with `token` if it covers `path`; false when there is no such lock.
+    /// Ends the lock with `token` if it covers `path` and the caller took it; false when there is
+    /// no such lock of theirs.
     func davUnlock(_ scope: VaultScope, token: String, path: String) async throws -> Bool {
         let now = now()
         return try await db.transaction { db in
             guard let lock = try WebDAVLockQueries.byToken(db, vaultID: scope.vaultID, token: token, now: now),
-                !DAVLockRule.covering(path, [lock]).isEmpty
+                !DAVLockRule.covering(path, [lock]).isEmpty, lock.holder == scope.userID
             else { return false }
             try WebDAVLockQueries.remove(db, vaultID: scope.vaultID, token: token)
             return true

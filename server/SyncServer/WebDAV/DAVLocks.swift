@@ -12,6 +12,10 @@ struct DAVLock: Equatable, Sendable {
     let owner: String
     let timeoutSeconds: Int
     let expiresAt: Date
+    /// The account whose app password took it: only it writes under the lock, refreshes it or
+    /// ends it (RFC 4918 §6.4: a lock token is the principal's that created it; in a shared vault
+    /// another member sees the token in lock discovery). Nil when its device is gone.
+    var holder: UUID? = nil
 }
 
 /// Which locks stand in a write's way, and whether a new lock may be granted. Pure; every
@@ -31,14 +35,15 @@ enum DAVLockRule {
     }
 
     /// The locks `write` needs a token for that `submitted` does not hold.
-    static func blocking(_ write: Write, _ locks: [DAVLock], submitted: Set<String>) -> [DAVLock] {
+    /// `submitted` tokens count only for locks `holder` took.
+    static func blocking(_ write: Write, _ locks: [DAVLock], submitted: Set<String>, by holder: UUID) -> [DAVLock] {
         let needed: [DAVLock] = switch write {
         case .content(let path):
             covering(path, locks)
         case .membership(let path):
             covering(path, locks) + locks.filter { $0.path == parent(path) || isBelow($0.path, path) }
         }
-        return needed.filter { !submitted.contains($0.token) }
+        return needed.filter { !(submitted.contains($0.token) && $0.holder == holder) }
     }
 
     /// Whether a lock on `path` (`deep`, `exclusive`) would overlap one of `locks` that it cannot

@@ -29,7 +29,7 @@ extension WebDAVServer {
         }
         for write in writes {
             let path = switch write { case .content(let path), .membership(let path): path }
-            let blocking = DAVLockRule.blocking(write, try await vault.davLocks(scope, around: path), submitted: submitted)
+            let blocking = DAVLockRule.blocking(write, try await vault.davLocks(scope, around: path), submitted: submitted, by: scope.userID)
             if let lock = blocking.first {
                 throw DAVFailure(status: .init(code: 423, reasonPhrase: "Locked"), message: "'\(lock.path.isEmpty ? scope.vaultName : lock.path)' is locked (WebDAV LOCK); send its lock token in an If header, or wait for it to be unlocked")
             }
