@@ -23,7 +23,7 @@ enum VaultQueries {
             owner: row.optionalString(6), role: VaultRole(rawValue: try row.string(7)) ?? .reader)
     }
 
-    /// The user's own vaults, oldest first, then those shared with them (by owner, then name).
+    /// The user's own vaults, oldest first, then those shared with them (by their owner's email, then oldest first).
     static func list(_ db: PostgresConnection, userID: UUID) throws -> [VaultInfo] {
         try db.query("SELECT \(columns) FROM \(reachable) ORDER BY v.user_id <> $1, 7, v.created_at, v.name", [userID]).map(info)
     }
