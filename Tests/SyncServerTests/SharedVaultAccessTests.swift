@@ -89,6 +89,25 @@ import Testing
         }
     }
 
+    /// An invitation nobody answered expires after 7 days and the purge forgets it a day later.
+    @Test func unansweredInvitationsExpireAndAreForgotten() async throws {
+        try await TestServer.with { server in
+            let (ana, ben) = (try await server.newUser(), try await server.newUser())
+            let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first?.vaultID)
+            let invitation = try await server.api.invite(InviteRequest(email: ben.email, role: .reader), to: vault, accessToken: ana.tokens.accessToken)
+            _ = try await server.api.invite(InviteRequest(code: true, role: .reader), to: vault, accessToken: ana.tokens.accessToken)
+            server.clock.advance(by: 7 * 86400 + 1)
+            let token = try await server.api.login(email: ben.email, password: ben.password).accessToken  // the old one expired too
+            #expect(try await server.api.invitations(accessToken: token).isEmpty, "expired: not listed")
+            #expect(await Self.refusal { _ = try await server.api.acceptInvitation(invitation.invitationID, accessToken: token) } == "404 not_found")
+            let db = try PostgresConnection(connectionString: server.databaseURL)
+            #expect(try db.query("SELECT count(*) FROM vault_invitations").first?.int(0) == 2, "kept a day past expiry")
+            server.clock.advance(by: 86400)
+            _ = try await server.purge()
+            #expect(try db.query("SELECT count(*) FROM vault_invitations").first?.int(0) == 0)
+        }
+    }
+
     /// The status and code of a refused call.
     static func refusal(_ call: () async throws -> Void) async -> String {
         do {
@@ -160,6 +179,15 @@ import Testing
             _ = try await cyPhone.write("c.md", "Cy's note\n")
             _ = try await api.deleteVault(vault, confirmName: "Team", accessToken: anaToken)
             #expect(await Self.refusal { _ = try await cyPhone.read("c.md") } == "410 vault_deleted")
+
+            // The owner's account deleted: the members of its shared vaults are told the same.
+            let other = try await api.createVault(named: "Garden", accessToken: anaToken).vaultID
+            let toDee = try await api.invite(InviteRequest(email: dee.email, role: .reader), to: other, accessToken: anaToken)
+            _ = try await api.acceptInvitation(toDee.invitationID, accessToken: deeToken)
+            let deeGarden = try await dee.newDevice("Dee's tablet").inVault(other.uuidString)
+            #expect(try await deeGarden.read("none.md") == nil, "a member reads the vault")
+            _ = try await api.deleteAccount(DeleteAccountRequest(password: ana.password), accessToken: anaToken)
+            #expect(await Self.refusal { _ = try await deeGarden.read("none.md") } == "410 vault_deleted")
         }
     }
 }

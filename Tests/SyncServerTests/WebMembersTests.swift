@@ -44,12 +44,19 @@ import Testing
                     let refused = try await boWeb.post(base + "members/invite", form: ["code": "1", "role": "admin", "form_token": try #require(asWriter.formToken)])
                     #expect(refused.status == 403 && refused.body.contains("only the owner and admins"), "\(refused)")
 
+                    // What he writes is his in Ana's activity and history.
+                    let phone = try await bo.newDevice("Bo-phone").inVault(vault.vaultID.uuidString)
+                    _ = try await phone.write("b.md", "Bo's note\n")
+                    let activity = try await anaWeb.get(base + "activity")
+                    #expect(activity.body.contains("\(bo.email) on Bo-phone"), "\(activity.body)")
+                    #expect(try await anaWeb.get(base + "history?path=b.md").body.contains("\(bo.email) on Bo-phone"))
+                    #expect(try await boWeb.get(base + "history?path=b.md").body.contains(">Bo-phone<"), "his own device, without his email")
+
                     // Ana makes him a reader, then removes him: his next page says why.
                     let boID = try #require(try await server.api.members(of: vault.vaultID, accessToken: ana.tokens.accessToken).members.first { $0.email == bo.email }?.userID)
                     let demoted = try await anaWeb.post(base + "members/role", form: ["member": boID.uuidString, "role": "reader", "form_token": token])
                     #expect(demoted.status == 303, "\(demoted)")
-                    let phone = try await bo.newDevice("Bo's phone").inVault(vault.vaultID.uuidString)
-                    await #expect(throws: SyncAPIError.self, "a reader's write is refused") { _ = try await phone.write("b.md", "Bo\n") }
+                    await #expect(throws: SyncAPIError.self, "a reader's write is refused") { _ = try await phone.write("c.md", "Bo\n") }
                     let removed = try await anaWeb.post(base + "members/remove", form: ["member": boID.uuidString, "form_token": token])
                     #expect(removed.status == 303 && removed.location == base + "members?done=removed", "\(removed)")
                     let gone = try await boWeb.get(base + "members")

@@ -40,7 +40,10 @@ public struct FileVersionInfo: Codable, Sendable, Equatable {
 
     /// Who made it, as a person reads it: the device, and whose it is when it is another person's
     /// ("bo@example.org on laptop").
-    public var madeBy: String {
+    public var madeBy: String { Self.madeBy(device: device, author: author) }
+
+    /// ``madeBy`` of any change: its device's name (nil: removed), and the other person's email.
+    public static func madeBy(device: String?, author: String?) -> String {
         let device = device ?? "a removed device"
         return author.map { "\($0) on \(device)" } ?? device
     }

@@ -77,15 +77,20 @@ enum BrowseQueries {
         let deleted: Bool
         let at: Date
         let device: String?
+        /// The email of the person whose device it was, when not the viewer's (a shared vault).
+        var author: String? = nil
     }
 
-    /// The vault's `limit` most recent changes, newest first.
-    static func recent(_ db: PostgresConnection, vaultID: UUID, limit: Int) throws -> [Change] {
+    /// The vault's `limit` most recent changes, newest first, as `viewer` sees them.
+    static func recent(_ db: PostgresConnection, vaultID: UUID, limit: Int, viewer: UUID) throws -> [Change] {
         try db.query(
             """
-            SELECT v.path, v.version, v.is_deleted, v.created_at, d.name FROM file_versions v LEFT JOIN devices d ON d.id = v.device_id
+            SELECT v.path, v.version, v.is_deleted, v.created_at, d.name, CASE WHEN d.user_id = $3 THEN NULL ELSE u.email END
+            FROM file_versions v LEFT JOIN devices d ON d.id = v.device_id LEFT JOIN users u ON u.id = d.user_id
             WHERE v.vault_id = $1 ORDER BY v.created_at DESC, v.path, v.version DESC LIMIT $2
-            """, [vaultID, limit]
-        ).map { Change(path: try $0.string(0), version: try $0.int(1), deleted: try $0.bool(2), at: try $0.date(3), device: $0.optionalString(4)) }
+            """, [vaultID, limit, viewer]
+        ).map {
+            Change(path: try $0.string(0), version: try $0.int(1), deleted: try $0.bool(2), at: try $0.date(3), device: $0.optionalString(4), author: $0.optionalString(5))
+        }
     }
 }

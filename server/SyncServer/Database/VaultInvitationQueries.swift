@@ -79,6 +79,11 @@ enum VaultInvitationQueries {
         case code(hash: String)
     }
 
+    /// Forgets the invitations that expired before `cutoff` (the purge: a day after they expire).
+    static func removeExpired(_ db: PostgresConnection, before cutoff: Date) throws {
+        try db.query("DELETE FROM vault_invitations WHERE expires_at < $1", [cutoff])
+    }
+
     /// Revokes one of the vault's invitations; false when there is none of that id.
     static func revoke(_ db: PostgresConnection, vaultID: UUID, id: UUID) throws -> Bool {
         !(try db.query("DELETE FROM vault_invitations WHERE vault_id = $1 AND id = $2 RETURNING 1", [vaultID, id])).isEmpty

@@ -28,6 +28,11 @@ enum VaultQueries {
         try db.query("SELECT \(columns) FROM \(reachable) ORDER BY v.user_id <> $1, 7, v.created_at, v.name", [userID]).map(info)
     }
 
+    /// The ids of the user's own vaults.
+    static func ids(_ db: PostgresConnection, ownedBy userID: UUID) throws -> [UUID] {
+        try db.query("SELECT id FROM vaults WHERE user_id = $1", [userID]).map { try $0.uuid(0) }
+    }
+
     /// The user's own vault `id`.
     static func get(_ db: PostgresConnection, userID: UUID, id: UUID) throws -> VaultInfo? {
         try db.query("SELECT \(columns) FROM vaults v LEFT JOIN vault_members m ON false WHERE v.id = $2 AND v.user_id = $1", [userID, id]).first.map(info)

@@ -33,6 +33,10 @@ struct AccountService: Sendable {
         let erased = Set(keys.map { "\($0.vaultID)/\($0.hash)" })
         guard let (removed, late) = try await db.transaction({ tx in
             let late = try AccountQueries.blobKeys(tx, userID: userID).filter { !erased.contains("\($0.vaultID)/\($0.hash)") }
+            // The members of its shared vaults are told the vaults were deleted, and their feeds close.
+            for vaultID in try VaultQueries.ids(tx, ownedBy: userID) where try !VaultMemberQueries.endAll(tx, vaultID: vaultID, now: now).isEmpty {
+                try ChangeFeedQueries.announceDeletion(tx, vaultID: vaultID)
+            }
             return try AccountQueries.deleteUser(tx, userID: userID).map { ($0, late) }
         }) else {
             throw ServiceError.notFound("no such account")

@@ -90,6 +90,7 @@ struct PurgeService: Sendable {
         try await db.withConnection { try IdentityNonceQueries.forget($0, before: now) }
         try await db.withConnection { try EnrollmentQueries.removeExpired($0, before: now.addingTimeInterval(-24 * 3600)) }
         try await db.withConnection { try InvitationQueries.removeExpired($0, before: now.addingTimeInterval(-24 * 3600)) }
+        try await db.withConnection { try VaultInvitationQueries.removeExpired($0, before: now.addingTimeInterval(-24 * 3600)) }
         let uploadCutoff = now.addingTimeInterval(-uploadGrace.seconds)
         let abandoned = try await db.transaction { try PurgeQueries.purgeAbandonedReservations($0, before: uploadCutoff) }
         let conflictUploads = try await db.transaction {

@@ -40,6 +40,6 @@ extension VaultService {
 
     /// The vault's most recent changes, newest first: the web app's activity view.
     func recentChanges(_ scope: VaultScope, limit: Int) async throws -> [BrowseQueries.Change] {
-        try await db.withConnection { try BrowseQueries.recent($0, vaultID: scope.vaultID, limit: limit) }
+        try await db.withConnection { try BrowseQueries.recent($0, vaultID: scope.vaultID, limit: limit, viewer: scope.userID) }
     }
 }

@@ -20,7 +20,7 @@ extension WebApp {
         let seq = try await vault.changeSequence(scope)  // before the list: a change between the two is fetched again
         let rows: [[String: Any]] = try await vault.recentChanges(scope, limit: 100).map { change in
             [
-                "when": WireDate.format(change.at), "device": change.device ?? "a removed device", "what": change.deleted ? "deleted" : "changed",
+                "when": WireDate.format(change.at), "device": FileVersionInfo.madeBy(device: change.device, author: change.author), "what": change.deleted ? "deleted" : "changed",
                 "name": scope.encrypted ? "(an encrypted name)" : change.path, "version": change.version,
                 "href": scope.encrypted ? "" : base + "history?path=" + Self.query(change.path),
             ]
