@@ -51,6 +51,9 @@ import Testing
                     #expect(activity.body.contains("\(bo.email) on Bo-phone"), "\(activity.body)")
                     #expect(try await anaWeb.get(base + "history?path=b.md").body.contains("\(bo.email) on Bo-phone"))
                     #expect(try await boWeb.get(base + "history?path=b.md").body.contains(">Bo-phone<"), "his own device, without his email")
+                    _ = try await phone.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("b.md"), baseVersion: 1)]), session: phone.session)
+                    let deleted = try await anaWeb.get(base + "deleted")
+                    #expect(deleted.body.contains("\(bo.email) on Bo-phone"), "\(deleted.body)")
 
                     // Ana makes him a reader, then removes him: his next page says why.
                     let boID = try #require(try await server.api.members(of: vault.vaultID, accessToken: ana.tokens.accessToken).members.first { $0.email == bo.email }?.userID)

@@ -53,21 +53,27 @@ enum BrowseQueries {
         let device: String?
         /// The last version with content (nil: none is retained).
         let lastContent: Int?
+        /// The email of the person whose device deleted it, when not the viewer's (a shared vault).
+        var author: String? = nil
     }
 
-    /// Files deleted under `prefix`, most recent deletion first, at most `limit`.
-    static func deleted(_ db: PostgresConnection, vaultID: UUID, prefix: String, limit: Int) throws -> [Deleted] {
+    /// Files deleted under `prefix`, most recent deletion first, at most `limit`, as `viewer` sees them.
+    static func deleted(_ db: PostgresConnection, vaultID: UUID, prefix: String, limit: Int, viewer: UUID) throws -> [Deleted] {
         try db.query(
             """
             SELECT f.path, f.deleted_at, d.name,
-                (SELECT max(v.version) FROM file_versions v WHERE v.vault_id = f.vault_id AND v.path = f.path AND NOT v.is_deleted)
+                (SELECT max(v.version) FROM file_versions v WHERE v.vault_id = f.vault_id AND v.path = f.path AND NOT v.is_deleted),
+                CASE WHEN d.user_id = $4 THEN NULL ELSE u.email END
             FROM file_state f
             LEFT JOIN file_versions t ON t.vault_id = f.vault_id AND t.path = f.path AND t.version = f.version
-            LEFT JOIN devices d ON d.id = t.device_id
+            LEFT JOIN devices d ON d.id = t.device_id LEFT JOIN users u ON u.id = d.user_id
             WHERE f.vault_id = $1 AND f.is_deleted AND starts_with(f.path, $2)
             ORDER BY f.deleted_at DESC, f.path LIMIT $3
-            """, [vaultID, prefix, limit]
-        ).map { Deleted(path: try $0.string(0), deletedAt: try $0.date(1), device: try $0.optionalString(2), lastContent: try $0.optionalInt(3)) }
+            """, [vaultID, prefix, limit, viewer]
+        ).map {
+            Deleted(
+                path: try $0.string(0), deletedAt: try $0.date(1), device: try $0.optionalString(2), lastContent: try $0.optionalInt(3), author: $0.optionalString(4))
+        }
     }
 
     /// One change, as the activity view lists it.

@@ -30,7 +30,7 @@ extension VaultService {
 
     /// Files deleted under `folder`, most recent first: the web app's deleted-files view.
     func deletedFiles(_ scope: VaultScope, under folder: String, limit: Int) async throws -> [BrowseQueries.Deleted] {
-        try await db.withConnection { try BrowseQueries.deleted($0, vaultID: scope.vaultID, prefix: folder, limit: limit) }
+        try await db.withConnection { try BrowseQueries.deleted($0, vaultID: scope.vaultID, prefix: folder, limit: limit, viewer: scope.userID) }
     }
 
     /// The vault's change sequence now: it grows with every change.

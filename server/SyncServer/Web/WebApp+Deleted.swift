@@ -26,7 +26,7 @@ extension WebApp {
         let rows: [[String: Any]] = deleted.map { file in
             [
                 "path": file.path, "name": scope.encrypted ? "(an encrypted name)" : file.path, "when": WireDate.format(file.deletedAt),
-                "device": file.device ?? "a removed device", "restorable": file.lastContent != nil, "version": file.lastContent ?? 0,
+                "device": FileVersionInfo.madeBy(device: file.device, author: file.author), "restorable": file.lastContent != nil, "version": file.lastContent ?? 0,
                 "restoreAction": base + "restore", "formToken": token, "historyHref": base + "history?path=" + Self.query(file.path),
             ]
         }
