@@ -26,8 +26,9 @@ struct AppPassword: AsyncParsableCommand {
             let created = try await engine.makeAppPassword(name: name)
             if json { return try printJSON(created) }
             let status = try await VaultStatus.read(root: vaultURL(vault))
-            let linked = await engine.linkedVaultID
-            let name = try await engine.vaults().first { linked == nil ? $0.name == "default" : $0.vaultID == linked }?.name ?? "default"
+            // A vault shared with the account is reached by its id (a name is looked up among its own).
+            let linked = try? await engine.linkedVault()
+            let name = linked.map { $0.owner == nil ? $0.name : $0.vaultID.uuidString.lowercased() } ?? "default"
             var server = status.server ?? "SERVER"
             while server.hasSuffix("/") { server.removeLast() }
             let folder = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? name

@@ -31,9 +31,9 @@ struct VaultsList: AsyncParsableCommand {
         let engine = try SyncEngine(root: vaultURL(vault))
         let vaults = try await engine.vaults()
         if json { return try printJSON(VaultList(vaults: vaults)) }
-        let linked = await engine.linkedVaultID
+        let linked = SyncEngine.linked(await engine.linkedVaultID, in: vaults)?.vaultID
         for info in vaults {
-            let mine = info.vaultID == linked || (linked == nil && info.name == "default")
+            let mine = info.vaultID == linked
             let shared = info.owner == nil ? "" : "  \(info.role?.rawValue ?? "member")"
             print("\(info.qualifiedName)\(shared)  \(info.files) files  \(info.bytes) bytes  created \(WireDate.format(info.createdAt))\(info.encrypted == true ? "  encrypted" : "")\(mine ? "  (this folder)" : "")")
         }

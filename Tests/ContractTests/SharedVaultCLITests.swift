@@ -29,6 +29,10 @@ import Testing
             #expect(linked.exitCode == 0 && linked.stdout.contains("vault '\(anaEmail)/Handbook'"), "\(linked)")
             #expect(content(bo, "plan.md") == "# Plan\n\n## Ana\n\nfirst\n\n## Bo\n\nfirst\n")
             #expect(content(boOwn, "plan.md") == nil, "Bo's own vault stays apart")
+            let vaultID = try #require((try await vaultsync(["vaults", "--vault", bo.path, "--json"]).json()["vaults"] as? [[String: Any]])?
+                .first { $0["owner"] as? String == anaEmail }?["vault_id"] as? String).lowercased()
+            let davHint = try await vaultsync(["app-password", "create", "Bo's rclone", "--vault", bo.path])
+            #expect(davHint.exitCode == 0 && davHint.stdout.contains("/dav/\(vaultID)/"), "a shared vault's WebDAV address is by id: \(davHint)")
 
             // Edits of different parts by two people merge; history says who made which.
             try write(ana, "plan.md", "# Plan\n\n## Ana\n\nAna's edit\n\n## Bo\n\nfirst\n")

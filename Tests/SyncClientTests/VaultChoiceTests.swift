@@ -25,6 +25,14 @@ import Testing
         #expect(VaultChoice.find(given, in: Self.vaults)?.vaultID == expected)
     }
 
+    @Test func aFolderLinkedToNoVaultSyncsWithItsOwnDefaultNotASharedOne() {
+        let sharedDefault = VaultInfo(vaultID: UUID(), name: "default", createdAt: Date(), files: 0, bytes: 0, owner: "ana@example.org", role: .reader)
+        let own = VaultInfo(vaultID: UUID(), name: "default", createdAt: Date(), files: 0, bytes: 0)
+        #expect(SyncEngine.linked(nil, in: [sharedDefault, own])?.vaultID == own.vaultID)
+        #expect(SyncEngine.linked(sharedDefault.vaultID, in: [own, sharedDefault])?.vaultID == sharedDefault.vaultID)
+        #expect(SyncEngine.linked(UUID(), in: [own, sharedDefault]) == nil)
+    }
+
     @Test func anInvitationIsFoundByOwnerAndNameOrByTheVaultsID() {
         let invitation = VaultInvitation(
             invitationID: UUID(), vaultID: UUID(), vaultName: "Garden", owner: "cy@example.org", role: .writer, email: "me@example.org", invitedBy: "cy@example.org",

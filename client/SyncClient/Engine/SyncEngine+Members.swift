@@ -8,10 +8,16 @@ extension SyncEngine {
     public func linkedVault() async throws -> VaultInfo {
         let linked = await linkedVaultID
         let vaults = try await vaults()
-        guard let vault = vaults.first(where: { linked == nil ? $0.owner == nil && $0.name == "default" : $0.vaultID == linked }) else {
+        guard let vault = Self.linked(linked, in: vaults) else {
             throw SyncEngineError.noSuchVault(linked?.uuidString.lowercased() ?? "default", known: vaults.map(\.qualifiedName))
         }
         return vault
+    }
+
+    /// Which of `vaults` a folder linked to `id` syncs with: that one, or (nil) the account's own
+    /// `default` (a vault shared with it may be called `default` too).
+    public static func linked(_ id: UUID?, in vaults: [VaultInfo]) -> VaultInfo? {
+        vaults.first { id == nil ? $0.owner == nil && $0.name == "default" : $0.vaultID == id }
     }
 
     public func members() async throws -> VaultMemberList {
