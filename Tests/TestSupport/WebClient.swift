@@ -76,7 +76,9 @@ public final class WebClient: Sendable {
         var request = request
         let header = cookies.withLock { jar in jar.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
         if !header.isEmpty { request.headers.add(name: "Cookie", value: header) }
-        let response = try await client.execute(request, timeout: .seconds(30))
+        // A guard against a hang, not a speed limit: on CI's two cores with every suite at once, a
+        // sign-in through the local provider (two servers, PKCE, a token exchange) once took longer than 30 s.
+        let response = try await client.execute(request, timeout: .seconds(120))
         let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
         var headers: [String: String] = [:]
         for header in response.headers where headers[header.name.lowercased()] == nil { headers[header.name.lowercased()] = header.value }
