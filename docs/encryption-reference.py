@@ -154,6 +154,29 @@ def sharing(vault_key, kek, recovery):
     }
 
 
+# A vault with two key generations (docs/decisions/0003-shared-encrypted-vaults.md): a version sealed
+# under generation 2 (its header names generation 2's key id), its name under generation 1's name key,
+# and generation 2 wrapped to the member by the owner.
+def generations(vault_key):
+    second = bytes(range(0x50, 0x70))
+    salt = bytes(range(0x30, 0x50))
+    plaintext = b"\x89PNG attachment after a removal\n" * 2
+    sealed = seal_file(second, salt, plaintext, 32)
+    assert open_file(second, sealed) == plaintext
+    owner_signing = Ed25519PrivateKey.from_private_bytes(bytes(range(0xc0, 0xe0)))
+    member_agreement = X25519PrivateKey.from_private_bytes(bytes(range(0xe0, 0x100)))
+    ephemeral, nonce = X25519PrivateKey.from_private_bytes(bytes(range(0x70, 0x90))), bytes(range(0x90, 0x9c))
+    wrapped, signature = member_wrap(second, raw_public(member_agreement), owner_signing, ephemeral, nonce)
+    assert member_unwrap(key_id(second), wrapped, signature, member_agreement, raw_public(owner_signing)) == second
+    path = "attachments/after removal.png"
+    return {
+        "second_key_hex": second.hex(), "second_key_id_hex": key_id(second).hex(), "file_salt_hex": salt.hex(), "segment_size": 32,
+        "plaintext_hex": plaintext.hex(), "ciphertext_hex": sealed.hex(),
+        "path": path, "encrypted_path": encrypt_path(vault_key, path),
+        "ephemeral_private_hex": bytes(range(0x70, 0x90)).hex(), "nonce_hex": nonce.hex(), "wrapped_hex": wrapped.hex(), "signature_hex": signature.hex(),
+    }
+
+
 def main():
     vault_key = bytes(range(32))
     salt = bytes(range(0x40, 0x60))
@@ -184,6 +207,7 @@ def main():
             "wrapped_hex": wrap(hkdf(recovery, "vaultsync v1 recovery"), vault_key, bytes(range(0x7c, 0x88))).hex(),
         },
         "sharing": sharing(vault_key, kek, recovery),
+        "generations": generations(vault_key),
     }, indent=2, ensure_ascii=False))
 
 

@@ -13,7 +13,7 @@ struct Members: AsyncParsableCommand {
             and removes members). The owner's account keeps the vault; only the owner and admins manage members. \
             Someone removed keeps the files their devices already synced (docs/sharing.md).
             """,
-        subcommands: [MembersList.self, MembersInvite.self, MembersSetRole.self, MembersRemove.self, MembersLeave.self, MembersRevokeInvitation.self],
+        subcommands: [MembersList.self, MembersInvite.self, MembersSetRole.self, MembersRemove.self, MembersLeave.self, MembersRevokeInvitation.self, MembersConfirm.self],
         defaultSubcommand: MembersList.self)
 }
 
@@ -29,12 +29,49 @@ struct MembersList: AsyncParsableCommand {
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
     @Flag(help: "Print JSON.") var json = false
 
+    /// The list with each person's safety number, and whether it changed since this folder saw it.
+    struct Output: Encodable {
+        struct Person: Encodable {
+            let member: VaultMember
+            let safetyNumber: String?
+            let numberChanged: Bool
+            enum CodingKeys: String, CodingKey {
+                case safetyNumber = "safety_number"
+                case numberChanged = "number_changed"
+            }
+            func encode(to encoder: any Encoder) throws {
+                try member.encode(to: encoder)
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(safetyNumber, forKey: .safetyNumber)
+                try container.encode(numberChanged, forKey: .numberChanged)
+            }
+        }
+        let vaultID: UUID
+        let vaultName: String
+        let members: [Person]
+        let invitations: [VaultInvitation]?
+        enum CodingKeys: String, CodingKey {
+            case members, invitations
+            case vaultID = "vault_id"
+            case vaultName = "vault_name"
+        }
+    }
+
     func run() async throws {
-        let list = try await SyncEngine(root: vaultURL(vault)).members()
-        if json { return try printJSON(list) }
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let list = try await engine.members()
+        let changed = try await engine.changedNumbers(list.members)
+        if json {
+            let people = list.members.map { Output.Person(member: $0, safetyNumber: $0.safetyNumber, numberChanged: changed.contains($0.userID)) }
+            return try printJSON(Output(vaultID: list.vaultID, vaultName: list.vaultName, members: people, invitations: list.invitations))
+        }
         print("vault '\(list.vaultName)' (\(list.vaultID.uuidString.lowercased()))")
         for member in list.members {
             print("  \(member.email)  \(member.role.rawValue)\(member.addedAt.map { "  since \(WireDate.format($0))" } ?? "")  \(member.userID.uuidString.lowercased().prefix(8))")
+            if let number = member.safetyNumber {
+                let note = changed.contains(member.userID) ? "  CHANGED since this folder last saw it: compare it with them, then 'vaultsync members confirm \(member.email)'" : ""
+                print("    safety number \(number)\(note)")
+            }
         }
         for invitation in list.invitations ?? [] {
             print("  invited: \(invitation.email ?? "by code")  \(invitation.role.rawValue)  until \(WireDate.format(invitation.expiresAt))  \(invitation.invitationID.uuidString.lowercased().prefix(8))")
@@ -49,16 +86,19 @@ struct MembersInvite: AsyncParsableCommand {
     @Argument(help: "The email of the account to invite (omit with --code).") var email: String?
     @Flag(help: "Make a code instead: whoever you give it to joins (once).") var code = false
     @Option(help: "Their role: reader, writer or admin.") var role: RoleArgument
+    @Option(help: "In an encrypted vault: the safety number you compared with them ('vaultsync keys show' on their side); another one refuses.")
+    var safetyNumber: String?
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
     @Flag(help: "Print JSON.") var json = false
 
     func validate() throws {
         if (email == nil) == !code { throw ValidationError("give an EMAIL or --code (not both)") }
+        if code && safetyNumber != nil { throw ValidationError("--safety-number goes with an EMAIL: a code names nobody") }
     }
 
     func run() async throws {
         let engine = try SyncEngine(root: vaultURL(vault))
-        let invitation = try await engine.invite(email: email, role: role.role)
+        let invitation = try await engine.invite(email: email, role: role.role, safetyNumber: safetyNumber)
         if json { return try printJSON(invitation) }
         let name = "\(invitation.owner)/\(invitation.vaultName)"
         let server = try await VaultStatus.read(root: vaultURL(vault)).server ?? "SERVER"
@@ -113,8 +153,9 @@ struct MembersRemove: AsyncParsableCommand {
     func run() async throws {
         let engine = try SyncEngine(root: vaultURL(vault))
         let member = try pickMember(member, from: try await engine.members().members)
-        try await engine.removeMember(member.userID)
+        let generation = try await engine.removeMember(member.userID)
         print("removed \(member.email) from the vault; their devices stop syncing it and keep what they hold")
+        if let generation { print("the vault's key was renewed (generation \(generation)): what is written from now on is sealed under a key they never had") }
     }
 }
 
@@ -155,4 +196,19 @@ func pickInvitation(_ text: String, from invitations: [VaultInvitation]) throws 
         throw CLIRefusal(matches.isEmpty ? "no open invitation has an id starting with '\(text)' (\(invitations.count) open)" : "'\(text)' names \(matches.count) invitations; give more of the id")
     }
     return matches[0]
+}
+
+struct MembersConfirm: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "confirm", abstract: "Take a member's changed safety number as the one you compared with them.",
+        discussion: "A number that changed is shown as CHANGED by 'vaultsync members', and keys that person signs are not taken, until you compare the new number with them (in person, on a call) and confirm it here.")
+    @Argument(help: "The member: their email or user id.") var member: String
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+
+    func run() async throws {
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let member = try pickMember(member, from: try await engine.members().members)
+        let number = try await engine.confirmNumber(of: member)
+        print("\(member.email)'s safety number \(number) is the one this folder trusts now")
+    }
 }

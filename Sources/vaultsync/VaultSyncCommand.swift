@@ -21,7 +21,7 @@ struct VaultSyncCommand: AsyncParsableCommand {
         version: ReleaseVersion.current,
         subcommands: [
             Signup.self, Init.self, Login.self, Passphrase.self, Logout.self, Sync.self, Watch.self, Status.self, Conflicts.self, Resolve.self, Retry.self, Repair.self,
-            History.self, Restore.self, Export.self, Import.self, Log.self, Devices.self, AppPassword.self, Vaults.self, Members.self, Invitations.self, Account.self, Nonce.self, ServerInfo.self,
+            History.self, Restore.self, Export.self, Import.self, Log.self, Devices.self, AppPassword.self, Vaults.self, Members.self, Invitations.self, Keys.self, Account.self, Nonce.self, ServerInfo.self,
         ])
 
     /// Runs the command; failures the README documents become their exit code and one line on

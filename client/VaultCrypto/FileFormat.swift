@@ -44,8 +44,13 @@ public enum FileFormat {
     /// Decrypts a whole file held in memory.
     /// - Throws: ``VaultCryptoError`` when it is not a format-1 file of this key or fails authentication.
     public static func open(_ ciphertext: some DataProtocol, with vaultKey: VaultKey) throws(VaultCryptoError) -> Data {
+        try open(ciphertext, with: VaultKeyring([vaultKey]))
+    }
+
+    /// Decrypts a whole file held in memory with the generation of `keys` its header names.
+    public static func open(_ ciphertext: some DataProtocol, with keys: VaultKeyring) throws(VaultCryptoError) -> Data {
         let bytes = Data(ciphertext)
-        var opener = try FileOpener(header: bytes.prefix(headerByteCount), vaultKey: vaultKey)
+        var opener = try FileOpener(header: bytes.prefix(headerByteCount), keys: keys)
         var output = Data()
         var offset = headerByteCount
         repeat {
@@ -120,6 +125,12 @@ public struct FileOpener: Sendable {
         self.header = header
         self.segmentSize = size
         self.key = vaultKey.subkey(Label.file, salt: header[16..<48])
+    }
+
+    /// Reads the header with the generation of `keys` it names.
+    public init(header: some DataProtocol, keys: VaultKeyring) throws(VaultCryptoError) {
+        let header = Data(header)
+        try self.init(header: header, vaultKey: try keys.key(forHeader: header))
     }
 
     /// Opens the next sealed segment; `final` says whether the stream ends after it.

@@ -61,17 +61,10 @@ public struct SharingPublicKeys: Sendable, Hashable {
         self.signing = signing
     }
 
-    /// The safety number two people compare out of band (in person, on a call): 30 digits in six
-    /// groups of five, each group five bytes of SHA-256(`"vaultsync v1 safety number"` ‖ agreement ‖
-    /// signing) as a big-endian number modulo 100,000. A server that hands out another key cannot
-    /// keep the number.
+    /// The safety number two people compare out of band (``SafetyNumber``): a server that hands
+    /// out another key cannot keep the number.
     public var safetyNumber: String {
-        let digest = Array(SHA256.hash(data: Data(Label.safetyNumber.utf8) + agreement + signing))
-        return (0..<6).map { group in
-            let value = digest[group * 5..<group * 5 + 5].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            let text = String(value % 100_000)
-            return String(repeating: "0", count: 5 - text.count) + text
-        }.joined(separator: " ")
+        SafetyNumber.of(agreementKey: agreement, signingKey: signing)
     }
 }
 

@@ -73,7 +73,6 @@ enum Label {
     static let wrappedKey = "vaultsync v1 wrapped key"
     static let recovery = "vaultsync v1 recovery"
     static let envelopeProof = "vaultsync v1 envelope proof"
-    static let safetyNumber = "vaultsync v1 safety number"
     static let memberWrap = "vaultsync v1 member wrap"
     static let memberKey = "vaultsync v1 member key"
     static let memberSignature = "vaultsync v1 member key signature"

@@ -73,6 +73,35 @@ public struct PostgresRow: Sendable {
 
     public func optionalDate(_ index: Int) throws -> Date? { values[index] == nil ? nil : try date(index) }
 
+    /// A `bytea` column in the hex output format (`\\x` and two digits a byte).
+    public func bytes(_ index: Int) throws -> Data {
+        guard let text = values[index], text.hasPrefix("\\x"), let data = Self.hex(text.utf8.dropFirst(2)) else { throw decoding(index, "bytea", values[index]) }
+        return data
+    }
+
+    private static func hex(_ digits: some Collection<UInt8>) -> Data? {
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+            default: nil
+            }
+        }
+        var data = Data(capacity: digits.count / 2)
+        var high: UInt8?
+        for digit in digits {
+            guard let nibble = value(digit) else { return nil }
+            if let first = high {
+                data.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return data
+    }
+
     private func decoding(_ index: Int, _ type: String, _ value: String?) -> PostgresError {
         PostgresError(kind: .decoding, message: "column \(index) is \(value.map { "'\($0.prefix(40))'" } ?? "NULL"), expected \(type)")
     }

@@ -46,12 +46,17 @@ public enum EncryptedFiles {
     ///   truncated, reordered, or of another key); `destination` is then removed: no byte of a file
     ///   that fails reaches the vault.
     public static func decrypt(_ source: URL, to destination: URL, key: VaultKey) throws -> (hash: ContentHash, sizeBytes: Int64) {
+        try decrypt(source, to: destination, keys: VaultKeyring([key]))
+    }
+
+    /// ``decrypt(_:to:key:)`` with the generation of `keys` the file's header names.
+    public static func decrypt(_ source: URL, to destination: URL, keys: VaultKeyring) throws -> (hash: ContentHash, sizeBytes: Int64) {
         do {
             let input = try FileHandle(forReadingFrom: source)
             defer { try? input.close() }
             let output = try create(destination)
             defer { try? output.close() }
-            var opener = try FileOpener(header: try readFully(input, FileFormat.headerByteCount), vaultKey: key)
+            var opener = try FileOpener(header: try readFully(input, FileFormat.headerByteCount), keys: keys)
             var plain = ContentHasher()
             var current = try readFully(input, opener.sealedSegmentSize)
             while true {

@@ -8,7 +8,9 @@ import VaultCrypto
 /// reaches the folder, and keeps the ciphertext map (`sync.db`) that lets the planner work in
 /// plaintext hashes. Names are translated by ``RemoteVault`` with ``codec``.
 final class VaultCipher: Sendable {
-    let key: VaultKey
+    /// The vault key's generations: names under the first, new versions sealed under the newest.
+    var keys: VaultKeyring { ring.withLock { $0 } }
+    private let ring: Mutex<VaultKeyring>
     let codec: VaultCodec
     let store: StateStore
     let writer: AtomicFileWriter
@@ -16,11 +18,16 @@ final class VaultCipher: Sendable {
     /// not encrypted again for the pull that follows it, and folders' encrypted names.
     private let names = Mutex<(paths: [VaultPath: VaultPath], folders: [Substring: String])>(([:], [:]))
 
-    init(key: VaultKey, store: StateStore, writer: AtomicFileWriter) {
-        self.key = key
-        self.codec = VaultCodec(key: key)
+    init(keys: VaultKeyring, store: StateStore, writer: AtomicFileWriter) {
+        self.ring = Mutex(keys)
+        self.codec = VaultCodec(key: keys.names)
         self.store = store
         self.writer = writer
+    }
+
+    /// Takes later generations of the key (the names key, generation 1, stays).
+    func adopt(_ keys: VaultKeyring) {
+        ring.withLock { $0 = keys }
     }
 
     /// The encrypted path the server knows `path` by.
@@ -63,7 +70,7 @@ final class VaultCipher: Sendable {
                         // A note: sealed in memory (no staged file to write, read back and remove).
                         let plain = try Data(contentsOf: source)
                         guard ContentHasher.hash(plain) == candidate.hash else { throw AtomicWriteError.changedSinceScan(candidate.diskPath) }
-                        let data = try FileFormat.seal(plain, with: key)
+                        let data = try FileFormat.seal(plain, with: keys.current)
                         let hash = ContentHasher.hash(data)
                         made.append(StateStore.Ciphertext(ciphertextHash: hash, ciphertextSize: Int64(data.count), plaintextHash: candidate.hash, plaintextSize: Int64(plain.count)))
                         form.sealed = SealedForm(hash: hash, sizeBytes: Int64(data.count), data: data)
@@ -106,7 +113,7 @@ final class VaultCipher: Sendable {
     func seal(fileAt source: URL) throws -> (EncryptedFiles.Forms, URL) {
         let file = try writer.newStagingFile()
         do {
-            return (try EncryptedFiles.encrypt(source, to: file, key: key), file)
+            return (try EncryptedFiles.encrypt(source, to: file, key: keys.current), file)
         } catch {
             try? FileManager.default.removeItem(at: file)
             throw error
@@ -121,7 +128,7 @@ final class VaultCipher: Sendable {
         defer { try? FileManager.default.removeItem(at: staged) }
         let plain = try writer.newStagingFile()
         do {
-            let (hash, size) = try EncryptedFiles.decrypt(staged, to: plain, key: key)
+            let (hash, size) = try EncryptedFiles.decrypt(staged, to: plain, keys: keys)
             return StagedFile(url: plain, hash: hash, ciphertext: StateStore.Ciphertext(ciphertextHash: ciphertext, ciphertextSize: sizeBytes, plaintextHash: hash, plaintextSize: size))
         } catch let error as VaultCryptoError {
             throw SyncFileError.undecryptable(error)
@@ -133,7 +140,7 @@ final class VaultCipher: Sendable {
     func open(_ data: Data, ciphertext: ContentHash) throws -> (plaintext: Data, entry: StateStore.Ciphertext) {
         let plain: Data
         do {
-            plain = try FileFormat.open(data, with: key)
+            plain = try FileFormat.open(data, with: keys)
         } catch {
             throw SyncFileError.undecryptable(error)
         }

@@ -47,6 +47,22 @@ actor AuthorizedSession {
         try store.save(credentials)
     }
 
+    /// Keeps an encrypted vault's key generations (generation 1 first) with the credentials.
+    func keepVaultKeys(_ keys: [Data]) throws {
+        credentials.vaultKey = keys.first
+        credentials.laterVaultKeys = keys.count > 1 ? Array(keys.dropFirst()) : nil
+        try store.save(credentials)
+    }
+
+    /// Keeps the account's sharing keys' private half with the credentials.
+    func keepSharingKeys(_ keys: Data) throws {
+        credentials.sharingKeys = keys
+        try store.save(credentials)
+    }
+
+    /// The account's sharing keys' private half, when this device holds them.
+    var sharingKeys: Data? { credentials.sharingKeys }
+
     /// Records the device's new name (it was renamed on the server).
     func renamed(_ name: String) throws {
         credentials.deviceName = name

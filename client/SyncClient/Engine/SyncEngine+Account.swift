@@ -54,10 +54,14 @@ extension SyncEngine {
             RegisterDeviceRequest(deviceName: name, platform: Self.platform, deviceID: previous?.deviceID), accessToken: tokens.accessToken).deviceID
         // Linked again while signed in: an encrypted vault's key stays (it goes with a logout).
         let credentials = CredentialStore(stateFolder: stateFolder)
-        let kept = try? credentials.load().flatMap { $0.userID == tokens.userID && $0.vaultID == vaultID ? $0.vaultKey : nil }
-        try credentials.save(Credentials(
+        let kept = try? credentials.load().flatMap { $0.userID == tokens.userID ? $0 : nil }
+        let sameVault = kept?.vaultID == vaultID
+        var fresh = Credentials(
             server: server, userID: tokens.userID, deviceID: deviceID, deviceName: name,
-            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, vaultID: vaultID, vaultKey: kept))
+            accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, vaultID: vaultID, vaultKey: sameVault ? kept?.vaultKey : nil)
+        fresh.laterVaultKeys = sameVault ? kept?.laterVaultKeys : nil
+        fresh.sharingKeys = kept?.sharingKeys  // the account's, whichever vault
+        try credentials.save(fresh)
         let engine = try SyncEngine(root: root, transport: transport)
         try await engine.store.setMeta(.server, server.absoluteString)
         try await engine.store.setMeta(.userID, tokens.userID.uuidString)

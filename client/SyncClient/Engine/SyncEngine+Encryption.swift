@@ -65,7 +65,7 @@ extension SyncEngine {
         guard let cipher = remote.cipher else { throw SyncEngineError.notEncryptedHere(root.path) }
         let current = try await session.run { [api] in try await api.key($0) }
         let replacement = PutKeyRequest(
-            envelope: try current.rewrapped(cipher.key, passphrase: passphrase, scrypt: scrypt), expectedRevision: current.revision, proof: cipher.key.envelopeProof)
+            envelope: try current.rewrapped(cipher.keys.names, passphrase: passphrase, scrypt: scrypt), expectedRevision: current.revision, proof: cipher.keys.names.envelopeProof)
         _ = try await session.run { [api] in try await api.putKey(replacement, session: $0) }
         try await store.log(.keyChanged, path: "", detail: "passphrase changed (key revision \((current.revision ?? 0) + 1))", at: now())
     }
@@ -90,7 +90,7 @@ extension SyncEngine {
         }
         var envelope = past
         (envelope.revision, envelope.updatedAt, envelope.updatedByDevice) = (nil, nil, nil)
-        let request = PutKeyRequest(envelope: envelope, expectedRevision: current.revision, proof: cipher.key.envelopeProof)
+        let request = PutKeyRequest(envelope: envelope, expectedRevision: current.revision, proof: cipher.keys.names.envelopeProof)
         let stored = try await session.run { [api] in try await api.putKey(request, session: $0) }
         try await store.log(.keyChanged, path: "", detail: "key envelope of revision \(revision) restored (key revision \(stored.revision ?? 0))", at: now())
         return stored
@@ -120,28 +120,62 @@ extension SyncEngine {
             _ = try await session.run { [api] in
                 try await api.putKey(PutKeyRequest(envelope: made.envelope, expectedRevision: nil, proof: made.key.envelopeProof), session: $0)
             }
-            try await keep(made.key)
+            try await keep([made.key])
             return made.recoveryKey.text
         case (.create(let passphrase, _), let envelope?):
-            try await keep(try envelope.unlock(passphrase: passphrase))
+            try await keep(try await openGenerations(envelope, .passphrase(passphrase)))
             return nil
         case (.unlock(let secret), let envelope?):
-            if let held = remote.cipher?.key, held.id.description == envelope.keyID { return nil }
-            let key: VaultKey
-            switch try secret() {
-            case .passphrase(let passphrase):
-                key = try envelope.unlock(passphrase: passphrase)
-            case .recoveryKey(let text):
-                guard let recoveryKey = RecoveryKey(text: text) else { throw VaultCryptoError.malformed("that is not a recovery key: it has 32 letters and digits, in groups of 4") }
-                key = try envelope.unlock(recoveryKey: recoveryKey)
-            }
-            try await keep(key)
+            if let held = remote.cipher?.keys.names, held.id.description == envelope.keyID { return nil }
+            try await keep(try await openGenerations(envelope, try secret()))
             return nil
         }
     }
 
-    private func keep(_ key: VaultKey) async throws {
-        try await session.keepVaultKey(key.bytes)
-        try await store.setMeta(.vaultKeyID, key.id.description)
+    /// Every generation of the vault's key, opened with `secret`: the owner opens generation 1
+    /// from the envelope, a member from the keys given to their account; later generations come
+    /// through the account's sharing keys (which `secret` opens too, unless this device holds them).
+    private func openGenerations(_ envelope: KeyEnvelope, _ secret: VaultSecret) async throws -> [VaultKey] {
+        let vault = try await linkedVault()
+        let list: VaultKeyList? = vault.owner == nil
+            ? try? await session.run { [api] in try await api.keyList(of: vault.vaultID, accessToken: $0.accessToken) }  // an older server has none
+            : try await session.run { [api] in try await api.keyList(of: vault.vaultID, accessToken: $0.accessToken) }
+        var generations: [Int: VaultKey] = [:]
+        if vault.owner == nil {
+            generations[1] = try Self.unlock(envelope, secret)
+            // The account's sharing keys, when the same secret opens them: this device then takes
+            // the generations a removal makes without being asked again.
+            if try await heldSharingKeys() == nil, let opened = try? await openSharingKeys(secret) {
+                try await session.keepSharingKeys(opened.bytes)
+            }
+        }
+        if let list, list.generation > generations.count {
+            let sharing: SharingKeys
+            if let held = try await heldSharingKeys() {
+                sharing = held
+            } else {
+                sharing = try await openSharingKeys(secret)
+                try await session.keepSharingKeys(sharing.bytes)
+            }
+            generations.merge(try await receivedGenerations(list, vaultID: vault.vaultID, sharing: sharing)) { own, _ in own }
+        }
+        let count = list?.generation ?? 1
+        return try (1...count).map { generation in
+            guard let key = generations[generation] else {
+                throw SyncEngineError.sharingKeys(
+                    "generation \(generation) of the vault's key was not given to this account: ask its owner or an admin to sync once (or to invite you again); nothing was synced")
+            }
+            return key
+        }
+    }
+
+    private static func unlock(_ envelope: KeyEnvelope, _ secret: VaultSecret) throws -> VaultKey {
+        switch secret {
+        case .passphrase(let passphrase):
+            return try envelope.unlock(passphrase: passphrase)
+        case .recoveryKey(let text):
+            guard let recoveryKey = RecoveryKey(text: text) else { throw VaultCryptoError.malformed("that is not a recovery key: it has 32 letters and digits, in groups of 4") }
+            return try envelope.unlock(recoveryKey: recoveryKey)
+        }
     }
 }

@@ -30,7 +30,7 @@ extension SyncEngine {
             // beside the destination (not in `.vaultsync/tmp`, which a sync clears: an export
             // does not take the vault's lock).
             do {
-                let written = try ExportArchive.decrypt(downloaded, manifest: manifest, key: cipher.key, to: staged, staging: destination.deletingLastPathComponent())
+                let written = try ExportArchive.decrypt(downloaded, manifest: manifest, keys: cipher.keys, to: staged, staging: destination.deletingLastPathComponent())
                 manifest = try ExportArchive.verify(staged)
                 guard manifest == written else { throw ExportArchiveError.invalid("the decrypted archive does not read back as written") }
             } catch {

@@ -20,15 +20,27 @@ extension SyncEngine {
         vaults.first { id == nil ? $0.owner == nil && $0.name == "default" : $0.vaultID == id }
     }
 
+    /// The vault's people. Each safety number seen here for the first time is remembered, so that
+    /// a later change shows (``changedNumbers(_:)``).
     public func members() async throws -> VaultMemberList {
         let id = try await linkedVault().vaultID
-        return try await session.run { [api] in try await api.members(of: id, accessToken: $0.accessToken) }
+        let list = try await session.run { [api] in try await api.members(of: id, accessToken: $0.accessToken) }
+        try await see(list.members.compactMap { member in member.safetyNumber.map { (member.userID, $0) } })
+        return list
     }
 
-    /// Invites an account by email, or (email nil) makes a code to hand to someone.
-    public func invite(email: String?, role: VaultRole) async throws -> VaultInvitation {
+    /// Invites an account by email, or (email nil) makes a code to hand to someone. In an
+    /// encrypted vault, every generation of its key goes with the invitation, wrapped to the
+    /// invitee's sharing keys: `safetyNumber`, when given, must be theirs.
+    public func invite(email: String?, role: VaultRole, safetyNumber: String? = nil) async throws -> VaultInvitation {
         let id = try await linkedVault().vaultID
-        let request = InviteRequest(email: email, code: email == nil ? true : nil, role: role)
+        var keys: [KeyGrant]?
+        if remote.cipher != nil, let email {
+            let person = try await session.run { [api] in try await api.personKeys(email: email, accessToken: $0.accessToken) }
+            try await takeNewGenerations()
+            keys = try await grants(to: person, expectedNumber: safetyNumber)
+        }
+        let request = InviteRequest(email: email, code: email == nil ? true : nil, role: role, keys: keys)
         return try await session.run { [api] in try await api.invite(request, to: id, accessToken: $0.accessToken) }
     }
 
@@ -42,10 +54,16 @@ extension SyncEngine {
         return try await session.run { [api] in try await api.setRole(role, of: memberID, in: id, accessToken: $0.accessToken) }
     }
 
-    /// Takes a member out of the vault; this account's own id leaves it.
-    public func removeMember(_ memberID: UUID) async throws {
+    /// Takes a member out of the vault; this account's own id leaves it. In an encrypted vault
+    /// the remover's device then renews the key (a new generation the removed member never
+    /// gets), and returns its number; when that fails, the removal stands and the next sync of an
+    /// owner's or admin's device renews it.
+    @discardableResult
+    public func removeMember(_ memberID: UUID) async throws -> Int? {
         let id = try await linkedVault().vaultID
         try await session.run { [api] in try await api.removeMember(memberID, from: id, accessToken: $0.accessToken) }
+        guard remote.cipher != nil, memberID != (await userID) else { return nil }
+        return try await rotateVaultKey()
     }
 
     /// The account's user id.

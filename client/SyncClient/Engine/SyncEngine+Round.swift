@@ -27,6 +27,7 @@ extension SyncEngine {
         var incremental = cursor != nil
         var authors: [VaultPath: RemoteAuthor] = [:]
         var role: VaultRole?
+        var keyState: (generation: Int?, rotationDue: Bool) = (nil, false)
         while true {
             let from = cursor
             let page: VaultStateResponse
@@ -51,8 +52,11 @@ extension SyncEngine {
             for gone in page.deletedSince { remote[gone.path] = .deleted(version: gone.version ?? 0, byDevice: gone.deletedByDevice) }
             cursor = page.cursor
             role = page.role
+            keyState = (page.keyGeneration, page.keyRotationDue == true)
             if page.hasMore != true { break }
         }
+        // Before anything is sealed: the vault's newest key generation, renewed first if a member left.
+        Self.addOnce(&report.notices, try await keepUpWithKeys(generation: keyState.generation, rotationDue: keyState.rotationDue))
 
         try await adoptOwnVersions(remote, &synced)
 

@@ -63,7 +63,7 @@ public final class SyncEngine: Sendable {
         let writer = AtomicFileWriter(root: self.root)
         self.writer = writer
         let store = self.store
-        let cipher = try credentials.vaultKey.map { VaultCipher(key: try VaultKey(bytes: $0), store: store, writer: writer) }
+        let cipher = try credentials.vaultKeyring.map { VaultCipher(keys: $0, store: store, writer: writer) }
         self.remote = RemoteVault(api: api, session: session, cipher: cipher, root: self.root.path)
         self.uploader = Uploader(api: api, session: session, remote: remote, store: store, root: self.root, transfers: transfers, now: now)
         self.downloader = VerifiedDownloader(

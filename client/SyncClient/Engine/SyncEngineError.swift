@@ -38,6 +38,9 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     case keyNotOpened(String, reason: String)
     /// `passphrase restore` naming a revision the vault's key envelope never had (or the current one).
     case noSuchKeyRevision(Int)
+    /// The account's sharing keys are missing, not on this device, or a key given to it is not
+    /// trusted (`docs/sharing.md`): what to do is in the message.
+    case sharingKeys(String)
     case noConflict(VaultPath)
     case serverMovedOn(VaultPath)
     public var description: String {
@@ -68,6 +71,7 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .notEncrypted(let path):
             "'\(path)' holds the key of an encrypted vault, but the server says the vault is not encrypted (was its database replaced?); nothing was synced. Link an empty folder to sync with it"
         case .noSuchKeyRevision(let revision): "the vault's key envelope has no past revision \(revision) (see 'vaultsync passphrase history')"
+        case .sharingKeys(let message): message
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }

@@ -10,10 +10,10 @@ extension ExportArchive {
     /// plaintext (paths, hashes and sizes; versions and dates as the server's). The caller verifies
     /// the result like any archive.
     /// - Throws: ``ExportArchiveError/invalid(_:)`` naming the first entry that fails authentication.
-    static func decrypt(_ zip: URL, manifest: ExportManifest, key: VaultKey, to destination: URL, staging: URL) throws -> ExportManifest {
+    static func decrypt(_ zip: URL, manifest: ExportManifest, keys: VaultKeyring, to destination: URL, staging: URL) throws -> ExportManifest {
         let source = try open(zip)
         let target = try Archive(url: destination, accessMode: .create)
-        let names = NameCipher(vaultKey: key)
+        let names = NameCipher(vaultKey: keys.names)
         let sealed = staging.appendingPathComponent(".vaultsync-export-sealed-\(UUID().uuidString)")
         let plain = staging.appendingPathComponent(".vaultsync-export-plain-\(UUID().uuidString)")
         defer {
@@ -36,7 +36,7 @@ extension ExportArchive {
             let content: (hash: ContentHash, sizeBytes: Int64)
             do {
                 path = try names.decrypt(file.path)
-                content = try EncryptedFiles.decrypt(sealed, to: plain, key: key)
+                content = try EncryptedFiles.decrypt(sealed, to: plain, keys: keys)
             } catch let error as VaultCryptoError {
                 throw ExportArchiveError.invalid("the server's copy of a file (\(file.path.rawValue.prefix(24))…) cannot be decrypted: \(error)")
             }

@@ -1,4 +1,5 @@
 public import Foundation
+public import VaultCrypto
 
 /// The device's tokens for one vault, in `.vaultsync/credentials.json` with mode 0600, and for an
 /// encrypted vault its unwrapped key: both go at `logout`. The password and the passphrase are never
@@ -12,8 +13,15 @@ public struct Credentials: Codable, Sendable, Equatable {
     public var refreshToken: String
     /// The server vault the folder syncs with; nil: the account's `default` vault.
     public var vaultID: UUID?
-    /// An encrypted vault's key (32 bytes), unwrapped once with the passphrase or recovery key.
+    /// An encrypted vault's key (32 bytes), unwrapped once with the passphrase or recovery key:
+    /// generation 1 (`docs/decisions/0003-shared-encrypted-vaults.md`).
     public var vaultKey: Data?
+    /// The vault key's later generations (32 bytes each), oldest first: in a shared vault, one
+    /// more each time a member left or was removed.
+    public var laterVaultKeys: [Data]?
+    /// The account's sharing keys' private half (64 bytes), unsealed once with the passphrase: to
+    /// open the key generations given to this account and to give them to others.
+    public var sharingKeys: Data?
 
     public init(
         server: URL, userID: UUID, deviceID: UUID, deviceName: String, accessToken: String, refreshToken: String, vaultID: UUID? = nil, vaultKey: Data? = nil
@@ -58,5 +66,15 @@ public struct CredentialStore: Sendable {
     /// Forgets the tokens (logout).
     public func remove() throws {
         if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+    }
+}
+
+extension Credentials {
+    /// Every generation of the vault's key this device holds; nil for a plain vault.
+    public var vaultKeyring: VaultKeyring? {
+        get throws {
+            guard let vaultKey else { return nil }
+            return VaultKeyring(try ([vaultKey] + (laterVaultKeys ?? [])).map { try VaultKey(bytes: $0) })
+        }
     }
 }

@@ -47,6 +47,9 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     public static let heldDeletions = MetaKey(rawValue: "held_deletions")
     /// The id of an encrypted vault's key (the key itself is kept with the credentials); none for a plain vault.
     public static let vaultKeyID = MetaKey(rawValue: "vault_key_id")
+    /// The safety numbers of the people of a shared encrypted vault this folder saw (JSON: user id
+    /// to number), to show a changed one as changed.
+    public static let seenSafetyNumbers = MetaKey(rawValue: "seen_safety_numbers")
 }
 
 /// What a log line records.

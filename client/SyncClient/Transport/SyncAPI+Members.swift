@@ -46,5 +46,5 @@ extension SyncAPI {
         let _: Empty = try await call("POST", "invitations/\(invitationID.uuidString.lowercased())/decline", body: Optional<InviteRequest>.none, headers: bearer(accessToken))
     }
 
-    private func bearer(_ accessToken: String) -> [String: String] { ["Authorization": "Bearer \(accessToken)"] }
+    func bearer(_ accessToken: String) -> [String: String] { ["Authorization": "Bearer \(accessToken)"] }
 }

@@ -179,7 +179,11 @@ public struct SyncAPI: Sendable {
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: Body?, headers: [String: String] = [:], versioned: Bool = true
     ) async throws -> Answer {
         var components = URLComponents(url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
-        if !query.isEmpty { components.queryItems = query }
+        if !query.isEmpty {
+            components.queryItems = query
+            // URLComponents leaves `+` as it is, which a server may read as a space (an email's `+`).
+            components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        }
         var request = URLRequest(url: components.url!)
         request.httpMethod = method
         if versioned { request.setValue(String(ProtocolVersion.current), forHTTPHeaderField: SyncHeader.protocolVersion) }

@@ -13,18 +13,26 @@ public struct VaultMember: Codable, Sendable, Equatable {
     public var role: VaultRole
     /// When they joined (nil for the owner).
     public var addedAt: Date?
+    /// Their public sharing keys (``AccountKeys``), when they have made them: what an encrypted
+    /// vault's key is wrapped to, and what their safety number is computed from.
+    public var agreementKey: Data?
+    public var signingKey: Data?
 
-    public init(userID: UUID, email: String, role: VaultRole, addedAt: Date?) {
+    public init(userID: UUID, email: String, role: VaultRole, addedAt: Date?, agreementKey: Data? = nil, signingKey: Data? = nil) {
         self.userID = userID
         self.email = email
         self.role = role
         self.addedAt = addedAt
+        self.agreementKey = agreementKey
+        self.signingKey = signingKey
     }
 
     enum CodingKeys: String, CodingKey {
         case email, role
         case userID = "user_id"
         case addedAt = "added_at"
+        case agreementKey = "agreement_key"
+        case signingKey = "signing_key"
     }
 }
 
@@ -53,15 +61,20 @@ public struct VaultMemberList: Codable, Sendable, Equatable {
 
 /// `POST /vaults/{id}/invitations`: invite the account with `email`, or (`code: true`) make a code
 /// that whoever holds it redeems, for a server that sends no mail.
+///
+/// For an end-to-end encrypted vault, only by email, and `keys` holds every generation of the
+/// vault's key wrapped to the invitee's sharing keys: the server cannot give them one.
 public struct InviteRequest: Codable, Sendable, Equatable {
     public var email: String?
     public var code: Bool?
     public var role: VaultRole
+    public var keys: [KeyGrant]?
 
-    public init(email: String? = nil, code: Bool? = nil, role: VaultRole) {
+    public init(email: String? = nil, code: Bool? = nil, role: VaultRole, keys: [KeyGrant]? = nil) {
         self.email = email
         self.code = code
         self.role = role
+        self.keys = keys
     }
 }
 

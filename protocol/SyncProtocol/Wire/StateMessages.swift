@@ -18,11 +18,20 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
     /// The caller's role in the vault: a `reader`'s client sends no changes (they stay pending on
     /// the device). Nil from servers that predate shared vaults.
     public var role: VaultRole?
+    /// In an encrypted vault, the newest generation of its key (1 until a member leaves or is
+    /// removed): a device that holds fewer fetches the others (`GET /vaults/{id}/keys`) before it
+    /// seals anything. Nil for a plain vault.
+    public var keyGeneration: Int?
+    /// True when a member left or was removed since the newest generation was made, and the
+    /// caller is the owner or an admin: their device makes the next generation.
+    public var keyRotationDue: Bool?
 
     public init(
         files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil, vaultID: UUID? = nil,
-        encrypted: Bool? = nil, role: VaultRole? = nil
+        encrypted: Bool? = nil, role: VaultRole? = nil, keyGeneration: Int? = nil, keyRotationDue: Bool? = nil
     ) {
+        self.keyGeneration = keyGeneration
+        self.keyRotationDue = keyRotationDue
         self.files = files
         self.deletedSince = deletedSince
         self.serverTime = serverTime
@@ -41,6 +50,8 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
         case hasMore = "has_more"
         case vaultID = "vault_id"
         case encrypted, role
+        case keyGeneration = "key_generation"
+        case keyRotationDue = "key_rotation_due"
     }
 }
 

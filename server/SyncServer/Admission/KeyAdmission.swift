@@ -36,7 +36,7 @@ enum KeyAdmission {
     ///   - role: the writer's role: only the vault's owner writes its envelope (members of a shared
     ///     vault get theirs wrapped to them, issue 34).
     ///   - shared: whether the vault has members or open invitations: it does not become encrypted,
-    ///     as encrypted vaults are not shared yet (its key could not be given to its members).
+    ///     (its members would get no key: a vault is encrypted before it is shared).
     static func decide(
         _ request: PutKeyRequest, current: Current?, holdsAnything: Bool, shared: Bool = false, minimumLogN: Int, vaultName: String, role: VaultRole
     ) throws(ServiceError) -> Decision {
@@ -51,7 +51,7 @@ enum KeyAdmission {
         case (nil, nil):
             guard !shared else {
                 throw .invalidRequest(
-                    "vault '\(vaultName)' is shared (it has members or open invitations), and encrypted vaults are not shared yet: its key could not be given to them; create a new vault to encrypt")
+                    "vault '\(vaultName)' is shared (it has members or open invitations), and its members would get no key: encrypt a new vault, then share it (docs/sharing.md)")
             }
             guard !holdsAnything else {
                 throw .vaultNotEmpty(

@@ -129,9 +129,10 @@ public enum VaultSyncServer {
         let catalog = VaultCatalog(db: pool, store: parts.store, now: now, logger: parts.logger)
         let vaults = authenticated.group("vaults")
         VaultCatalogRoutes(catalog: catalog).add(to: vaults)
-        let members = MemberService(db: pool, now: now)
+        let members = MemberService(db: pool, now: now, minimumScryptLogN: configuration.minimumScryptLogN)
         MemberRoutes(members: members).addVaultRoutes(to: vaults)
         MemberRoutes(members: members).addInvitationRoutes(to: authenticated.group("invitations"))
+        MemberRoutes(members: members).addKeyRoutes(to: authenticated)
         return AccountServices(hashing: hashing, identities: identities, auth: auth, devices: devices, catalog: catalog, accounts: accounts, members: members)
     }
 

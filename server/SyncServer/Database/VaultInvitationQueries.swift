@@ -55,6 +55,11 @@ enum VaultInvitationQueries {
         try db.query("\(select) WHERE i.vault_id = $1 AND i.expires_at > $2 ORDER BY i.created_at, i.id", [vaultID, now]).map(invitation)
     }
 
+    /// The accounts invited to the vault whose invitations are not answered nor expired.
+    static func invitees(_ db: PostgresConnection, vaultID: UUID, now: Date) throws -> [UUID] {
+        try db.query("SELECT invitee_id FROM vault_invitations WHERE vault_id = $1 AND invitee_id IS NOT NULL AND expires_at > $2", [vaultID, now]).map { try $0.uuid(0) }
+    }
+
     /// The invitations to `userID`'s account not yet answered nor expired, oldest first.
     static func received(_ db: PostgresConnection, userID: UUID, now: Date) throws -> [VaultInvitation] {
         try db.query("\(select) WHERE i.invitee_id = $1 AND i.expires_at > $2 ORDER BY i.created_at, i.id", [userID, now]).map(invitation)
@@ -85,7 +90,12 @@ enum VaultInvitationQueries {
     }
 
     /// Revokes one of the vault's invitations; false when there is none of that id.
-    static func revoke(_ db: PostgresConnection, vaultID: UUID, id: UUID) throws -> Bool {
-        !(try db.query("DELETE FROM vault_invitations WHERE vault_id = $1 AND id = $2 RETURNING 1", [vaultID, id])).isEmpty
+    static func revoke(_ db: PostgresConnection, vaultID: UUID, id: UUID) throws -> Revoked? {
+        try db.query("DELETE FROM vault_invitations WHERE vault_id = $1 AND id = $2 RETURNING invitee_id", [vaultID, id]).first.map { Revoked(invitee: try $0.optionalUUID(0)) }
+    }
+
+    /// A revoked invitation: to whom it was (nil for a code).
+    struct Revoked {
+        let invitee: UUID?
     }
 }

@@ -8,12 +8,18 @@ enum VaultMemberQueries {
     static func members(_ db: PostgresConnection, vaultID: UUID) throws -> [VaultMember] {
         try db.query(
             """
-            SELECT u.id, u.email, 'owner', NULL::timestamptz, 0 FROM vaults v JOIN users u ON u.id = v.user_id WHERE v.id = $1
-            UNION ALL
-            SELECT u.id, u.email, m.role, m.added_at, 1 FROM vault_members m JOIN users u ON u.id = m.user_id WHERE m.vault_id = $1
+            SELECT p.*, k.agreement_key, k.signing_key FROM (
+                SELECT u.id, u.email, 'owner' AS role, NULL::timestamptz AS added_at, 0 AS rank FROM vaults v JOIN users u ON u.id = v.user_id WHERE v.id = $1
+                UNION ALL
+                SELECT u.id, u.email, m.role, m.added_at, 1 FROM vault_members m JOIN users u ON u.id = m.user_id WHERE m.vault_id = $1
+            ) p LEFT JOIN account_keys k ON k.user_id = p.id
             ORDER BY 5, 4, 2
             """, [vaultID]
-        ).map { VaultMember(userID: try $0.uuid(0), email: try $0.string(1), role: VaultRole(rawValue: try $0.string(2)) ?? .reader, addedAt: try $0.optionalDate(3)) }
+        ).map {
+            VaultMember(
+                userID: try $0.uuid(0), email: try $0.string(1), role: VaultRole(rawValue: try $0.string(2)) ?? .reader, addedAt: try $0.optionalDate(3),
+                agreementKey: $0.isNull(5) ? nil : try $0.bytes(5), signingKey: $0.isNull(6) ? nil : try $0.bytes(6))
+        }
     }
 
     /// The member's role; nil when they are no member (the owner is none either).
@@ -48,7 +54,7 @@ enum VaultMemberQueries {
             WITH gone AS (DELETE FROM vault_members WHERE vault_id = $1 AND user_id = $2 RETURNING vault_id, user_id)
             INSERT INTO vault_departures (vault_id, user_id, vault_name, reason, ended_at)
             SELECT g.vault_id, g.user_id, v.name, $3, $4 FROM gone g JOIN vaults v ON v.id = g.vault_id
-            ON CONFLICT (user_id, vault_id) DO UPDATE SET vault_name = excluded.vault_name, reason = excluded.reason, ended_at = excluded.ended_at
+            ON CONFLICT (user_id, vault_id) DO UPDATE SET vault_name = excluded.vault_name, reason = excluded.reason, ended_at = excluded.ended_at, key_renewed = false
             RETURNING 1
             """, [vaultID, userID, reason.rawValue, now])).isEmpty
     }

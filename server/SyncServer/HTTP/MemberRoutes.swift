@@ -5,7 +5,9 @@ import SyncProtocol
 /// A shared vault's people (authenticated): `GET /vaults/{id}/members`,
 /// `PATCH`/`DELETE /vaults/{id}/members/{user_id}`, `POST /vaults/{id}/invitations`,
 /// `DELETE /vaults/{id}/invitations/{invitation_id}`; and the invitee's side: `GET /invitations`,
-/// `POST /invitations/{id}/accept`, `POST /invitations/{id}/decline`, `POST /invitations/redeem`.
+/// `POST /invitations/{id}/accept`, `POST /invitations/{id}/decline`, `POST /invitations/redeem`;
+/// and the keys of encrypted shared vaults: `GET`/`POST /vaults/{id}/keys`, `GET`/`PUT /account/keys`,
+/// `GET /sharing-keys?email=`.
 struct MemberRoutes {
     let members: MemberService
 
@@ -30,10 +32,38 @@ struct MemberRoutes {
             let body = try await request.decode(as: InviteRequest.self, context: context)
             return try context.json(try await members.invite(userID: userID, vaultID: vaultID, body), status: .created)
         }
+        group.get(":id/keys") { _, context in
+            try context.json(try await members.keyring(userID: try context.requireUser(), vaultID: try Self.id(context, "id", "vault")))
+        }
+        group.post(":id/keys") { request, context in
+            let userID = try context.requireUser()
+            let vaultID = try Self.id(context, "id", "vault")
+            let body = try await request.decode(as: RotateKeyRequest.self, context: context)
+            return try context.json(try await members.rotate(userID: userID, vaultID: vaultID, body), status: .created)
+        }
         group.delete(":id/invitations/:invitation") { _, context in
             let userID = try context.requireUser()
             try await members.revokeInvitation(userID: userID, vaultID: try Self.id(context, "id", "vault"), invitationID: try Self.id(context, "invitation", "invitation"))
             return Response(status: .noContent)
+        }
+    }
+
+    /// `/account/keys` and `/sharing-keys` on the authenticated group.
+    func addKeyRoutes(to group: RouterGroup<ServerRequestContext>) {
+        group.get("account/keys") { _, context in
+            try context.json(try await members.accountKeys(userID: try context.requireUser()))
+        }
+        group.put("account/keys") { request, context in
+            let userID = try context.requireUser()
+            let body = try await request.decode(as: PutAccountKeysRequest.self, context: context)
+            return try context.json(try await members.putAccountKeys(userID: userID, body))
+        }
+        group.get("sharing-keys") { request, context in
+            _ = try context.requireUser()  // signed in to look anyone up
+            guard let email = request.uri.queryParameters["email"].map(String.init), !email.isEmpty else {
+                throw ServiceError.invalidRequest("name the account: /sharing-keys?email=EMAIL")
+            }
+            return try context.json(try await members.personKeys(email: email))
         }
     }
 

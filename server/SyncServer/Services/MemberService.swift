@@ -8,6 +8,8 @@ import SyncProtocol
 struct MemberService: Sendable {
     let db: PostgresPool
     let now: @Sendable () -> Date
+    /// The smallest scrypt cost taken for sealed sharing keys (as for a vault's key envelope).
+    var minimumScryptLogN = 15
 
     /// How long an invitation waits for its answer.
     static let invitationLifetime: TimeInterval = OneTimeCode.invitationLifetime
@@ -17,7 +19,7 @@ struct MemberService: Sendable {
         let now = now()
         return try await db.withConnection { db in
             let vault = try Self.reach(db, userID: userID, vaultID: vaultID)
-            let manages = MemberAdmission.decide(.manageInvitations, actor: vault.role, encrypted: vault.encrypted) == nil
+            let manages = MemberAdmission.decide(.manageInvitations, actor: vault.role, keyIDs: []) == nil
             return VaultMemberList(
                 vaultID: vault.id, vaultName: vault.name, members: try VaultMemberQueries.members(db, vaultID: vault.id),
                 invitations: manages ? try VaultInvitationQueries.sent(db, vaultID: vault.id, now: now) : nil)
@@ -36,7 +38,12 @@ struct MemberService: Sendable {
         let now = now()
         var made = try await db.transaction { tx in
             let vault = try Self.reach(tx, userID: userID, vaultID: vaultID)
-            if let refusal = MemberAdmission.decide(.invite(role: request.role), actor: vault.role, encrypted: vault.encrypted) {
+            if vault.encrypted { try SharingKeyQueries.lockVault(tx, vaultID: vault.id) }  // no new generation meanwhile
+            let keyIDs = vault.encrypted ? try SharingKeyQueries.keyIDs(tx, vaultID: vault.id) : []
+            let grants = request.keys ?? []
+            let action = MemberAdmission.Action.invite(
+                role: request.role, byCode: code != nil, keys: grants.map { MemberAdmission.KeyName(generation: $0.generation, keyID: $0.keyID) })
+            if let refusal = MemberAdmission.decide(action, actor: vault.role, keyIDs: keyIDs) {
                 throw refusal.serviceError(vaultName: vault.name)
             }
             let invitee: VaultInvitationQueries.Invitee
@@ -48,6 +55,9 @@ struct MemberService: Sendable {
                     throw ServiceError.alreadyMember("'\(email.prefix(120))' is in '\(vault.name)' already")
                 }
                 invitee = .account(account)
+                if !keyIDs.isEmpty {
+                    try Self.give(tx, grants, to: account, in: vault, by: userID, now: now)
+                }
             } else {
                 invitee = .code(hash: try Self.codeHash(code ?? ""))
             }
@@ -63,12 +73,13 @@ struct MemberService: Sendable {
     func revokeInvitation(userID: UUID, vaultID: UUID, invitationID: UUID) async throws {
         try await db.transaction { tx in
             let vault = try Self.reach(tx, userID: userID, vaultID: vaultID)
-            if let refusal = MemberAdmission.decide(.manageInvitations, actor: vault.role, encrypted: vault.encrypted) {
+            if let refusal = MemberAdmission.decide(.manageInvitations, actor: vault.role, keyIDs: []) {
                 throw refusal.serviceError(vaultName: vault.name)
             }
-            guard try VaultInvitationQueries.revoke(tx, vaultID: vault.id, id: invitationID) else {
+            guard let revoked = try VaultInvitationQueries.revoke(tx, vaultID: vault.id, id: invitationID) else {
                 throw ServiceError.notFound("'\(vault.name)' has no invitation \(invitationID.uuidString.lowercased()) (answered or revoked already?)")
             }
+            if let invitee = revoked.invitee { try SharingKeyQueries.forget(tx, vaultID: vault.id, userID: invitee) }
         }
     }
 
@@ -77,7 +88,7 @@ struct MemberService: Sendable {
         try await db.transaction { tx in
             let vault = try Self.reach(tx, userID: userID, vaultID: vaultID)
             let target = try Self.role(tx, of: memberID, in: vault)
-            if let refusal = MemberAdmission.decide(.setRole(target: target, to: request.role), actor: vault.role, encrypted: vault.encrypted) {
+            if let refusal = MemberAdmission.decide(.setRole(target: target, to: request.role), actor: vault.role, keyIDs: []) {
                 throw refusal.serviceError(vaultName: vault.name)
             }
             _ = try VaultMemberQueries.setRole(tx, vaultID: vault.id, userID: memberID, role: request.role)
@@ -95,10 +106,11 @@ struct MemberService: Sendable {
             let vault = try Self.reach(tx, userID: userID, vaultID: vaultID)
             let target = try Self.role(tx, of: memberID, in: vault)
             let leaving = memberID == userID
-            if let refusal = MemberAdmission.decide(.remove(target: target, isSelf: leaving), actor: vault.role, encrypted: vault.encrypted) {
+            if let refusal = MemberAdmission.decide(.remove(target: target, isSelf: leaving), actor: vault.role, keyIDs: []) {
                 throw refusal.serviceError(vaultName: vault.name)
             }
             _ = try VaultMemberQueries.remove(tx, vaultID: vault.id, userID: memberID, reason: leaving ? .left : .removed, now: now)
+            try SharingKeyQueries.forget(tx, vaultID: vault.id, userID: memberID)
             try ChangeFeedQueries.announceMembershipEnd(tx, vaultID: vault.id, userID: memberID)
         }
     }
@@ -133,9 +145,10 @@ struct MemberService: Sendable {
     func decline(userID: UUID, invitationID: UUID) async throws {
         let now = now()
         try await db.transaction { tx in
-            guard try VaultInvitationQueries.take(tx, .id(invitationID), userID: userID, now: now) != nil else {
+            guard let taken = try VaultInvitationQueries.take(tx, .id(invitationID), userID: userID, now: now) else {
                 throw ServiceError.notFound("no such invitation for this account: it was answered, revoked or expired")
             }
+            try SharingKeyQueries.forget(tx, vaultID: taken.vaultID, userID: userID)
         }
     }
 
@@ -150,14 +163,14 @@ struct MemberService: Sendable {
 
     // MARK: helpers
 
-    private static func reach(_ db: PostgresConnection, userID: UUID, vaultID: UUID) throws -> AccountQueries.Reachable {
+    static func reach(_ db: PostgresConnection, userID: UUID, vaultID: UUID) throws -> AccountQueries.Reachable {
         guard let vault = try AccountQueries.vault(db, userID: userID, nameOrID: vaultID.uuidString) else {
             throw ServiceError.notFound("no vault \(vaultID.uuidString.lowercased()) on this account")
         }
         return vault
     }
 
-    private static func role(_ db: PostgresConnection, of memberID: UUID, in vault: AccountQueries.Reachable) throws -> VaultRole {
+    static func role(_ db: PostgresConnection, of memberID: UUID, in vault: AccountQueries.Reachable) throws -> VaultRole {
         if memberID == vault.ownerID { return .owner }
         guard let role = try VaultMemberQueries.role(db, vaultID: vault.id, userID: memberID) else { throw noMember(memberID, vault) }
         return role

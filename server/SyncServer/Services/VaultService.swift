@@ -93,13 +93,15 @@ struct VaultService: Sendable {
             throw ServiceError.cursorExpired("since is older than the \(Int(retention.seconds / 86400))-day tombstone retention: read the full state (no cursor) and reconcile")
         }
         let history = try await history.id()
-        let (purgedThrough, rows) = try await db.withConnection { [pageSize] db in
+        let (purgedThrough, rows, keys) = try await db.withConnection { [pageSize] db in
             // Read before the rows: a purge in between only makes the next cursor expire early.
             let (purgedThrough, changeSequence) = try PurgeQueries.positions(db, vaultID: scope.vaultID)
             if let from, let why = from.expiry(purgedThrough: purgedThrough, history: history, changeSequence: changeSequence) {
                 throw ServiceError.cursorExpired(why)
             }
-            return (purgedThrough, try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1))
+            // Read before the rows too: a generation made in between is seen by the next sync.
+            let keys = scope.encrypted ? try Self.keyState(db, scope) : nil
+            return (purgedThrough, try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1), keys)
         }
         let page = rows.prefix(pageSize)
         var files: [RemoteFile] = []
@@ -115,7 +117,16 @@ struct VaultService: Sendable {
             }
         }
         let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough, history: history)
-        return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID, encrypted: scope.encrypted, role: scope.role)
+        return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID, encrypted: scope.encrypted, role: scope.role,
+            keyGeneration: keys?.generation, keyRotationDue: keys?.rotationDue == true ? true : nil)
+    }
+
+    /// An encrypted vault's newest key generation, and (for its owner and admins) whether a
+    /// member left since it was made.
+    private static func keyState(_ db: PostgresConnection, _ scope: VaultScope) throws -> (generation: Int, rotationDue: Bool) {
+        let generation = try SharingKeyQueries.keyIDs(db, vaultID: scope.vaultID).count
+        let manages = scope.role == .owner || scope.role == .admin
+        return (generation, try manages && SharingKeyQueries.rotationDue(db, vaultID: scope.vaultID))
     }
 
     /// The cursor a device sent with a write, when it can be moved on (issued by this database's

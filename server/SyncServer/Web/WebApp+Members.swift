@@ -74,6 +74,7 @@ extension WebApp {
                 "email": person.email, "role": person.role.rawValue, "since": person.addedAt.map(WireDate.format) ?? "", "you": person.userID == caller.userID,
                 "member": person.role != .owner, "id": person.userID.uuidString.lowercased(),
                 "roles": ["reader", "writer", "admin"].map { ["value": $0, "selected": $0 == person.role.rawValue] },
+                "number": zip(person.agreementKey, person.signingKey).map { SafetyNumber.of(agreementKey: $0, signingKey: $1) } ?? "",
             ]
         }
         let invitations: [[String: Any]] = (list.invitations ?? []).map { invitation in
@@ -91,7 +92,10 @@ extension WebApp {
         }
         let notices = [
             "invited": "Invited: they see the invitation on their Vaults page and in 'vaultsync invitations'.", "role": "The role was changed.",
-            "removed": "Removed: their devices stop syncing this vault at once and keep their files.", "revoked": "The invitation was revoked.",
+            "removed": scope.encrypted
+                ? "Removed: their devices stop syncing this vault at once and keep their files. The next sync of your device (or an admin's) renews the vault's key."
+                : "Removed: their devices stop syncing this vault at once and keep their files.",
+            "revoked": "The invitation was revoked.",
         ]
         if let done = done.flatMap({ notices[$0] }) { model["notice"] = done }
         return render("members", model)
@@ -126,4 +130,10 @@ extension WebApp {
         }
         return role
     }
+}
+
+/// Both values, or nil.
+private func zip<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
 }

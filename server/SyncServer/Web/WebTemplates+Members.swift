@@ -9,9 +9,9 @@ extension WebTemplates {
         <p>Readers sync the vault and never change it; writers do everything a sync does; admins also invite, change roles and remove members. The owner's account keeps the vault. Someone removed keeps the files their devices already synced.</p>
         <table>
         <caption class="visually-hidden">Members of {{vaultName}}</caption>
-        <thead><tr><th scope="col">Person</th><th scope="col">Role</th><th scope="col">Since</th>{{#manages}}<th scope="col">Actions</th>{{/manages}}</tr></thead>
+        <thead><tr><th scope="col">Person</th><th scope="col">Role</th><th scope="col">Since</th>{{#encrypted}}<th scope="col">Safety number</th>{{/encrypted}}{{#manages}}<th scope="col">Actions</th>{{/manages}}</tr></thead>
         <tbody>
-        {{#people}}<tr><td>{{email}}{{#you}} <span class="tag">you</span>{{/you}}</td><td>{{role}}</td><td>{{#since}}<time datetime="{{since}}">{{since}}</time>{{/since}}</td>
+        {{#people}}<tr><td>{{email}}{{#you}} <span class="tag">you</span>{{/you}}</td><td>{{role}}</td><td>{{#since}}<time datetime="{{since}}">{{since}}</time>{{/since}}</td>{{#encrypted}}<td>{{#number}}<code>{{number}}</code>{{/number}}{{^number}}none yet{{/number}}</td>{{/encrypted}}
         {{#manages}}<td>{{#member}}<form method="post" action="{{roleAction}}" class="inline">
         <input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="member" value="{{id}}">
         <label for="role-{{id}}" class="visually-hidden">Role of {{email}}</label>
@@ -32,7 +32,7 @@ extension WebTemplates {
         <p class="big"><strong>{{code}}</strong></p>
         <p>It is shown only now and works once, until <time datetime="{{codeExpires}}">{{codeExpires}}</time>. The person joins with <code>vaultsync init DIR --server {{serverURL}} --email THEIR_EMAIL --join {{code}}</code>, or on the Vaults page of this web app.</p>
         </section>{{/code}}
-        {{#encrypted}}<p>This vault is end-to-end encrypted, and encrypted vaults cannot be shared yet: its key cannot be given to a member.</p>{{/encrypted}}
+        {{#encrypted}}<p>This vault is end-to-end encrypted: its key is given to a person by a device that holds it, wrapped to their sharing keys, which this server cannot do. Invite from such a device, after comparing safety numbers with the person: <code>vaultsync members invite EMAIL --role writer --safety-number "…"</code>. The numbers above come from this server; the ones your device shows (<code>vaultsync members</code>) are the ones to compare.</p>{{/encrypted}}
         {{^encrypted}}
         <form method="post" action="{{inviteAction}}" class="inline-form">
         <input type="hidden" name="form_token" value="{{formToken}}">

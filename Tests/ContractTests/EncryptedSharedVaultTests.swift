@@ -1,0 +1,132 @@
+import Foundation
+import SyncClient
+import SyncProtocol
+import TestSupport
+import Testing
+import VaultCrypto
+
+/// An end-to-end encrypted vault shared by two people (issue 34), as they meet it: real `vaultsync`
+/// processes against a real `vaultsync-server` (embedded Postgres, file store, debug log), two
+/// accounts and three devices. Each person opens the vault with their own passphrase; after Bo is
+/// removed, the key is renewed and a new file does not open with the keys Bo's device held (the test
+/// holds them and tries); and no marker of the notes is anywhere in the server's data or log.
+@Suite(.serialized) struct EncryptedSharedVaultTests: CLISuite {
+    static let anaPassphrase = "ana's long passphrase"
+    static let boPassphrase = "bo's own long passphrase"
+
+    @Test func eachPersonOpensItWithTheirOwnPassphraseAndARemovedMembersKeysOpenNothingNew() async throws {
+        try await HeavyTests.oneAtATime {
+            let data = try ServerProcess.newDataDirectory()
+            let laptop = newFolder(), phone = newFolder(), boOwn = newFolder(), bo = newFolder()
+            defer { for folder in [laptop, phone, boOwn, bo] { try? FileManager.default.removeItem(at: folder) } }
+            let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            let (before, boMark, after) = ("beforemark\(id)", "bomark\(id)", "aftermark\(id)")
+            let (anaEmail, boEmail) = ("ana-\(id.prefix(8))@example.com", "bo-\(id.prefix(8))@example.com")
+            func run(_ arguments: [String], passphrase: String? = nil) async throws -> CLIResult {
+                var environment = environment
+                environment["VAULTSYNC_PASSPHRASE"] = passphrase
+                return try await CLIProcess.run("vaultsync", arguments, environment: environment)
+            }
+
+            let server = try await ServerProcess.start(dataDirectory: data, arguments: ["--log-level", "debug"])
+            let ended: CLIResult
+            do {
+                let url = server.baseURL.absoluteString
+                let plan = "# Plan\n\n## Ana\n\n\(before)\n\n## Bo\n\nfirst\n"
+                try FileManager.default.createDirectory(at: laptop, withIntermediateDirectories: true)
+                try Data(plan.utf8).write(to: laptop.appendingPathComponent("plan.md"))
+                let created = try await run(["init", laptop.path, "--server", url, "--email", anaEmail, "--create-account", "--encrypt"], passphrase: Self.anaPassphrase)
+                #expect(created.exitCode == 0, "\(created)")
+                #expect(try await run(["init", boOwn.path, "--server", url, "--email", boEmail, "--create-account"]).exitCode == 0)
+
+                // Nobody can be given the key before they have sharing keys; then each makes theirs.
+                let early = try await run(["members", "invite", boEmail, "--role", "writer", "--vault", laptop.path])
+                #expect(early.exitCode == 1 && early.stderr.contains("'vaultsync keys create'"), "\(early)")
+                #expect(try await run(["keys", "create", "--vault", laptop.path], passphrase: Self.anaPassphrase).exitCode == 0)
+                let boKeys = try await run(["keys", "create", "--vault", boOwn.path, "--json"], passphrase: Self.boPassphrase)
+                let boNumber = try #require(try boKeys.json()["safety_number"] as? String, "\(boKeys)")
+                let anaNumber = try #require(try await run(["keys", "show", "--vault", laptop.path, "--json"]).json()["safety_number"] as? String)
+                #expect(boNumber.count == 35 && boNumber != anaNumber)
+
+                // Ana invites Bo pinning the number he read out to her; a wrong one sends nothing,
+                // and a code names nobody to wrap the key to.
+                let wrongNumber = String(boNumber.reversed())
+                let mistaken = try await run(["members", "invite", boEmail, "--role", "writer", "--safety-number", wrongNumber, "--vault", laptop.path])
+                #expect(mistaken.exitCode == 1 && mistaken.stderr.contains("not the one you compared"), "\(mistaken)")
+                let byCode = try await run(["members", "invite", "--code", "--role", "writer", "--vault", laptop.path])
+                #expect(byCode.exitCode == 1 && byCode.stderr.contains("invite them by their email"), "\(byCode)")
+                let invited = try await run(["members", "invite", boEmail, "--role", "writer", "--safety-number", boNumber, "--vault", laptop.path])
+                #expect(invited.exitCode == 0, "\(invited)")
+
+                // Bo links the vault with his own passphrase: the note arrives decrypted.
+                let linked = try await run(["init", bo.path, "--server", url, "--email", boEmail, "--vault", "\(anaEmail)/default"], passphrase: Self.boPassphrase)
+                #expect(linked.exitCode == 0 && linked.stdout.contains("(end-to-end encrypted)"), "\(linked)")
+                #expect(try String(contentsOf: bo.appendingPathComponent("plan.md"), encoding: .utf8) == plan)
+                let people = try await run(["members", "--vault", bo.path, "--json"]).json()["members"] as? [[String: Any]] ?? []
+                #expect(Set(people.compactMap { $0["safety_number"] as? String }) == [anaNumber, boNumber], "\(people)")
+                #expect(people.allSatisfy { $0["number_changed"] as? Bool == false })
+
+                // Edits of different parts by the two people merge, through ciphertext.
+                let anaEdit = plan.replacingOccurrences(of: before, with: "\(before) by Ana")
+                try Data(anaEdit.utf8).write(to: laptop.appendingPathComponent("plan.md"))
+                try Data(plan.replacingOccurrences(of: "first", with: boMark).utf8).write(to: bo.appendingPathComponent("plan.md"))
+                for folder in [laptop, bo, laptop] { #expect(try await run(["sync", folder.path]).exitCode == 0) }
+                let merged = anaEdit.replacingOccurrences(of: "first", with: boMark)
+                #expect(try String(contentsOf: laptop.appendingPathComponent("plan.md"), encoding: .utf8) == merged)
+                #expect(try String(contentsOf: bo.appendingPathComponent("plan.md"), encoding: .utf8) == merged)
+
+                // Ana's second device, with her passphrase.
+                #expect(try await run(["init", phone.path, "--server", url, "--email", anaEmail], passphrase: Self.anaPassphrase).exitCode == 0)
+
+                // Ana removes Bo; the key is renewed at once. What Bo's device held is kept here.
+                let boHeld = try #require(try CredentialStore(stateFolder: bo.appendingPathComponent(".vaultsync")).load()?.vaultKeyring)
+                #expect(boHeld.generations.count == 1)
+                let removed = try await run(["members", "remove", boEmail, "--vault", laptop.path])
+                #expect(removed.exitCode == 0 && removed.stdout.contains("renewed (generation 2)"), "\(removed)")
+                try Data("# After\n\n\(after)\n".utf8).write(to: laptop.appendingPathComponent("after.md"))
+                #expect(try await run(["sync", laptop.path]).exitCode == 0)
+                let phoneSync = try await run(["sync", phone.path])
+                #expect(phoneSync.exitCode == 0, "Ana's other device takes generation 2 through her sharing keys: \(phoneSync)")
+                #expect(try String(contentsOf: phone.appendingPathComponent("after.md"), encoding: .utf8) == "# After\n\n\(after)\n")
+                let boSync = try await run(["sync", bo.path])
+                #expect(boSync.exitCode == 5 && FileManager.default.fileExists(atPath: bo.appendingPathComponent("plan.md").path), "\(boSync)")
+
+                // The server's copy of after.md, as Bo (or anyone holding his old keys and the
+                // server's bytes) would get it: the name opens (names stay under generation 1, as
+                // docs/sharing.md says), the contents do not; Ana's keys open them.
+                let api = SyncAPI(baseURL: server.baseURL)
+                let tokens = try await api.login(email: anaEmail, password: Self.password)
+                let device = try await api.registerDevice(RegisterDeviceRequest(deviceName: "auditor", platform: "linux"), accessToken: tokens.accessToken)
+                let session = VaultSession(accessToken: tokens.accessToken, deviceID: device.deviceID)
+                let state = try await api.state(session)
+                #expect(state.keyGeneration == 2 && state.keyRotationDue == nil, "\(state.keyGeneration as Any)")
+                let names = NameCipher(vaultKey: boHeld.names)
+                let wanted = try VaultPath("after.md")
+                let afterPath = try #require(state.files.first { (try? names.decrypt($0.path)) == wanted }?.path)
+                let pulled = try await api.pull(PullRequest(files: [afterPath], inlineMaxBytes: 65_536), session: session)
+                let sealed = try #require(pulled.downloads.first?.content)
+                #expect(throws: VaultCryptoError.self, "Bo's old keys do not open a file written after his removal") { try FileFormat.open(sealed, with: boHeld) }
+                let anaHeld = try #require(try CredentialStore(stateFolder: laptop.appendingPathComponent(".vaultsync")).load()?.vaultKeyring)
+                #expect(anaHeld.generations.count == 2 && anaHeld.names.id == boHeld.names.id)
+                #expect(try FileFormat.open(sealed, with: anaHeld) == Data("# After\n\n\(after)\n".utf8))
+            } catch {
+                _ = try? await server.stop()
+                throw error
+            }
+            ended = try await server.stop()  // the cluster checkpoints: everything is on disk
+
+            // No marker, nor its base64, in the server's data folder or its log.
+            let log = ended.stdout + ended.stderr
+            #expect(log.contains("/vaults/"), "the debug log records requests: \(log.suffix(2000))")
+            let needles = [before, boMark, after].flatMap { [Data($0.utf8)] + EncryptedVaultLeakTests.base64Cores(of: $0) }
+            var scanned = 0
+            for file in EncryptedVaultLeakTests.regularFiles(under: data) {
+                guard let bytes = try? Data(contentsOf: file, options: .alwaysMapped) else { continue }
+                scanned += 1
+                for needle in needles where bytes.range(of: needle) != nil { Issue.record("\(file.path) holds '\(String(decoding: needle, as: UTF8.self))'") }
+            }
+            for needle in needles where log.utf8.contains(needle) { Issue.record("the server's log holds '\(String(decoding: needle, as: UTF8.self))'") }
+            #expect(scanned > 100, "the cluster and the blobs were read: \(scanned) files")
+        }
+    }
+}

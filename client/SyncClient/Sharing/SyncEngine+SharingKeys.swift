@@ -1,0 +1,131 @@
+public import Foundation
+public import SyncProtocol
+public import VaultCrypto
+
+/// The account's sharing keys on this device (`docs/sharing.md`, "End-to-end encrypted shared
+/// vaults"): made once, sealed under a passphrase and a recovery key on the server, kept unsealed
+/// with this folder's credentials (0600, removed at logout) once opened.
+extension SyncEngine {
+    /// Makes the account's sharing keys and keeps them on this device.
+    /// - Returns: the recovery key (to show once) and the account's safety number.
+    /// - Throws: `409 key_conflict` when the account has them already (``unlockSharingKeys(_:)``).
+    public func createSharingKeys(passphrase: String, scrypt: ScryptParameters = .standard()) async throws -> (recoveryKey: String, safetyNumber: String) {
+        let keys = SharingKeys.generate()
+        let recovery = RecoveryKey.generate()
+        let sealed = try SealedSharingKeys.seal(keys, passphrase: passphrase, recoveryKey: recovery, scrypt: scrypt)
+        let request = PutAccountKeysRequest(keys: AccountKeys(sealed), expectedRevision: nil)
+        _ = try await session.run { [api] in try await api.putAccountKeys(request, accessToken: $0.accessToken) }
+        try await session.keepSharingKeys(keys.bytes)
+        try await store.log(.keyChanged, path: "", detail: "sharing keys made (safety number \(keys.publicKeys.safetyNumber))", at: now())
+        return (recovery.text, keys.publicKeys.safetyNumber)
+    }
+
+    /// Opens the account's sharing keys with `secret` and keeps them on this device; returns the
+    /// safety number.
+    public func unlockSharingKeys(_ secret: VaultSecret) async throws -> String {
+        let keys = try await openSharingKeys(secret)
+        try await session.keepSharingKeys(keys.bytes)
+        return keys.publicKeys.safetyNumber
+    }
+
+    /// The account's safety number, and whether this device holds the keys; nil before they are made.
+    public func sharingKeysStatus() async throws -> (safetyNumber: String, onThisDevice: Bool)? {
+        let stored: AccountKeys
+        do {
+            stored = try await session.run { [api] in try await api.accountKeys(accessToken: $0.accessToken) }
+        } catch let error as SyncAPIError where error.code == .notFound {
+            return nil
+        }
+        let sealed = try SealedSharingKeys(stored)
+        let held = try await heldSharingKeys()
+        return (sealed.publicKeys.safetyNumber, held?.publicKeys == sealed.publicKeys)
+    }
+
+    /// The sharing keys this device holds.
+    func heldSharingKeys() async throws -> SharingKeys? {
+        try await session.sharingKeys.map { try SharingKeys(bytes: $0) }
+    }
+
+    /// The sharing keys this device holds, or why it cannot act without them.
+    func requireSharingKeys() async throws -> SharingKeys {
+        if let held = try await heldSharingKeys() { return held }
+        guard try await sharingKeysStatus() != nil else {
+            throw SyncEngineError.sharingKeys("this account has no sharing keys yet: make them once with 'vaultsync keys create' (an encrypted vault's key is given to people through them)")
+        }
+        throw SyncEngineError.sharingKeys("this device does not hold the account's sharing keys: open them with 'vaultsync keys unlock' (your passphrase)")
+    }
+
+    /// The account's sealed keys opened with `secret`.
+    func openSharingKeys(_ secret: VaultSecret) async throws -> SharingKeys {
+        let stored: AccountKeys
+        do {
+            stored = try await session.run { [api] in try await api.accountKeys(accessToken: $0.accessToken) }
+        } catch let error as SyncAPIError where error.code == .notFound {
+            throw SyncEngineError.sharingKeys("this account has no sharing keys yet: make them once with 'vaultsync keys create'")
+        }
+        let sealed = try SealedSharingKeys(stored)
+        do {
+            switch secret {
+            case .passphrase(let passphrase): return try sealed.open(passphrase: passphrase)
+            case .recoveryKey(let text):
+                guard let key = RecoveryKey(text: text) else { throw VaultCryptoError.malformed("that is not a recovery key: it has 32 letters and digits, in groups of 4") }
+                return try sealed.open(recoveryKey: key)
+            }
+        } catch let error as VaultCryptoError {
+            throw SyncEngineError.sharingKeys("the account's sharing keys did not open: \(error.description) (they open with the passphrase or recovery key given at 'vaultsync keys create')")
+        }
+    }
+
+    // MARK: safety numbers seen
+
+    /// The safety numbers this folder saw, by person: a number that changes afterwards is shown as
+    /// changed, and keys that person signs are not taken until it is confirmed.
+    func seenNumbers() async throws -> [UUID: String] {
+        guard let text = try await store.meta(.seenSafetyNumbers), let data = text.data(using: .utf8) else { return [:] }
+        let decoded = (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
+        return Dictionary(uniqueKeysWithValues: decoded.compactMap { key, value in UUID(uuidString: key).map { ($0, value) } })
+    }
+
+    /// Remembers the numbers of `people` not seen before (`confirming`: replaces theirs).
+    func see(_ people: [(UUID, String)], confirming: Bool = false) async throws {
+        var seen = try await seenNumbers()
+        for (id, number) in people where confirming || seen[id] == nil { seen[id] = number }
+        let text = String(decoding: try JSONEncoder().encode(Dictionary(uniqueKeysWithValues: seen.map { ($0.key.uuidString, $0.value) })), as: UTF8.self)
+        try await store.setMeta(.seenSafetyNumbers, text)
+    }
+
+    /// The members whose safety number is not the one this folder saw before.
+    public func changedNumbers(_ members: [VaultMember]) async throws -> Set<UUID> {
+        let seen = try await seenNumbers()
+        return Set(members.compactMap { member in
+            guard let number = member.safetyNumber, let before = seen[member.userID], before != number else { return nil }
+            return member.userID
+        })
+    }
+
+    /// Takes a member's current safety number as the one compared with them.
+    public func confirmNumber(of member: VaultMember) async throws -> String {
+        guard let number = member.safetyNumber else { throw SyncEngineError.sharingKeys("\(member.email) has no sharing keys yet") }
+        try await see([(member.userID, number)], confirming: true)
+        return number
+    }
+}
+
+extension AccountKeys {
+    /// The wire form of sealed sharing keys.
+    init(_ sealed: SealedSharingKeys) {
+        self.init(
+            agreementKey: sealed.publicKeys.agreement, signingKey: sealed.publicKeys.signing, scrypt: sealed.scrypt,
+            passphraseSealed: sealed.passphraseSealed, recoverySealed: sealed.recoverySealed)
+    }
+}
+
+extension SealedSharingKeys {
+    /// Sealed sharing keys as the server keeps them.
+    init(_ stored: AccountKeys) throws {
+        guard stored.scrypt.isWithinLimits else { throw VaultCryptoError.malformed("the sharing keys' scrypt parameters are outside what this client spends") }
+        self.init(
+            publicKeys: try SharingPublicKeys(agreement: stored.agreementKey, signing: stored.signingKey), scrypt: stored.scrypt,
+            passphraseSealed: stored.passphraseSealed, recoverySealed: stored.recoverySealed)
+    }
+}

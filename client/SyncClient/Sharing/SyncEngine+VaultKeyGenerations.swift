@@ -1,0 +1,137 @@
+import Foundation
+import SyncProtocol
+import VaultCrypto
+
+/// The generations of a shared encrypted vault's key on this device
+/// (`docs/decisions/0003-shared-encrypted-vaults.md`): given to people when they are invited,
+/// taken when given to this account, renewed when a member leaves or is removed.
+extension SyncEngine {
+    /// Every generation this folder holds, wrapped to `person` and signed by this account: what
+    /// an invitation to an encrypted vault carries.
+    /// - Parameter expectedNumber: the safety number the inviter compared with the person, if any;
+    ///   another one refuses (the server may have given another key).
+    func grants(to person: PersonKeys, expectedNumber: String?) async throws -> [KeyGrant] {
+        guard let cipher = remote.cipher else { return [] }
+        let sharing = try await requireSharingKeys()
+        let recipient = try SharingPublicKeys(agreement: person.agreementKey, signing: person.signingKey)
+        if let expectedNumber, Self.digits(expectedNumber) != Self.digits(recipient.safetyNumber) {
+            throw SyncEngineError.sharingKeys(
+                "the server gives \(person.email) the safety number \(recipient.safetyNumber), not the one you compared with them; nothing was sent (ask them for 'vaultsync keys show' again)")
+        }
+        let seen = try await seenNumbers()
+        if expectedNumber == nil, let before = seen[person.userID], before != recipient.safetyNumber {
+            throw SyncEngineError.sharingKeys(
+                "\(person.email)'s safety number changed since this device last saw it (now \(recipient.safetyNumber)); compare it with them and invite with --safety-number; nothing was sent")
+        }
+        try await see([(person.userID, recipient.safetyNumber)], confirming: expectedNumber != nil)
+        return try cipher.keys.generations.enumerated().map { index, key in
+            let wrapped = try MemberWrappedKey.wrap(key, to: recipient, by: sharing)
+            return KeyGrant(generation: index + 1, keyID: key.id.description, wrapped: wrapped.wrapped, signature: wrapped.signature)
+        }
+    }
+
+    /// The generations given to this account, opened with `sharing` and checked (``GrantTrust``),
+    /// generation 1 first.
+    func receivedGenerations(_ list: VaultKeyList, vaultID: UUID, sharing: SharingKeys) async throws -> [Int: VaultKey] {
+        let members = try await session.run { [api] in try await api.members(of: vaultID, accessToken: $0.accessToken) }.members
+        let seen = try await seenNumbers()
+        var keys: [Int: VaultKey] = [:]
+        for received in list.received {
+            let signer = try SharingPublicKeys(agreement: received.signerAgreementKey, signing: received.signerSigningKey)
+            if let refusal = GrantTrust.check(signer: received.signerID, signerKeys: signer, members: members, pinned: seen) {
+                throw SyncEngineError.sharingKeys(refusal.description)
+            }
+            guard let id = KeyID(hex: received.grant.keyID) else { throw SyncEngineError.sharingKeys("the server named a key id that is not one ('\(received.grant.keyID.prefix(20))')") }
+            do {
+                keys[received.grant.generation] = try MemberWrappedKey(wrapped: received.grant.wrapped, signature: received.grant.signature)
+                    .unwrap(keyID: id, with: sharing, from: signer)
+            } catch {
+                throw SyncEngineError.sharingKeys("generation \(received.grant.generation) of the vault's key, given to this account, did not open: \(error.description)")
+            }
+            if let signerID = received.signerID { try await see([(signerID, signer.safetyNumber)]) }
+        }
+        return keys
+    }
+
+    /// Brings this folder's keys up to the vault's newest generation `generation` (a state page
+    /// said so) before anything is sealed, and makes the next one when a member left
+    /// (`rotationDue`, for the owner and admins).
+    /// - Returns: notices for the sync's report.
+    func keepUpWithKeys(generation: Int?, rotationDue: Bool) async throws -> [String] {
+        guard let cipher = remote.cipher, let generation else { return [] }
+        if generation > cipher.keys.generations.count {
+            try await takeNewGenerations()
+        }
+        guard rotationDue else { return [] }
+        guard try await heldSharingKeys() != nil else {
+            return ["a member left this encrypted vault: open your sharing keys on this device ('vaultsync keys unlock') so that it renews the vault's key"]
+        }
+        let made = try await rotateVaultKey()
+        return ["a member left this encrypted vault: its key was renewed (generation \(made)); new versions are sealed under it"]
+    }
+
+    /// Takes the generations given to this account that this folder does not hold yet.
+    func takeNewGenerations() async throws {
+        guard let cipher = remote.cipher else { return }
+        let sharing = try await requireSharingKeys()
+        let vaultID = try await linkedVault().vaultID
+        let list = try await session.run { [api] in try await api.keyList(of: vaultID, accessToken: $0.accessToken) }
+        let given = try await receivedGenerations(list, vaultID: vaultID, sharing: sharing)
+        var generations = cipher.keys.generations
+        for generation in generations.count + 1...max(generations.count + 1, list.generation) where generation <= list.generation {
+            guard let key = given[generation] else {
+                throw SyncEngineError.sharingKeys(
+                    "the vault's key has generation \(generation), which was not given to this account (yet): ask the vault's owner or an admin to sync once; nothing was synced")
+            }
+            generations.append(key)
+        }
+        try await keep(generations)
+        cipher.adopt(VaultKeyring(generations))
+    }
+
+    /// Makes the vault key's next generation, wrapped to everyone in the vault and each account
+    /// invited to it, and seals under it from now on. Owner and admins.
+    /// - Returns: the new generation.
+    @discardableResult
+    public func rotateVaultKey() async throws -> Int {
+        guard let cipher = remote.cipher else { throw SyncEngineError.notEncryptedHere(root.path) }
+        let sharing = try await requireSharingKeys()
+        let vaultID = try await linkedVault().vaultID
+        let list = try await session.run { [api] in try await api.keyList(of: vaultID, accessToken: $0.accessToken) }
+        if list.generation > cipher.keys.generations.count { try await takeNewGenerations() }
+        let people = try await session.run { [api] in try await api.members(of: vaultID, accessToken: $0.accessToken) }
+        var recipients: [(UUID, SharingPublicKeys)] = []
+        for member in people.members {
+            guard let keys = member.sharingKeys else { throw SyncEngineError.sharingKeys("\(member.email) has no sharing keys, so the vault's new key cannot be given to them") }
+            recipients.append((member.userID, keys))
+        }
+        for invitation in people.invitations ?? [] {
+            guard let email = invitation.email else { continue }
+            let person = try await session.run { [api] in try await api.personKeys(email: email, accessToken: $0.accessToken) }
+            recipients.append((person.userID, try SharingPublicKeys(agreement: person.agreementKey, signing: person.signingKey)))
+        }
+        let key = VaultKey.generate()
+        let request = RotateKeyRequest(
+            generation: cipher.keys.generations.count + 1, keyID: key.id.description,
+            recipients: try recipients.map { id, keys in
+                let wrapped = try MemberWrappedKey.wrap(key, to: keys, by: sharing)
+                return RecipientKey(userID: id, wrapped: wrapped.wrapped, signature: wrapped.signature)
+            })
+        _ = try await session.run { [api] in try await api.rotateKey(request, of: vaultID, accessToken: $0.accessToken) }
+        let generations = cipher.keys.generations + [key]
+        try await keep(generations)
+        cipher.adopt(VaultKeyring(generations))
+        try await store.log(.keyChanged, path: "", detail: "vault key renewed: generation \(request.generation), given to \(recipients.count) people", at: now())
+        return request.generation
+    }
+
+    /// Keeps `generations` (generation 1 first) with the credentials.
+    func keep(_ generations: [VaultKey]) async throws {
+        try await session.keepVaultKeys(generations.map(\.bytes))
+        try await store.setMeta(.vaultKeyID, generations[0].id.description)
+    }
+
+    static func digits(_ number: String) -> String {
+        String(number.unicodeScalars.filter { CharacterSet.decimalDigits.contains($0) }.map(Character.init))
+    }
+}
