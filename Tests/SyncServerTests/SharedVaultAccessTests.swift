@@ -169,6 +169,8 @@ import Testing
                 ("revoke", { try await api.revokeInvitation(toCy.invitationID, of: vault, accessToken: deeToken) }),
                 ("rename", { _ = try await api.renameVault(vault, to: "Mine", accessToken: deeToken) }),
                 ("delete", { _ = try await api.deleteVault(vault, confirmName: "Team", accessToken: deeToken) }),
+                ("keys", { _ = try await api.keyList(of: vault, accessToken: deeToken) }),
+                ("renew key", { _ = try await api.rotateKey(RotateKeyRequest(generation: 2, keyID: "0123456789abcdef", recipients: []), of: vault, accessToken: deeToken) }),
             ]
             for (name, call) in calls { #expect(await Self.refusal(call) == "404 not_found", "\(name)") }
             let deeDevice = try await dee.newDevice("Dee's laptop").inVault(vault.uuidString)

@@ -87,4 +87,36 @@ import Testing
             }
         }
     }
+
+    /// An encrypted vault's members page shows each person's safety number, and no invitation
+    /// form: the server cannot give anyone the key, so an invitation posted anyway is refused.
+    @Test func anEncryptedVaultsPageShowsSafetyNumbersAndSendsInvitationsToADevice() async throws {
+        try await TestServer.with { server in
+            let api = server.api
+            let (ana, bo, cy) = (try await server.newUser(), try await server.newUser(), try await server.newUser())
+            let laptop = try await ana.newDevice("laptop")
+            _ = try await api.putKey(PutKeyRequest(envelope: VaultKeyTests.envelope(), expectedRevision: nil, proof: VaultKeyTests.proof), session: laptop.session)
+            let vault = try #require(try await api.vaults(accessToken: ana.tokens.accessToken).first?.vaultID)
+            let (anaKeys, boKeys) = (SharedEncryptedVaultKeyTests.accountKeys(1), SharedEncryptedVaultKeyTests.accountKeys(10))
+            _ = try await api.putAccountKeys(PutAccountKeysRequest(keys: anaKeys, expectedRevision: nil), accessToken: ana.tokens.accessToken)
+            _ = try await api.putAccountKeys(PutAccountKeysRequest(keys: boKeys, expectedRevision: nil), accessToken: bo.tokens.accessToken)
+            let toBo = try await api.invite(
+                InviteRequest(email: bo.email, role: .writer, keys: [SharedEncryptedVaultKeyTests.grant(1, "0123456789abcdef")]), to: vault, accessToken: ana.tokens.accessToken)
+            _ = try await api.acceptInvitation(toBo.invitationID, accessToken: bo.tokens.accessToken)
+            let base = "/app/vaults/\(vault.uuidString.lowercased())/"
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: ana.email, password: ana.password)
+                let page = try await web.get(base + "members")
+                for keys in [anaKeys, boKeys] {
+                    let number = SafetyNumber.of(agreementKey: keys.agreementKey, signingKey: keys.signingKey)
+                    #expect(page.body.contains("<code>\(number)</code>"), "\(number): \(page.body)")
+                }
+                #expect(page.body.contains("Safety number") && page.body.contains("vaultsync members invite EMAIL --role writer --safety-number"))
+                #expect(!page.body.contains("id=\"invite-email\""), "no invitation form")
+                let posted = try await web.post(base + "members/invite", form: ["email": cy.email, "role": "reader", "form_token": try #require(page.formToken)])
+                #expect(posted.status == 400 && posted.body.contains("end-to-end encrypted"), "\(posted.status) \(posted.body)")
+                #expect(try await api.members(of: vault, accessToken: ana.tokens.accessToken).invitations?.isEmpty == true, "nothing changed")
+            }
+        }
+    }
 }
