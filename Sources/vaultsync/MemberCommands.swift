@@ -153,9 +153,16 @@ struct MembersRemove: AsyncParsableCommand {
     func run() async throws {
         let engine = try SyncEngine(root: vaultURL(vault))
         let member = try pickMember(member, from: try await engine.members().members)
-        let generation = try await engine.removeMember(member.userID)
+        let renewal = try await engine.removeMember(member.userID)
         print("removed \(member.email) from the vault; their devices stop syncing it and keep what they hold")
-        if let generation { print("the vault's key was renewed (generation \(generation)): what is written from now on is sealed under a key they never had") }
+        switch renewal {
+        case .renewed(let generation):
+            print("the vault's key was renewed (generation \(generation)): what is written from now on is sealed under a key they never had")
+        case .deferred(let why):
+            print("the vault's key was not renewed yet (\(why)); the next sync of your device or an admin's renews it, before anything new is sealed")
+        case nil:
+            break
+        }
     }
 }
 

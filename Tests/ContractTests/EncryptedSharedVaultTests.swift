@@ -6,10 +6,11 @@ import Testing
 import VaultCrypto
 
 /// An end-to-end encrypted vault shared by two people (issue 34), as they meet it: real `vaultsync`
-/// processes against a real `vaultsync-server` (embedded Postgres, file store, debug log), two
-/// accounts and three devices. Each person opens the vault with their own passphrase; after Bo is
-/// removed, the key is renewed and a new file does not open with the keys Bo's device held (the test
-/// holds them and tries); and no marker of the notes is anywhere in the server's data or log.
+/// processes against a real `vaultsync-server` (embedded Postgres, file store, debug log), three
+/// accounts and four devices. Each person opens the vault with their own passphrase; after someone
+/// leaves, nothing is sent until the owner's device renews the key; after Bo is removed, the key is
+/// renewed and a new file does not open with the keys Bo's device held (the test holds them and
+/// tries); and no marker of the notes is anywhere in the server's data or log.
 @Suite(.serialized) struct EncryptedSharedVaultTests: CLISuite {
     static let anaPassphrase = "ana's long passphrase"
     static let boPassphrase = "bo's own long passphrase"
@@ -17,11 +18,11 @@ import VaultCrypto
     @Test func eachPersonOpensItWithTheirOwnPassphraseAndARemovedMembersKeysOpenNothingNew() async throws {
         try await HeavyTests.oneAtATime {
             let data = try ServerProcess.newDataDirectory()
-            let laptop = newFolder(), phone = newFolder(), boOwn = newFolder(), bo = newFolder()
-            defer { for folder in [laptop, phone, boOwn, bo] { try? FileManager.default.removeItem(at: folder) } }
+            let laptop = newFolder(), phone = newFolder(), boOwn = newFolder(), bo = newFolder(), cyOwn = newFolder(), cy = newFolder()
+            defer { for folder in [laptop, phone, boOwn, bo, cyOwn, cy] { try? FileManager.default.removeItem(at: folder) } }
             let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             let (before, boMark, after) = ("beforemark\(id)", "bomark\(id)", "aftermark\(id)")
-            let (anaEmail, boEmail) = ("ana-\(id.prefix(8))@example.com", "bo-\(id.prefix(8))@example.com")
+            let (anaEmail, boEmail, cyEmail) = ("ana-\(id.prefix(8))@example.com", "bo-\(id.prefix(8))@example.com", "cy-\(id.prefix(8))@example.com")
             func run(_ arguments: [String], passphrase: String? = nil) async throws -> CLIResult {
                 var environment = environment
                 environment["VAULTSYNC_PASSPHRASE"] = passphrase
@@ -78,15 +79,32 @@ import VaultCrypto
                 // Ana's second device, with her passphrase.
                 #expect(try await run(["init", phone.path, "--server", url, "--email", anaEmail], passphrase: Self.anaPassphrase).exitCode == 0)
 
+                // Cy joins and leaves. Until Ana's device renews the key, Bo's device sends nothing
+                // (it would be sealed under a key Cy holds); then it does, under generation 2.
+                #expect(try await run(["init", cyOwn.path, "--server", url, "--email", cyEmail, "--create-account"]).exitCode == 0)
+                #expect(try await run(["keys", "create", "--vault", cyOwn.path], passphrase: Self.boPassphrase).exitCode == 0)
+                #expect(try await run(["members", "invite", cyEmail, "--role", "writer", "--vault", bo.path]).exitCode == 1, "a writer invites nobody")
+                #expect(try await run(["members", "invite", cyEmail, "--role", "writer", "--vault", laptop.path]).exitCode == 0)
+                #expect(try await run(["init", cy.path, "--server", url, "--email", cyEmail, "--vault", "\(anaEmail)/default"], passphrase: Self.boPassphrase).exitCode == 0)
+                #expect(try await run(["members", "leave", "--vault", cy.path]).exitCode == 0)
+                try Data("# Waits\n".utf8).write(to: bo.appendingPathComponent("waits.md"))
+                let held = try await run(["sync", bo.path])
+                #expect(held.exitCode == 0 && held.stdout.contains("its key is not renewed yet: 1 change made here waits"), "\(held)")
+                let renewing = try await run(["sync", laptop.path])
+                #expect(renewing.exitCode == 0 && renewing.stdout.contains("its key was renewed (generation 2)"), "\(renewing)")
+                #expect(try await run(["sync", bo.path]).stdout.contains("pushed 1"))
+                #expect(try await run(["sync", laptop.path]).exitCode == 0)
+                #expect(try String(contentsOf: laptop.appendingPathComponent("waits.md"), encoding: .utf8) == "# Waits\n")
+
                 // Ana removes Bo; the key is renewed at once. What Bo's device held is kept here.
                 let boHeld = try #require(try CredentialStore(stateFolder: bo.appendingPathComponent(".vaultsync")).load()?.vaultKeyring)
-                #expect(boHeld.generations.count == 1)
+                #expect(boHeld.generations.count == 2)
                 let removed = try await run(["members", "remove", boEmail, "--vault", laptop.path])
-                #expect(removed.exitCode == 0 && removed.stdout.contains("renewed (generation 2)"), "\(removed)")
+                #expect(removed.exitCode == 0 && removed.stdout.contains("renewed (generation 3)"), "\(removed)")
                 try Data("# After\n\n\(after)\n".utf8).write(to: laptop.appendingPathComponent("after.md"))
                 #expect(try await run(["sync", laptop.path]).exitCode == 0)
                 let phoneSync = try await run(["sync", phone.path])
-                #expect(phoneSync.exitCode == 0, "Ana's other device takes generation 2 through her sharing keys: \(phoneSync)")
+                #expect(phoneSync.exitCode == 0, "Ana's other device takes generations 2 and 3 through her sharing keys: \(phoneSync)")
                 #expect(try String(contentsOf: phone.appendingPathComponent("after.md"), encoding: .utf8) == "# After\n\n\(after)\n")
                 let boSync = try await run(["sync", bo.path])
                 #expect(boSync.exitCode == 5 && FileManager.default.fileExists(atPath: bo.appendingPathComponent("plan.md").path), "\(boSync)")
@@ -99,7 +117,7 @@ import VaultCrypto
                 let device = try await api.registerDevice(RegisterDeviceRequest(deviceName: "auditor", platform: "linux"), accessToken: tokens.accessToken)
                 let session = VaultSession(accessToken: tokens.accessToken, deviceID: device.deviceID)
                 let state = try await api.state(session)
-                #expect(state.keyGeneration == 2 && state.keyRotationDue == nil, "\(state.keyGeneration as Any)")
+                #expect(state.keyGeneration == 3 && state.keyRotationDue == nil, "\(state.keyGeneration as Any)")
                 let names = NameCipher(vaultKey: boHeld.names)
                 let wanted = try VaultPath("after.md")
                 let afterPath = try #require(state.files.first { (try? names.decrypt($0.path)) == wanted }?.path)
@@ -107,7 +125,7 @@ import VaultCrypto
                 let sealed = try #require(pulled.downloads.first?.content)
                 #expect(throws: VaultCryptoError.self, "Bo's old keys do not open a file written after his removal") { try FileFormat.open(sealed, with: boHeld) }
                 let anaHeld = try #require(try CredentialStore(stateFolder: laptop.appendingPathComponent(".vaultsync")).load()?.vaultKeyring)
-                #expect(anaHeld.generations.count == 2 && anaHeld.names.id == boHeld.names.id)
+                #expect(anaHeld.generations.count == 3 && anaHeld.names.id == boHeld.names.id)
                 #expect(try FileFormat.open(sealed, with: anaHeld) == Data("# After\n\n\(after)\n".utf8))
             } catch {
                 _ = try? await server.stop()

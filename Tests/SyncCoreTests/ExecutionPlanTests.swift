@@ -12,7 +12,7 @@ import Testing
         var input = ExecutionPlanTests.input()
         var held: Set<VaultPath> = []
         var sizeLimit: ExecutionPlan.SizeLimit?
-        var readOnly = false
+        var hold: ExecutionPlan.SendHold?
         let expected: ExecutionPlan
         var testDescription: String { rule }
     }
@@ -69,7 +69,7 @@ import Testing
                 .push(path("a.md"), base: 1), .push(path("big.bin"), base: nil), .pushDelete(path("d.md"), base: 2), .pull(path("p.md"), version: 3),
                 .merge(path("m.md"), remoteVersion: 4, base: nil), .deleteLocal(path("l.md"), version: 5),
             ],
-            input: input(local: ["a.md": "edit", "big.bin": "123456"]), sizeLimit: .init(maxFileBytes: 5), readOnly: true,
+            input: input(local: ["a.md": "edit", "big.bin": "123456"]), sizeLimit: .init(maxFileBytes: 5), hold: .reader,
             expected: plan {
                 $0.pulls = [path("p.md")]
                 $0.merges = [.init(path: path("m.md"), base: nil)]
@@ -79,15 +79,24 @@ import Testing
                 $0.notices = [ExecutionPlan.readOnlyNotice(3)]
             }),
         Row(rule: "a reader with nothing changed here is told nothing",
-            actions: [.pull(path("p.md"), version: 3)], readOnly: true,
+            actions: [.pull(path("p.md"), version: 3)], hold: .reader,
             expected: plan {
                 $0.pulls = [path("p.md")]
                 $0.readOnly = true
             }),
+        Row(rule: "while an encrypted vault's key awaits renewal after a departure, changes here wait, and are told why",
+            actions: [.push(path("a.md"), base: 1), .pushDelete(path("d.md"), base: 2), .pull(path("p.md"), version: 3)],
+            input: input(local: ["a.md": "edit"]), hold: .keyRenewal,
+            expected: plan {
+                $0.pulls = [path("p.md")]
+                $0.readOnly = true
+                $0.unsent = [path("a.md"), path("d.md")]
+                $0.notices = [ExecutionPlan.keyRenewalNotice(2)]
+            }),
     ]
 
     @Test(arguments: rows) func row(_ row: Row) {
-        #expect(ExecutionPlan(SyncPlan(actions: row.actions), input: row.input, holding: row.held, sizeLimit: row.sizeLimit, readOnly: row.readOnly) == row.expected)
+        #expect(ExecutionPlan(SyncPlan(actions: row.actions), input: row.input, holding: row.held, sizeLimit: row.sizeLimit, hold: row.hold) == row.expected)
     }
 
     @Test func afterARefusalForSpaceFilesGoOneByOneSmallestFirst() {

@@ -54,16 +54,28 @@ extension SyncEngine {
         return try await session.run { [api] in try await api.setRole(role, of: memberID, in: id, accessToken: $0.accessToken) }
     }
 
+    /// What became of an encrypted vault's key after a removal.
+    public enum KeyRenewal: Sendable, Equatable {
+        /// Generation `generation` was made, for everyone who stays.
+        case renewed(generation: Int)
+        /// Not now (why): the removal stands, and the next sync of the owner's or an admin's
+        /// device renews the key.
+        case deferred(String)
+    }
+
     /// Takes a member out of the vault; this account's own id leaves it. In an encrypted vault
-    /// the remover's device then renews the key (a new generation the removed member never
-    /// gets), and returns its number; when that fails, the removal stands and the next sync of an
-    /// owner's or admin's device renews it.
+    /// the remover's device then renews the key (a new generation the removed member never gets).
+    /// - Returns: nil for a plain vault or leaving; else what became of the key.
     @discardableResult
-    public func removeMember(_ memberID: UUID) async throws -> Int? {
+    public func removeMember(_ memberID: UUID) async throws -> KeyRenewal? {
         let id = try await linkedVault().vaultID
         try await session.run { [api] in try await api.removeMember(memberID, from: id, accessToken: $0.accessToken) }
         guard remote.cipher != nil, memberID != (await userID) else { return nil }
-        return try await rotateVaultKey()
+        do {
+            return .renewed(generation: try await rotateVaultKey())
+        } catch {
+            return .deferred("\(error)")
+        }
     }
 
     /// The account's user id.

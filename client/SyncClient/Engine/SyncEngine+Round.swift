@@ -55,8 +55,10 @@ extension SyncEngine {
             keyState = (page.keyGeneration, page.keyRotationDue == true)
             if page.hasMore != true { break }
         }
-        // Before anything is sealed: the vault's newest key generation, renewed first if a member left.
-        Self.addOnce(&report.notices, try await keepUpWithKeys(generation: keyState.generation, rotationDue: keyState.rotationDue))
+        // Before anything is sealed: the vault's newest key generation, renewed first if a member
+        // left (or, when this device cannot renew it, nothing sent until another does).
+        let keys = try await keepUpWithKeys(generation: keyState.generation, rotationDue: keyState.rotationDue, role: role)
+        Self.addOnce(&report.notices, keys.notices)
 
         try await adoptOwnVersions(remote, &synced)
 
@@ -70,7 +72,7 @@ extension SyncEngine {
         report.heldDeletions = heldDeletions.map(HeldDeletionsRecord.init)
         let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
         let sizeLimit = plan.actions.contains(where: \.sendsFile) ? await self.sizeLimit() : nil
-        let execution = ExecutionPlan(plan, input: input, holding: held.union(heldBack), sizeLimit: sizeLimit, readOnly: role == .reader)
+        let execution = ExecutionPlan(plan, input: input, holding: held.union(heldBack), sizeLimit: sizeLimit, hold: role == .reader ? .reader : keys.hold ? .keyRenewal : nil)
         let mergePolicies = MergePolicies(file: try? String(contentsOf: root.appendingPathComponent(MergePolicies.fileName), encoding: .utf8))
         Self.addOnce(&report.notices, mergePolicies.problems + execution.notices)
         for (path, why) in execution.notSent.sorted(by: { $0.key < $1.key }) { report.fail(path, why) }

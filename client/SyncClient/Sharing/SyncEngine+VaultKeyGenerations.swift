@@ -54,20 +54,26 @@ extension SyncEngine {
     }
 
     /// Brings this folder's keys up to the vault's newest generation `generation` (a state page
-    /// said so) before anything is sealed, and makes the next one when a member left
-    /// (`rotationDue`, for the owner and admins).
-    /// - Returns: notices for the sync's report.
-    func keepUpWithKeys(generation: Int?, rotationDue: Bool) async throws -> [String] {
-        guard let cipher = remote.cipher, let generation else { return [] }
+    /// said so) before anything is sealed, and, when a member left since (`rotationDue`), makes the
+    /// next one on the owner's or an admin's device.
+    /// - Returns: notices for the sync's report, and whether this sync must send nothing (`hold`):
+    ///   a member left and the key is not renewed, so what is sealed now would open with their keys.
+    func keepUpWithKeys(generation: Int?, rotationDue: Bool, role: VaultRole?) async throws -> (notices: [String], hold: Bool) {
+        guard let cipher = remote.cipher, let generation else { return ([], false) }
         if generation > cipher.keys.generations.count {
             try await takeNewGenerations()
         }
-        guard rotationDue else { return [] }
+        guard rotationDue else { return ([], false) }
+        guard role == .owner || role == .admin else { return ([], true) }
         guard try await heldSharingKeys() != nil else {
-            return ["a member left this encrypted vault: open your sharing keys on this device ('vaultsync keys unlock') so that it renews the vault's key"]
+            return (["a member left this encrypted vault: open your sharing keys on this device ('vaultsync keys unlock') so that it renews the vault's key"], true)
         }
-        let made = try await rotateVaultKey()
-        return ["a member left this encrypted vault: its key was renewed (generation \(made)); new versions are sealed under it"]
+        do {
+            let made = try await rotateVaultKey()
+            return (["a member left this encrypted vault: its key was renewed (generation \(made)); new versions are sealed under it"], false)
+        } catch {
+            return (["a member left this encrypted vault, and renewing its key failed (\(error)); changes here wait until it is renewed"], true)
+        }
     }
 
     /// Takes the generations given to this account that this folder does not hold yet.

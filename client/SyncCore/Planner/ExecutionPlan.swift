@@ -73,8 +73,8 @@ public struct ExecutionPlan: Sendable, Equatable {
     public var notSent: [VaultPath: String] = [:]
     /// What to tell the user (names that cannot be synced, an edit kept over a deletion long ago).
     public var notices: [String] = []
-    /// The vault is read-only for this account (a reader of a shared vault): nothing is sent, and
-    /// the changes here stay pending (``unsent``) until the role allows them.
+    /// Nothing is sent, and the changes here stay pending (``unsent``): the account is a reader of
+    /// a shared vault, or (``SendHold``) an encrypted vault's key awaits renewal.
     public var readOnly = false
     /// Changes made here that a read-only vault does not take.
     public var unsent: [VaultPath] = []
@@ -82,9 +82,10 @@ public struct ExecutionPlan: Sendable, Equatable {
     public init() {}
 
     /// Sorts `plan` (made from `input`), leaving out the paths in `held` (conflicts and parked
-    /// files wait for the user, held-back deletions for a confirmation). In a `readOnly` vault the
-    /// pushes and deletions stay here, unsent; what the server changed still comes.
-    public init(_ plan: SyncPlan, input: SyncPlanInput, holding held: Set<VaultPath> = [], sizeLimit: SizeLimit? = nil, readOnly: Bool = false) {
+    /// files wait for the user, held-back deletions for a confirmation). With `hold` (a reader; a
+    /// key awaiting renewal) the pushes and deletions stay here, unsent; what the server changed
+    /// still comes.
+    public init(_ plan: SyncPlan, input: SyncPlanInput, holding held: Set<VaultPath> = [], sizeLimit: SizeLimit? = nil, hold: SendHold? = nil) {
         for action in plan.actions where !(action.path.map(held.contains) ?? false) {
             switch action {
             case .push(let path, let base):
@@ -116,15 +117,29 @@ public struct ExecutionPlan: Sendable, Equatable {
             }
         }
         if let sizeLimit { leaveOut(over: sizeLimit) }
-        if readOnly { keepUnsent() }
+        if let hold { keepUnsent(hold) }
     }
 
-    private mutating func keepUnsent() {
+    private mutating func keepUnsent(_ why: SendHold) {
         readOnly = true
         unsent = (pushes.map(\.path) + notSent.keys + remoteDeletes.map(\.path)).sorted()
         (pushes, remoteDeletes, notSent) = ([], [], [:])
         notices = notices.filter { !$0.contains("the edited version was kept") }
-        if !unsent.isEmpty { notices.append(Self.readOnlyNotice(unsent.count)) }
+        if !unsent.isEmpty { notices.append(why == .reader ? Self.readOnlyNotice(unsent.count) : Self.keyRenewalNotice(unsent.count)) }
+    }
+
+    /// Why a device sends nothing this time.
+    public enum SendHold: Sendable, Equatable {
+        /// The account is a reader of the vault.
+        case reader
+        /// A member left an encrypted vault and its key is not renewed yet: what is sealed now
+        /// would open with the keys they held.
+        case keyRenewal
+    }
+
+    /// What a device holding its changes until an encrypted vault's key is renewed says.
+    public static func keyRenewalNotice(_ count: Int) -> String {
+        "a member left this encrypted vault and its key is not renewed yet: \(count) change\(count == 1 ? "" : "s") made here wait\(count == 1 ? "s" : "") on this device until the next sync of the owner's or an admin's device renews it"
     }
 
     /// What a reader is told about the changes their device keeps.

@@ -22,8 +22,9 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
     /// removed): a device that holds fewer fetches the others (`GET /vaults/{id}/keys`) before it
     /// seals anything. Nil for a plain vault.
     public var keyGeneration: Int?
-    /// True when a member left or was removed since the newest generation was made, and the
-    /// caller is the owner or an admin: their device makes the next generation.
+    /// True when a member left or was removed since the newest generation was made: the owner's
+    /// or an admin's device makes the next one, and until then every device sends nothing (what it
+    /// sealed would open with the departed member's keys).
     public var keyRotationDue: Bool?
 
     public init(

@@ -121,12 +121,9 @@ struct VaultService: Sendable {
             keyGeneration: keys?.generation, keyRotationDue: keys?.rotationDue == true ? true : nil)
     }
 
-    /// An encrypted vault's newest key generation, and (for its owner and admins) whether a
-    /// member left since it was made.
+    /// An encrypted vault's newest key generation, and whether a member left since it was made.
     private static func keyState(_ db: PostgresConnection, _ scope: VaultScope) throws -> (generation: Int, rotationDue: Bool) {
-        let generation = try SharingKeyQueries.keyIDs(db, vaultID: scope.vaultID).count
-        let manages = scope.role == .owner || scope.role == .admin
-        return (generation, try manages && SharingKeyQueries.rotationDue(db, vaultID: scope.vaultID))
+        (try SharingKeyQueries.keyIDs(db, vaultID: scope.vaultID).count, try SharingKeyQueries.rotationDue(db, vaultID: scope.vaultID))
     }
 
     /// The cursor a device sent with a write, when it can be moved on (issued by this database's
