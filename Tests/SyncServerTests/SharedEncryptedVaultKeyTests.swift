@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import SyncClient
 import SyncProtocol
 import TestSupport
@@ -124,6 +125,7 @@ import Testing
             #expect(await Self.refusal { _ = try await api.invite(InviteRequest(email: other.email, role: .reader, keys: [Self.grant(1, first)]), to: vault, accessToken: anaToken) }
                 == "400 invalid_request")
             _ = try await api.invite(InviteRequest(email: other.email, role: .reader, keys: [Self.grant(1, first), Self.grant(2, second)]), to: vault, accessToken: anaToken)
+            let otherID = try await api.personKeys(email: other.email, accessToken: anaToken).userID
 
             // A plain vault has no keys to list or renew.
             let plain = try await api.createVault(named: "Plain", accessToken: anaToken).vaultID
@@ -131,6 +133,14 @@ import Testing
             #expect(await Self.refusal {
                 _ = try await api.rotateKey(RotateKeyRequest(generation: 2, keyID: second, recipients: [Self.recipient(anaID)]), of: plain, accessToken: anaToken)
             } == "400 invalid_request")
+
+            // An invitation nobody answered: the purge forgets the keys it carried with it.
+            let db = try PostgresConnection(connectionString: server.databaseURL)
+            let keysOf = { (id: UUID) in try db.query("SELECT count(*) FROM vault_member_keys WHERE user_id = $1", [id]).first?.int(0) }
+            #expect(try keysOf(otherID) == 2 && keysOf(deeID) == 2)
+            server.clock.advance(by: 8 * 86400 + 1)
+            _ = try await server.purge()
+            #expect(try keysOf(otherID) == 0 && keysOf(deeID) == 2, "a member's keys stay")
         }
     }
 }

@@ -79,12 +79,12 @@ extension SyncEngine {
     /// Takes the generations given to this account that this folder does not hold yet.
     func takeNewGenerations() async throws {
         guard let cipher = remote.cipher else { return }
-        let sharing = try await requireSharingKeys()
         let vaultID = try await linkedVault().vaultID
         let list = try await session.run { [api] in try await api.keyList(of: vaultID, accessToken: $0.accessToken) }
-        let given = try await receivedGenerations(list, vaultID: vaultID, sharing: sharing)
         var generations = cipher.keys.generations
-        for generation in generations.count + 1...max(generations.count + 1, list.generation) where generation <= list.generation {
+        guard list.generation > generations.count else { return }
+        let given = try await receivedGenerations(list, vaultID: vaultID, sharing: try await requireSharingKeys())
+        for generation in generations.count + 1...list.generation {
             guard let key = given[generation] else {
                 throw SyncEngineError.sharingKeys(
                     "the vault's key has generation \(generation), which was not given to this account (yet): ask the vault's owner or an admin to sync once; nothing was synced")

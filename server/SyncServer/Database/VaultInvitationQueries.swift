@@ -84,9 +84,16 @@ enum VaultInvitationQueries {
         case code(hash: String)
     }
 
-    /// Forgets the invitations that expired before `cutoff` (the purge: a day after they expire).
+    /// Forgets the invitations that expired before `cutoff` (the purge: a day after they expire),
+    /// and the keys of an encrypted vault they carried.
     static func removeExpired(_ db: PostgresConnection, before cutoff: Date) throws {
-        try db.query("DELETE FROM vault_invitations WHERE expires_at < $1", [cutoff])
+        try db.query(
+            """
+            WITH gone AS (DELETE FROM vault_invitations WHERE expires_at < $1 RETURNING vault_id, invitee_id)
+            DELETE FROM vault_member_keys k USING gone g
+            WHERE k.vault_id = g.vault_id AND k.user_id = g.invitee_id
+                AND NOT EXISTS (SELECT 1 FROM vault_members m WHERE m.vault_id = k.vault_id AND m.user_id = k.user_id)
+            """, [cutoff])
     }
 
     /// Revokes one of the vault's invitations; false when there is none of that id.
