@@ -103,6 +103,11 @@ import VaultCrypto
                 #expect(removed.exitCode == 0 && removed.stdout.contains("renewed (generation 3)"), "\(removed)")
                 try Data("# After\n\n\(after)\n".utf8).write(to: laptop.appendingPathComponent("after.md"))
                 #expect(try await run(["sync", laptop.path]).exitCode == 0)
+                // An export before Ana's phone synced: it takes generation 3 first, and opens the new file.
+                let archive = phone.deletingLastPathComponent().appendingPathComponent("\(phone.lastPathComponent)-export.zip")
+                defer { try? FileManager.default.removeItem(at: archive) }
+                let exported = try await run(["export", phone.path, "--out", archive.path])
+                #expect(exported.exitCode == 0 && FileManager.default.fileExists(atPath: archive.path), "\(exported)")
                 let phoneSync = try await run(["sync", phone.path])
                 #expect(phoneSync.exitCode == 0, "Ana's other device takes generations 2 and 3 through her sharing keys: \(phoneSync)")
                 #expect(try String(contentsOf: phone.appendingPathComponent("after.md"), encoding: .utf8) == "# After\n\n\(after)\n")

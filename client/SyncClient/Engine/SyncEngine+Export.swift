@@ -9,7 +9,8 @@ extension SyncEngine {
     public func export(to destination: URL, progress: SyncProgressHandler? = nil) async throws -> ExportManifest {
         // An encrypted vault's archive is ciphertext: without the key this folder cannot make it
         // plain (and must not hand it over as if it were). The state call says which vault it is.
-        _ = try await remote.state(cursor: nil, limit: 1)
+        let (page, _) = try await remote.state(cursor: nil, limit: 1)
+        _ = try await keepUpWithKeys(generation: page.keyGeneration, rotationDue: false, role: page.role)  // versions of a generation made since the last sync
         var status = try await session.run { [api] in try await api.startExport($0) }
         while status.state == .running {
             progress?(SyncProgress(phase: .transferring, filesDone: status.filesDone, filesTotal: status.fileCount ?? 0))

@@ -30,6 +30,7 @@ extension SyncEngine {
     public func resolve(_ path: VaultPath, _ resolution: ConflictResolution) async throws {
         let lock = try await lockVault()
         defer { withExtendedLifetime(lock) {} }
+        try? await takeNewGenerations()  // the newest version may be sealed under a generation made since the last sync
         let closing: UUID?
         if let record = try await store.conflicts().first(where: { $0.path == path }) {
             try await settle(record, resolution == .keepRecorded ? .keepLocal : resolution)
