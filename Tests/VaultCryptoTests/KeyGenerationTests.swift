@@ -27,10 +27,7 @@ import Testing
         let generations: Generations
     }
 
-    static let vector: Vectors.Generations = {
-        let url = Bundle.module.url(forResource: "vectors", withExtension: "json", subdirectory: "Fixtures")!
-        return try! JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url)).generations
-    }()
+    static let vector = Fixture.vectors(Vectors.self).generations
     static func bytes(_ hex: String) -> Data { KnownAnswerTests.bytes(hex) }
     static var first: VaultKey { SharingKeyTests.vaultKey }
     static var second: VaultKey { try! VaultKey(bytes: bytes(vector.second_key_hex)) }

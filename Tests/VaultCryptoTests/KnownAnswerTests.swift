@@ -48,10 +48,7 @@ import Testing
         let recovery: Recovery
     }
 
-    static let vectors: Vectors = {
-        let url = Bundle.module.url(forResource: "vectors", withExtension: "json", subdirectory: "Fixtures")!
-        return try! JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
-    }()
+    static let vectors = Fixture.vectors(Vectors.self)
 
     static func bytes(_ hex: String) -> Data { Data(Hex.decode(hex)!) }
     var key: VaultKey { try! VaultKey(bytes: Self.bytes(Self.vectors.vault_key_hex)) }

@@ -28,10 +28,7 @@ import Testing
         let sharing: Sharing
     }
 
-    static let vectors: Vectors = {
-        let url = Bundle.module.url(forResource: "vectors", withExtension: "json", subdirectory: "Fixtures")!
-        return try! JSONDecoder().decode(Vectors.self, from: Data(contentsOf: url))
-    }()
+    static let vectors = Fixture.vectors(Vectors.self)
     static var sharing: Vectors.Sharing { vectors.sharing }
     static func bytes(_ hex: String) -> Data { KnownAnswerTests.bytes(hex) }
     static func keys(_ account: Vectors.Account) throws -> SharingKeys { try SharingKeys(bytes: bytes(account.private_hex)) }
@@ -120,7 +117,7 @@ import Testing
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "the reference failed (python3 with the cryptography package: infra/install-deps.sh --tests installs it)")
         let written = try JSONSerialization.jsonObject(with: Data(contentsOf: output)) as? NSDictionary
-        let fixture = try JSONSerialization.jsonObject(with: Data(contentsOf: Bundle.module.url(forResource: "vectors", withExtension: "json", subdirectory: "Fixtures")!)) as? NSDictionary
+        let fixture = try JSONSerialization.jsonObject(with: Data(contentsOf: Fixture.url)) as? NSDictionary
         #expect(written != nil && written == fixture, "run: python3 docs/encryption-reference.py > Tests/VaultCryptoTests/Fixtures/vectors.json")
     }
 
