@@ -3,7 +3,7 @@ import Foundation
 import SyncClient
 import SyncProtocol
 
-/// `vaultsync keys [show|create|unlock]`: the account's sharing keys, through which an encrypted
+/// `vaultsync keys [show|create|unlock|change-passphrase]`: the account's sharing keys, through which an encrypted
 /// vault's key is given to the people it is shared with (`docs/sharing.md`).
 struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +14,7 @@ struct Keys: AsyncParsableCommand {
             the same passphrase when they link a shared encrypted vault, or with 'keys unlock'. Compare safety numbers with \
             the people you share with (in person, on a call): a server that gave out another key cannot keep the number.
             """,
-        subcommands: [KeysShow.self, KeysCreate.self, KeysUnlock.self], defaultSubcommand: KeysShow.self)
+        subcommands: [KeysShow.self, KeysCreate.self, KeysUnlock.self, KeysChangePassphrase.self], defaultSubcommand: KeysShow.self)
 }
 
 struct KeysShow: AsyncParsableCommand {
@@ -83,5 +83,19 @@ struct KeysUnlock: AsyncParsableCommand {
     func run() async throws {
         let number = try await SyncEngine(root: vaultURL(vault)).unlockSharingKeys(try passphrase.secret())
         print("this device holds your sharing keys (safety number \(number))")
+    }
+}
+
+struct KeysChangePassphrase: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "change-passphrase", abstract: "Seal your sharing keys under another passphrase (the recovery key stays valid).",
+        discussion: "This device must hold them ('vaultsync keys unlock'). The new passphrase comes from VAULTSYNC_NEW_PASSPHRASE, --passphrase-stdin, or a prompt (typed twice). Nobody else is affected: the keys themselves do not change.")
+    @Option(help: "A vault folder linked to your account (default: the current folder).") var vault: String?
+    @Flag(help: "Read the new passphrase from the first line of standard input.") var passphraseStdin = false
+
+    func run() async throws {
+        let engine = try SyncEngine(root: vaultURL(vault))
+        try await engine.changeSharingKeysPassphrase(to: try PassphraseOptions.newPassphrase(stdin: passphraseStdin, environment: "VAULTSYNC_NEW_PASSPHRASE"))
+        print("your sharing keys open with the new passphrase from now on (and still with their recovery key)")
     }
 }

@@ -44,9 +44,15 @@ import VaultCrypto
                 let early = try await run(["members", "invite", boEmail, "--role", "writer", "--vault", laptop.path])
                 #expect(early.exitCode == 1 && early.stderr.contains("'vaultsync keys create'"), "\(early)")
                 #expect(try await run(["keys", "create", "--vault", laptop.path], passphrase: Self.anaPassphrase).exitCode == 0)
-                let boKeys = try await run(["keys", "create", "--vault", boOwn.path, "--json"], passphrase: Self.boPassphrase)
+                let boKeys = try await run(["keys", "create", "--vault", boOwn.path, "--json"], passphrase: "bo's first passphrase")
                 let boNumber = try #require(try boKeys.json()["safety_number"] as? String, "\(boKeys)")
                 let anaNumber = try #require(try await run(["keys", "show", "--vault", laptop.path, "--json"]).json()["safety_number"] as? String)
+                // Bo reseals his keys under another passphrase: the old one opens nothing any more.
+                var resealing = environment
+                resealing["VAULTSYNC_NEW_PASSPHRASE"] = Self.boPassphrase
+                let changed = try await CLIProcess.run("vaultsync", ["keys", "change-passphrase", "--vault", boOwn.path], environment: resealing)
+                #expect(changed.exitCode == 0, "\(changed)")
+                #expect(try await run(["keys", "unlock", "--vault", boOwn.path], passphrase: "bo's first passphrase").exitCode == 1)
                 #expect(boNumber.count == 35 && boNumber != anaNumber)
 
                 // Ana invites Bo pinning the number he read out to her; a wrong one sends nothing,

@@ -101,6 +101,13 @@ import Testing
         let swapped = SealedSharingKeys(
             publicKeys: SharingKeys.generate().publicKeys, scrypt: sealed.scrypt, passphraseSealed: sealed.passphraseSealed, recoverySealed: sealed.recoverySealed)
         #expect(throws: VaultCryptoError.wrongSecret) { try swapped.open(recoveryKey: recovery) }
+
+        // Sealed again under another passphrase: the old one opens nothing, the recovery key still does.
+        let resealed = try sealed.resealed(member, passphrase: "another passphrase", scrypt: scrypt)
+        #expect(try resealed.open(passphrase: "another passphrase").bytes == member.bytes)
+        #expect(throws: VaultCryptoError.wrongSecret) { try resealed.open(passphrase: passphrase.passphrase) }
+        #expect(try resealed.open(recoveryKey: recovery).bytes == member.bytes && resealed.recoverySealed == sealed.recoverySealed)
+        #expect(throws: VaultCryptoError.self, "only the keys it seals") { try sealed.resealed(SharingKeys.generate(), passphrase: "x", scrypt: scrypt) }
     }
 
     /// The fixture is what the reference writes today (a format changed on one side only fails here).

@@ -174,6 +174,13 @@ public struct SealedSharingKeys: Sendable, Equatable {
             publicKeys: publicKeys, scrypt: scrypt, passphraseSealed: byPassphrase.combined ?? Data(), recoverySealed: byRecovery.combined ?? Data())
     }
 
+    /// The same keys sealed under another passphrase; the recovery key's seal stays as it is.
+    public func resealed(_ keys: SharingKeys, passphrase: String, scrypt: ScryptParameters = .standard(), nonce: AES.GCM.Nonce = .init()) throws -> SealedSharingKeys {
+        guard keys.publicKeys == publicKeys else { throw VaultCryptoError.corrupt("the sharing keys") }
+        let sealed = try AES.GCM.seal(keys.bytes, using: try KeyWrap.passphraseKey(passphrase, scrypt), nonce: nonce, authenticating: Self.aad(publicKeys))
+        return SealedSharingKeys(publicKeys: publicKeys, scrypt: scrypt, passphraseSealed: sealed.combined ?? Data(), recoverySealed: recoverySealed)
+    }
+
     /// The keys, with the passphrase.
     /// - Throws: ``VaultCryptoError/wrongSecret`` for another passphrase.
     public func open(passphrase: String) throws(VaultCryptoError) -> SharingKeys {

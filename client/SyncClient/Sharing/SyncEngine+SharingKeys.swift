@@ -28,6 +28,19 @@ extension SyncEngine {
         return keys.publicKeys.safetyNumber
     }
 
+    /// Seals the account's sharing keys under another passphrase (this device must hold them); the
+    /// recovery key stays valid. Of two devices changing it at once, one wins (`409 key_conflict`).
+    public func changeSharingKeysPassphrase(to passphrase: String, scrypt: ScryptParameters = .standard()) async throws {
+        let keys = try await requireSharingKeys()
+        let stored = try await session.run { [api] in try await api.accountKeys(accessToken: $0.accessToken) }
+        guard let sealed = try? SealedSharingKeys(stored).resealed(keys, passphrase: passphrase, scrypt: scrypt) else {
+            throw SyncEngineError.sharingKeys("the sharing keys this device holds are not the account's on the server (were they made anew?): run 'vaultsync keys unlock'")
+        }
+        let request = PutAccountKeysRequest(keys: AccountKeys(sealed), expectedRevision: stored.revision)
+        _ = try await session.run { [api] in try await api.putAccountKeys(request, accessToken: $0.accessToken) }
+        try await store.log(.keyChanged, path: "", detail: "sharing keys' passphrase changed", at: now())
+    }
+
     /// The account's safety number, and whether this device holds the keys; nil before they are made.
     public func sharingKeysStatus() async throws -> (safetyNumber: String, onThisDevice: Bool)? {
         let stored: AccountKeys
