@@ -44,6 +44,8 @@ import VaultCrypto
                 let early = try await run(["members", "invite", boEmail, "--role", "writer", "--vault", laptop.path])
                 #expect(early.exitCode == 1 && early.stderr.contains("'vaultsync keys create'"), "\(early)")
                 #expect(try await run(["keys", "create", "--vault", laptop.path], passphrase: Self.anaPassphrase).exitCode == 0)
+                let again = try await run(["keys", "create", "--vault", laptop.path], passphrase: Self.anaPassphrase)
+                #expect(again.exitCode == 1 && again.stderr.contains("has sharing keys already"), "\(again)")
                 let boKeys = try await run(["keys", "create", "--vault", boOwn.path, "--json"], passphrase: "bo's first passphrase")
                 let boNumber = try #require(try boKeys.json()["safety_number"] as? String, "\(boKeys)")
                 let anaNumber = try #require(try await run(["keys", "show", "--vault", laptop.path, "--json"]).json()["safety_number"] as? String)

@@ -14,7 +14,13 @@ extension SyncEngine {
         let recovery = RecoveryKey.generate()
         let sealed = try SealedSharingKeys.seal(keys, passphrase: passphrase, recoveryKey: recovery, scrypt: scrypt)
         let request = PutAccountKeysRequest(keys: AccountKeys(sealed), expectedRevision: nil)
-        _ = try await session.run { [api] in try await api.putAccountKeys(request, accessToken: $0.accessToken) }
+        do {
+            _ = try await session.run { [api] in try await api.putAccountKeys(request, accessToken: $0.accessToken) }
+        } catch let error as SyncAPIError where error.code == .keyConflict {
+            let number = try? await sharingKeysStatus()?.safetyNumber
+            throw SyncEngineError.sharingKeys(
+                "this account has sharing keys already\(number.map { " (safety number \($0))" } ?? ""): open them on this device with 'vaultsync keys unlock'; nothing was changed")
+        }
         try await session.keepSharingKeys(keys.bytes)
         try await store.log(.keyChanged, path: "", detail: "sharing keys made (safety number \(keys.publicKeys.safetyNumber))", at: now())
         return (recovery.text, keys.publicKeys.safetyNumber)
