@@ -108,7 +108,9 @@ extension SyncEngine {
     /// Remembers the numbers of `people` not seen before (`confirming`: replaces theirs).
     func see(_ people: [(UUID, String)], confirming: Bool = false) async throws {
         var seen = try await seenNumbers()
+        let before = seen
         for (id, number) in people where confirming || seen[id] == nil { seen[id] = number }
+        guard seen != before else { return }  // listing members writes nothing when nobody is new
         let text = String(decoding: try JSONEncoder().encode(Dictionary(uniqueKeysWithValues: seen.map { ($0.key.uuidString, $0.value) })), as: UTF8.self)
         try await store.setMeta(.seenSafetyNumbers, text)
     }

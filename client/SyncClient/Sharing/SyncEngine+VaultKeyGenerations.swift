@@ -71,6 +71,10 @@ extension SyncEngine {
         do {
             let made = try await rotateVaultKey()
             return (["a member left this encrypted vault: its key was renewed (generation \(made)); new versions are sealed under it"], false)
+        } catch let error as SyncAPIError where error.code == .keyConflict {
+            // Another manager's device renewed it first: take that generation, and send as usual.
+            try await takeNewGenerations()
+            return ([], false)
         } catch {
             return (["a member left this encrypted vault, and renewing its key failed (\(error)); changes here wait until it is renewed"], true)
         }
