@@ -3,12 +3,12 @@ import Foundation
 import SyncClient
 import SyncProtocol
 
-/// `vaultsync vaults [list|create|rename|delete]`: the account's vaults on the server.
+/// `vaultsync vaults [list|create|rename|delete|rekey]`: the account's vaults on the server.
 struct Vaults: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List, create, rename or delete the vaults of your account.",
+        abstract: "List, create, rename or delete the vaults of your account; re-encrypt an encrypted vault's names.",
         discussion: "Link a folder to a vault with 'vaultsync init DIR --vault NAME' (add --create to create it). Commands here act through the folder given with --vault (default: the current folder).",
-        subcommands: [VaultsList.self, VaultsCreate.self, VaultsRename.self, VaultsDelete.self], defaultSubcommand: VaultsList.self)
+        subcommands: [VaultsList.self, VaultsCreate.self, VaultsRename.self, VaultsDelete.self, VaultsRekey.self], defaultSubcommand: VaultsList.self)
 }
 
 /// The account's own vault of `vaults` named `name`, or a failure that lists them (a vault shared
@@ -88,5 +88,39 @@ struct VaultsDelete: AsyncParsableCommand {
         let deleted = try await engine.deleteVault(target.vaultID, confirmName: name)
         if json { return try printJSON(deleted) }
         print("deleted vault '\(name)': \(deleted.files) files and \(deleted.blobs) stored blobs removed from the server")
+    }
+}
+
+struct VaultsRekey: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rekey", abstract: "Re-encrypt an encrypted vault's names under a new key (owner and admins).",
+        discussion: """
+            Syncs, makes a new generation of the vault's key (given to everyone in the vault), renames every file \
+            under that generation's name key as one change on the server, then syncs again. Afterwards someone \
+            removed from the vault cannot read the names of its files from the server's data, not even those made \
+            before the rekey. Contents are not sealed again: each version stays under the key that was newest when \
+            it was written. Other devices switch at their next sync; 'vaultsync history' of a file starts at the rekey.
+            """)
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Print JSON.") var json = false
+
+    struct Output: Encodable {
+        let namesGeneration: Int
+        let renamed: Int
+        enum CodingKeys: String, CodingKey {
+            case renamed
+            case namesGeneration = "names_generation"
+        }
+    }
+
+    func run() async throws {
+        let engine = try SyncEngine(root: vaultURL(vault))
+        // Changes made here go up under the old names first (a server that cannot be reached, or
+        // a session it refuses, fails the rekey itself with the usual exit code).
+        _ = try await engine.sync()
+        let outcome = try await engine.rekeyVault()
+        _ = try await engine.sync()
+        if json { return try printJSON(Output(namesGeneration: outcome.generation, renamed: outcome.renamed)) }
+        print("renamed \(outcome.renamed) files under key generation \(outcome.generation); other devices switch at their next sync")
     }
 }

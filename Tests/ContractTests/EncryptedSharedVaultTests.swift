@@ -10,7 +10,9 @@ import VaultCrypto
 /// accounts and four devices. Each person opens the vault with their own passphrase; after someone
 /// leaves, nothing is sent until the owner's device renews the key; after Bo is removed, the key is
 /// renewed and a new file does not open with the keys Bo's device held (the test holds them and
-/// tries); and no marker of the notes is anywhere in the server's data or log.
+/// tries); after Ana re-encrypts the names (`vaults rekey`), no name opens with them either, and a
+/// device with an edit pending switches names without losing it; and no marker of the notes is
+/// anywhere in the server's data or log.
 @Suite(.serialized) struct EncryptedSharedVaultTests: CLISuite {
     static let anaPassphrase = "ana's long passphrase"
     static let boPassphrase = "bo's own long passphrase"
@@ -123,8 +125,8 @@ import VaultCrypto
                 #expect(boSync.exitCode == 5 && FileManager.default.fileExists(atPath: bo.appendingPathComponent("plan.md").path), "\(boSync)")
 
                 // The server's copy of after.md, as Bo (or anyone holding his old keys and the
-                // server's bytes) would get it: the name opens (names stay under generation 1, as
-                // docs/sharing.md says), the contents do not; Ana's keys open them.
+                // server's bytes) would get it: the name opens (until a rekey, names stay under
+                // generation 1, as docs/sharing.md says), the contents do not; Ana's keys open them.
                 let api = SyncAPI(baseURL: server.baseURL)
                 let tokens = try await api.login(email: anaEmail, password: Self.password)
                 let device = try await api.registerDevice(RegisterDeviceRequest(deviceName: "auditor", platform: "linux"), accessToken: tokens.accessToken)
@@ -140,6 +142,55 @@ import VaultCrypto
                 let anaHeld = try #require(try CredentialStore(stateFolder: laptop.appendingPathComponent(".vaultsync")).load()?.vaultKeyring)
                 #expect(anaHeld.generations.count == 3 && anaHeld.names.id == boHeld.names.id)
                 #expect(try FileFormat.open(sealed, with: anaHeld) == Data("# After\n\n\(after)\n".utf8))
+
+                // Ana's phone edits the plan, not yet synced, when her laptop re-encrypts the names.
+                let phonePlan = merged + "\nfrom the phone\n"
+                try Data(phonePlan.utf8).write(to: phone.appendingPathComponent("plan.md"))
+                let rekeyed = try await run(["vaults", "rekey", "--vault", laptop.path, "--json"])
+                #expect(rekeyed.exitCode == 0, "\(rekeyed)")
+                let outcome = try rekeyed.json()
+                #expect(outcome["names_generation"] as? Int == 4 && outcome["renamed"] as? Int == 3, "\(outcome)")
+                // A write under the old names (one that names no generation) is refused whole.
+                let stale = PushFile(path: afterPath, contentHash: ContentHasher.hash(sealed), sizeBytes: Int64(sealed.count), baseVersion: nil, pathKey: String(repeating: "a", count: 64))
+                for write in ["push", "delete"] {
+                    do {
+                        if write == "push" {
+                            _ = try await api.push(PushRequest(files: [stale]), session: session)
+                        } else {
+                            _ = try await api.delete(DeleteRequest(files: [DeleteFile(path: afterPath, baseVersion: 1)]), session: session)
+                        }
+                        Issue.record("a \(write) under the old names went through")
+                    } catch let error as SyncAPIError {
+                        #expect(error.code == .namesChanged && error.status == 409, "\(write): \(error)")
+                    }
+                }
+                // The phone switches names at its next sync: its edit goes up, nothing is deleted
+                // or copied as a conflict, and the laptop gets it.
+                let switched = try await run(["sync", phone.path, "--json"])
+                let report = try switched.json()
+                #expect(switched.exitCode == 0 && (report["deleted_locally"] as? [String] ?? []).isEmpty && (report["conflicts"] as? [String] ?? []).isEmpty, "\(switched)")
+                #expect(try await run(["sync", laptop.path]).exitCode == 0)
+                #expect(try String(contentsOf: laptop.appendingPathComponent("plan.md"), encoding: .utf8) == phonePlan)
+                for folder in [laptop, phone] {
+                    let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }.sorted()
+                    #expect(names == ["after.md", "plan.md", "waits.md"], "\(folder.lastPathComponent): \(names)")
+                }
+                // Undoing the last hour's deletions brings back no old name: the rekey's tombstones
+                // are not deletions anybody made.
+                let undeleted = try await run(["restore", "--deleted-since", "1h", "--vault", laptop.path, "--json"])
+                let restoredPaths = try undeleted.json()["restored"] as? [Any]
+                #expect(undeleted.exitCode == 0 && restoredPaths?.isEmpty == true, "\(undeleted)")
+                // Now no name on the server opens with any key Bo held; Ana's newest opens them all.
+                var renamedSession = session
+                renamedSession.namesGeneration = 4
+                let renamedState = try await api.state(renamedSession)
+                #expect(renamedState.namesGeneration == 4 && renamedState.files.count == 3, "\(renamedState.files.count) files")
+                let anaNow = try #require(try CredentialStore(stateFolder: laptop.appendingPathComponent(".vaultsync")).load()?.vaultKeyring)
+                let newNames = NameCipher(vaultKey: try #require(anaNow.generation(4)))
+                for file in renamedState.files {
+                    for key in boHeld.generations { #expect(throws: VaultCryptoError.self) { try NameCipher(vaultKey: key).decrypt(file.path) } }
+                    #expect(throws: Never.self) { try newNames.decrypt(file.path) }
+                }
             } catch {
                 _ = try? await server.stop()
                 throw error

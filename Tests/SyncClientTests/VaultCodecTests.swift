@@ -54,4 +54,33 @@ import VaultCrypto
         #expect(try codec.decode(upper) == VaultPath("Notes/Plan.md"))
         #expect(try codec.encode(VaultPath("Notes/Plan.md")).path == upper, "deterministic")
     }
+
+    @Test func afterARekeyTheOldNamesTombstonesAreDroppedWithoutAWordAndTheNewNamesRead() throws {
+        let first = VaultKey.generate(), second = VaultKey.generate(), third = VaultKey.generate()
+        let keys = VaultKeyring([first, second, third])
+        let renamed = try #require(VaultCodec(keys: keys, namesGeneration: 3))
+        let before = try #require(VaultCodec(keys: keys, namesGeneration: 1))
+        #expect(VaultCodec(keys: VaultKeyring([first]), namesGeneration: 2) == nil, "a generation the keyring does not hold")
+        let note = try VaultPath("notes/plan.md"), gone = try VaultPath("gone.md")
+        let hash = ContentHasher.hash(Array("x".utf8))
+        let now = Date()
+        let stranger = try VaultCodec(key: VaultKey.generate()).encode(VaultPath("a.md")).path
+        let page = VaultStateResponse(
+            files: [RemoteFile(path: try renamed.encode(note).path, version: 1, contentHash: hash, sizeBytes: 1, updatedAt: now, updatedByDevice: nil)],
+            deletedSince: [
+                // The rekey's tombstone of the same file under its old name, and one under a generation between.
+                DeletedFile(path: try before.encode(note).path, deletedAt: now, deletedByDevice: nil, version: 4),
+                DeletedFile(path: try VaultCodec(key: second).encode(note).path, deletedAt: now, deletedByDevice: nil, version: 2),
+                DeletedFile(path: try renamed.encode(gone).path, deletedAt: now, deletedByDevice: nil, version: 2),
+                DeletedFile(path: stranger, deletedAt: now, deletedByDevice: nil, version: 1),
+            ],
+            serverTime: now)
+        let decoded = renamed.decode(page, plaintexts: [:])
+        #expect(decoded.page.files.map(\.path) == [note])
+        #expect(decoded.page.deletedSince.map(\.path) == [gone], "only a deletion under the current names is one")
+        #expect(decoded.undecodable == [stranger], "an old name is no stranger's")
+        #expect(try renamed.decodeAnyGeneration(before.encode(note).path) == note)
+        #expect(throws: VaultCryptoError.self) { try renamed.decode(before.encode(note).path) }
+        #expect(try renamed.encode(note).pathKey != before.encode(note).pathKey, "each generation's names have their own letter-case keys")
+    }
 }

@@ -14,8 +14,13 @@ public struct VaultKeyring: Sendable {
         self.generations = generations
     }
 
-    /// Generation 1: the key of names (and of the passphrase's key envelope).
+    /// Generation 1: the key of the passphrase's key envelope, and of names until a rekey.
     public var names: VaultKey { generations[0] }
+
+    /// The generation numbered `generation` (1 first), if this keyring holds it.
+    public func generation(_ generation: Int) -> VaultKey? {
+        generation >= 1 && generation <= generations.count ? generations[generation - 1] : nil
+    }
     /// The newest generation: what a new version is sealed under.
     public var current: VaultKey { generations[generations.count - 1] }
 

@@ -11,23 +11,39 @@ final class VaultCipher: Sendable {
     /// The vault key's generations: names under the first, new versions sealed under the newest.
     var keys: VaultKeyring { ring.withLock { $0 } }
     private let ring: Mutex<VaultKeyring>
-    let codec: VaultCodec
+    /// The paths' name generation and its codec (``useNames(_:)`` switches them after a rekey).
+    private let naming: Mutex<(generation: Int, codec: VaultCodec)>
+    var codec: VaultCodec { naming.withLock { $0.codec } }
+    var namesGeneration: Int { naming.withLock { $0.generation } }
     let store: StateStore
     let writer: AtomicFileWriter
     /// Server paths already worked out (names are deterministic), so that a state page's names are
     /// not encrypted again for the pull that follows it, and folders' encrypted names.
     private let names = Mutex<(paths: [VaultPath: VaultPath], folders: [Substring: String])>(([:], [:]))
 
-    init(keys: VaultKeyring, store: StateStore, writer: AtomicFileWriter) {
+    /// `namesGeneration`: the generation the paths are under as the folder last knew it; one the
+    /// keyring does not hold yet leaves generation 1, and the next state page switches names.
+    init(keys: VaultKeyring, namesGeneration: Int = 1, store: StateStore, writer: AtomicFileWriter) {
         self.ring = Mutex(keys)
-        self.codec = VaultCodec(key: keys.names)
+        let codec = VaultCodec(keys: keys, namesGeneration: namesGeneration)
+        self.naming = Mutex(codec.map { (namesGeneration, $0) } ?? (1, VaultCodec(key: keys.names)))
         self.store = store
         self.writer = writer
     }
 
-    /// Takes later generations of the key (the names key, generation 1, stays).
+    /// Takes later generations of the key (the names stay under theirs).
     func adopt(_ keys: VaultKeyring) {
         ring.withLock { $0 = keys }
+    }
+
+    /// Encodes and decodes paths under generation `generation`'s name key from now on, forgetting
+    /// the server paths worked out under the old one.
+    /// - Returns: false when the keyring does not hold that generation.
+    func useNames(_ generation: Int) -> Bool {
+        guard let codec = VaultCodec(keys: keys, namesGeneration: generation) else { return false }
+        naming.withLock { $0 = (generation, codec) }
+        names.withLock { $0 = ([:], [:]) }
+        return true
     }
 
     /// The encrypted path the server knows `path` by.

@@ -7,9 +7,26 @@ public import VaultCrypto
 /// reads the ciphertext map from `sync.db`).
 public struct VaultCodec: Sendable {
     private let names: NameCipher
+    /// The name keys of generations before a rekey, newest first: a path under one of them is an
+    /// old name (a rekey's tombstone), never a file of this vault now.
+    private let older: [NameCipher]
 
     public init(key: VaultKey) {
+        self.init(key: key, older: [])
+    }
+
+    /// Paths under `key`; those under `older` keys (generations before a rekey) are dropped from
+    /// state pages without a word.
+    public init(key: VaultKey, older: [VaultKey]) {
         names = NameCipher(vaultKey: key)
+        self.older = older.reversed().map { NameCipher(vaultKey: $0) }
+    }
+
+    /// The codec of `keys` whose names are under generation `generation` (nil when the keyring
+    /// does not hold it yet).
+    public init?(keys: VaultKeyring, namesGeneration generation: Int) {
+        guard let key = keys.generation(generation) else { return nil }
+        self.init(key: key, older: Array(keys.generations.prefix(generation - 1)))
     }
 
     /// The encrypted path the server knows `path` by, and its letter-case key.
@@ -33,6 +50,22 @@ public struct VaultCodec: Sendable {
         try names.decrypt(path)
     }
 
+    /// The plaintext path of a server path under the current name key or an older one (a record
+    /// kept from before a rekey, such as a conflict's).
+    public func decodeAnyGeneration(_ path: VaultPath) throws(VaultCryptoError) -> VaultPath {
+        do {
+            return try names.decrypt(path)
+        } catch {
+            for cipher in older { if let plain = try? cipher.decrypt(path) { return plain } }
+            throw error
+        }
+    }
+
+    /// Whether `path` is a name under an older generation's key (renamed by a rekey).
+    func isOlderName(_ path: VaultPath) -> Bool {
+        older.contains { (try? $0.decrypt(path)) != nil }
+    }
+
     /// A state page in plaintext, and the server paths that failed authentication (left out: a
     /// damaged or foreign name is never turned into a file).
     public struct DecodedPage: Sendable {
@@ -52,7 +85,8 @@ public struct VaultCodec: Sendable {
         var folders: [Substring: String] = [:]
         func plaintext(_ path: VaultPath) -> VaultPath? {
             guard let plain = try? names.decrypt(path, folders: &folders) else {
-                undecodable.append(path)
+                // A name from before a rekey: its file lives on under its new name.
+                if !isOlderName(path) { undecodable.append(path) }
                 return nil
             }
             serverPaths[plain] = path

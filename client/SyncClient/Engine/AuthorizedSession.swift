@@ -15,7 +15,9 @@ actor AuthorizedSession {
     }
 
     var vaultSession: VaultSession {
-        VaultSession(accessToken: credentials.accessToken, deviceID: credentials.deviceID, vault: credentials.vaultID?.uuidString.lowercased())
+        VaultSession(
+            accessToken: credentials.accessToken, deviceID: credentials.deviceID, vault: credentials.vaultID?.uuidString.lowercased(),
+            namesGeneration: credentials.namesGeneration)
     }
     var deviceName: String { credentials.deviceName }
 
@@ -51,6 +53,12 @@ actor AuthorizedSession {
     func keepVaultKeys(_ keys: [Data]) throws {
         credentials.vaultKey = keys.first
         credentials.laterVaultKeys = keys.count > 1 ? Array(keys.dropFirst()) : nil
+        try store.save(credentials)
+    }
+
+    /// Keeps the name generation the vault's paths are under with the credentials: sent from now on.
+    func keepNamesGeneration(_ generation: Int) throws {
+        credentials.namesGeneration = generation
         try store.save(credentials)
     }
 

@@ -9,6 +9,12 @@ import SyncProtocol
 /// and opened around the transfers (``VaultCipher``); a ``Download``'s hash stays the server's, for
 /// checking the bytes received.
 struct RemoteVault: Sendable {
+    /// A state page of an encrypted vault whose paths are under name generation `generation`, not
+    /// the one this folder reads with: it switches, then reads the full state again.
+    struct NamesMoved: Error {
+        let generation: Int
+    }
+
     let api: SyncAPI
     let session: AuthorizedSession
     /// Set for an encrypted vault.
@@ -18,7 +24,9 @@ struct RemoteVault: Sendable {
 
     /// A state page, and the server paths whose names failed authentication (left out).
     /// - Throws: ``SyncEngineError/encryptedVault(_:)`` when the vault is encrypted and this folder
-    ///   has not its key; ``SyncEngineError/notEncrypted(_:)`` for the opposite.
+    ///   has not its key; ``SyncEngineError/notEncrypted(_:)`` for the opposite;
+    ///   ``NamesMoved`` when the vault's paths are under another name generation than this
+    ///   folder's (a rekey): nothing of the page is read.
     func state(cursor: String?, limit: Int) async throws -> (page: VaultStateResponse, undecodable: [VaultPath]) {
         let page = try await session.run { [api] in try await api.state($0, cursor: cursor, limit: limit) }
         switch (page.encrypted == true, cipher) {
@@ -26,6 +34,7 @@ struct RemoteVault: Sendable {
         case (true, nil): throw SyncEngineError.encryptedVault(root)
         case (false, _?): throw SyncEngineError.notEncrypted(root)
         case (true, let cipher?):
+            if let names = page.namesGeneration, names != cipher.namesGeneration { throw NamesMoved(generation: names) }
             let decoded = cipher.codec.decode(page, plaintexts: try await cipher.store.plaintexts(of: page.files.map(\.contentHash)))
             cipher.learn(decoded.serverPaths)
             return (decoded.page, decoded.undecodable)
@@ -135,7 +144,7 @@ struct RemoteVault: Sendable {
         guard let cipher else { return records }
         return records.compactMap { record in
             var record = record
-            guard let path = try? cipher.codec.decode(record.path) else { return nil }
+            guard let path = try? cipher.codec.decodeAnyGeneration(record.path) else { return nil }
             record.path = path
             return record
         }

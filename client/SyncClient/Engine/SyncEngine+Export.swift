@@ -9,7 +9,7 @@ extension SyncEngine {
     public func export(to destination: URL, progress: SyncProgressHandler? = nil) async throws -> ExportManifest {
         // An encrypted vault's archive is ciphertext: without the key this folder cannot make it
         // plain (and must not hand it over as if it were). The state call says which vault it is.
-        let (page, _) = try await remote.state(cursor: nil, limit: 1)
+        let page = try await stateSwitchingNames(limit: 1)
         _ = try await keepUpWithKeys(generation: page.keyGeneration, rotationDue: false, role: page.role)  // versions of a generation made since the last sync
         var status = try await session.run { [api] in try await api.startExport($0) }
         while status.state == .running {
@@ -63,7 +63,7 @@ extension SyncEngine {
             var cursor: String?
             while true {  // tombstones are fine; any live file is not
                 let from = cursor
-                let (page, undecodable) = try await remote.state(cursor: from, limit: 1000)
+                let (page, undecodable) = try await remote.state(cursor: from, limit: 1000)  // a rekeyed vault is not empty
                 guard page.files.isEmpty, undecodable.isEmpty else { throw ExportError.notEmpty("the server's vault already has files") }
                 cursor = page.cursor
                 if page.hasMore != true { break }

@@ -44,13 +44,20 @@ extension SyncEngine {
             let localData = try Data(contentsOf: root.appendingPathComponent(local.diskPath))
             guard ContentHasher.hash(localData) == local.hash else { throw AtomicWriteError.changedSinceScan(local.diskPath) }
             var baseData: Data?
-            if policy.needsBase, let base { baseData = try await downloader.base(path, base) }
+            // The server's version holding what was synced here is the base itself (after a rekey
+            // its version is at a new name, whose history does not reach the old one).
+            if policy.needsBase, let base { baseData = ContentHasher.hash(remoteData) == base.hash ? remoteData : try await downloader.base(path, base) }
             decision = policy.merge(local: localData, remote: remoteData, base: baseData, localIsNewer: localIsNewer)
             remote = .bytes(remoteData)
         } else if try await self.remote.cipher?.plaintextHash(of: download.contentHash) ?? download.contentHash == local.hash {
             // The same bytes on both sides.
             try await store.recordSynced([path: SyncedEntry(hash: local.hash, version: download.version)], at: now())
             result.pulled.append(path)
+            return result
+        } else if let base, try await self.remote.cipher?.plaintextHash(of: download.contentHash) ?? download.contentHash == base.hash {
+            // The server's version holds what was synced here (renamed by a rekey): only this
+            // device changed the file, so its version goes up on top.
+            result.followUps.append(PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: local.sizeBytes, base: download.version))
             return result
         } else {
             guard let fetched = try await downloader.fetch([download])[path]?.get() else { throw SyncFileError.corruptDownload }

@@ -37,6 +37,12 @@ extension SyncEngine {
                 (page, undecodable) = try await self.remote.state(cursor: from, limit: 2000)
                 try await checkServerVault(page.vaultID)
                 Self.addOnce(&report.notices, undecodable.map { "the server holds a file whose encrypted name (\($0.rawValue.prefix(24))…) this vault's key does not open: changed on the server, or of another vault; left alone" })
+            } catch let moved as RemoteVault.NamesMoved {
+                // A rekey renamed every path: switch names, then read everything again under them.
+                try await switchNames(to: moved.generation)
+                (cursor, remote, authors, incremental) = (nil, [:], [:], false)
+                Self.addOnce(&report.notices, ["the vault's names were re-encrypted under key generation \(moved.generation) (a rekey); this folder reads them under it from now on"])
+                continue
             } catch let error as SyncAPIError where error.code == .cursorExpired && from != nil {
                 (cursor, remote, authors, incremental) = (nil, [:], [:], false)
                 // Away longer than the server keeps deletions, or the server's database was

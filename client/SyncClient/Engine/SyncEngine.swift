@@ -51,9 +51,12 @@ public final class SyncEngine: Sendable {
         self.root = root.standardizedFileURL
         self.stateFolder = self.root.appendingPathComponent(VaultPath.stateFolderName)
         let credentialStore = CredentialStore(stateFolder: stateFolder)
-        guard let credentials = try credentialStore.load() else {
+        guard var credentials = try credentialStore.load() else {
             throw try LinkRecord.read(stateFolder: stateFolder) == nil ? SyncEngineError.notLinked(root.path) : SyncEngineError.signedOut(root.path)
         }
+        // Requests say the names the codec encodes with: under a generation this device does not
+        // hold (any more), generation 1's, until the next state page switches them.
+        if let keys = try credentials.vaultKeyring, keys.generation(credentials.namesGeneration ?? 1) == nil { credentials.namesGeneration = nil }
         self.api = SyncAPI(baseURL: credentials.server, transport: transport)
         self.session = AuthorizedSession(credentials: credentials, store: credentialStore, api: api)
         self.store = try StateStore(stateFolder: stateFolder)
@@ -63,7 +66,7 @@ public final class SyncEngine: Sendable {
         let writer = AtomicFileWriter(root: self.root)
         self.writer = writer
         let store = self.store
-        let cipher = try credentials.vaultKeyring.map { VaultCipher(keys: $0, store: store, writer: writer) }
+        let cipher = try credentials.vaultKeyring.map { VaultCipher(keys: $0, namesGeneration: credentials.namesGeneration ?? 1, store: store, writer: writer) }
         self.remote = RemoteVault(api: api, session: session, cipher: cipher, root: self.root.path)
         self.uploader = Uploader(api: api, session: session, remote: remote, store: store, root: self.root, transfers: transfers, now: now)
         self.downloader = VerifiedDownloader(
@@ -131,12 +134,18 @@ public final class SyncEngine: Sendable {
         do {
             try await reconcileConflicts(&report)
             var rounds = 0
+            var namesMoved = false
             while rounds < 3 {
                 rounds += 1
                 do {
                     guard try await syncRound(&report, progress: progress) else { break }
                 } catch let error as SyncAPIError where error.code == .batchTooLarge && adoptBatchLimit(error.limit) {
                     rounds -= 1  // the server's limit is lower than this client's batches: the same round again, in smaller ones
+                } catch let error as SyncAPIError where error.code == .namesChanged && !namesMoved {
+                    // A rekey came between this round's read and its writes (nothing was written):
+                    // the next round's read switches names.
+                    namesMoved = true
+                    rounds -= 1
                 }
             }
         } catch let error where Unreachable.matches(error) {

@@ -13,7 +13,8 @@ extension ExportArchive {
     static func decrypt(_ zip: URL, manifest: ExportManifest, keys: VaultKeyring, to destination: URL, staging: URL) throws -> ExportManifest {
         let source = try open(zip)
         let target = try Archive(url: destination, accessMode: .create)
-        let names = NameCipher(vaultKey: keys.names)
+        // The names are under one generation's name key: the first until a rekey, a later one after.
+        let names = keys.generations.reversed().map { NameCipher(vaultKey: $0) }
         let sealed = staging.appendingPathComponent(".vaultsync-export-sealed-\(UUID().uuidString)")
         let plain = staging.appendingPathComponent(".vaultsync-export-plain-\(UUID().uuidString)")
         defer {
@@ -35,7 +36,7 @@ extension ExportArchive {
             let path: VaultPath
             let content: (hash: ContentHash, sizeBytes: Int64)
             do {
-                path = try names.decrypt(file.path)
+                path = try Self.name(file.path, names)
                 content = try EncryptedFiles.decrypt(sealed, to: plain, keys: keys)
             } catch let error as VaultCryptoError {
                 throw ExportArchiveError.invalid("the server's copy of a file (\(file.path.rawValue.prefix(24))…) cannot be decrypted: \(error)")
@@ -50,5 +51,11 @@ extension ExportArchive {
         try encoder.encode(plaintext).write(to: plain)
         try target.addEntry(with: ExportManifest.entryName, fileURL: plain, compressionMethod: .deflate)
         return plaintext
+    }
+
+    /// The plaintext of an encrypted name under the first of `names` that opens it.
+    private static func name(_ path: VaultPath, _ names: [NameCipher]) throws(VaultCryptoError) -> VaultPath {
+        for cipher in names.dropLast() { if let plain = try? cipher.decrypt(path) { return plain } }
+        return try names[names.count - 1].decrypt(path)
     }
 }

@@ -22,6 +22,9 @@ public struct Credentials: Codable, Sendable, Equatable {
     /// The account's sharing keys' private half (64 bytes), unsealed once with the passphrase: to
     /// open the key generations given to this account and to give them to others.
     public var sharingKeys: Data?
+    /// The key generation whose name key the encrypted vault's paths are under, as this folder
+    /// last read it (nil: 1, until a rekey): sent with every request (`X-VaultSync-Names`).
+    public var namesGeneration: Int?
 
     public init(
         server: URL, userID: UUID, deviceID: UUID, deviceName: String, accessToken: String, refreshToken: String, vaultID: UUID? = nil, vaultKey: Data? = nil

@@ -25,3 +25,10 @@ extension SyncAPI {
         try await call("POST", "vaults/\(vaultID.uuidString.lowercased())/keys", body: request, headers: bearer(accessToken))
     }
 }
+
+extension SyncAPI {
+    /// `POST /vault/rekey`: renames every live path of the encrypted vault as one change.
+    public func rekey(_ request: RekeyRequest, session: VaultSession) async throws -> RekeyResponse {
+        try await call("POST", "vault/rekey", body: request, headers: headers(session))
+    }
+}

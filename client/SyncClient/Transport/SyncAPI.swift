@@ -9,11 +9,14 @@ public struct VaultSession: Sendable, Equatable {
     public var accessToken: String
     public var deviceID: UUID
     public var vault: String?
+    /// In an encrypted vault, the generation whose name key the request's paths are under (nil: 1).
+    public var namesGeneration: Int?
 
-    public init(accessToken: String, deviceID: UUID, vault: String? = nil) {
+    public init(accessToken: String, deviceID: UUID, vault: String? = nil, namesGeneration: Int? = nil) {
         self.accessToken = accessToken
         self.deviceID = deviceID
         self.vault = vault
+        self.namesGeneration = namesGeneration
     }
 }
 
@@ -172,6 +175,7 @@ public struct SyncAPI: Sendable {
     func headers(_ session: VaultSession) -> [String: String] {
         var headers = ["Authorization": "Bearer \(session.accessToken)", SyncHeader.device: session.deviceID.uuidString.lowercased()]
         if let vault = session.vault { headers[SyncHeader.vault] = vault }
+        if let names = session.namesGeneration { headers[SyncHeader.namesGeneration] = String(names) }
         return headers
     }
 

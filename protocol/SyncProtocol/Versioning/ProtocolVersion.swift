@@ -14,6 +14,9 @@ public enum SyncHeader {
     public static let device = "X-VaultSync-Device"
     /// Optional vault name; the user's default vault when absent.
     public static let vault = "X-VaultSync-Vault"
+    /// In an encrypted vault, the key generation whose name key the request's paths are under
+    /// (1 when absent): a write under another generation than the vault's is `409 names_changed`.
+    public static let namesGeneration = "X-VaultSync-Names"
     /// The request id the server assigned, echoed on every response.
     public static let requestID = "X-Request-Id"
 }

@@ -99,6 +99,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     /// `PUT /vault/key` replacing an envelope with a proof that is not the vault key's (`403`): only
     /// a device that holds the key may write its envelope.
     public static let keyProofInvalid: ErrorCode = "key_proof_invalid"
+    /// A write to an encrypted vault whose paths are under another name generation than the
+    /// request's (`X-VaultSync-Names`): a device renamed every path (`POST /vault/rekey`) since
+    /// this one read the state. Nothing was written; read the state (which switches names) and
+    /// send again (`409`).
+    public static let namesChanged: ErrorCode = "names_changed"
+    /// `POST /vault/rekey` whose renames no longer cover the vault exactly (a file changed, came
+    /// or went since the device read the state): nothing was renamed (`409`).
+    public static let rekeyOutdated: ErrorCode = "rekey_outdated"
     /// `PUT /vault/key` creating an envelope for a vault that holds files: only an empty vault
     /// becomes an encrypted one.
     public static let vaultNotEmpty: ErrorCode = "vault_not_empty"

@@ -110,3 +110,61 @@ public struct KeyRevisions: Codable, Sendable, Equatable {
         self.revisions = revisions
     }
 }
+
+/// `POST /vault/rekey`: renames every live path of an encrypted vault to its name under the key
+/// generation `names_generation` (made by `POST /vaults/{id}/keys` beforehand), as one change: each
+/// file's next version at `to` names the bytes it names at `path`, and `path` gets a tombstone. The
+/// renames must name every live file at its current version, or nothing is renamed
+/// (`409 rekey_outdated`). Owner and admins.
+public struct RekeyRequest: Codable, Sendable, Equatable {
+    public var namesGeneration: Int
+    public var files: [RekeyFile]
+
+    public init(namesGeneration: Int, files: [RekeyFile]) {
+        self.namesGeneration = namesGeneration
+        self.files = files
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case files
+        case namesGeneration = "names_generation"
+    }
+}
+
+/// One rename of ``RekeyRequest``: a live path at the version the device read, its name under the
+/// new generation, and that name's letter-case key.
+public struct RekeyFile: Codable, Sendable, Equatable {
+    public var path: VaultPath
+    public var baseVersion: Int
+    public var to: VaultPath
+    public var pathKey: String
+
+    public init(path: VaultPath, baseVersion: Int, to: VaultPath, pathKey: String) {
+        self.path = path
+        self.baseVersion = baseVersion
+        self.to = to
+        self.pathKey = pathKey
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, to
+        case baseVersion = "base_version"
+        case pathKey = "path_key"
+    }
+}
+
+/// The answer to ``RekeyRequest``: the vault's name generation now, and how many files were renamed.
+public struct RekeyResponse: Codable, Sendable, Equatable {
+    public var namesGeneration: Int
+    public var renamed: Int
+
+    public init(namesGeneration: Int, renamed: Int) {
+        self.namesGeneration = namesGeneration
+        self.renamed = renamed
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case renamed
+        case namesGeneration = "names_generation"
+    }
+}

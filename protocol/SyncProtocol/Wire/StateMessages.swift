@@ -26,11 +26,17 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
     /// or an admin's device makes the next one, and until then every device sends nothing (what it
     /// sealed would open with the departed member's keys).
     public var keyRotationDue: Bool?
+    /// In an encrypted vault, the key generation whose name key its paths are under (1 until
+    /// `POST /vault/rekey` renames them): a device that encodes names under another generation
+    /// switches to this one and reads the full state again before it writes. Nil for a plain vault.
+    public var namesGeneration: Int?
 
     public init(
         files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil, vaultID: UUID? = nil,
-        encrypted: Bool? = nil, role: VaultRole? = nil, keyGeneration: Int? = nil, keyRotationDue: Bool? = nil
+        encrypted: Bool? = nil, role: VaultRole? = nil, keyGeneration: Int? = nil, keyRotationDue: Bool? = nil,
+        namesGeneration: Int? = nil
     ) {
+        self.namesGeneration = namesGeneration
         self.keyGeneration = keyGeneration
         self.keyRotationDue = keyRotationDue
         self.files = files
@@ -53,6 +59,7 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
         case encrypted, role
         case keyGeneration = "key_generation"
         case keyRotationDue = "key_rotation_due"
+        case namesGeneration = "names_generation"
     }
 }
 

@@ -8,6 +8,9 @@ struct VaultSnapshot: Sendable, Equatable {
     var sequence: Int64 = 0
     /// The vault's purge mark: a name it has never held starts above it (``FileVersionRule/first(purgeMark:)``).
     var purgeMark: Int64 = 0
+    /// The key generation whose name key an encrypted vault's paths are under (1 until a rekey;
+    /// always 1 in a plain vault); nil for a write that takes no lock (it makes no version).
+    var namesGeneration: Int? = 1
     /// The current rows of the paths the write names (a path the vault never held is absent).
     var current: [String: FileStateQueries.Current] = [:]
     /// For each letter-case key the write names (and each current row's), the live path holding it.

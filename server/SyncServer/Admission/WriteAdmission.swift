@@ -7,8 +7,13 @@ import SyncProtocol
 /// ``admit(_:in:)`` and write.
 enum WriteAdmission {
     /// `role` is the writer's in the vault: a reader's write is refused whole, whatever it is.
-    static func admit(_ request: WriteRequest, in snapshot: VaultSnapshot, by role: VaultRole) -> WritePlan {
+    /// `names` is the name generation the request's paths are under (its `X-VaultSync-Names`; nil:
+    /// not said, which is 1): a write under another than the vault's is refused whole, since its
+    /// paths would be names no device reads any more.
+    static func admit(_ request: WriteRequest, in snapshot: VaultSnapshot, by role: VaultRole, names: Int? = nil) -> WritePlan {
         guard role.writes else { return WritePlan(refusal: .readOnly) }
+        if case .rekey(let rekey) = request { return self.rekey(rekey, snapshot, by: role) }
+        if let current = snapshot.namesGeneration, current != (names ?? 1) { return WritePlan(refusal: .namesChanged(current: current)) }
         return switch request {
         case .push(let push): self.push(push, snapshot)
         case .confirm(let reservations): confirm(reservations, snapshot)
@@ -17,6 +22,7 @@ enum WriteAdmission {
         case .restore(let path, let version, let old): restore(path, version: version, old: old, snapshot)
         case .undelete(let candidates): undelete(candidates, snapshot)
         case .conflictBytes(let path, let hash, let size, let required): conflictBytes(path, hash: hash, sizeBytes: size, required: required, snapshot)
+        case .rekey(let rekey): self.rekey(rekey, snapshot, by: role)
         }
     }
 

@@ -22,6 +22,8 @@ struct WritePlan: Sendable, Equatable {
     var conflictBytesKept = false
     /// The whole write is refused: nothing but `recordBlobs` is written.
     var refusal: WriteRefusal?
+    /// A rekey: the name generation the vault's paths are under once the writes are made.
+    var namesGeneration: Int?
 
     /// A path's new version: content, or a tombstone when `contentHash` is nil.
     struct VersionWrite: Sendable, Equatable {

@@ -44,6 +44,14 @@ enum WriteRefusal: Sendable, Equatable {
     case conflictOverQuota(String, usage: UsageResponse)
     /// The writer is a reader of the vault: nothing is written.
     case readOnly
+    /// The request's paths are under another name generation than the vault's (`current`).
+    case namesChanged(current: Int)
+    /// A rekey by a member who is neither the owner nor an admin.
+    case rekeyByManagersOnly
+    /// A rekey to a generation that is not after the vault's names' and made already.
+    case rekeyGeneration(String)
+    /// A rekey whose renames do not name every live file at its version (the first difference).
+    case rekeyOutdated(String)
 }
 
 extension WriteRefusal {

@@ -21,6 +21,19 @@ enum WriteRequest: Sendable {
     /// A conflict record's bytes: named as kept when they are stored (`required`: they must be,
     /// the device said it uploaded them).
     case conflictBytes(path: VaultPath, hash: String, sizeBytes: Int64, required: Bool)
+    /// Every live path of an encrypted vault renamed under the name key of generation `names`, as
+    /// one move (``WriteAdmission/rekey(_:)``).
+    case rekey(Rekey)
+
+    struct Rekey: Sendable {
+        /// The destinations: a committing push of the bytes each source names.
+        var push: Push
+        var sources: [DeleteFile]
+        var names: Int
+        /// The vault's newest key generation, and every live path with its version, read under the lock.
+        var newestKey: Int
+        var live: [String: Int]
+    }
 
     struct Push: Sendable {
         var files: [PushFile]

@@ -68,6 +68,7 @@ enum BrowseQueries {
             LEFT JOIN file_versions t ON t.vault_id = f.vault_id AND t.path = f.path AND t.version = f.version
             LEFT JOIN devices d ON d.id = t.device_id LEFT JOIN users u ON u.id = d.user_id
             WHERE f.vault_id = $1 AND f.is_deleted AND starts_with(f.path, $2)
+              AND f.change_seq > (SELECT names_since_seq FROM vaults WHERE id = $1)  -- not names a rekey left
             ORDER BY f.deleted_at DESC, f.path LIMIT $3
             """, [vaultID, prefix, limit, viewer]
         ).map {

@@ -86,13 +86,32 @@ enum FileStateQueries {
     /// numbers are handed out in commit order.
     /// Also returns the vault's purge mark (``FileVersionRule/first(purgeMark:)``).
     @discardableResult
-    static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws -> (sequence: Int64, purgeMark: Int64) {
+    static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws -> (sequence: Int64, purgeMark: Int64, namesGeneration: Int) {
         guard let row = try db.query(
-            "UPDATE vaults SET change_seq = change_seq WHERE id = $1 RETURNING change_seq, purged_through_seq", [vaultID]).first
+            "UPDATE vaults SET change_seq = change_seq WHERE id = $1 RETURNING change_seq, purged_through_seq, names_generation", [vaultID]).first
         else {
             throw ServiceError.notFound("vault not found")
         }
-        return (try row.int64(0), try row.int64(1))
+        return (try row.int64(0), try row.int64(1), try row.int(2))
+    }
+
+    /// The key generation whose name key an encrypted vault's paths are under (1 until a rekey).
+    static func namesGeneration(_ db: PostgresConnection, vaultID: UUID) throws -> Int {
+        try db.query("SELECT names_generation FROM vaults WHERE id = $1", [vaultID]).first?.int(0) ?? 1
+    }
+
+    /// Every live path of a vault with its current version (a rekey renames them all).
+    static func livePaths(_ db: PostgresConnection, vaultID: UUID) throws -> [String: Int] {
+        var paths: [String: Int] = [:]
+        for row in try db.query("SELECT path, version FROM file_state WHERE vault_id = $1 AND NOT is_deleted", [vaultID]) {
+            paths[try row.string(0)] = try row.int(1)
+        }
+        return paths
+    }
+
+    /// Makes `generation` the one an encrypted vault's paths are under, from the change `sequence` on.
+    static func setNamesGeneration(_ db: PostgresConnection, vaultID: UUID, generation: Int, since sequence: Int64) throws {
+        try db.query("UPDATE vaults SET names_generation = $2, names_since_seq = $3 WHERE id = $1", [vaultID, generation, sequence])
     }
 
     /// Whether a device whose cursor is at `sequence` may have it moved past everything up to

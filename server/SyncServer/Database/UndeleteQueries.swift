@@ -5,7 +5,9 @@ import SyncProtocol
 /// SQL for bulk undelete: the files deleted in a window and their content before the deletion.
 enum UndeleteQueries {
     /// Tombstones deleted at or after `since` (under `folderPrefix` when given), each with the
-    /// newest content version before it. Reads the `file_state_tombstones` index.
+    /// newest content version before it; in an encrypted vault, only of names under its current
+    /// generation (one made before a rekey would come back under a name no device reads). Reads
+    /// the `file_state_tombstones` index.
     static func deletedSince(_ db: PostgresConnection, vaultID: UUID, since: Date, folderPrefix: String?) throws -> [UndeleteCandidate] {
         try db.query(
             """
@@ -18,6 +20,7 @@ enum UndeleteQueries {
             ) c ON true
             WHERE f.vault_id = $1 AND f.is_deleted AND f.deleted_at >= $2
               AND ($3::text IS NULL OR left(f.path, length($3::text)) = $3::text)
+              AND f.change_seq > (SELECT names_since_seq FROM vaults WHERE id = $1)
             """, [vaultID, since, folderPrefix]
         ).map { row in
             let content = try row.optionalString(2).map { UndeleteCandidate.Content(hash: $0, sizeBytes: try row.int64(3)) }

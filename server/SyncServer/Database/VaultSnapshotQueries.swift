@@ -10,6 +10,7 @@ enum VaultSnapshotQueries {
     struct Lock: Sendable {
         let sequence: Int64
         let purgeMark: Int64
+        let namesGeneration: Int
     }
 
     /// What a write touches.
@@ -37,15 +38,15 @@ enum VaultSnapshotQueries {
     }
 
     static func lock(_ tx: PostgresConnection, vaultID: UUID) throws -> Lock {
-        let (sequence, purgeMark) = try FileStateQueries.lockVault(tx, vaultID: vaultID)
-        return Lock(sequence: sequence, purgeMark: purgeMark)
+        let (sequence, purgeMark, names) = try FileStateQueries.lockVault(tx, vaultID: vaultID)
+        return Lock(sequence: sequence, purgeMark: purgeMark, namesGeneration: names)
     }
 
     /// Reads what `reads` names, after `lock` was taken (nil: a write that makes no version).
     /// Every blob named is guarded (``BlobGuardQueries/guardForWrite(_:vaultID:hashes:watermark:)``):
     /// the purge cannot delete it until the transaction ends.
     static func read(_ tx: PostgresConnection, vaultID: UUID, userID: UUID, lock: Lock?, _ reads: Reads, limits defaults: VaultLimits) throws -> VaultSnapshot {
-        var snapshot = VaultSnapshot(sequence: lock?.sequence ?? 0, purgeMark: lock?.purgeMark ?? 0)
+        var snapshot = VaultSnapshot(sequence: lock?.sequence ?? 0, purgeMark: lock?.purgeMark ?? 0, namesGeneration: lock?.namesGeneration)
         let hashes = Array(Set(reads.found.keys).union(reads.lookUp))
         snapshot.gone = try BlobGuardQueries.guardForWrite(tx, vaultID: vaultID, hashes: hashes, watermark: reads.watermark)
         let recorded = reads.lookUp.isEmpty ? [:] : try PushQueries.knownBlobs(tx, vaultID: vaultID, hashes: reads.lookUp)

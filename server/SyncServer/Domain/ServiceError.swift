@@ -59,6 +59,10 @@ enum ServiceError: Error, Equatable {
     case membershipEnded(String)
     /// `PUT /vault/key` naming a revision or key id that is not the current one.
     case keyConflict(String)
+    /// A write whose paths are under another name generation than the vault's (a rekey came between).
+    case namesChanged(String)
+    /// `POST /vault/rekey` whose renames no longer cover the vault.
+    case rekeyOutdated(String)
     /// `PUT /vault/key` with a proof that is not the vault key's.
     case keyProofInvalid(String)
     /// `PUT /vault/key` creating an envelope for a vault that holds files.

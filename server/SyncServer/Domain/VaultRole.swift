@@ -5,4 +5,6 @@ import SyncProtocol
 extension VaultRole {
     /// Whether the role may change the vault's files.
     var writes: Bool { self != .reader }
+    /// Whether the role manages the vault: invites, changes roles, removes members, renews and rekeys.
+    var manages: Bool { self == .owner || self == .admin }
 }

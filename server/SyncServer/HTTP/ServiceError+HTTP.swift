@@ -61,6 +61,10 @@ extension ServiceError {
                 message: allowed.isEmpty ? "method not allowed on this resource" : "method not allowed on this resource; it takes \(allowed.joined(separator: ", "))"))
         case .keyConflict(let m):
             (.conflict, ErrorBody(code: .keyConflict, message: m))
+        case .namesChanged(let m):
+            (.conflict, ErrorBody(code: .namesChanged, message: m))
+        case .rekeyOutdated(let m):
+            (.conflict, ErrorBody(code: .rekeyOutdated, message: m))
         case .keyProofInvalid(let m):
             (.forbidden, ErrorBody(code: .keyProofInvalid, message: m))
         case .vaultNotEmpty(let m):

@@ -1,10 +1,11 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import SyncProtocol
 
 /// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
-/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/repair…`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key`, `/vault/key/revisions` (authenticated;
+/// `/vault/delete`, `/vault/restore`, `/vault/restore-deleted`, `/vault/repair…`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key`, `/vault/key/revisions`, `/vault/rekey` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
@@ -115,6 +116,17 @@ struct VaultRoutes {
             let stored = try await vault.putKey(scope, try await request.decode(as: PutKeyRequest.self, context: context))
             return try context.json(stored.envelope, status: stored.created ? .created : .ok)
         }
+        group.post("rekey") { request, context in
+            let scope = try await scope(request, context)
+            // It names every file of the vault: read with its own, larger limit.
+            let body: ByteBuffer
+            do {
+                body = try await request.body.collect(upTo: VaultService.maxRekeyBodyBytes)
+            } catch let error where error is NIOTooManyBytesError || (error as? HTTPError)?.status == .contentTooLarge {
+                throw ServiceError.payloadTooLarge(limit: VaultService.maxRekeyBodyBytes)
+            }
+            return try context.json(try await vault.rekey(scope, try context.requestDecoder.decode(RekeyRequest.self, from: Data(body.readableBytesView))))
+        }
         group.post("delete") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.delete(scope, try await request.decode(as: DeleteRequest.self, context: context)))
@@ -135,7 +147,14 @@ extension VaultService {
     /// The scope an authenticated vault request names in its headers.
     func scope(_ request: Request, _ context: ServerRequestContext) async throws -> VaultScope {
         guard let claims = context.claims else { throw ServiceError.unauthorized("authentication required") }
-        return try await scope(
+        var names: Int?
+        if let said = request.headers[HTTPField.Name(SyncHeader.namesGeneration)!] {
+            guard let generation = Int(said), generation >= 1 else { throw ServiceError.invalidRequest("\(SyncHeader.namesGeneration) must be a key generation (1 or more), not '\(said.prefix(16))'") }
+            names = generation
+        }
+        var scope = try await scope(
             claims: claims, vaultName: request.headers[HTTPField.Name(SyncHeader.vault)!], deviceHeader: request.headers[HTTPField.Name(SyncHeader.device)!])
+        scope.namesGeneration = names
+        return scope
     }
 }

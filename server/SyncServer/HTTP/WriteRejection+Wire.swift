@@ -56,6 +56,14 @@ extension WriteRefusal {
             .quotaExceeded(reason + " (the conflict is not kept on the server; the device keeps its copy)", usage: usage)
         case .readOnly:
             .readOnly
+        case .namesChanged(let current):
+            .namesChanged("the vault's names were re-encrypted under key generation \(current) since this device read them: read the state again (a device switches names), then send again; nothing was written")
+        case .rekeyByManagersOnly:
+            .adminOnly("only the vault's owner or an admin re-encrypts its names")
+        case .rekeyGeneration(let why):
+            .invalidRequest(why)
+        case .rekeyOutdated(let why):
+            .rekeyOutdated("\(why): the vault changed since its state was read; nothing was renamed (read the state and rekey again)")
         }
     }
 }

@@ -19,6 +19,8 @@ struct VaultScope: Sendable {
     /// Whether the vault is encrypted (has a key envelope): its paths are ciphertext, and pushes
     /// name each file's letter-case key.
     var encrypted = false
+    /// The name generation the request's paths are under (`X-VaultSync-Names`; nil: not said, 1).
+    var namesGeneration: Int?
     /// When the user's membership was looked up (taken before the lookup): a membership that ends
     /// later ends this request's feed subscription too (``ChangeFeed/subscribe(vaultID:userID:deviceID:sessionID:expiresAt:checkedAt:)``).
     var checkedAt = ContinuousClock.now

@@ -38,7 +38,6 @@ extension VaultService {
             try ConflictQueries.insert(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, deviceName: name, record.kept(plan.conflictBytesKept), now: now)
             return name
         }
-        if let refusal = plan.refusal { throw refusal.serviceError }
         let stored = plan.conflictBytesKept
         let expires = now.addingTimeInterval(limits.blobURLTTL.seconds)
         let info = try conflictInfo(scope, record.kept(stored), deviceName: deviceName, expires: expires)
@@ -82,7 +81,6 @@ extension VaultService {
             } then: { tx, plan in
                 if plan.refusal == nil { try ConflictQueries.markStored(tx, vaultID: scope.vaultID, id: id) }
             }.plan
-            if let refusal = plan.refusal { throw refusal.serviceError }
         }
         return try conflictInfo(scope, record.kept(true), deviceName: record.deviceName, expires: now.addingTimeInterval(limits.blobURLTTL.seconds))
     }

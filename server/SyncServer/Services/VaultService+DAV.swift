@@ -86,7 +86,6 @@ extension VaultService {
                 try WebDAVQueries.setMtime(db, vaultID: scope.vaultID, path: path.rawValue, version: written.version, mtime: mtime)
             }
         }
-        if let refusal = plan.refusal { throw refusal.serviceError }
         if let rejected = plan.rejected.first { return .rejected(rejected) }
         guard let written = plan.writes.first else { return .changed }
         metrics.versionsConfirmed(1)

@@ -41,7 +41,6 @@ extension VaultService {
             try WebDAVPropertyQueries.remove(db, vaultID: scope.vaultID, under: source)
             try WebDAVLockQueries.remove(db, vaultID: scope.vaultID, under: source)
         }
-        if let refusal = plan.refusal { throw refusal.serviceError }
         if let rejected = plan.rejected.first { return .rejected(rejected) }
         guard plan.writes.count == files.count + sources.count else { return .changed }
         metrics.versionsConfirmed(files.count)

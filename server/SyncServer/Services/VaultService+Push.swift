@@ -31,7 +31,6 @@ extension VaultService {
             try self.quotaRefusalBeforeStoring(db, scope, .push(push), reads(asStored, watermark))
         }
         let (plan, cursor) = try await write(scope, now: now, sent: sent, history: historyID) { _ in (.push(push), reads(found, watermark)) }
-        if let refusal = plan.refusal { throw refusal.serviceError }
         let uploads = try await uploads(scope, plan.reservations)
         let conflicts = try plan.conflicts.map { try conflict($0.path, base: $0.base, current: $0.current, scope: scope, expires: push.expires) }
         let committed = plan.writes.map { ConfirmedFile(path: $0.path, version: $0.version, contentHash: ContentHash(alreadyValidated: $0.contentHash ?? ""), sizeBytes: $0.sizeBytes, updatedAt: now) }

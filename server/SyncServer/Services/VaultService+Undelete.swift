@@ -17,7 +17,6 @@ extension VaultService {
                 keys: candidates.map(\.pathKey), lookUp: Array(Set(candidates.compactMap { $0.lastContent?.hash })), account: .limits(lockUser: true))
             return (.undelete(candidates), reads)
         }.plan
-        if let refusal = plan.refusal { throw refusal.serviceError }
         let restored = plan.writes.map {
             ConfirmedFile(path: $0.path, version: $0.version, contentHash: ContentHash(alreadyValidated: $0.contentHash ?? ""), sizeBytes: $0.sizeBytes, updatedAt: now)
         }

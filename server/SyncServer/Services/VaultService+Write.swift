@@ -9,19 +9,24 @@ extension VaultService {
     /// ``VaultWriter``. `then` runs in the same transaction after the writer.
     /// - Returns: the plan, the cursor the device may move to (``VaultWriter/carryOut(_:after:sent:history:)``),
     ///   and what `then` returned.
+    /// - Throws: the plan's ``WriteRefusal`` as a ``ServiceError`` once the transaction committed
+    ///   (it records the bytes stored for the refused write, for the purge): every door answers a
+    ///   refused write the same way.
     func write<Then: Sendable>(
         _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "",
         _ prepare: @escaping @Sendable (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads),
         then: @escaping @Sendable (PostgresConnection, WritePlan) throws -> Then
     ) async throws -> (plan: WritePlan, cursor: String?, then: Then) {
-        try await db.transaction { [limits] tx in
+        let written = try await db.transaction { [limits] tx in
             let lock = locked ? try VaultSnapshotQueries.lock(tx, vaultID: scope.vaultID) : nil
             let (request, reads) = try prepare(tx)
             let snapshot = try VaultSnapshotQueries.read(tx, vaultID: scope.vaultID, userID: scope.ownerID, lock: lock, reads, limits: limits)
-            let plan = WriteAdmission.admit(request, in: snapshot, by: scope.role)
+            let plan = WriteAdmission.admit(request, in: snapshot, by: scope.role, names: scope.namesGeneration)
             let cursor = try VaultWriter(tx: tx, scope: scope, now: now).carryOut(plan, after: snapshot, sent: sent, history: history)
-            return (plan, cursor, try then(tx, plan))
+            return (plan: plan, cursor: cursor, then: try then(tx, plan))
         }
+        if let refusal = written.plan.refusal { throw refusal.serviceError }
+        return written
     }
 
     /// ``write(_:now:locked:sent:history:_:then:)`` with nothing after the writer.
@@ -44,7 +49,7 @@ extension VaultService {
         let account = try accountLimits(db, userID: scope.ownerID)
         guard account.quotaBytes != nil || account.quotaFiles != nil else { return nil }
         let snapshot = try VaultSnapshotQueries.read(db, vaultID: scope.vaultID, userID: scope.ownerID, lock: nil, reads, limits: limits)
-        switch WriteAdmission.admit(request, in: snapshot, by: scope.role).refusal {
+        switch WriteAdmission.admit(request, in: snapshot, by: scope.role, names: scope.namesGeneration).refusal {
         case let refusal? where refusal.isOverQuota: return refusal
         default: return nil
         }

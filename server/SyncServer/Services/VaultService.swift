@@ -93,7 +93,7 @@ struct VaultService: Sendable {
             throw ServiceError.cursorExpired("since is older than the \(Int(retention.seconds / 86400))-day tombstone retention: read the full state (no cursor) and reconcile")
         }
         let history = try await history.id()
-        let (purgedThrough, rows, keys) = try await db.withConnection { [pageSize] db in
+        let (purgedThrough, rows, keys, names) = try await db.withConnection { [pageSize] db in
             // Read before the rows: a purge in between only makes the next cursor expire early.
             let (purgedThrough, changeSequence) = try PurgeQueries.positions(db, vaultID: scope.vaultID)
             if let from, let why = from.expiry(purgedThrough: purgedThrough, history: history, changeSequence: changeSequence) {
@@ -101,7 +101,11 @@ struct VaultService: Sendable {
             }
             // Read before the rows too: a generation made in between is seen by the next sync.
             let keys = scope.encrypted ? try Self.keyState(db, scope) : nil
-            return (purgedThrough, try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1), keys)
+            let rows = try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1)
+            // Read after the rows: a rekey that renamed any of them is then named, and the device
+            // switches names before it reads a row (the old names' tombstones are no deletions).
+            let names = scope.encrypted ? try FileStateQueries.namesGeneration(db, vaultID: scope.vaultID) : nil
+            return (purgedThrough, rows, keys, names)
         }
         let page = rows.prefix(pageSize)
         var files: [RemoteFile] = []
@@ -118,7 +122,7 @@ struct VaultService: Sendable {
         }
         let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough, history: history)
         return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID, encrypted: scope.encrypted, role: scope.role,
-            keyGeneration: keys?.generation, keyRotationDue: keys?.rotationDue == true ? true : nil)
+            keyGeneration: keys?.generation, keyRotationDue: keys?.rotationDue == true ? true : nil, namesGeneration: names)
     }
 
     /// An encrypted vault's newest key generation, and whether a member left since it was made.
