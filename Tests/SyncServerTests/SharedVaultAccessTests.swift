@@ -39,6 +39,13 @@ import Testing
             } catch let error as SyncAPIError {
                 #expect(error.status == 403 && error.code == ErrorCode.readOnly, "\(error)")
             }
+            do {
+                // (It was answered 200 with nothing deleted: the refusal was not said.)
+                _ = try await phone.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("a.md"), baseVersion: 1)]), session: phone.session)
+                Issue.record("a reader's delete is refused")
+            } catch let error as SyncAPIError {
+                #expect(error.status == 403 && error.code == ErrorCode.readOnly, "\(error)")
+            }
             // Over WebDAV too: the vault by id, read but never written, not even a folder or a lock.
             let (dav, _) = try await WebDAVTests.client(ben, server, name: "Ben's rclone")
             let base = "/dav/\(vault.uuidString.lowercased())/"
