@@ -98,17 +98,21 @@ struct VaultsRekey: AsyncParsableCommand {
             Syncs, makes a new generation of the vault's key (given to everyone in the vault), renames every file \
             under that generation's name key as one change on the server, then syncs again. Afterwards someone \
             removed from the vault cannot read the names of its files from the server's data, not even those made \
-            before the rekey. Contents are not sealed again: each version stays under the key that was newest when \
-            it was written. Other devices switch at their next sync; 'vaultsync history' of a file starts at the rekey.
+            before the rekey. Without --contents, contents are not sealed again: each version stays under the key that was newest when \
+            it was written; with --contents every current file is also sealed again under the new generation (for a \
+            key that leaked: this device downloads and uploads the whole vault, and every other device downloads it \
+            again). Other devices switch at their next sync; 'vaultsync history' of a file starts at the rekey.
             """)
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Also seal every current file's contents again under the new key.") var contents = false
     @Flag(help: "Print JSON.") var json = false
 
     struct Output: Encodable {
         let namesGeneration: Int
         let renamed: Int
+        let resealed: Bool
         enum CodingKeys: String, CodingKey {
-            case renamed
+            case renamed, resealed
             case namesGeneration = "names_generation"
         }
     }
@@ -118,9 +122,9 @@ struct VaultsRekey: AsyncParsableCommand {
         // Changes made here go up under the old names first (a server that cannot be reached, or
         // a session it refuses, fails the rekey itself with the usual exit code).
         _ = try await engine.sync()
-        let outcome = try await engine.rekeyVault()
+        let outcome = try await engine.rekeyVault(contents: contents)
         _ = try await engine.sync()
-        if json { return try printJSON(Output(namesGeneration: outcome.generation, renamed: outcome.renamed)) }
-        print("renamed \(outcome.renamed) files under key generation \(outcome.generation); other devices switch at their next sync")
+        if json { return try printJSON(Output(namesGeneration: outcome.generation, renamed: outcome.renamed, resealed: outcome.resealed)) }
+        print("renamed \(outcome.renamed) files\(outcome.resealed ? ", their contents sealed again," : "") under key generation \(outcome.generation); other devices switch at their next sync")
     }
 }

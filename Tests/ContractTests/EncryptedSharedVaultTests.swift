@@ -191,6 +191,34 @@ import VaultCrypto
                     for key in boHeld.generations { #expect(throws: VaultCryptoError.self) { try NameCipher(vaultKey: key).decrypt(file.path) } }
                     #expect(throws: Never.self) { try newNames.decrypt(file.path) }
                 }
+                // waits.md is still sealed under generation 2, which Bo held: a rekey with
+                // --contents seals every file again under a new generation. The phone's edit of it
+                // meanwhile survives; every device takes the new bytes.
+                func contents(_ state: VaultStateResponse, _ session: VaultSession) async throws -> [Data] {
+                    let pulled = try await api.pull(PullRequest(files: state.files.map(\.path), inlineMaxBytes: 65_536), session: session)
+                    return try pulled.downloads.map { try #require($0.content) }
+                }
+                #expect(try await contents(renamedState, renamedSession).contains { (try? FileFormat.open($0, with: boHeld)) != nil }, "waits.md opens with Bo's keys")
+                let phoneWaits = "# Waits\n\nedited on the phone\n"
+                try Data(phoneWaits.utf8).write(to: phone.appendingPathComponent("waits.md"))
+                let resealed = try await run(["vaults", "rekey", "--contents", "--vault", laptop.path, "--json"])
+                let resealedOutcome = try resealed.json()
+                #expect(resealed.exitCode == 0 && resealedOutcome["names_generation"] as? Int == 5 && resealedOutcome["resealed"] as? Bool == true, "\(resealed)")
+                let phoneResealed = try await run(["sync", phone.path, "--json"])
+                let phoneReport = try phoneResealed.json()
+                #expect(phoneResealed.exitCode == 0 && (phoneReport["conflicts"] as? [String] ?? []).isEmpty && (phoneReport["deleted_locally"] as? [String] ?? []).isEmpty, "\(phoneResealed)")
+                #expect(try await run(["sync", laptop.path]).exitCode == 0)
+                #expect(try String(contentsOf: laptop.appendingPathComponent("waits.md"), encoding: .utf8) == phoneWaits)
+                #expect(try String(contentsOf: phone.appendingPathComponent("plan.md"), encoding: .utf8) == phonePlan)
+                renamedSession.namesGeneration = 5
+                let resealedState = try await api.state(renamedSession)
+                let anaLast = try #require(try CredentialStore(stateFolder: laptop.appendingPathComponent(".vaultsync")).load()?.vaultKeyring)
+                let sealedNow = try await contents(resealedState, renamedSession)
+                #expect(sealedNow.count == 3)
+                for data in sealedNow {
+                    #expect(throws: VaultCryptoError.self, "no current file opens with Bo's keys") { try FileFormat.open(data, with: boHeld) }
+                    #expect(throws: Never.self) { try FileFormat.open(data, with: anaLast) }
+                }
             } catch {
                 _ = try? await server.stop()
                 throw error

@@ -143,4 +143,66 @@ import Testing
             #expect(try keysOf(otherID) == 0 && keysOf(deeID) == 2, "a member's keys stay")
         }
     }
+
+    /// `POST /vault/rekey` over HTTP: the whole vault renamed in one change or nothing, each
+    /// refusal as the protocol words it, and every write held to the names the vault is under.
+    @Test func aRekeyRenamesTheWholeVaultOrNothingAndWritesFollowItsNames() async throws {
+        try await TestServer.with { server in
+            let api = server.api
+            let ana = try await server.newUser()
+            let laptop = try await ana.newDevice("laptop")
+            let session = laptop.session
+            _ = try await api.putKey(PutKeyRequest(envelope: VaultKeyTests.envelope(), expectedRevision: nil, proof: VaultKeyTests.proof), session: session)
+            let vault = try #require(try await api.vaults(accessToken: ana.tokens.accessToken).first?.vaultID)
+            let key = { (n: Int) in String(repeating: String(n % 10), count: 64) }
+            func file(_ path: String, _ bytes: String, key n: Int) throws -> PushFile {
+                let data = Data(bytes.utf8)
+                return PushFile(path: try VaultPath(path), contentHash: ContentHasher.hash(data), sizeBytes: Int64(data.count), baseVersion: nil, content: data, pathKey: key(n))
+            }
+            _ = try await api.push(PushRequest(files: [try file("old-a", "sealed a", key: 1), try file("old-b", "sealed b", key: 2)], commitInline: true), session: session)
+            func rename(_ from: String, _ version: Int, _ to: String, key n: Int) throws -> RekeyFile {
+                RekeyFile(path: try VaultPath(from), baseVersion: version, to: try VaultPath(to), pathKey: key(n))
+            }
+            let both = [try rename("old-a", 1, "new-a", key: 3), try rename("old-b", 1, "new-b", key: 4)]
+
+            // No generation after the names' yet: refused.
+            #expect(await Self.refusal { _ = try await api.rekey(RekeyRequest(namesGeneration: 2, files: both), session: session) } == "400 invalid_request")
+            _ = try await api.putAccountKeys(PutAccountKeysRequest(keys: Self.accountKeys(1), expectedRevision: nil), accessToken: ana.tokens.accessToken)
+            let anaID = try #require(try await api.members(of: vault, accessToken: ana.tokens.accessToken).members.first?.userID)
+            _ = try await api.rotateKey(RotateKeyRequest(generation: 2, keyID: "2222222222222222", recipients: [Self.recipient(anaID)]), of: vault, accessToken: ana.tokens.accessToken)
+            // A live file left out, a stale version, bytes never stored: nothing renamed.
+            #expect(await Self.refusal { _ = try await api.rekey(RekeyRequest(namesGeneration: 2, files: [both[0]]), session: session) } == "409 rekey_outdated")
+            #expect(await Self.refusal { _ = try await api.rekey(RekeyRequest(namesGeneration: 2, files: [both[0], try rename("old-b", 2, "new-b", key: 4)]), session: session) }
+                == "409 rekey_outdated")
+            var unstored = both
+            (unstored[1].contentHash, unstored[1].sizeBytes) = (ContentHasher.hash(Data("never sent".utf8)), 10)
+            #expect(await Self.refusal { _ = try await api.rekey(RekeyRequest(namesGeneration: 2, files: unstored), session: session) } == "409 upload_missing")
+            #expect(try await api.state(session).files.map(\.path.rawValue).sorted() == ["old-a", "old-b"], "nothing was renamed")
+
+            let answer = try await api.rekey(RekeyRequest(namesGeneration: 2, files: both), session: session)
+            #expect(answer == RekeyResponse(namesGeneration: 2, renamed: 2))
+            let state = try await api.state(session)
+            #expect(state.namesGeneration == 2 && state.files.map(\.path.rawValue).sorted() == ["new-a", "new-b"])
+            #expect(Set(state.files.map(\.contentHash)) == [try file("old-a", "sealed a", key: 1).contentHash, try file("old-b", "sealed b", key: 2).contentHash], "the same bytes")
+            #expect(Set(state.deletedSince.map(\.path.rawValue)) == ["old-a", "old-b"])
+            #expect(await Self.refusal { _ = try await api.rekey(RekeyRequest(namesGeneration: 2, files: []), session: session) } == "400 invalid_request", "the names are under 2 already")
+
+            // A write under the old names, or naming none, is refused whole; under 2 it goes.
+            #expect(await Self.refusal { _ = try await api.push(PushRequest(files: [try file("old-c", "c", key: 5)], commitInline: true), session: session) } == "409 names_changed")
+            var renamed = session
+            renamed.namesGeneration = 2
+            #expect(try await api.push(PushRequest(files: [try file("new-c", "c", key: 5)], commitInline: true), session: renamed).committed?.confirmed.count == 1)
+            renamed.namesGeneration = 0
+            #expect(await Self.refusal { _ = try await api.state(renamed) } == "400 invalid_request", "a generation is 1 or more")
+            // Undoing the deletions brings back no old name.
+            renamed.namesGeneration = 2
+            let undone = try await api.restoreDeleted(RestoreDeletedRequest(deletedSince: Date(timeIntervalSince1970: 0), under: nil), session: renamed)
+            #expect(undone.restored.isEmpty, "\(undone.restored)")
+
+            // A plain vault has no names to re-encrypt.
+            let bo = try await server.newUser()
+            let phone = try await bo.newDevice("phone")
+            #expect(await Self.refusal { _ = try await api.rekey(RekeyRequest(namesGeneration: 2, files: []), session: phone.session) } == "400 invalid_request")
+        }
+    }
 }

@@ -33,10 +33,18 @@ import Testing
         return snapshot
     }
 
-    static func renamed(_ names: Int, _ writes: [WritePlan.VersionWrite]) -> WritePlan {
-        var plan = WritePlan(writes: writes, recordBlobs: T.blob("x"))
+    static func renamed(_ names: Int, _ writes: [WritePlan.VersionWrite], blobs: [String: Int64] = T.blob("x")) -> WritePlan {
+        var plan = WritePlan(writes: writes, consumesReservations: true, recordBlobs: blobs)
         plan.namesGeneration = names
         return plan
+    }
+
+    /// A rekey of `a.md` (version 3, bytes "x") to `p.md` naming the bytes `content` instead.
+    static func resealing(_ content: String) -> WriteRequest {
+        guard case .rekey(var rekey) = rekey([("a.md", 3, "p.md")], live: ["a.md": 3]) else { preconditionFailure() }
+        rekey.push.files[0].contentHash = T.hashOf(content)
+        rekey.push.files[0].sizeBytes = Int64(content.utf8.count)
+        return .rekey(rekey)
     }
 
     static let cases: [Case] = [
@@ -88,7 +96,15 @@ import Testing
         Case(
             rule: "a rekey of an empty vault moves the names on and writes nothing",
             snapshot: vault([]), request: rekey([], live: [:]),
-            expected: { var plan = WritePlan(); plan.namesGeneration = 2; return plan }()),
+            expected: renamed(2, [], blobs: [:])),
+        Case(
+            rule: "a file sealed again names its new bytes at its new name",
+            snapshot: { var s = vault([T.row("a.md", 3, "x")]); s.blobs[T.hashOf("y").rawValue] = 1; return s }(), request: resealing("y"),
+            expected: renamed(2, [M.tombstone("a.md", 4), T.write("p.md", 1, "y")], blobs: T.blob("y"))),
+        Case(
+            rule: "new bytes the vault does not hold rename nothing",
+            snapshot: vault([T.row("a.md", 3, "x")]), request: resealing("y"),
+            expected: WritePlan(refusal: .rekeyBytesMissing(T.path("p.md")))),
         Case(
             rule: "a delete under the names the vault left is refused whole",
             snapshot: vault([T.row("a.md", 3, "x")], names: 2), request: .delete([DeleteFile(path: T.path("a.md"), baseVersion: 3)]),

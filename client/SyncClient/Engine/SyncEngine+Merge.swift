@@ -62,6 +62,12 @@ extension SyncEngine {
         } else {
             guard let fetched = try await downloader.fetch([download])[path]?.get() else { throw SyncFileError.corruptDownload }
             try await store.recordCiphertexts(fetched.ciphertext.map { [$0] } ?? [])
+            if let base, fetched.hash == base.hash {
+                // What was synced here, sealed again by a rekey: only this device changed the file.
+                try? FileManager.default.removeItem(at: fetched.url)
+                result.followUps.append(PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: local.sizeBytes, base: download.version))
+                return result
+            }
             remote = .file(fetched.url)
             decision = policy.decideUnread(localIsNewer: localIsNewer)
         }

@@ -8,6 +8,8 @@ public struct RekeyOutcome: Sendable, Equatable {
     public let generation: Int
     /// How many files were renamed.
     public let renamed: Int
+    /// Whether their contents were sealed again under the new generation.
+    public let resealed: Bool
 }
 
 extension SyncEngine {
@@ -15,13 +17,15 @@ extension SyncEngine {
     /// (`docs/decisions/0003-shared-encrypted-vaults.md`): makes the generation (wrapped to
     /// everyone in the vault, as a removal's is), then renames every live path under its name key
     /// in one server change (`POST /vault/rekey`), so that no device ever sees a file both under
-    /// its old name and its new one, or under neither. Contents stay as they are: each version
-    /// is sealed under the generation that was newest when it was written. Owner and admins;
-    /// callers sync before (so that changes made here go up first) and after.
+    /// its old name and its new one, or under neither. Without `contents`, each version stays
+    /// sealed under the generation that was newest when it was written; with it, every current
+    /// file is downloaded, sealed again under the new generation and uploaded first, and the new
+    /// names name those bytes (for a key that leaked). Owner and admins; callers sync before (so
+    /// that changes made here go up first) and after.
     /// - Throws: ``SyncEngineError/notEncryptedHere(_:)`` for a plain vault; the server's
     ///   `admin_only` for a writer or reader; `rekey_outdated` when the vault kept changing
-    ///   through three attempts (nothing is renamed).
-    public func rekeyVault() async throws -> RekeyOutcome {
+    ///   through three attempts, or changed while its contents were sealed again (nothing is renamed).
+    public func rekeyVault(contents: Bool = false) async throws -> RekeyOutcome {
         guard let cipher = remote.cipher else { throw SyncEngineError.notEncryptedHere(root.path) }
         let lock = try await lockVault()
         defer { withExtendedLifetime(lock) {} }
@@ -32,7 +36,7 @@ extension SyncEngine {
             attempt += 1
             let live = try await liveServerFiles(cipher)
             var folders: [Substring: String] = [:]
-            let renames = try live.map { path, version in
+            var renames = try live.map { path, version in
                 let plain: VaultPath
                 do {
                     plain = try cipher.codec.decode(path)
@@ -41,16 +45,65 @@ extension SyncEngine {
                 }
                 return RekeyFile(path: path, baseVersion: version, to: try names.serverPath(plain, folders: &folders), pathKey: names.pathKey(plain))
             }
+            if contents { renames = try await sealedAgain(renames, cipher) }
             do {
                 let request = RekeyRequest(namesGeneration: generation, files: renames)
                 let answer = try await session.run { [api] in try await api.rekey(request, session: $0) }
                 try await switchNames(to: answer.namesGeneration)
                 try await store.log(.keyChanged, path: "", detail: "names re-encrypted under key generation \(generation): \(answer.renamed) files renamed", at: now())
-                return RekeyOutcome(generation: answer.namesGeneration, renamed: answer.renamed)
-            } catch let error as SyncAPIError where error.code == .rekeyOutdated && attempt < 3 {
+                return RekeyOutcome(generation: answer.namesGeneration, renamed: answer.renamed, resealed: contents)
+            } catch let error as SyncAPIError where error.code == .rekeyOutdated && attempt < 3 && !contents {
                 continue  // another device wrote meanwhile: read the vault again
             }
         }
+    }
+
+    /// `renames` naming each file's current contents sealed again under the newest generation:
+    /// downloaded (and checked) in batches, sealed, recorded in the ciphertext map (so this device
+    /// knows them after the rename) and sent through a push's reservation of the new name, small
+    /// ones inline, larger ones uploaded.
+    private func sealedAgain(_ renames: [RekeyFile], _ cipher: VaultCipher) async throws -> [RekeyFile] {
+        var result: [RekeyFile] = []
+        for start in stride(from: 0, to: renames.count, by: 100) {
+            let batch = Array(renames[start..<min(start + 100, renames.count)])
+            let plain = try batch.map { try cipher.codec.decode($0.path) }
+            let pulled = try await remote.pull(plain)
+            let fetched = await downloader.fetch(pulled.downloads)
+            var files: [PushFile] = []
+            var staged: [VaultPath: URL] = [:]
+            defer { for url in staged.values { try? FileManager.default.removeItem(at: url) } }
+            var budget = InlineContent.maxTotalBytes
+            for (rename, path) in zip(batch, plain) {
+                guard let download = pulled.downloads.first(where: { $0.path == path }), download.version == rename.baseVersion,
+                    let opened = try fetched[path]?.get()
+                else {
+                    throw SyncEngineError.sharingKeys("'\(path)' changed while the vault's contents were sealed again; nothing was renamed: run the rekey again")
+                }
+                defer { try? FileManager.default.removeItem(at: opened.url) }
+                let (forms, sealed) = try cipher.seal(fileAt: opened.url)
+                staged[rename.to] = sealed
+                try await store.recordCiphertexts([VaultCipher.entry(forms)])
+                var file = PushFile(path: rename.to, contentHash: forms.ciphertextHash, sizeBytes: forms.ciphertextSize, baseVersion: nil, pathKey: rename.pathKey)
+                if forms.ciphertextSize <= InlineContent.maxFileBytes, forms.ciphertextSize <= budget {
+                    file.content = try Data(contentsOf: sealed)
+                    budget -= forms.ciphertextSize
+                }
+                files.append(file)
+                var again = rename
+                (again.contentHash, again.sizeBytes) = (forms.ciphertextHash, forms.ciphertextSize)
+                result.append(again)
+            }
+            let request = PushRequest(files: files)
+            let answer = try await session.run { [api] in try await api.push(request, session: $0) }
+            if let refused = answer.rejected.first { throw SyncEngineError.sharingKeys("'\(refused.path)' could not be sent sealed again (\(refused.message)); nothing was renamed") }
+            guard answer.conflicts.isEmpty else { throw SyncEngineError.sharingKeys("a new name was taken meanwhile; nothing was renamed: run the rekey again") }
+            let vaultSession = await session.vaultSession
+            for upload in answer.uploads where upload.uploadRequired {
+                guard let url = upload.uploadURL, let file = staged[upload.path] else { throw SyncFileError.noUploadURL }
+                try await api.uploadBlob(file: file, to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
+            }
+        }
+        return result
     }
 
     /// Every live file of the vault as the server names it now, with its version, read from the

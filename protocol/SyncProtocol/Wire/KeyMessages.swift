@@ -132,24 +132,32 @@ public struct RekeyRequest: Codable, Sendable, Equatable {
 }
 
 /// One rename of ``RekeyRequest``: a live path at the version the device read, its name under the
-/// new generation, and that name's letter-case key.
+/// new generation, and that name's letter-case key. With `content_hash` and `size_bytes`, the new
+/// name's version names those bytes instead (the file sealed again under the new generation,
+/// uploaded beforehand through a push's reservation of `to`).
 public struct RekeyFile: Codable, Sendable, Equatable {
     public var path: VaultPath
     public var baseVersion: Int
     public var to: VaultPath
     public var pathKey: String
+    public var contentHash: ContentHash?
+    public var sizeBytes: Int64?
 
-    public init(path: VaultPath, baseVersion: Int, to: VaultPath, pathKey: String) {
+    public init(path: VaultPath, baseVersion: Int, to: VaultPath, pathKey: String, contentHash: ContentHash? = nil, sizeBytes: Int64? = nil) {
         self.path = path
         self.baseVersion = baseVersion
         self.to = to
         self.pathKey = pathKey
+        self.contentHash = contentHash
+        self.sizeBytes = sizeBytes
     }
 
     enum CodingKeys: String, CodingKey {
         case path, to
         case baseVersion = "base_version"
         case pathKey = "path_key"
+        case contentHash = "content_hash"
+        case sizeBytes = "size_bytes"
     }
 }
 

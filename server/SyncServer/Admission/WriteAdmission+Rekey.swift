@@ -5,7 +5,8 @@ extension WriteAdmission {
     /// A rekey (`POST /vault/rekey`): every live path of an encrypted vault renamed under a later
     /// key generation's name key, as one move of the whole vault, or nothing at all. A path left
     /// under the old names would be one no device reads any more, so the renames must name every
-    /// live file at its current version; the move's rules decide each file.
+    /// live file at its current version; the move's rules decide each file. A file may name new
+    /// bytes (sealed again under the new generation), which must be stored already.
     static func rekey(_ rekey: WriteRequest.Rekey, _ snapshot: VaultSnapshot, by role: VaultRole) -> WritePlan {
         guard role.manages else { return WritePlan(refusal: .rekeyByManagersOnly) }
         let current = snapshot.namesGeneration ?? 1
@@ -22,6 +23,9 @@ extension WriteAdmission {
             let now = rekey.live[stale.path.rawValue].map { "is at version \($0)" } ?? "is not live"
             return WritePlan(refusal: .rekeyOutdated("'\(stale.path)' \(now), not version \(stale.baseVersion)"))
         }
+        if let missing = rekey.push.files.first(where: { !holds(snapshot, $0.contentHash.rawValue, sizeBytes: $0.sizeBytes) }) {
+            return WritePlan(refusal: .rekeyBytesMissing(missing.path))
+        }
         var plan = move(rekey.push, sources: rekey.sources, snapshot)
         guard plan.refusal == nil, plan.writes.count == rekey.push.files.count + rekey.sources.count else {
             if plan.refusal != nil { return plan }
@@ -29,6 +33,8 @@ extension WriteAdmission {
             return WritePlan(recordBlobs: plan.recordBlobs, refusal: .rekeyOutdated(why))
         }
         plan.namesGeneration = rekey.names
+        // A file sealed again was uploaded through a push's reservation of its new name: used up.
+        plan.consumesReservations = true
         return plan
     }
 }

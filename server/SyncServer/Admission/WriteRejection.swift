@@ -52,6 +52,8 @@ enum WriteRefusal: Sendable, Equatable {
     case rekeyGeneration(String)
     /// A rekey whose renames do not name every live file at its version (the first difference).
     case rekeyOutdated(String)
+    /// A rekey naming bytes for a file's new name that the vault does not hold.
+    case rekeyBytesMissing(VaultPath)
 }
 
 extension WriteRefusal {

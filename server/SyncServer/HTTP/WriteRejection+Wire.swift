@@ -62,6 +62,8 @@ extension WriteRefusal {
             .adminOnly("only the vault's owner or an admin re-encrypts its names")
         case .rekeyGeneration(let why):
             .invalidRequest(why)
+        case .rekeyBytesMissing(let path):
+            .uploadMissing("the bytes named for '\(path)' are not stored: push them to that name and upload them first; nothing was renamed")
         case .rekeyOutdated(let why):
             .rekeyOutdated("\(why): the vault changed since its state was read; nothing was renamed (read the state and rekey again)")
         }

@@ -44,7 +44,7 @@ extension VaultService {
     }
 
     /// What the store holds for blobs not yet recorded, checked in one call; missing blobs are absent.
-    private func blobChecks(_ scope: VaultScope, hashes: Set<String>) async throws -> [String: BlobCheck] {
+    func blobChecks(_ scope: VaultScope, hashes: Set<String>) async throws -> [String: BlobCheck] {
         let keys = try hashes.map { BlobKey(vaultID: scope.vaultID, contentHash: try ContentHash($0)) }
         let checks = try await blobs.verify(keys)
         var result: [String: BlobCheck] = [:]
