@@ -198,6 +198,8 @@ import Testing
             renamed.namesGeneration = 2
             let undone = try await api.restoreDeleted(RestoreDeletedRequest(deletedSince: Date(timeIntervalSince1970: 0), under: nil), session: renamed)
             #expect(undone.restored.isEmpty, "\(undone.restored)")
+            #expect(await Self.refusal { _ = try await api.restore(RestoreRequest(path: try VaultPath("old-a"), version: 1), session: renamed) } == "409 names_changed",
+                "a name the rekey left does not come back, whatever names the request says")
 
             // A plain vault has no names to re-encrypt.
             let bo = try await server.newUser()

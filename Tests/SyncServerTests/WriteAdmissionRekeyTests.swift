@@ -5,7 +5,7 @@ import Testing
 
 /// ``WriteAdmission/rekey(_:_:by:)`` and the name-generation rule of every other write, as a table
 /// (rows built as ``WriteAdmissionTests``' are): a rekey renames the whole vault in one change, or
-/// nothing; a write under names the vault left is refused whole.
+/// nothing; a write under names the vault left, or bringing back a name a rekey left, is refused whole.
 @Suite struct WriteAdmissionRekeyTests {
     typealias T = WriteAdmissionTests
     typealias M = WriteAdmissionMoveTests
@@ -121,6 +121,16 @@ import Testing
             rule: "a write under names newer than the vault's is refused too",
             snapshot: vault([T.row("a.md", 3, "x")], names: 1), request: .delete([DeleteFile(path: T.path("a.md"), baseVersion: 3)]),
             expected: WritePlan(refusal: .namesChanged(current: 1)), names: 2),
+        Case(
+            rule: "a push onto a name a rekey left is refused whole, even under the vault's names",
+            snapshot: { var s = vault([T.row("old.md", 4, nil)], names: 2); s.leftNames = ["old.md"]; return s }(),
+            request: T.push([T.file("old.md", base: 4, "x")], commit: true),
+            expected: WritePlan(refusal: .nameLeft(T.path("old.md"))), names: 2),
+        Case(
+            rule: "a restore of a name a rekey left is refused whole (a page from before the rekey)",
+            snapshot: { var s = vault([T.row("old.md", 4, nil)], names: 2); s.leftNames = ["old.md"]; return s }(),
+            request: T.restoring("old.md", 3, old: nil),
+            expected: WritePlan(refusal: .nameLeft(T.path("old.md"))), names: 2),
         Case(
             rule: "a write that takes no lock (nothing of the names read) is not held to them",
             snapshot: vault([T.row("a.md", 3, "x")], names: nil), request: .delete([DeleteFile(path: T.path("a.md"), baseVersion: 3)]),

@@ -11,6 +11,9 @@ struct VaultSnapshot: Sendable, Equatable {
     /// The key generation whose name key an encrypted vault's paths are under (1 until a rekey;
     /// always 1 in a plain vault); nil for a write that takes no lock (it makes no version).
     var namesGeneration: Int? = 1
+    /// Of the paths the write names, the names a rekey left (tombstones from before the current
+    /// names began): no write makes one live again.
+    var leftNames: Set<String> = []
     /// The current rows of the paths the write names (a path the vault never held is absent).
     var current: [String: FileStateQueries.Current] = [:]
     /// For each letter-case key the write names (and each current row's), the live path holding it.

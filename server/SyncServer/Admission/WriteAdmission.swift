@@ -14,6 +14,9 @@ enum WriteAdmission {
         guard role.writes else { return WritePlan(refusal: .readOnly) }
         if case .rekey(let rekey) = request { return self.rekey(rekey, snapshot, by: role) }
         if let current = snapshot.namesGeneration, current != (names ?? 1) { return WritePlan(refusal: .namesChanged(current: current)) }
+        if !snapshot.leftNames.isEmpty, let left = request.madeLive.first(where: { snapshot.leftNames.contains($0.rawValue) }) {
+            return WritePlan(refusal: .nameLeft(left))
+        }
         return switch request {
         case .push(let push): self.push(push, snapshot)
         case .confirm(let reservations): confirm(reservations, snapshot)

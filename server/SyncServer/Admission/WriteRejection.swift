@@ -46,6 +46,8 @@ enum WriteRefusal: Sendable, Equatable {
     case readOnly
     /// The request's paths are under another name generation than the vault's (`current`).
     case namesChanged(current: Int)
+    /// The write would bring back a name a rekey left (its file lives on under its new name).
+    case nameLeft(VaultPath)
     /// A rekey by a member who is neither the owner nor an admin.
     case rekeyByManagersOnly
     /// A rekey to a generation that is not after the vault's names' and made already.

@@ -48,6 +48,20 @@ enum WriteRequest: Sendable {
     }
 }
 
+extension WriteRequest {
+    /// The paths the write would make live (checked against the names a rekey left).
+    var madeLive: [VaultPath] {
+        switch self {
+        case .push(let push), .move(let push, _): push.files.map(\.path)
+        case .confirm(let reservations): reservations.map { VaultPath(alreadyValidated: $0.path) }
+        case .restore(let path, _, _): [path]
+        case .undelete(let candidates): candidates.map(\.path)
+        case .rekey(let rekey): rekey.push.files.map(\.path)
+        case .delete, .conflictBytes: []
+        }
+    }
+}
+
 /// A deleted file and the content version before its deletion (nil: no content version kept).
 struct UndeleteCandidate: Sendable, Equatable {
     let path: VaultPath

@@ -86,13 +86,21 @@ enum FileStateQueries {
     /// numbers are handed out in commit order.
     /// Also returns the vault's purge mark (``FileVersionRule/first(purgeMark:)``).
     @discardableResult
-    static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws -> (sequence: Int64, purgeMark: Int64, namesGeneration: Int) {
+    static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws -> (sequence: Int64, purgeMark: Int64, namesGeneration: Int, namesSince: Int64) {
         guard let row = try db.query(
-            "UPDATE vaults SET change_seq = change_seq WHERE id = $1 RETURNING change_seq, purged_through_seq, names_generation", [vaultID]).first
+            "UPDATE vaults SET change_seq = change_seq WHERE id = $1 RETURNING change_seq, purged_through_seq, names_generation, names_since_seq", [vaultID]).first
         else {
             throw ServiceError.notFound("vault not found")
         }
-        return (try row.int64(0), try row.int64(1), try row.int(2))
+        return (try row.int64(0), try row.int64(1), try row.int(2), try row.int64(3))
+    }
+
+    /// Of `paths`, those whose current row is a tombstone made at or before the change `sequence`
+    /// (names a rekey left, or older ones).
+    static func tombstones(_ db: PostgresConnection, vaultID: UUID, paths: [String], through sequence: Int64) throws -> Set<String> {
+        Set(try db.query(
+            "SELECT path FROM file_state WHERE vault_id = $1 AND path = ANY($2::text[]) AND is_deleted AND change_seq <= $3", [vaultID, paths, sequence]
+        ).map { try $0.string(0) })
     }
 
     /// The key generation whose name key an encrypted vault's paths are under (1 until a rekey).

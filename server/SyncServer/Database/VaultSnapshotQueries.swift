@@ -11,6 +11,8 @@ enum VaultSnapshotQueries {
         let sequence: Int64
         let purgeMark: Int64
         let namesGeneration: Int
+        /// The change the current names began with (0: never rekeyed).
+        let namesSince: Int64
     }
 
     /// What a write touches.
@@ -38,8 +40,8 @@ enum VaultSnapshotQueries {
     }
 
     static func lock(_ tx: PostgresConnection, vaultID: UUID) throws -> Lock {
-        let (sequence, purgeMark, names) = try FileStateQueries.lockVault(tx, vaultID: vaultID)
-        return Lock(sequence: sequence, purgeMark: purgeMark, namesGeneration: names)
+        let (sequence, purgeMark, names, since) = try FileStateQueries.lockVault(tx, vaultID: vaultID)
+        return Lock(sequence: sequence, purgeMark: purgeMark, namesGeneration: names, namesSince: since)
     }
 
     /// Reads what `reads` names, after `lock` was taken (nil: a write that makes no version).
@@ -52,6 +54,9 @@ enum VaultSnapshotQueries {
         let recorded = reads.lookUp.isEmpty ? [:] : try PushQueries.knownBlobs(tx, vaultID: vaultID, hashes: reads.lookUp)
         snapshot.blobs = reads.found.merging(recorded) { found, _ in found }.filter { !snapshot.gone.contains($0.key) }
         if !reads.paths.isEmpty { snapshot.current = try FileStateQueries.current(tx, vaultID: vaultID, paths: reads.paths) }
+        if let since = lock?.namesSince, since > 0, !reads.paths.isEmpty {
+            snapshot.leftNames = try FileStateQueries.tombstones(tx, vaultID: vaultID, paths: reads.paths, through: since)
+        }
         let keys = Set(reads.keys).union(snapshot.current.values.map(\.pathKey))
         if !keys.isEmpty { snapshot.live = try FileStateQueries.livePaths(tx, vaultID: vaultID, keys: Array(keys)) }
         snapshot.account = try account(tx, vaultID: vaultID, userID: userID, reads.account, defaults: defaults)

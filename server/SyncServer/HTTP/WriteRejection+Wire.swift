@@ -58,6 +58,8 @@ extension WriteRefusal {
             .readOnly
         case .namesChanged(let current):
             .namesChanged("the vault's names were re-encrypted under key generation \(current) since this device read them: read the state again (a device switches names), then send again; nothing was written")
+        case .nameLeft(let path):
+            .namesChanged("'\(path)' is a name this vault left when its names were re-encrypted (its file lives on under its new name): it does not come back; nothing was written")
         case .rekeyByManagersOnly:
             .adminOnly("only the vault's owner or an admin re-encrypts its names")
         case .rekeyGeneration(let why):

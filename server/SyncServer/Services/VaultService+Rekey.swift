@@ -55,6 +55,11 @@ extension VaultService {
         return RekeyResponse(namesGeneration: plan.namesGeneration ?? request.namesGeneration, renamed: files.count)
     }
 
+    /// The key generation whose name key the vault's paths are under now.
+    func namesGeneration(_ scope: VaultScope) async throws -> Int {
+        try await db.withConnection { try FileStateQueries.namesGeneration($0, vaultID: scope.vaultID) }
+    }
+
     /// Of `bytes` (hash → size), those stored with that size, read from the recorded blobs and
     /// the store, and the deletion mark read before they were looked for.
     private func storedBytes(_ scope: VaultScope, _ bytes: [String: Int64]) async throws -> (watermark: Int64, found: [String: Int64]) {

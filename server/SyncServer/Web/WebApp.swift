@@ -281,7 +281,11 @@ struct WebApp: Sendable {
 
     func scope(_ caller: Caller, _ context: ServerRequestContext) async throws -> VaultScope {
         guard let id = context.parameters.get("vault"), UUID(uuidString: id) != nil else { throw ServiceError.notFound("no such vault") }
-        return try await vault.scope(claims: caller.claims, vaultName: id, deviceHeader: caller.session.deviceID?.uuidString)
+        var scope = try await vault.scope(claims: caller.claims, vaultName: id, deviceHeader: caller.session.deviceID?.uuidString)
+        // The pages' paths are the server's own: under the vault's names (a stale page's name
+        // that a rekey left is refused by the write's own rule).
+        if scope.encrypted { scope.namesGeneration = try await vault.namesGeneration(scope) }
+        return scope
     }
 
     func crumbs(_ scope: VaultScope, folder: String, last: String? = nil, lastHref: String? = nil) -> [[String: String]] {
