@@ -10,16 +10,7 @@ import Testing
     typealias T = WriteAdmissionTests
     typealias M = WriteAdmissionMoveTests
 
-    struct Case: CustomTestStringConvertible, Sendable {
-        let rule: String
-        let snapshot: VaultSnapshot
-        let request: WriteRequest
-        let expected: WritePlan
-        var role: VaultRole = .owner
-        /// The request's `X-VaultSync-Names` (nil: not sent; a rekey names its generation in its body).
-        var names: Int?
-        var testDescription: String { rule }
-    }
+    typealias Case = T.Case
 
     /// A rekey to `names` renaming `moves` (from, base, to) in a vault whose live paths are `live`.
     static func rekey(_ moves: [(from: String, base: Int, to: String)], names: Int = 2, newestKey: Int = 2, live: [String: Int]) -> WriteRequest {

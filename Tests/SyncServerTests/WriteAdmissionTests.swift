@@ -13,6 +13,8 @@ import Testing
         let expected: WritePlan
         /// The writer's role in the vault.
         var role: VaultRole = .owner
+        /// The name generation the request says its paths are under (nil: not said).
+        var names: Int?
         var testDescription: String { rule }
     }
 
