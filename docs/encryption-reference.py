@@ -155,8 +155,9 @@ def sharing(vault_key, kek, recovery):
 
 
 # A vault with two key generations (docs/decisions/0003-shared-encrypted-vaults.md): a version sealed
-# under generation 2 (its header names generation 2's key id), its name under generation 1's name key,
-# and generation 2 wrapped to the member by the owner.
+# under generation 2 (its header names generation 2's key id), its name under generation 1's name key
+# and, after a rekey, under generation 2's (with its fingerprint), and generation 2 wrapped to the
+# member by the owner.
 def generations(vault_key):
     second = bytes(range(0x50, 0x70))
     salt = bytes(range(0x30, 0x50))
@@ -173,6 +174,7 @@ def generations(vault_key):
         "second_key_hex": second.hex(), "second_key_id_hex": key_id(second).hex(), "file_salt_hex": salt.hex(), "segment_size": 32,
         "plaintext_hex": plaintext.hex(), "ciphertext_hex": sealed.hex(),
         "path": path, "encrypted_path": encrypt_path(vault_key, path),
+        "rekeyed_path": encrypt_path(second, path), "rekeyed_fingerprint": fingerprint(second, path),
         "ephemeral_private_hex": bytes(range(0x70, 0x90)).hex(), "nonce_hex": nonce.hex(), "wrapped_hex": wrapped.hex(), "signature_hex": signature.hex(),
     }
 

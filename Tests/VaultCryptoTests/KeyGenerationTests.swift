@@ -6,8 +6,9 @@ import Testing
 
 /// A vault with two key generations (a member was removed), byte for byte against the reference
 /// implementation (`docs/encryption-reference.py`): a version sealed under generation 2 opens with
-/// the keyring and not with generation 1 alone, its name stays under generation 1's name key, and
-/// generation 2 wrapped to the member opens with the member's keys.
+/// the keyring and not with generation 1 alone, its name stays under generation 1's name key (and,
+/// after a rekey, is under generation 2's, which generation 1 does not open), and generation 2
+/// wrapped to the member opens with the member's keys.
 @Suite struct KeyGenerationTests {
     struct Vectors: Decodable {
         struct Generations: Decodable {
@@ -19,6 +20,8 @@ import Testing
             let ciphertext_hex: String
             let path: String
             let encrypted_path: String
+            let rekeyed_path: String
+            let rekeyed_fingerprint: String
             let ephemeral_private_hex: String
             let nonce_hex: String
             let wrapped_hex: String
@@ -63,6 +66,17 @@ import Testing
         let names = NameCipher(vaultKey: Self.keyring.names)
         #expect(try names.encrypt(VaultPath(Self.vector.path)).rawValue == Self.vector.encrypted_path)
         #expect(try names.decrypt(VaultPath(Self.vector.encrypted_path)) == VaultPath(Self.vector.path))
+    }
+
+    @Test func afterARekeyNamesAreUnderTheSecondGenerationsNameKey() throws {
+        let rekeyed = NameCipher(vaultKey: try #require(Self.keyring.generation(2)))
+        let path = try VaultPath(Self.vector.path)
+        #expect(try rekeyed.encrypt(path).rawValue == Self.vector.rekeyed_path)
+        #expect(rekeyed.fingerprint(path) == Self.vector.rekeyed_fingerprint)
+        #expect(try rekeyed.decrypt(VaultPath(Self.vector.rekeyed_path)) == path)
+        #expect(throws: VaultCryptoError.self, "generation 1's name key (what a removed member holds) does not open it") {
+            try NameCipher(vaultKey: Self.first).decrypt(VaultPath(Self.vector.rekeyed_path))
+        }
     }
 
     @Test func theSecondGenerationWrappedToTheMemberMatchesTheReference() throws {
