@@ -125,6 +125,7 @@ struct VaultsRekey: AsyncParsableCommand {
         let outcome = try await engine.rekeyVault(contents: contents)
         _ = try await engine.sync()
         if json { return try printJSON(Output(namesGeneration: outcome.generation, renamed: outcome.renamed, resealed: outcome.resealed)) }
-        print("renamed \(outcome.renamed) files\(outcome.resealed ? ", their contents sealed again," : "") under key generation \(outcome.generation); other devices switch at their next sync")
+        let files = outcome.renamed == 1 ? "1 file" : "\(outcome.renamed) files"
+        print("renamed \(files)\(outcome.resealed ? ", contents sealed again," : "") under key generation \(outcome.generation); other devices switch at their next sync")
     }
 }

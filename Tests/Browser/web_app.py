@@ -2,15 +2,18 @@
 """Drives the web app in a real headless Chromium, as a person would: signs in, browses, opens a
 hostile note, compares two versions (switching views in place), restores one, brings deleted files
 back, settles a conflict by editing the merged text, shares the vault (invites an account as a
-reader, makes a writer's code and revokes it), renames and revokes a device, reads the storage and account
+reader, makes a writer's code and revokes it), reads an encrypted vault's members page (safety
+numbers, invitations sent from a device), renames and revokes a device, reads the storage and account
 pages, makes an enrolment code (printed for the test to sync a device with), watches the activity
 list take a change made in another tab, exports the vault, sets a quota, makes an invitation and
 reads the server page as an operator, and signs out; checks every
 page with axe (no serious or critical violation), with the keyboard (the skip link comes first),
 and at a phone's width (no sideways scrolling). Prints a JSON report; exits 1 on any failure.
 
-Usage: MEMBER_EMAIL=… web_app.py BASE_URL EMAIL PASSWORD [SCREENSHOT_DIR]
-MEMBER_EMAIL is another account of the server, which the script invites to the vault.
+Usage: MEMBER_EMAIL=… SEALED_VAULT=… SAFETY_NUMBER=… web_app.py BASE_URL EMAIL PASSWORD [SCREENSHOT_DIR]
+MEMBER_EMAIL is another account of the server, which the script invites to the vault; SEALED_VAULT
+the id of the account's end-to-end encrypted vault, whose members page must show the account's
+SAFETY_NUMBER and no invitation form.
 The server must hold what BrowserTests seeds (see Tests/ContractTests/BrowserTests.swift).
 """
 import json
@@ -145,6 +148,16 @@ try:
         expect(page.get_by_role("status")).to_contain_text("revoked")
         expect(page.get_by_role("listitem").filter(has_text=member)).to_contain_text("as reader")
 
+        step = "an encrypted vault's members"
+        sealed_path = "/app/vaults/" + os.environ["SEALED_VAULT"] + "/members"
+        page.goto(base + sealed_path)
+        expect(page.get_by_role("heading", name="Members of sealed")).to_be_visible()
+        expect(page.get_by_text(os.environ["SAFETY_NUMBER"]).first).to_be_visible()
+        expect(page.get_by_text("--safety-number").first).to_be_visible()
+        if page.get_by_label("Email of the account to invite").count() > 0:
+            report["failures"].append("an encrypted vault's members page offers to invite in the browser")
+        check(page, "members-encrypted")
+
         step = "devices and storage"
         page.get_by_role("link", name="Devices").click()
         check(page, "devices")
@@ -208,7 +221,7 @@ try:
 
         step = "a phone's width"
         page.set_viewport_size({"width": 390, "height": 844})
-        for path in ["/app/", "/app/devices", "/app/storage", members_path]:
+        for path in ["/app/", "/app/devices", "/app/storage", members_path, sealed_path]:
             page.goto(base + path)
             wide = page.evaluate("document.scrollingElement.scrollWidth > window.innerWidth + 1")
             if wide:

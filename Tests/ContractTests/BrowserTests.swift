@@ -10,7 +10,8 @@ import Testing
 /// The web app in a real headless Chromium (Debian's `chromium`, driven by Playwright for Python,
 /// with axe's accessibility checks): `Tests/Browser/web_app.py` signs in, browses, opens a
 /// hostile note, compares and restores versions, brings deleted files back, settles a conflict by
-/// editing the merged text, shares the vault with another account, renames a device and signs out,
+/// editing the merged text, shares the vault with another account, reads an encrypted vault's
+/// members page (safety numbers, no invitation form), renames a device and signs out,
 /// against a real server this test seeds.
 /// `VAULTSYNC_UPDATE_SCREENSHOTS=1` writes its screenshots to `docs/web/` (docs/web.md shows them).
 @Suite struct BrowserTests {
@@ -58,12 +59,26 @@ import Testing
                     path: try VaultPath("notes/plan.md"), remoteVersion: 2, contentHash: ContentHasher.hash(theirs), sizeBytes: Int64(theirs.count),
                     description: "both edited the same lines", content: theirs), session: phone.session)
 
+                // An end-to-end encrypted vault of the account (stand-in envelope and sharing keys of
+                // the right shapes: the server opens neither): its members page shows safety numbers.
+                let sealed = try await server.api.createVault(named: "sealed", accessToken: user.tokens.accessToken)
+                let scrypt = ScryptParameters(salt: Data(repeating: 1, count: 16), logN: 17, r: 8, p: 1)
+                let envelope = KeyEnvelope(keyID: "0123456789abcdef", scrypt: scrypt, passphraseWrapped: Data(repeating: 2, count: 60), recoveryWrapped: Data(repeating: 3, count: 60))
+                _ = try await server.api.putKey(PutKeyRequest(envelope: envelope, expectedRevision: nil, proof: Data(repeating: 7, count: 32)), session: laptop.inVault(sealed.vaultID.uuidString).session)
+                let keys = AccountKeys(
+                    agreementKey: Data(repeating: 1, count: 32), signingKey: Data(repeating: 2, count: 32), scrypt: scrypt,
+                    passphraseSealed: Data(repeating: 4, count: 92), recoverySealed: Data(repeating: 5, count: 92))
+                _ = try await server.api.putAccountKeys(PutAccountKeysRequest(keys: keys, expectedRevision: nil), accessToken: user.tokens.accessToken)
+
                 let run = try await CLIProcess.run(
                     "/usr/bin/env", ["python3", Repository.root.appendingPathComponent("Tests/Browser/web_app.py").path, server.baseURL.absoluteString, user.email, user.password, screenshots.path],
-                    environment: ["MEMBER_EMAIL": bo.email], timeout: .seconds(300))
+                    environment: [
+                        "MEMBER_EMAIL": bo.email, "SEALED_VAULT": sealed.vaultID.uuidString.lowercased(),
+                        "SAFETY_NUMBER": SafetyNumber.of(agreementKey: keys.agreementKey, signingKey: keys.signingKey),
+                    ], timeout: .seconds(300))
                 let report = try? run.json()
                 #expect(run.exitCode == 0, "\(run)")
-                #expect((report?["pages"] as? [String])?.count == 21, "\(String(describing: report?["pages"]))")
+                #expect((report?["pages"] as? [String])?.count == 22, "\(String(describing: report?["pages"]))")
                 // What the browser did, seen from the server.
                 #expect(try await laptop.read("notes/plan.md") == "merged in the browser\n")
                 #expect(try await laptop.read("gone.md") == "deleted by mistake\n")
