@@ -129,7 +129,11 @@ PY
 sleep 1
 cp "$log" "$plans"
 echo "plans of every statement (state call, committing push of 10, push + confirm of 1): $plans ($(grep -c 'duration:' "$plans") statements)"
-# With a quota configured, push and confirm also sum the user's current files (QuotaQueries.usage):
-# the one statement that grows with the vault. Its plan for the big vault's user:
-echo "quota usage of the big vault's user (QuotaQueries.usage, run only when a quota is set):"
-sql -c "EXPLAIN (ANALYZE, BUFFERS) SELECT COALESCE(SUM(f.size_bytes), 0), COUNT(*) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = (SELECT id FROM users WHERE email = 'big@example.com') AND NOT f.is_deleted" | grep -E "Execution Time|Scan"
+# With a quota configured, push and confirm read the user's usage (QuotaQueries.usage): from the
+# counters the writes keep (vault_usage, migration 27), against the sum it replaced, which read
+# every blob and live file of the user's vaults. Both plans for the big vault's user:
+user="(SELECT id FROM users WHERE email = 'big@example.com')"
+echo "quota usage of the big vault's user from the counters (QuotaQueries.usage, run only when a quota is set):"
+sql -c "EXPLAIN (ANALYZE, BUFFERS) SELECT COALESCE(SUM(u.bytes), 0), COALESCE(SUM(u.files), 0) FROM vault_usage u JOIN vaults v ON v.id = u.vault_id WHERE v.user_id = $user" | grep -E "Execution Time|Scan"
+echo "the same summed from the vault (QuotaQueries.countedUsage, what it replaced):"
+sql -c "EXPLAIN (ANALYZE, BUFFERS) SELECT (SELECT COALESCE(SUM(b.size_bytes), 0) FROM blobs b JOIN vaults v ON v.id = b.vault_id WHERE v.user_id = $user), (SELECT COUNT(*) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = $user AND NOT f.is_deleted)" | grep -E "Execution Time"

@@ -33,7 +33,46 @@ enum QuotaQueries {
         }
     }
 
+    /// What the user's vaults keep, from the counters the writes keep (`vault_usage`, migration 27):
+    /// a few rows a vault, however many files it holds. A vault whose rows piled up since the last
+    /// purge (a busy one adds a few each write) is folded first, so a read never sums more than
+    /// ``foldAbove`` rows a vault.
     static func usage(_ db: PostgresConnection, userID: UUID) throws -> Usage {
+        let piled = try db.query(
+            """
+            SELECT u.vault_id FROM vault_usage u JOIN vaults v ON v.id = u.vault_id WHERE v.user_id = $1
+            GROUP BY u.vault_id HAVING COUNT(*) > $2 ORDER BY u.vault_id
+            """, [userID, foldAbove]).map { try $0.uuid(0) }
+        for vaultID in piled { try foldUsage(db, vaultID: vaultID) }  // in vault order: two readers fold alike
+        let row = try db.query(
+            """
+            SELECT COALESCE(SUM(u.bytes), 0)::bigint, COALESCE(SUM(u.files), 0)::bigint
+            FROM vault_usage u JOIN vaults v ON v.id = u.vault_id WHERE v.user_id = $1
+            """, [userID]).first
+        return Usage(bytes: try row?.int64(0) ?? 0, files: try row?.int64(1) ?? 0)
+    }
+
+    /// Folds a vault's counter rows into one (the purge does, so that reading them stays cheap).
+    /// Rows a transaction adds meanwhile are not visible to it, so they stay as they are.
+    static func foldUsage(_ db: PostgresConnection, vaultID: UUID) throws {
+        try db.query(
+            """
+            WITH gone AS (DELETE FROM vault_usage WHERE vault_id = $1 RETURNING bytes, files)
+            INSERT INTO vault_usage (vault_id, bytes, files)
+            SELECT $1, COALESCE(SUM(bytes), 0), COALESCE(SUM(files), 0) FROM gone HAVING COUNT(*) > 0
+            """, [vaultID])
+    }
+
+    /// How many counter rows a vault may have before a usage read folds them.
+    static let foldAbove = 64
+
+    /// The vaults whose counters hold more than one row.
+    static func vaultsToFold(_ db: PostgresConnection) throws -> [UUID] {
+        try db.query("SELECT vault_id FROM vault_usage GROUP BY vault_id HAVING COUNT(*) > 1").map { try $0.uuid(0) }
+    }
+
+    /// ``usage(_:userID:)`` summed from what the vaults hold: what the counters must equal.
+    static func countedUsage(_ db: PostgresConnection, userID: UUID) throws -> Usage {
         let row = try db.query(
             """
             SELECT (SELECT COALESCE(SUM(b.size_bytes), 0) FROM blobs b JOIN vaults v ON v.id = b.vault_id WHERE v.user_id = $1),

@@ -86,6 +86,10 @@ struct PurgeService: Sendable {
             let cutoff = now.addingTimeInterval(-versionRetention.seconds)
             report.oldVersions = try await db.transaction { try PurgeQueries.purgeOldVersions($0, before: cutoff) }
         }
+        // The usage counters' rows, one a vault again (each fold its own short transaction).
+        for vaultID in try await db.withConnection({ try QuotaQueries.vaultsToFold($0) }) {
+            try await db.transaction { try QuotaQueries.foldUsage($0, vaultID: vaultID) }
+        }
         try await db.withConnection { try SignInThrottle.forget($0, before: now.addingTimeInterval(-24 * 3600)) }
         try await db.withConnection { try IdentityNonceQueries.forget($0, before: now) }
         try await db.withConnection { try EnrollmentQueries.removeExpired($0, before: now.addingTimeInterval(-24 * 3600)) }
