@@ -33,9 +33,13 @@ import Glibc
             let watchers = try folders.map { try watch($0, extra) }
             defer { watchers.forEach { $0.send(SIGKILL) } }
             // The start is where a suite of 2 cores is busiest (every test starting servers and
-            // processes at once): it gets more time, and a failure says what the watcher printed.
+            // processes at once): it gets more time, and a failure says what the watcher printed
+            // (the start of its errors too: a crash's message comes before the backtrace).
             for process in watchers {
-                try await eventually("connected", within: .seconds(150), explaining: { "\(process.stdoutSoFar.suffix(3000))\n\(process.stderrSoFar.suffix(2000))" }) {
+                try await eventually("connected", within: .seconds(150), explaining: {
+                    let errors = process.stderrSoFar
+                    return "\(process.stdoutSoFar.suffix(3000))\n\(errors.prefix(3000))\(errors.count > 5000 ? "\n…\n" + errors.suffix(2000) : "")"
+                }) {
                     WatchLog(process).connected
                 }
             }
@@ -160,9 +164,13 @@ import Glibc
             folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
             watchers = try folders.map { try watch($0, extra) }
             // The start is where a suite of 2 cores is busiest (every test starting servers and
-            // processes at once): it gets more time, and a failure says what the watcher printed.
+            // processes at once): it gets more time, and a failure says what the watcher printed
+            // (the start of its errors too: a crash's message comes before the backtrace).
             for process in watchers {
-                try await eventually("connected", within: .seconds(150), explaining: { "\(process.stdoutSoFar.suffix(3000))\n\(process.stderrSoFar.suffix(2000))" }) {
+                try await eventually("connected", within: .seconds(150), explaining: {
+                    let errors = process.stderrSoFar
+                    return "\(process.stdoutSoFar.suffix(3000))\n\(errors.prefix(3000))\(errors.count > 5000 ? "\n…\n" + errors.suffix(2000) : "")"
+                }) {
                     WatchLog(process).connected
                 }
             }
