@@ -194,10 +194,17 @@ import Testing
             #expect(try await api.push(PushRequest(files: [try file("new-c", "c", key: 5)], commitInline: true), session: renamed).committed?.confirmed.count == 1)
             renamed.namesGeneration = 0
             #expect(await Self.refusal { _ = try await api.state(renamed) } == "400 invalid_request", "a generation is 1 or more")
-            // Undoing the deletions brings back no old name.
+            // A file deleted under the new names is offered back (on the web app's deleted files,
+            // by undelete); the old names the rekey left are not.
             renamed.namesGeneration = 2
+            _ = try await api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("new-c"), baseVersion: 1)]), session: renamed)
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: ana.email, password: ana.password)
+                let deleted = try await web.get("/app/vaults/\(vault.uuidString.lowercased())/deleted")
+                #expect(deleted.body.contains("path=new-c") && !deleted.body.contains("old-a") && !deleted.body.contains("old-b"), "\(deleted.body)")
+            }
             let undone = try await api.restoreDeleted(RestoreDeletedRequest(deletedSince: Date(timeIntervalSince1970: 0), under: nil), session: renamed)
-            #expect(undone.restored.isEmpty, "\(undone.restored)")
+            #expect(undone.restored.map(\.path.rawValue) == ["new-c"], "\(undone.restored)")
             #expect(await Self.refusal { _ = try await api.restore(RestoreRequest(path: try VaultPath("old-a"), version: 1), session: renamed) } == "409 names_changed",
                 "a name the rekey left does not come back, whatever names the request says")
 
