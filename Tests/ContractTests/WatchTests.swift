@@ -102,6 +102,47 @@ import Glibc
         }
     }
 
+    /// After the first sync a watcher looks only at the paths inotify and the change feed named
+    /// (issue 35): folders moved in, around and out of the vault still arrive whole on the other
+    /// device, through syncs that did not read the whole folder.
+    @Test func aWatcherLooksOnlyAtWhatChangedAndMissesNothing() async throws {
+        try await withTwoWatchers { laptop, phone, laptopWatch, phoneWatch in
+            try write(laptop, "projects/alpha/plan.md", "plan")
+            try write(laptop, "projects/alpha/deep/notes.md", "notes")
+            try await eventually("the new folder reaches the phone") { content(phone, "projects/alpha/deep/notes.md") == "notes" }
+
+            // Moved within the vault, then edited under its new name.
+            try FileManager.default.moveItem(at: laptop.appendingPathComponent("projects/alpha"), to: laptop.appendingPathComponent("archive"))
+            try await eventually("the move reaches the phone") {
+                content(phone, "archive/deep/notes.md") == "notes" && content(phone, "projects/alpha/plan.md") == nil
+            }
+            try write(laptop, "archive/deep/notes.md", "edited after the move")
+            try await eventually("the edit reaches the phone") { content(phone, "archive/deep/notes.md") == "edited after the move" }
+
+            // A folder moved in from outside the vault, and one moved out of it.
+            let outside = URL(fileURLWithPath: "/tmp/vaultsync-outside-\(UUID().uuidString.prefix(8))")
+            defer { try? FileManager.default.removeItem(at: outside) }
+            try write(outside, "inbox/one.md", "one")
+            try write(outside, "inbox/sub/two.md", "two")
+            try FileManager.default.moveItem(at: outside.appendingPathComponent("inbox"), to: phone.appendingPathComponent("inbox"))
+            try FileManager.default.moveItem(at: phone.appendingPathComponent("archive"), to: outside.appendingPathComponent("archive"))
+            try await eventually("both moves reach the laptop") {
+                content(laptop, "inbox/sub/two.md") == "two" && content(laptop, "inbox/one.md") == "one" && content(laptop, "archive/plan.md") == nil
+                    && content(laptop, "archive/deep/notes.md") == nil
+            }
+
+            for (name, log) in [("laptop", WatchLog(laptopWatch)), ("phone", WatchLog(phoneWatch))] {
+                let scanned = log.reports.map { $0["scanned"] as? String ?? "?" }
+                #expect(scanned.first == "whole_folder", "\(name): the first sync reads the whole folder: \(scanned)")
+                #expect(scanned.count > 2 && scanned.dropFirst().allSatisfy { $0 == "changed_paths" }, "\(name): later ones only what changed: \(scanned)")
+            }
+            // A whole scan (as the safety net makes) finds nothing left to do.
+            let manual = try await vaultsync(["sync", laptop.path, "--json"]).json()
+            #expect(manual["scanned"] as? String == "whole_folder" && (manual["pushed"] as? [String])?.isEmpty == true
+                && (manual["deleted_remotely"] as? [String])?.isEmpty == true, "\(manual)")
+        }
+    }
+
     /// With `--long-poll` (a proxy that passes no WebSockets) the server's changes still arrive
     /// without a manual sync, and no sooner-than-needed: the safety net is far off.
     @Test func longPollingWatchersKeepTheirFoldersInSync() async throws {

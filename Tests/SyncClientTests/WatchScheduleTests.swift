@@ -76,4 +76,37 @@ import Testing
         schedule.syncFinished(at: at(302), gotThrough: false)
         #expect(schedule.nextSync == at(307), "the backoff starts again from 5 s")
     }
+
+    /// What each sync looks at: the first one, a safety-net one, one after a sync that did not get
+    /// through and one after lost changes read the whole folder (nil); the others the paths named.
+    @Test func aSyncLooksAtThePathsNamedOnceAWholeScanGotThrough() {
+        var schedule = schedule()
+        schedule.localChange("a.md", at: at(1))
+        #expect(schedule.syncStarted(at: at(2)) == nil, "the first sync reads everything")
+        schedule.syncFinished(at: at(3), gotThrough: true)
+
+        schedule.localChange("a.md", at: at(4))
+        schedule.localChange("notes", at: at(4))
+        #expect(schedule.syncStarted(at: at(5)) == ["a.md", "notes"])
+        schedule.syncFinished(at: at(6), gotThrough: true)
+
+        schedule.remoteChange()
+        #expect(schedule.syncStarted(at: at(7)) == [], "the server's changes alone: no local path")
+        schedule.syncFinished(at: at(8), gotThrough: false)
+
+        schedule.localChange("b.md", at: at(9))
+        #expect(schedule.syncStarted(at: at(13)) == nil, "a.md and notes were taken by a sync that did not get through")
+        schedule.syncFinished(at: at(14), gotThrough: true)
+
+        schedule.localChange("b.md", at: at(15))
+        schedule.localChange(nil, at: at(15))
+        #expect(schedule.syncStarted(at: at(16)) == nil, "changes were lost")
+        schedule.syncFinished(at: at(17), gotThrough: true)
+
+        #expect(schedule.dueReason == "safety-net")
+        #expect(schedule.syncStarted(at: schedule.nextSync) == nil, "the safety net reads everything")
+        schedule.syncFinished(at: at(700), gotThrough: true)
+        schedule.remoteChange()
+        #expect(schedule.syncStarted(at: at(701)) == [])
+    }
 }

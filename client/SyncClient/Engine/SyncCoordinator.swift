@@ -12,19 +12,23 @@ actor SyncCoordinator {
 
     private var slots: [String: Slot] = [:]
 
-    func run(_ key: String, _ body: @escaping @Sendable () async throws -> SyncReport) async throws -> SyncReport {
+    /// Runs `alone` when no sync of `key` runs, else joins (or queues) the follow-up, which runs
+    /// `joined`: a sync that serves every request sharing it.
+    func run(
+        _ key: String, alone: @escaping @Sendable () async throws -> SyncReport, joined: @escaping @Sendable () async throws -> SyncReport
+    ) async throws -> SyncReport {
         let task: Task<SyncReport, any Error>
         if var slot = slots[key] {
             if let next = slot.next { return try await next.value }
             let previous = slot.current
             task = Task {
                 _ = await previous.result
-                return try await body()
+                return try await joined()
             }
             slot.next = task
             slots[key] = slot
         } else {
-            task = Task { try await body() }
+            task = Task { try await alone() }
             slots[key] = Slot(current: task)
         }
         let result = await task.result

@@ -5,24 +5,26 @@ import SyncProtocol
 
 extension SyncEngine {
     /// One scan–plan–execute pass; returns whether another pass is needed (the server changed under a push).
-    func syncRound(_ report: inout SyncReport, progress: SyncProgressHandler?) async throws -> Bool {
+    /// - Parameter focus: the paths a watcher saw change (vault-relative, as named on disk), when
+    ///   it knows them all: then only those, what the server changed, and paths that failed are
+    ///   scanned (``LocalScope``), if the last position on the server can be continued from. Nil
+    ///   scans the whole folder.
+    func syncRound(_ report: inout SyncReport, focus: Set<String>? = nil, progress: SyncProgressHandler?) async throws -> Bool {
         // Phase 1: local, in the folder sync.db describes (not one unmounted or put in its place).
         try folder.verify(store)
         progress?(SyncProgress(phase: .scanning))
         let ignore = IgnoreFile(root: root)
-        let scan = try await scanLocal(ignore.rules)
-        Self.addOnce(&report.notices, scan.invalid.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
-        Self.addOnce(&report.notices, scan.skippedLinks.map { "\($0): symbolic links and special files are not synced" })
-        Self.addOnce(&report.failures, scan.unreadable.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
+        var cursor = try await store.meta(.cursor)
+        // Changes to paths the old rules ignored went by under the cursor: read everything once.
+        if cursor != nil, try await store.meta(.ignoreRules) != ignore.fingerprint { cursor = nil }
+        let focus = cursor == nil ? nil : try await usableFocus(focus)
+        // A whole scan goes first (as it always has); a focused one waits for the paths the server names.
+        var scan = focus == nil ? try await scanLocal(ignore.rules) : nil
 
         // Phase 2: remote. Paths absent from the pages did not change since the cursor.
         progress?(SyncProgress(phase: .checkingServer))
         // Without a cursor (or when the server purged deletions after it) the full state is read
         // instead, and a synced path it does not list was deleted long ago.
-        var synced = try await store.syncedEntries()
-        var cursor = try await store.meta(.cursor)
-        // Changes to paths the old rules ignored went by under the cursor: read everything once.
-        if cursor != nil, try await store.meta(.ignoreRules) != ignore.fingerprint { cursor = nil }
         var remote: [VaultPath: RemoteEntry] = [:]
         var incremental = cursor != nil
         var authors: [VaultPath: RemoteAuthor] = [:]
@@ -53,7 +55,7 @@ extension SyncEngine {
             for file in page.files {
                 remote[file.path] = .live(version: file.version, hash: file.contentHash, sizeBytes: file.sizeBytes)
                 // Only a file that exists here can become a merge needing its author's name.
-                if scan.files[file.path] != nil { authors[file.path] = RemoteAuthor(device: file.updatedByDevice, at: file.updatedAt) }
+                if scan?.files[file.path] != nil || scan == nil { authors[file.path] = RemoteAuthor(device: file.updatedByDevice, at: file.updatedAt) }
             }
             for gone in page.deletedSince { remote[gone.path] = .deleted(version: gone.version ?? 0, byDevice: gone.deletedByDevice) }
             cursor = page.cursor
@@ -61,6 +63,30 @@ extension SyncEngine {
             keyState = (page.keyGeneration, page.keyRotationDue == true)
             if page.hasMore != true { break }
         }
+        // The focused scan: what the watcher named, what the server changed, what failed before.
+        // Had the server's changes to be read in full after all, the whole folder is scanned.
+        let scope: LocalScope
+        var synced: [VaultPath: SyncedEntry]
+        let syncedCount: Int
+        let roots = scan == nil && incremental ? focus?.union(remote.keys.map(\.rawValue)).union(try await store.failures().map(\.path.rawValue)) : nil
+        // Past a few thousand paths, looking each up costs more than reading the folder.
+        if let roots, roots.count <= Self.mostFocusedPaths {
+            scan = try await scanLocal(ignore.rules, only: roots)
+            scope = .only(Set(roots.map(\.precomposedStringWithCanonicalMapping)))
+            synced = try await store.syncedEntries(at: scope.roots!.union(try await store.sentPushes().keys.map(\.rawValue)))
+            syncedCount = try await store.syncedCount()
+        } else {
+            if scan == nil { scan = try await scanLocal(ignore.rules) }
+            report.scannedWholeFolder = true
+            scope = .everything
+            synced = try await store.syncedEntries()
+            syncedCount = synced.count
+        }
+        guard let scan else { preconditionFailure("scanned above") }
+        Self.addOnce(&report.notices, scan.invalid.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
+        Self.addOnce(&report.notices, scan.skippedLinks.map { "\($0): symbolic links and special files are not synced" })
+        Self.addOnce(&report.failures, scan.unreadable.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
+        authors = authors.filter { scan.files[$0.key] != nil }
         // Before anything is sealed: the vault's newest key generation, renewed first if a member
         // left (or, when this device cannot renew it, nothing sent until another does).
         let keys = try await keepUpWithKeys(generation: keyState.generation, rotationDue: keyState.rotationDue, role: role)
@@ -71,10 +97,10 @@ extension SyncEngine {
         // Phase 3: plan. Paths waiting for the user are held back.
         let parked = Set(try await store.failures().filter(\.parked).map(\.path))
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
-        let input = SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: ignore.rules)
+        let input = SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: ignore.rules, localScope: scope)
         let plan = SyncPlanner.plan(input)
         // Deletions of most of the vault wait for the user; everything else goes on.
-        let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: synced.count, policy: massDeletePolicy)
+        let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: syncedCount, policy: massDeletePolicy)
         report.heldDeletions = heldDeletions.map(HeldDeletionsRecord.init)
         let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
         let sizeLimit = plan.actions.contains(where: \.sendsFile) ? await self.sizeLimit() : nil
@@ -179,12 +205,29 @@ extension SyncEngine {
     }
 
     /// Scans with the stat cache and stores the new cache; the old one is released on return
-    /// (100,000 entries are worth not holding through the rest of the round).
-    private func scanLocal(_ rules: IgnoreRules) async throws -> LocalScan {
-        let cache = try await store.cachedStats()
-        let scan = try LocalScanner(root: root, ignore: rules).scan(cache: cache)
+    /// (100,000 entries are worth not holding through the rest of the round). With `only`, scans
+    /// those paths (and what is below them) alone.
+    private func scanLocal(_ rules: IgnoreRules, only paths: Set<String>? = nil) async throws -> LocalScan {
+        let scanner = LocalScanner(root: root, ignore: rules)
+        let cache = if let paths { try await store.cachedStats(at: paths) } else { try await store.cachedStats() }
+        let scan = try paths.map { scanner.scan(paths: $0, cache: cache) } ?? scanner.scan(cache: cache)
         let changed = Set(scan.stats.filter { cache[$0.key] != $0.value }.keys)
         try await store.replaceStats(scan.stats, changed: changed, removed: scan.removedFromCache)
+        // A whole scan says whether every file is named as its vault path; a partial one can only add one that is not.
+        if !scan.diskNames.isEmpty || paths == nil { try await store.setMeta(.diskNamesDiffer, scan.diskNames.isEmpty ? nil : "1") }
         return scan
+    }
+
+    /// Most paths a focused scan looks up one by one.
+    static let mostFocusedPaths = 5_000
+
+    /// `focus` if a sync of only those paths can be trusted to see every change: none of them is
+    /// "anything" (the watcher lost changes), no deletions wait for the user (a held deletion is
+    /// planned again from a whole scan), and every file is named on disk as its vault path. (New
+    /// ignore rules make the caller drop the cursor, and with it the focus.)
+    private func usableFocus(_ focus: Set<String>?) async throws -> Set<String>? {
+        guard let focus, !focus.contains("") else { return nil }
+        guard try await store.meta(.heldDeletions) == nil, try await store.meta(.diskNamesDiffer) == nil else { return nil }
+        return focus
     }
 }

@@ -93,14 +93,22 @@ public final class SyncEngine: Sendable {
     /// Runs a sync: up to three rounds, so that a conflict found while pushing is merged in the same run.
     /// A request while this process already syncs the vault joins the next sync instead of starting
     /// its own (``SyncCoordinator``); `progress` is then not called for it.
+    /// - Parameter focus: for a caller that knows every local change since the last sync that
+    ///   got through (a watcher): the paths that changed (vault-relative, as named on disk). The
+    ///   sync then scans only those, the paths the server changed and those that failed, not the
+    ///   whole folder, when the server's changes can be read from the last position (else, and
+    ///   when nil, it scans everything).
     /// - Throws: ``VaultLockError/busy(waited:)`` when another process still syncs this vault after
     ///   the lock timeout (until then this sync waits); failures of single
     ///   files are reported in the result, never thrown.
-    public func sync(progress: SyncProgressHandler? = nil) async throws -> SyncReport {
-        try await SyncCoordinator.shared.run(root.path) { [self] in try await syncOnce(progress: progress) }
+    public func sync(focus: Set<String>? = nil, progress: SyncProgressHandler? = nil) async throws -> SyncReport {
+        // A sync other requests join scans everything: it serves them all.
+        try await SyncCoordinator.shared.run(
+            root.path, alone: { [self] in try await syncOnce(focus: focus, progress: progress) },
+            joined: { [self] in try await syncOnce(focus: nil, progress: progress) })
     }
 
-    private func syncOnce(progress: SyncProgressHandler?) async throws -> SyncReport {
+    private func syncOnce(focus: Set<String>?, progress: SyncProgressHandler?) async throws -> SyncReport {
         let lock = try await lockVault(progress)
         defer { withExtendedLifetime(lock) {} }
         defer { progress?(SyncProgress(phase: .finished)) }
@@ -108,7 +116,7 @@ public final class SyncEngine: Sendable {
         let report: SyncReport
         do {
             do {
-                report = try await runRounds(progress: progress)
+                report = try await runRounds(focus: focus, progress: progress)
             } catch let error as SyncAPIError where error.code == .vaultDeleted {
                 let email = try? await store.meta(.email)
                 let relink = "vaultsync init \(root.path) --server \(api.baseURL.absoluteString) --email \(email ?? "EMAIL") --vault NAME --create"
@@ -129,7 +137,7 @@ public final class SyncEngine: Sendable {
         return report
     }
 
-    private func runRounds(progress: SyncProgressHandler?) async throws -> SyncReport {
+    private func runRounds(focus: Set<String>?, progress: SyncProgressHandler?) async throws -> SyncReport {
         var report = SyncReport()
         do {
             try await reconcileConflicts(&report)
@@ -138,7 +146,7 @@ public final class SyncEngine: Sendable {
             while rounds < 3 {
                 rounds += 1
                 do {
-                    guard try await syncRound(&report, progress: progress) else { break }
+                    guard try await syncRound(&report, focus: focus, progress: progress) else { break }
                 } catch let error as SyncAPIError where error.code == .batchTooLarge && adoptBatchLimit(error.limit) {
                     rounds -= 1  // the server's limit is lower than this client's batches: the same round again, in smaller ones
                 } catch let error as SyncAPIError where error.code == .namesChanged && !namesMoved {

@@ -40,6 +40,9 @@ public struct SyncReport: Sendable, Equatable {
     /// Deletions held back because they would take away most of the vault (``MassDeleteGuard``):
     /// nothing of them happened; a sync with ``MassDeletePolicy/allowAll`` carries them out.
     public var heldDeletions: HeldDeletionsRecord?
+    /// Whether the sync read the whole folder; false when it looked only at the paths a watcher
+    /// and the server named (``SyncEngine/sync(focus:progress:)``).
+    public var scannedWholeFolder = false
     /// This run's failures that count towards parking, by path.
     var failedPaths: [VaultPath: String] = [:]
 
@@ -90,6 +93,7 @@ extension SyncReport: Encodable {
         case deletedRemotely = "deleted_remotely"
         case storageFull = "storage_full"
         case heldDeletions = "held_deletions"
+        case scanned
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -106,6 +110,7 @@ extension SyncReport: Encodable {
         try c.encode(parked, forKey: .parked)
         try c.encodeIfPresent(storageFull, forKey: .storageFull)
         try c.encodeIfPresent(heldDeletions, forKey: .heldDeletions)
+        try c.encode(scannedWholeFolder ? "whole_folder" : "changed_paths", forKey: .scanned)
     }
 }
 

@@ -26,8 +26,43 @@ public struct LocalScanner: Sendable {
     /// on timing.
     /// - Parameter cache: the stat cache from the last scan (by on-disk relative path).
     public func scan(cache: [String: CachedStat]) throws -> LocalScan {
-        var listings: [String: [ScannedEntry]] = [:]
-        var level = [""]
+        walk(top: list("", cache: cache), cache: cache)
+    }
+
+    /// Scans only `paths` (vault-relative as named on disk: files, folders with everything in them,
+    /// or names that are gone), for a watcher that knows what changed. `cache` needs only the
+    /// entries at or below `paths`; what it holds there and the scan did not find is in
+    /// ``LocalScan/removedFromCache``.
+    public func scan(paths: Set<String>, cache: [String: CachedStat]) -> LocalScan {
+        var top: [ScannedEntry] = []
+        for path in paths where !path.isEmpty {
+            var info = vs_file_stat()
+            guard vs_lstat(root.path + "/" + path, &info) == 0 else {
+                // Gone: the cache's entries for it say what went.
+                if errno != ENOENT && errno != ENOTDIR { top.append(ScannedEntry(path: path, kind: .unreadable(String(cString: strerror(errno))))) }
+                continue
+            }
+            if (info.kind == 1 || info.kind == 2) && ignore.isIgnored(path, isFolder: info.kind == 2) { continue }
+            top.append(entry(path, info, cache: cache))
+        }
+        // A path below a named folder is scanned with it.
+        let folders = Set(top.compactMap { if case .folder = $0.kind { $0.path } else { nil } })
+        top.removeAll { entry in
+            var above = Substring(entry.path)
+            while let slash = above.utf8.lastIndex(of: UInt8(ascii: "/")) {
+                above = above[..<slash]
+                if folders.contains(String(above)) { return true }
+            }
+            return false
+        }
+        top.sort { $0.path < $1.path }
+        return walk(top: top, cache: cache)
+    }
+
+    /// Lists the folders of `top` and below, level by level, and merges what was found.
+    private func walk(top: [ScannedEntry], cache: [String: CachedStat]) -> LocalScan {
+        var listings: [String: [ScannedEntry]] = ["": top]
+        var level = top.compactMap { if case .folder = $0.kind { $0.path } else { nil } }
         while !level.isEmpty {
             let results = Locked<[(String, [ScannedEntry])]>([])
             let folders = level
@@ -89,44 +124,48 @@ public struct LocalScanner: Sendable {
         for index in 0..<count {
             let name = withUnsafePointer(to: &raw[index].name) { $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) } }
             let path = relative.isEmpty ? name : relative + "/" + name
-            let info = raw[index].stat
             if raw[index].error != 0 {
                 entries.append(ScannedEntry(path: path, kind: .unreadable(String(cString: strerror(raw[index].error)))))
                 continue
             }
-            switch info.kind {
-            case 2:
-                if !ignore.isIgnoredEntry(path, isFolder: true) { entries.append(ScannedEntry(path: path, kind: .folder)) }
-            case 1:
-                if ignore.isIgnoredEntry(path, isFolder: false) { continue }
-                let vaultPath: VaultPath
-                do {
-                    vaultPath = try VaultPath(path)
-                } catch {
-                    entries.append(ScannedEntry(path: path, kind: .invalid(error)))
-                    continue
-                }
-                var hash: ContentHash
-                var rehashed = false
-                if let cached = cache[path], cached.sizeBytes == info.size, cached.mtimeNanoseconds == info.mtime_ns, cached.inode == info.inode {
-                    hash = cached.hash
-                } else {
-                    do {
-                        hash = try FileHashing.hash(fileAt: folder + "/" + name)
-                    } catch {
-                        entries.append(ScannedEntry(path: path, kind: .unreadable("\(error)")))
-                        continue
-                    }
-                    rehashed = true
-                }
-                let stat = CachedStat(sizeBytes: info.size, mtimeNanoseconds: info.mtime_ns, inode: info.inode, hash: hash)
-                entries.append(ScannedEntry(path: path, kind: .file(vaultPath, stat, rehashed: rehashed)))
-            default:
-                entries.append(ScannedEntry(path: path, kind: .special))
-            }
+            let kind = raw[index].stat.kind
+            if kind == 1 || kind == 2, ignore.isIgnoredEntry(path, isFolder: kind == 2) { continue }
+            entries.append(entry(path, raw[index].stat, cache: cache))
         }
         entries.sort { $0.path < $1.path }
         return entries
+    }
+
+    /// The entry for `path` (not ignored) with its stat: a file is checked against the cache and
+    /// hashed when its stat changed.
+    private func entry(_ path: String, _ info: vs_file_stat, cache: [String: CachedStat]) -> ScannedEntry {
+        switch info.kind {
+        case 2:
+            return ScannedEntry(path: path, kind: .folder)
+        case 1:
+            let vaultPath: VaultPath
+            do {
+                vaultPath = try VaultPath(path)
+            } catch {
+                return ScannedEntry(path: path, kind: .invalid(error))
+            }
+            var hash: ContentHash
+            var rehashed = false
+            if let cached = cache[path], cached.sizeBytes == info.size, cached.mtimeNanoseconds == info.mtime_ns, cached.inode == info.inode {
+                hash = cached.hash
+            } else {
+                do {
+                    hash = try FileHashing.hash(fileAt: root.path + "/" + path)
+                } catch {
+                    return ScannedEntry(path: path, kind: .unreadable("\(error)"))
+                }
+                rehashed = true
+            }
+            let stat = CachedStat(sizeBytes: info.size, mtimeNanoseconds: info.mtime_ns, inode: info.inode, hash: hash)
+            return ScannedEntry(path: path, kind: .file(vaultPath, stat, rehashed: rehashed))
+        default:
+            return ScannedEntry(path: path, kind: .special)
+        }
     }
 }
 

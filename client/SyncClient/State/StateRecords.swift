@@ -50,6 +50,9 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     /// The safety numbers of the people of a shared encrypted vault this folder saw (JSON: user id
     /// to number), to show a changed one as changed.
     public static let seenSafetyNumbers = MetaKey(rawValue: "seen_safety_numbers")
+    /// Set while a file's name on disk differs from its vault path (an NFD spelling): a sync of
+    /// only some paths could not find such a file by its vault path, so syncs then read the whole folder.
+    public static let diskNamesDiffer = MetaKey(rawValue: "disk_names_differ")
 }
 
 /// What a log line records.

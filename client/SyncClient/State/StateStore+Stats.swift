@@ -18,6 +18,23 @@ extension StateStore {
         }
     }
 
+    /// The stat cache's entries at `paths` (as named on disk) and below them, for a scan of only those.
+    func cachedStats(at paths: Set<String>) async throws -> [String: CachedStat] {
+        try await db.read { db in
+            var result: [String: CachedStat] = [:]
+            for path in paths {
+                // Range, not LIKE: names may hold % and _.
+                let rows = try Row.fetchCursor(
+                    db.cachedStatement(sql: "SELECT disk_path, size_bytes, mtime_ns, inode, content_hash FROM local_files WHERE disk_path = ? OR (disk_path > ? AND disk_path < ?)"),
+                    arguments: [path, path + "/", path + "0"])
+                while let row = try rows.next() {
+                    result[row[0]] = CachedStat(sizeBytes: row[1], mtimeNanoseconds: row[2], inode: UInt64(bitPattern: row[3]), hash: ContentHash(alreadyValidated: row[4]))
+                }
+            }
+            return result
+        }
+    }
+
     /// Of `paths` (as named on disk), the cached stat of each that has one, and whether any file
     /// is cached below each (a folder); for the watcher, to tell its own writes from the user's.
     func cachedStats(for paths: [String]) async throws -> (stats: [String: CachedStat], folders: Set<String>) {

@@ -127,6 +127,27 @@ public final class StateStore: Sendable {
         }
     }
 
+    /// The synced entries at `paths` (vault-relative) and below them, for a sync of only those.
+    func syncedEntries(at paths: Set<String>) async throws -> [VaultPath: SyncedEntry] {
+        try await db.read { db in
+            var result: [VaultPath: SyncedEntry] = [:]
+            for path in paths {
+                let rows = try Row.fetchCursor(
+                    db.cachedStatement(sql: "SELECT relative_path, content_hash, server_version FROM sync_state WHERE relative_path = ? OR (relative_path > ? AND relative_path < ?)"),
+                    arguments: [path, path + "/", path + "0"])
+                while let row = try rows.next() {
+                    result[VaultPath(alreadyValidated: row[0])] = SyncedEntry(hash: ContentHash(alreadyValidated: row[1]), version: row[2])
+                }
+            }
+            return result
+        }
+    }
+
+    /// How many paths are synced.
+    func syncedCount() async throws -> Int {
+        try await db.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sync_state") ?? 0 }
+    }
+
     /// Records paths as synced at these versions (after the bytes are on both sides), and writes
     /// `log` in the same transaction (one commit per batch, not per file).
     public func recordSynced(_ entries: [VaultPath: SyncedEntry], at date: Date, log: [LogLine] = []) async throws {

@@ -36,7 +36,9 @@ public struct WatchSettings: Sendable {
 
 /// Keeps a vault in sync on its own (`vaultsync watch`): one sync at the start, then a sync
 /// whenever the folder changes (debounced, ``WatchSchedule``) or the server says the vault
-/// changed (``EventSocket``, reconnected with backoff), plus a periodic safety net. Syncs go
+/// changed (``EventSocket``, reconnected with backoff), plus a periodic safety net. Between
+/// whole scans (the first sync, the safety net, after a failure) a sync looks only at the paths
+/// the folder's watcher and the server named, so its cost does not grow with the vault. Syncs go
 /// through ``SyncEngine/sync(progress:)``, so they coalesce with other requests in this process
 /// and wait for a `vaultsync sync` of another process (the vault lock). Runs until cancelled.
 public final class VaultWatcher: Sendable {
@@ -242,10 +244,10 @@ public final class VaultWatcher: Sendable {
     }
 
     private func sync(reason: String) async {
-        schedule.withLock { $0.syncStarted(at: .now) }
+        let focus = schedule.withLock { $0.syncStarted(at: .now) }
         onEvent(.syncStarted(reason: reason))
         do {
-            let report = try await engine.sync()
+            let report = try await engine.sync(focus: focus)
             schedule.withLock { $0.syncFinished(at: .now, gotThrough: report.gotThrough) }
             updateRecord {
                 $0.lastSyncAt = Date()

@@ -10,6 +10,10 @@
 ///   was taken off the pending list when it started.
 /// - Otherwise a safety-net sync is due ``Settings/safetyInterval`` after the last sync.
 /// Changes that arrive during a sync stay pending for the next one.
+///
+/// A sync needs to look only at the paths that changed (``syncStarted(at:)`` returns them) once a
+/// whole scan has got through and every later sync did: the first sync, a safety-net sync, one
+/// after a sync that did not get through, and one after changes were lost scan everything.
 public struct WatchSchedule: Sendable {
     public typealias Instant = ContinuousClock.Instant
 
@@ -35,6 +39,9 @@ public struct WatchSchedule: Sendable {
     /// When a sync that did not get through is tried again, and how many in a row did not.
     private var retryAt: Instant?
     private(set) var failedSyncs = 0
+    /// Whether the next sync must scan everything: until a sync has got through, the paths of
+    /// changes it took are not pending any more, yet may not have gone.
+    private var wholeScanDue = true
 
     /// A schedule whose last sync was at `start` (the watcher syncs once when it starts).
     public init(settings: Settings, start: Instant) {
@@ -67,13 +74,19 @@ public struct WatchSchedule: Sendable {
         remotePending = true
     }
 
-    /// A sync starts at `time`: it takes everything pending so far.
-    public mutating func syncStarted(at time: Instant) {
+    /// A sync starts at `time`: it takes everything pending so far. Returns the paths it needs
+    /// to look at, or nil when it must scan everything.
+    @discardableResult
+    public mutating func syncStarted(at time: Instant) -> Set<String>? {
+        let wholeScan = wholeScanDue || dueReason == "safety-net" || lastWrites[""] != nil
+        let focus = wholeScan ? nil : Set(lastWrites.keys)
+        wholeScanDue = true  // until this sync gets through
         lastWrites = [:]
         firstPending = nil
         remotePending = false
         lastSyncStart = time
         retryAt = nil
+        return focus
     }
 
     /// The sync started last ended at `time`; `gotThrough` is false when it left something
@@ -81,6 +94,7 @@ public struct WatchSchedule: Sendable {
     public mutating func syncFinished(at time: Instant, gotThrough: Bool) {
         guard !gotThrough else {
             failedSyncs = 0
+            wholeScanDue = false
             return
         }
         failedSyncs += 1

@@ -52,10 +52,14 @@ public struct SyncPlanInput: Sendable {
     /// The device's ignore rules (the scan already left out the files they match). A path they
     /// match is outside this device's sync: neither sent, nor fetched, nor deleted on either side.
     public var ignore: IgnoreRules?
+    /// What the scan looked at: the whole folder, or (a watcher's sync) only some paths. A synced
+    /// path outside it is unchanged here, as a synced path missing from an incremental `remote` is
+    /// unchanged on the server.
+    public var localScope: LocalScope
 
     public init(
         local: [VaultPath: LocalFile], invalidLocal: [String: VaultPathError] = [:], remote: [VaultPath: RemoteEntry],
-        synced: [VaultPath: SyncedEntry], remoteIsIncremental: Bool = false, ignore: IgnoreRules? = nil
+        synced: [VaultPath: SyncedEntry], remoteIsIncremental: Bool = false, ignore: IgnoreRules? = nil, localScope: LocalScope = .everything
     ) {
         self.local = local
         self.invalidLocal = invalidLocal
@@ -63,6 +67,14 @@ public struct SyncPlanInput: Sendable {
         self.synced = synced
         self.remoteIsIncremental = remoteIsIncremental
         self.ignore = ignore
+        self.localScope = localScope
+    }
+
+    /// The local file at `path`, with the scope's default applied.
+    func localEntry(_ path: VaultPath) -> LocalFile? {
+        if let file = local[path] { return file }
+        if let synced = synced[path], !localScope.covers(path) { return LocalFile(hash: synced.hash, sizeBytes: 0) }
+        return nil
     }
 
     /// The server's entry for `path`, with the incremental default applied.
@@ -70,5 +82,30 @@ public struct SyncPlanInput: Sendable {
         if let entry = remote[path] { return entry }
         if remoteIsIncremental, let synced = synced[path] { return .live(version: synced.version, hash: synced.hash, sizeBytes: 0) }
         return nil
+    }
+}
+
+/// The part of the vault folder a scan looked at: all of it, or some paths (files or folders, with
+/// everything below them). A watcher knows which paths changed (inotify named them, the server's
+/// feed named its own), so its syncs need not read the whole folder.
+public struct LocalScope: Sendable, Equatable {
+    /// Vault-relative paths looked at, with what is below them; nil for the whole folder.
+    public let roots: Set<String>?
+
+    /// The whole folder.
+    public static let everything = LocalScope(roots: nil)
+
+    /// `paths` (vault-relative, `/`-separated) and everything below them.
+    public static func only(_ paths: Set<String>) -> LocalScope { LocalScope(roots: paths) }
+
+    /// Whether `path` or a folder above it was looked at.
+    public func covers(_ path: VaultPath) -> Bool {
+        guard let roots else { return true }
+        var candidate = Substring(path.rawValue)
+        while true {
+            if roots.contains(String(candidate)) { return true }
+            guard let slash = candidate.utf8.lastIndex(of: UInt8(ascii: "/")) else { return false }
+            candidate = candidate[..<slash]
+        }
     }
 }

@@ -14,15 +14,20 @@ public enum SyncPlanner {
             // The scan already left out the local files the rules match; a synced or remote path
             // they match is as much outside this device's sync (fetching it would make the next
             // scan see it "deleted here" and delete it everywhere).
-            if input.local[path] == nil, let ignore = input.ignore, ignore.isIgnored(path.rawValue) { return }
-            if let action = decide(local: input.local[path], remote: input.remoteEntry(path), synced: input.synced[path], path: path) {
+            let local = input.localEntry(path)
+            if local == nil, let ignore = input.ignore, ignore.isIgnored(path.rawValue) { return }
+            if let action = decide(local: local, remote: input.remoteEntry(path), synced: input.synced[path], path: path) {
                 decided.append((path, action))
             }
         }
-        // Every path once, without building the union of three large key sets.
+        // Every path once, without building the union of three large key sets. Outside a partial
+        // scan's scope, only what the server changed can call for an action.
+        let scoped = input.localScope.roots != nil
         for path in input.local.keys { consider(path) }
-        for path in input.synced.keys where input.local[path] == nil { consider(path) }
-        for path in input.remote.keys where input.local[path] == nil && input.synced[path] == nil { consider(path) }
+        for path in input.synced.keys where input.local[path] == nil && (!scoped || input.localScope.covers(path)) { consider(path) }
+        for path in input.remote.keys where input.local[path] == nil && (input.synced[path] == nil || (scoped && !input.localScope.covers(path))) {
+            consider(path)
+        }
         decided.sort { $0.0 < $1.0 }
         var actions = decided.map(\.1)
         for name in input.invalidLocal.keys.sorted() {

@@ -159,7 +159,7 @@ struct WebDAVServer: RouterMiddleware {
 
     /// A request body that must be small (XML), at most 1 MiB.
     static func smallBody(_ request: Request) async throws -> Data {
-        var body = request.body
+        let body = request.body
         let buffer = try await body.collect(upTo: 1 << 20)
         return Data(buffer.readableBytesView)
     }
