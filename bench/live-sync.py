@@ -106,6 +106,10 @@ try:
             elif event["event"] == "sync_finished" and started is not None: spans.append(stamp - started); started = None
         return statistics.median(spans) if spans else float("nan")
     print(f"  median sync on A after an edit {sync_seconds('a', 'local'):.2f} s; on B after the server's message {sync_seconds('b', 'server'):.2f} s")
+    def scans(name):
+        kinds = [json.loads(line).get("report", {}).get("scanned") for line in open(logs[name]) if '"sync_finished"' in line]
+        return f"{kinds.count('changed_paths')} of {len(kinds)} looked only at what changed"
+    print(f"  syncs: A {scans('a')}; B {scans('b')}")
     latencies.sort()
     p95 = latencies[min(len(latencies) - 1, int(round(0.95 * (len(latencies) - 1))))]
     print(f"edit to other device ({len(latencies)} edits): median {statistics.median(latencies):.2f} s, "

@@ -158,7 +158,9 @@ import Testing
             let user = try await server.newUser()
             let device = try await user.newDevice()
             #expect(try await device.api.usage(device.session).quotaBytes == nil, "unlimited by default")
+            #expect(try await device.api.state(device.session).maxFileBytes == server.configuration.maxFileBytes, "the state answer says the largest file")
             #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email, UserLimitOverrides(quotaBytes: 1000, maxFileBytes: 10)))
+            #expect(try await device.api.state(device.session).maxFileBytes == 10, "the user's own limit, as the usage says it")
             let tooLarge = await error { _ = try await push(device, "big.bin", Data(repeating: 0, count: 11)) }
             #expect(tooLarge?.status == 413 && tooLarge?.code == .fileTooLarge)
             #expect(try await device.write("ok.md", "0123456789").confirmed.count == 1)

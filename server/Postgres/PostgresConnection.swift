@@ -46,7 +46,9 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(kind: .connection, message: message)
         }
         do {
-            _ = try consume(PQexec(conn, "SET TIME ZONE 'UTC'"), handle: conn)
+            // No JIT: the server's statements are short, and compiling one took longer than
+            // running it (190 ms of a 520 ms usage breakdown at 100,000 files).
+            _ = try consume(PQexec(conn, "SET TIME ZONE 'UTC'; SET jit = off"), handle: conn)
         } catch {
             PQfinish(conn)
             throw error

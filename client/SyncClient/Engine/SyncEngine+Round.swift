@@ -30,6 +30,7 @@ extension SyncEngine {
         var authors: [VaultPath: RemoteAuthor] = [:]
         var role: VaultRole?
         var keyState: (generation: Int?, rotationDue: Bool) = (nil, false)
+        var maxFileBytes: Int64?
         while true {
             let from = cursor
             let page: VaultStateResponse
@@ -61,6 +62,7 @@ extension SyncEngine {
             cursor = page.cursor
             role = page.role
             keyState = (page.keyGeneration, page.keyRotationDue == true)
+            maxFileBytes = page.maxFileBytes
             if page.hasMore != true { break }
         }
         // The focused scan: what the watcher named, what the server changed, what failed before.
@@ -103,7 +105,7 @@ extension SyncEngine {
         let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: syncedCount, policy: massDeletePolicy)
         report.heldDeletions = heldDeletions.map(HeldDeletionsRecord.init)
         let heldBack = Set((heldDeletions?.here ?? []) + (heldDeletions?.onServer ?? []))
-        let sizeLimit = plan.actions.contains(where: \.sendsFile) ? await self.sizeLimit() : nil
+        let sizeLimit = plan.actions.contains(where: \.sendsFile) ? await self.sizeLimit(stated: maxFileBytes) : nil
         let execution = ExecutionPlan(plan, input: input, holding: held.union(heldBack), sizeLimit: sizeLimit, hold: role == .reader ? .reader : keys.hold ? .keyRenewal : nil)
         let mergePolicies = MergePolicies(file: try? String(contentsOf: root.appendingPathComponent(MergePolicies.fileName), encoding: .utf8))
         Self.addOnce(&report.notices, mergePolicies.problems + execution.notices)
@@ -157,9 +159,13 @@ extension SyncEngine {
     }
 
     /// The account's size limit for files this device sends (in an encrypted vault the server
-    /// keeps, and limits, the ciphertext, a little larger); nil when the server does not say.
-    private func sizeLimit() async -> ExecutionPlan.SizeLimit? {
-        guard let limit = try? await session.run({ [api] in try await api.usage($0) }).maxFileBytes else { return nil }
+    /// keeps, and limits, the ciphertext, a little larger): as the state answer `stated` it, else
+    /// (older servers) as the usage answer does; nil when the server does not say.
+    private func sizeLimit(stated: Int64?) async -> ExecutionPlan.SizeLimit? {
+        // The usage answer sums the account's storage: at 100,000 files that costs the server more than the rest of a sync.
+        var limit = stated
+        if limit == nil { limit = try? await session.run({ [api] in try await api.usage($0) }).maxFileBytes }
+        guard let limit else { return nil }
         let encrypted = remote.cipher != nil
         return ExecutionPlan.SizeLimit(maxFileBytes: limit) { encrypted ? FileFormat.ciphertextSize(plaintextSize: $0) : $0 }
     }

@@ -30,13 +30,17 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
     /// `POST /vault/rekey` renames them): a device that encodes names under another generation
     /// switches to this one and reads the full state again before it writes. Nil for a plain vault.
     public var namesGeneration: Int?
+    /// The largest file the vault's owner may store (as `GET /vault/usage` says it), so that a
+    /// client need not ask for the whole usage before it sends files. Nil from older servers.
+    public var maxFileBytes: Int64?
 
     public init(
         files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil, vaultID: UUID? = nil,
         encrypted: Bool? = nil, role: VaultRole? = nil, keyGeneration: Int? = nil, keyRotationDue: Bool? = nil,
-        namesGeneration: Int? = nil
+        namesGeneration: Int? = nil, maxFileBytes: Int64? = nil
     ) {
         self.namesGeneration = namesGeneration
+        self.maxFileBytes = maxFileBytes
         self.keyGeneration = keyGeneration
         self.keyRotationDue = keyRotationDue
         self.files = files
@@ -60,6 +64,7 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
         case keyGeneration = "key_generation"
         case keyRotationDue = "key_rotation_due"
         case namesGeneration = "names_generation"
+        case maxFileBytes = "max_file_bytes"
     }
 }
 

@@ -93,7 +93,7 @@ struct VaultService: Sendable {
             throw ServiceError.cursorExpired("since is older than the \(Int(retention.seconds / 86400))-day tombstone retention: read the full state (no cursor) and reconcile")
         }
         let history = try await history.id()
-        let (purgedThrough, rows, keys, names) = try await db.withConnection { [pageSize] db in
+        let (purgedThrough, rows, keys, names, maxFileBytes) = try await db.withConnection { [pageSize] db in
             // Read before the rows: a purge in between only makes the next cursor expire early.
             let (purgedThrough, changeSequence) = try PurgeQueries.positions(db, vaultID: scope.vaultID)
             if let from, let why = from.expiry(purgedThrough: purgedThrough, history: history, changeSequence: changeSequence) {
@@ -105,7 +105,7 @@ struct VaultService: Sendable {
             // Read after the rows: a rekey that renamed any of them is then named, and the device
             // switches names before it reads a row (the old names' tombstones are no deletions).
             let names = scope.encrypted ? try FileStateQueries.namesGeneration(db, vaultID: scope.vaultID) : nil
-            return (purgedThrough, rows, keys, names)
+            return (purgedThrough, rows, keys, names, try accountLimits(db, userID: scope.ownerID).maxFileBytes)
         }
         let page = rows.prefix(pageSize)
         var files: [RemoteFile] = []
@@ -122,7 +122,7 @@ struct VaultService: Sendable {
         }
         let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough, history: history)
         return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID, encrypted: scope.encrypted, role: scope.role,
-            keyGeneration: keys?.generation, keyRotationDue: keys?.rotationDue == true ? true : nil, namesGeneration: names)
+            keyGeneration: keys?.generation, keyRotationDue: keys?.rotationDue == true ? true : nil, namesGeneration: names, maxFileBytes: maxFileBytes)
     }
 
     /// An encrypted vault's newest key generation, and whether a member left since it was made.
