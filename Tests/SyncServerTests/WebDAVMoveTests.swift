@@ -65,11 +65,12 @@ import Testing
         try await TestServer.with { server in
             let user = try await server.newUser()
             let (dav, _) = try await WebDAVTests.client(user, server)
-            // Told nothing, curl would wait 30 seconds before sending the body anyway.
+            // Told nothing, curl would wait 30 seconds before sending the body anyway, and print no
+            // `100 Continue`. (The timeout only ends a hang: the whole suite's load slowed the PUT past 20 s.)
             let run = try await CLIProcess.run(
                 "/usr/bin/curl", ["-sv", "--expect100-timeout", "30", "-o", "/dev/null", "-w", "%{http_code}", "-u", "\(dav.email):\(dav.password)",
                     "-H", "Expect: 100-continue", "--data-binary", String(repeating: "x", count: 4096), "-X", "PUT", server.baseURL.absoluteString + "/dav/default/big.md"],
-                timeout: .seconds(20))
+                timeout: .seconds(120))
             #expect(run.stdout == "201" && run.stderr.contains("< HTTP/1.1 100 Continue"), "\(run)")
             #expect(try await dav.send("GET", "/dav/default/big.md").body.count == 4096)
         }

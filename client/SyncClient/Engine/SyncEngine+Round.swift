@@ -217,8 +217,7 @@ extension SyncEngine {
         let scanner = LocalScanner(root: root, ignore: rules)
         let cache = if let paths { try await store.cachedStats(at: paths) } else { try await store.cachedStats() }
         let scan = try paths.map { scanner.scan(paths: $0, cache: cache) } ?? scanner.scan(cache: cache)
-        let changed = Set(scan.stats.filter { cache[$0.key] != $0.value }.keys)
-        try await store.replaceStats(scan.stats, changed: changed, removed: scan.removedFromCache)
+        try await store.replaceStats(scan.stats, changed: scan.rehashed, removed: scan.removedFromCache)
         // A whole scan says whether every file is named as its vault path; a partial one can only add one that is not.
         if !scan.diskNames.isEmpty || paths == nil { try await store.setMeta(.diskNamesDiffer, scan.diskNames.isEmpty ? nil : "1") }
         return scan

@@ -77,36 +77,43 @@ public struct LocalScanner: Sendable {
             }
         }
         var scan = LocalScan()
-        merge("", listings, into: &scan)
-        scan.removedFromCache = Set(cache.keys).subtracting(scan.stats.keys)
+        scan.stats.reserveCapacity(cache.count)
+        scan.files.reserveCapacity(cache.count)
+        let cachedFound = merge("", listings, into: &scan)
+        // Every cached name found again (the usual case): nothing to look for.
+        if cachedFound < cache.count { scan.removedFromCache = Set(cache.keys.filter { scan.stats[$0] == nil }) }
         return scan
     }
 
-    /// Depth first in name order: the order of the former sequential walk.
-    private func merge(_ folder: String, _ listings: [String: [ScannedEntry]], into scan: inout LocalScan) {
+    /// Depth first in name order: the order of the former sequential walk. Returns how many of
+    /// the files kept were in the cache.
+    private func merge(_ folder: String, _ listings: [String: [ScannedEntry]], into scan: inout LocalScan) -> Int {
+        var cachedFound = 0
         for entry in listings[folder] ?? [] {
             switch entry.kind {
             case .folder:
-                merge(entry.path, listings, into: &scan)
+                cachedFound += merge(entry.path, listings, into: &scan)
             case .unreadable(let reason):
                 scan.unreadable[entry.path] = reason
             case .special:
                 scan.skippedLinks.append(entry.path)  // symbolic links and special files are not synced
             case .invalid(let error):
                 scan.invalid[entry.path] = .invalid(error)
-            case .file(let vaultPath, let stat, let rehashed):
+            case .file(let vaultPath, let stat, let rehashed, let cached):
                 if let other = scan.file(vaultPath) {
                     // Two names on disk for one vault path (NFC and NFD spellings): keep the first, report.
                     scan.invalid[entry.path] = .duplicate(entry.path, existing: other.diskPath)
                     continue
                 }
                 if rehashed { scan.rehashed.insert(entry.path) }
+                if cached { cachedFound += 1 }
                 scan.stats[entry.path] = stat
                 scan.files[vaultPath] = LocalFile(hash: stat.hash, sizeBytes: stat.sizeBytes)
                 // Bytes, not String equality: Swift calls NFC and NFD spellings equal, the file system does not.
                 if !entry.path.utf8.elementsEqual(vaultPath.rawValue.utf8) { scan.diskNames[vaultPath] = entry.path }
             }
         }
+        return cachedFound
     }
 
     /// One folder's entries, sorted by name, with files checked and (when their stat changed) hashed.
@@ -151,7 +158,8 @@ public struct LocalScanner: Sendable {
             }
             var hash: ContentHash
             var rehashed = false
-            if let cached = cache[path], cached.sizeBytes == info.size, cached.mtimeNanoseconds == info.mtime_ns, cached.inode == info.inode {
+            let cached = cache[path]
+            if let cached, cached.sizeBytes == info.size, cached.mtimeNanoseconds == info.mtime_ns, cached.inode == info.inode {
                 hash = cached.hash
             } else {
                 do {
@@ -162,7 +170,7 @@ public struct LocalScanner: Sendable {
                 rehashed = true
             }
             let stat = CachedStat(sizeBytes: info.size, mtimeNanoseconds: info.mtime_ns, inode: info.inode, hash: hash)
-            return ScannedEntry(path: path, kind: .file(vaultPath, stat, rehashed: rehashed))
+            return ScannedEntry(path: path, kind: .file(vaultPath, stat, rehashed: rehashed, cached: cached != nil))
         default:
             return ScannedEntry(path: path, kind: .special)
         }
@@ -173,7 +181,8 @@ public struct LocalScanner: Sendable {
 private struct ScannedEntry: Sendable {
     enum Kind: Sendable {
         case folder
-        case file(VaultPath, CachedStat, rehashed: Bool)
+        /// `rehashed`: its stat was not the cached one; `cached`: the cache held its name.
+        case file(VaultPath, CachedStat, rehashed: Bool, cached: Bool)
         case invalid(VaultPathError)
         case unreadable(String)
         case special
@@ -208,7 +217,8 @@ public struct LocalScan: Sendable {
     public var unreadable: [String: String] = [:]
     /// Symbolic links and special files (not synced).
     public var skippedLinks: [String] = []
-    /// The new stat cache, and what changed in it.
+    /// The new stat cache, and what changed in it: the files hashed again are exactly those
+    /// whose stat is not the cached one.
     public var stats: [String: CachedStat] = [:]
     public var rehashed: Set<String> = []
     public var removedFromCache: Set<String> = []

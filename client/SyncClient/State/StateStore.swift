@@ -118,6 +118,7 @@ public final class StateStore: Sendable {
     public func syncedEntries() async throws -> [VaultPath: SyncedEntry] {
         try await db.read { db in
             var result: [VaultPath: SyncedEntry] = [:]
+            result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_state") ?? 0)
             // Stored only after validation; re-validating 100,000 rows would cost most of a no-op sync.
             let rows = try Row.fetchCursor(db, sql: "SELECT relative_path, content_hash, server_version FROM sync_state")
             while let row = try rows.next() {

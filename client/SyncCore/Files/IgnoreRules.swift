@@ -127,26 +127,38 @@ public struct IgnoreRules: Sendable {
     }
 }
 
-/// One pattern segment, compiled once: plain names and `*suffix`/`prefix*` forms skip the glob engine.
+/// One pattern segment, compiled once: plain names and `*suffix`/`prefix*` forms skip the glob
+/// engine, and ASCII text (every built-in pattern) is kept as bytes.
 enum SegmentMatcher: Sendable {
     case anyFolders
     case literal(String)
     case suffix(String)
     case prefix(String)
-    case glob(String)
+    case literalBytes([UInt8])
+    case suffixBytes([UInt8])
+    case prefixBytes([UInt8])
+    /// A glob, with the byte every matching name starts with when the pattern starts with a
+    /// plain ASCII character (most names are then turned down without the glob engine).
+    case glob(String, firstByte: UInt8?)
 
     init(_ segment: String) {
         let special: Set<Character> = ["*", "?", "[", "\\"]
         if segment == "**" {
             self = .anyFolders
         } else if !segment.contains(where: { special.contains($0) }) {
-            self = .literal(segment)
+            self = Self.isASCII(segment) ? .literalBytes(Array(segment.utf8)) : .literal(segment)
         } else if segment.hasPrefix("*"), !segment.dropFirst().contains(where: { special.contains($0) }) {
-            self = .suffix(String(segment.dropFirst()))
+            let text = String(segment.dropFirst())
+            self = Self.isASCII(text) ? .suffixBytes(Array(text.utf8)) : .suffix(text)
         } else if segment.hasSuffix("*"), !segment.dropLast().contains(where: { special.contains($0) }) {
-            self = .prefix(String(segment.dropLast()))
+            let text = String(segment.dropLast())
+            self = Self.isASCII(text) ? .prefixBytes(Array(text.utf8)) : .prefix(text)
         } else {
-            self = .glob(segment)
+            // A leading `\` escapes the character after it.
+            let bytes = Array(segment.utf8)
+            let lead = bytes.first == UInt8(ascii: "\\") ? bytes.dropFirst().first : bytes.first
+            let plain = lead.map { $0 < 0x80 && ![UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "[")].contains($0) } ?? false
+            self = .glob(segment, firstByte: plain ? lead : nil)
         }
     }
 
@@ -156,11 +168,13 @@ enum SegmentMatcher: Sendable {
     func matches(_ name: String) -> Bool {
         switch self {
         case .anyFolders: true
-        case .literal(let text): Self.isASCII(text) ? name.utf8.elementsEqual(text.utf8) : name == text
-        case .suffix(let text):
-            Self.isASCII(text) ? name.utf8.count >= text.utf8.count && name.utf8.suffix(text.utf8.count).elementsEqual(text.utf8) : name.hasSuffix(text)
-        case .prefix(let text): Self.isASCII(text) ? name.utf8.starts(with: text.utf8) : name.hasPrefix(text)
-        case .glob(let pattern): Glob.matches(pattern, name)
+        case .literalBytes(let bytes): name.utf8.elementsEqual(bytes)
+        case .suffixBytes(let bytes): name.utf8.count >= bytes.count && name.utf8.suffix(bytes.count).elementsEqual(bytes)
+        case .prefixBytes(let bytes): name.utf8.starts(with: bytes)
+        case .literal(let text): name == text
+        case .suffix(let text): name.hasSuffix(text)
+        case .prefix(let text): name.hasPrefix(text)
+        case .glob(let pattern, let firstByte): firstByte.map { name.utf8.first == $0 } ?? true && Glob.matches(pattern, name)
         }
     }
 

@@ -31,18 +31,29 @@ public struct ContentHash: Hashable, Sendable, CustomStringConvertible {
         self.words = packer.words
     }
 
-    /// 64 lowercase hex digits → four big-endian words; nil for anything else.
+    /// 64 lowercase hex digits → four big-endian words; nil for anything else. Reads the bytes in
+    /// place: a sync reads two hashes per file of the vault from `sync.db`.
     private static func parse(_ hex: Substring.UTF8View) -> (UInt64, UInt64, UInt64, UInt64)? {
-        var packer = WordPacker()
-        for byte in hex {
-            switch byte {
-            case 0x30...0x39: packer.append(UInt64(byte - 0x30), bits: 4)
-            case 0x61...0x66: packer.append(UInt64(byte - 0x61 + 10), bits: 4)
-            default: return nil
+        guard hex.count == 64 else { return nil }
+        if let words = hex.withContiguousStorageIfAvailable(parse) { return words }
+        return Array(hex).withUnsafeBufferPointer(parse)
+    }
+
+    private static func parse(_ hex: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, UInt64, UInt64)? {
+        func word(_ start: Int) -> UInt64? {
+            var word: UInt64 = 0
+            for index in start..<start + 16 {
+                let byte = hex[index]
+                switch byte {
+                case 0x30...0x39: word = word << 4 | UInt64(byte &- 0x30)
+                case 0x61...0x66: word = word << 4 | UInt64(byte &- 0x61 &+ 10)
+                default: return nil
+                }
             }
-            if packer.bits > 256 { return nil }
+            return word
         }
-        return packer.bits == 256 ? packer.words : nil
+        guard let a = word(0), let b = word(16), let c = word(32), let d = word(48) else { return nil }
+        return (a, b, c, d)
     }
 
     /// Fills four words most significant bits first, without allocating.

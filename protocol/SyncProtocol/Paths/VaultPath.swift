@@ -93,8 +93,8 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
             guard end < utf8.endIndex else { break }
             start = utf8.index(after: end)
         }
-        let first = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        if first.utf8.count == stateFolderName.utf8.count, first.lowercased() == stateFolderName { throw .stateFolder(original) }
+        let first = utf8[..<(utf8.firstIndex(of: slash) ?? utf8.endIndex)]
+        if first.count == stateFolderName.utf8.count, String(Substring(first)).lowercased() == stateFolderName { throw .stateFolder(original) }
     }
 
     private static let slash = UInt8(ascii: "/")
@@ -121,8 +121,9 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
         }
         if let last = segment.last, last == UInt8(ascii: ".") || last == UInt8(ascii: " ") { throw .trailingDotOrSpace(path) }
         // Reserved device names are 3 or 4 ASCII letters and digits (plus whitespace around them):
-        // a stem with more of those cannot be one, so most names skip the full comparison.
-        if stemAlphanumerics <= 4 {
+        // a stem with 1, 2 or more than 4 of those cannot be one, so most names skip the full
+        // comparison. (None before the first dot: the stem is what follows it, as in `.con`.)
+        if stemAlphanumerics == 0 || (3...4).contains(stemAlphanumerics) {
             let name = String(Substring(segment))
             // The stem without the space separators around it (`.whitespaces`; tabs are control
             // characters, refused above), trimmed without Foundation's bridging.
