@@ -28,12 +28,7 @@ import FoundationNetworking
     /// Two linked folders; `encrypted`: of an end-to-end encrypted vault (the merge scenarios run
     /// on both kinds, and must behave the same).
     func twoVaults(encrypted: Bool = false, _ body: (TestVault, TestVault) async throws -> Void) async throws {
-        try await TestServer.with { server in
-            let user = try await server.newUser()
-            let (a, b) = try await TestVault.linkTwo(user, encrypted: encrypted)
-            defer { a.remove(); b.remove() }
-            try await body(a, b)
-        }
+        try await TestVault.withTwo(encrypted: encrypted, body)
     }
 
     /// A device that ignores a path neither fetches it nor deletes it elsewhere (found by the planner

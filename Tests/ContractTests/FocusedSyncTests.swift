@@ -8,17 +8,8 @@ import Testing
 /// (``SyncEngine/sync(focus:progress:)``, issue 35): what such a sync must still see, what it
 /// leaves to the next whole scan, and when it scans everything anyway. Real server, real folders.
 @Suite struct FocusedSyncTests {
-    func twoVaults(encrypted: Bool = false, _ body: (TestVault, TestVault) async throws -> Void) async throws {
-        try await TestServer.with { server in
-            let user = try await server.newUser()
-            let (a, b) = try await TestVault.linkTwo(user, encrypted: encrypted)
-            defer { a.remove(); b.remove() }
-            try await body(a, b)
-        }
-    }
-
     @Test(arguments: [false, true]) func aFocusedSyncSeesWhatItIsToldAndWhatTheServerChanged(encrypted: Bool) async throws {
-        try await twoVaults(encrypted: encrypted) { a, b in
+        try await TestVault.withTwo(encrypted: encrypted) { a, b in
             for i in 1...3 { try a.write("notes/\(i).md", "note \(i)") }
             try a.write("other.md", "other")
             try await a.sync()
@@ -57,7 +48,7 @@ import Testing
     }
 
     @Test func aFocusIsSetAsideWhenTheSyncCannotTrustIt() async throws {
-        try await twoVaults { a, b in
+        try await TestVault.withTwo { a, b in
             try a.write("a.md", "one")
             // No position on the server yet: the first sync reads everything.
             var report = try await a.engine.sync(focus: [])

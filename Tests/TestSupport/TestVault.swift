@@ -42,6 +42,17 @@ public struct TestVault: Sendable {
     }
 
     /// scrypt parameters that cost a millisecond, not half a second.
+    /// A server, one user and two linked folders of theirs (of an encrypted vault when
+    /// `encrypted`), removed afterwards.
+    public static func withTwo(encrypted: Bool = false, _ body: (TestVault, TestVault) async throws -> Void) async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (a, b) = try await linkTwo(user, encrypted: encrypted)
+            defer { a.remove(); b.remove() }
+            try await body(a, b)
+        }
+    }
+
     public static var cheapScrypt: ScryptParameters {
         ScryptParameters(salt: Data((0..<16).map { _ in UInt8.random(in: 0...255) }), logN: 10, r: 8, p: 1)
     }
