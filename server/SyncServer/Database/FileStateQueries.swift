@@ -58,9 +58,19 @@ enum FileStateQueries {
     }
 
     /// Current rows for `paths` (absent paths are missing from the result).
+    ///
+    /// Looked up one index probe per path (a `LATERAL … LIMIT 1` the planner cannot turn into a
+    /// join), not with `path = ANY($2)`: while a vault fills faster than autovacuum analyzes it, the
+    /// planner took the vault for a few hundred rows and read all of them for each batch (29 ms
+    /// instead of 1 ms for 500 paths at 100,000 files, and Postgres's CPU per file doubled from
+    /// 10,000 to 100,000 files). The same form is used wherever a write looks up its batch's keys.
     static func current(_ db: PostgresConnection, vaultID: UUID, paths: [String]) throws -> [String: Current] {
         let rows = try db.query(
-            "SELECT path, path_key, version, content_hash, size_bytes, is_deleted, deleted_at FROM file_state WHERE vault_id = $1 AND path = ANY($2::text[])",
+            """
+            SELECT f.path, f.path_key, f.version, f.content_hash, f.size_bytes, f.is_deleted, f.deleted_at
+            FROM (SELECT DISTINCT unnest($2::text[]) AS path) AS p,
+                LATERAL (SELECT * FROM file_state WHERE vault_id = $1 AND path = p.path LIMIT 1) AS f
+            """,
             [vaultID, paths])
         var result: [String: Current] = [:]
         for row in rows {
@@ -75,7 +85,10 @@ enum FileStateQueries {
     /// For each letter-case key, the live path that holds it.
     static func livePaths(_ db: PostgresConnection, vaultID: UUID, keys: [String]) throws -> [String: String] {
         let rows = try db.query(
-            "SELECT path_key, path FROM file_state WHERE vault_id = $1 AND path_key = ANY($2::text[]) AND NOT is_deleted", [vaultID, keys])
+            """
+            SELECT f.path_key, f.path FROM (SELECT DISTINCT unnest($2::text[]) AS path_key) AS k,
+                LATERAL (SELECT path_key, path FROM file_state WHERE vault_id = $1 AND path_key = k.path_key AND NOT is_deleted LIMIT 1) AS f
+            """, [vaultID, keys])
         var result: [String: String] = [:]
         for row in rows { result[try row.string(0)] = try row.string(1) }
         return result
@@ -99,7 +112,10 @@ enum FileStateQueries {
     /// (names a rekey left, or older ones).
     static func tombstones(_ db: PostgresConnection, vaultID: UUID, paths: [String], through sequence: Int64) throws -> Set<String> {
         Set(try db.query(
-            "SELECT path FROM file_state WHERE vault_id = $1 AND path = ANY($2::text[]) AND is_deleted AND change_seq <= $3", [vaultID, paths, sequence]
+            """
+            SELECT f.path FROM (SELECT DISTINCT unnest($2::text[]) AS path) AS p,
+                LATERAL (SELECT path FROM file_state WHERE vault_id = $1 AND path = p.path AND is_deleted AND change_seq <= $3 LIMIT 1) AS f
+            """, [vaultID, paths, sequence]
         ).map { try $0.string(0) })
     }
 

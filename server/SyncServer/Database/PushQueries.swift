@@ -63,7 +63,12 @@ enum PushQueries {
 
     /// Which of `hashes` the server already holds verified bytes for in this vault.
     static func knownBlobs(_ db: PostgresConnection, vaultID: UUID, hashes: [String]) throws -> [String: Int64] {
-        let rows = try db.query("SELECT content_hash, size_bytes FROM blobs WHERE vault_id = $1 AND content_hash = ANY($2::text[])", [vaultID, hashes])
+        // One index probe per hash, as ``FileStateQueries/current(_:vaultID:paths:)`` says why.
+        let rows = try db.query(
+            """
+            SELECT b.content_hash, b.size_bytes FROM (SELECT DISTINCT unnest($2::text[]) AS content_hash) AS h,
+                LATERAL (SELECT content_hash, size_bytes FROM blobs WHERE vault_id = $1 AND content_hash = h.content_hash LIMIT 1) AS b
+            """, [vaultID, hashes])
         var result: [String: Int64] = [:]
         for row in rows { result[try row.string(0)] = try row.int64(1) }
         return result
