@@ -47,7 +47,13 @@ public final class LoadBalancedCluster: Sendable {
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-lb-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let ports = try (0...count).map { _ in try TestMoto.freePort() }
+        // The balancer's port is held until HAProxy starts: the servers, told it first, take a
+        // while to start, and a port merely found free was once taken by another test meanwhile.
+        let balancerPort = try TestMoto.reservePort()
+        var held = true
+        func releaseBalancerPort() { if held { close(balancerPort.descriptor); held = false } }
+        defer { releaseBalancerPort() }
+        let ports = try [balancerPort.port] + (1...count).map { _ in try TestMoto.freePort() }
         let url = URL(string: "http://127.0.0.1:\(ports[0])")!
         let instances = ports.dropFirst().map { URL(string: "http://127.0.0.1:\($0)")! }
         let environment = [
@@ -71,6 +77,7 @@ public final class LoadBalancedCluster: Sendable {
             }
             let config = folder.appendingPathComponent("haproxy.cfg")
             try haproxyConfig(listen: ports[0], servers: Array(ports.dropFirst())).write(to: config, atomically: true, encoding: .utf8)
+            releaseBalancerPort()
             let balancer = try CLIProcess.start("/usr/sbin/haproxy", ["-f", config.path, "-db"])
             ExitWatchdog.run("kill -9 \(balancer.pid) 2>/dev/null; rm -rf '\(folder.path)'", alsoEndsWith: balancer.pid)
             let cluster = LoadBalancedCluster(url: url, instances: instances, servers: servers, balancer: balancer, folder: folder)

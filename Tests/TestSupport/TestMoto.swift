@@ -104,8 +104,16 @@ public enum TestMoto {
 
     /// A TCP port on loopback that nothing listens on now.
     public static func freePort() throws -> Int {
+        let reserved = try reservePort()
+        close(reserved.descriptor)
+        return reserved.port
+    }
+
+    /// A free loopback port, held (bound, not listening) by the returned descriptor until it is
+    /// closed: the kernel gives it to nothing else meanwhile. For a process that starts long after
+    /// its port is chosen (a load balancer whose address its servers are told first).
+    public static func reservePort() throws -> (port: Int, descriptor: Int32) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
@@ -117,8 +125,11 @@ public enum TestMoto {
                 return getsockname(fd, pointer, &length)
             }
         }
-        guard bound == 0 else { throw TestMotoError.noFreePort }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound == 0 else {
+            close(fd)
+            throw TestMotoError.noFreePort
+        }
+        return (Int(UInt16(bigEndian: address.sin_port)), fd)
     }
 }
 
