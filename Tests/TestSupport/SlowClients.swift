@@ -41,10 +41,19 @@ public struct SlowClients: Sendable {
         conns = []
         for kind, count in kinds.items():
             for _ in range(count):
-                s = socket.socket()
-                s.bind((source, 0))
-                s.settimeout(5)
-                s.connect((host, port))
+                # A server at its descriptor limit may refuse a connection for a moment (what it
+                # must not do is stop serving; the tests check that afterwards): try again briefly.
+                for attempt in range(40):
+                    s = socket.socket()
+                    s.bind((source, 0))
+                    s.settimeout(5)
+                    try:
+                        s.connect((host, port))
+                        break
+                    except ConnectionRefusedError:
+                        s.close()
+                        if attempt == 39: raise
+                        time.sleep(0.05)
                 s.setblocking(False)
                 c = {"kind": kind, "sock": s, "start": time.time(), "closed": None, "data": b""}
                 try:
