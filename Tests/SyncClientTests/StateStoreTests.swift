@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-import SyncClient
+@testable import SyncClient
 import SyncCore
 import SyncProtocol
 import Testing
@@ -30,6 +30,23 @@ import Testing
         let log = try await reopened.recentLog()
         #expect(log.map(\.event) == [.conflict, .push])
         #expect(log.last?.detail == "v2")
+    }
+
+    /// A sent push is forgotten once the path is recorded as synced with the same bytes (its answer
+    /// arrived, or the server's version of them is known), and kept otherwise: for the next sync
+    /// to look for the version a lost answer would have named.
+    @Test func aSentPushIsForgottenOnceItsBytesAreRecordedAsSynced() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try StateStore(stateFolder: folder)
+        let answered = try VaultPath("answered.md"), other = try VaultPath("other-bytes.md"), unanswered = try VaultPath("unanswered.md")
+        let sent = ContentHasher.hash(Array("sent".utf8)), newer = ContentHasher.hash(Array("newer".utf8))
+        try await store.recordSent([(answered, sent), (other, sent), (unanswered, sent)])
+        // The answer for one path; other bytes recorded for the second (say, pulled from another device).
+        try await store.recordSynced([answered: SyncedEntry(hash: sent, version: 3), other: SyncedEntry(hash: newer, version: 4)], at: Date())
+        #expect(try await store.sentPushes() == [other: sent, unanswered: sent])
+        // Reopened, what is left is still there.
+        let reopened = try StateStore(stateFolder: folder)
+        #expect(try await reopened.sentPushes().keys.sorted { $0.rawValue < $1.rawValue } == [other, unanswered])
     }
 
     /// An encrypted vault's ciphertexts map to their plaintexts both ways, across reopening.

@@ -150,13 +150,17 @@ public final class StateStore: Sendable {
     }
 
     /// Records paths as synced at these versions (after the bytes are on both sides), and writes
-    /// `log` in the same transaction (one commit per batch, not per file).
+    /// `log` in the same transaction (one commit per batch, not per file). A sent push of the same
+    /// bytes is accounted for by it: its answer arrived (or the server's version of those bytes is
+    /// known), so the next sync need not look for it; left, a 1,000,000-file first upload made the
+    /// next sync read and compare a million of them.
     public func recordSynced(_ entries: [VaultPath: SyncedEntry], at date: Date, log: [LogLine] = []) async throws {
         let stamp = WireDate.format(date)
         try await db.write { db in
             try Self.insert(log, stamp: stamp, db)
             for path in entries.keys { try db.run("DELETE FROM failures WHERE relative_path = ?", [path.rawValue]) }
             for (path, entry) in entries {
+                try db.run("DELETE FROM sent_pushes WHERE relative_path = ? AND content_hash = ?", [path.rawValue, entry.hash.rawValue])
                 try db.run(
                     """
                     INSERT INTO sync_state (relative_path, content_hash, server_version, sync_status, last_synced_at)
