@@ -59,7 +59,7 @@ SQL
 echo "filled in $(( $(date +%s) - start )) s; file_state rows: $(sql -c 'SELECT count(*) FROM file_state')"
 
 # Through the API: page to the end of the big vault, make 10 changes, time the state call after them.
-python3 - "$work" <<'PY'
+python3 - "$work" "$big" "$total" <<'PY'
 import base64, hashlib, json, sys, time, urllib.parse, urllib.request
 work, B = sys.argv[1], "http://127.0.0.1:18120"
 tok, dev = open(work + "/token").read(), open(work + "/device").read()
@@ -89,7 +89,7 @@ for _ in range(200):
     timings.append((time.perf_counter() - t0) * 1000)
     assert len(s["files"]) == 10, len(s["files"])
 timings.sort()
-print(f"state call with a cursor, 10 changes in a vault of 100,000 among 1,000,000 files: "
+print(f"state call with a cursor, 10 changes in a vault of {int(sys.argv[2]):,} among {int(sys.argv[3]):,} files: "
       f"p50 {timings[100]:.2f} ms, p99 {timings[198]:.2f} ms, max {timings[-1]:.2f} ms (200 calls, client-side wall time over HTTP)")
 open(work + "/cursor", "w").write(cursor)
 PY

@@ -16,7 +16,8 @@ CPU seconds are counted per process: the CLI (its rusage), the server (/proc/PID
 
 Usage: bench/shipped.sh [NOTES] [ATTACHMENTS] [RUNS] [CHANGES]   (defaults 10000 50 5 30)
 BUILD=.build/release selects the binaries; KEEP=1 keeps the work folder."""
-import hashlib, os, random, resource, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import os, random, statistics, subprocess, sys, tempfile, time
+from benchlib import Server, differing_files, machine, make_vault, note_path, shell as run_shell, spread, timed as run_timed
 
 defaults = ["10000", "50", "5", "30"]
 notes, attachments, runs, changes = (int(a) for a in (sys.argv[1:] + defaults[len(sys.argv) - 1:])[:4])
@@ -25,90 +26,15 @@ server_bin, client_bin = f"{build}/vaultsync-server", f"{build}/vaultsync"
 work = tempfile.mkdtemp(prefix="vaultsync-shipped-")
 os.chmod(work, 0o755)  # as root, the embedded cluster runs as postgres, who must enter it
 env = dict(os.environ, VAULTSYNC_PASSWORD="bench password for the shipped configuration")
-tick = os.sysconf("SC_CLK_TCK")
 children = []
 
 
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close(); return port
-
-
-def proc_cpu(pid, reaped=False):
-    """User + system seconds of a live process (plus its reaped children's when `reaped`)."""
-    try: fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    except FileNotFoundError: return 0.0
-    own = int(fields[11]) + int(fields[12])
-    return (own + (int(fields[13]) + int(fields[14]) if reaped else 0)) / tick
-
-
-def postgres_cpu(data):
-    """The cluster's CPU so far: the postmaster, the backends it reaped, and the live ones."""
-    postmaster = int(open(f"{data}/postgres/postmaster.pid").readline())
-    total = proc_cpu(postmaster, reaped=True)
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try: parent = int(open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()[1])
-            except (FileNotFoundError, ProcessLookupError, IndexError): continue
-            if parent == postmaster: total += proc_cpu(int(entry))
-    return total
-
-
-def timed(command):
-    """Runs `command` to the end: (wall seconds, its CPU seconds, stdout, peak RSS in MB)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        child = subprocess.Popen(command, env=env, stdout=out, stderr=err)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0); err.seek(0)
-        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
-    if child.returncode != 0: sys.exit(f"{' '.join(command)} failed ({child.returncode}): {stdout[-2000:]}{stderr[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, stdout, usage.ru_maxrss / 1024
-
-
-def shell(script):
-    return timed(["bash", "-c", script])
-
-
-def make_vault(root):
-    body = "Lorem ipsum dolor sit amet, consectetur adipiscing elit. " * 68
-    for i in range(notes):
-        folder = f"{root}/notes/{i // 500}"
-        os.makedirs(folder, exist_ok=True)
-        with open(f"{folder}/note-{i}.md", "w") as f:
-            f.write(f"---\ntitle: Note {i}\ntags: [bench, t{i % 17}]\ncreated: 2026-01-{1 + i % 28:02d}\n---\n# Note {i}\n\n{body}\n")
-    rng = random.Random(13)
-    os.makedirs(f"{root}/attachments", exist_ok=True)
-    for i in range(attachments):
-        size = 500_000 + rng.randrange(520_000)  # about 760 KB on average: 38 MB for 50
-        with open(f"{root}/attachments/file-{i}.pdf", "wb") as f: f.write(rng.randbytes(size))
+def timed(command): return run_timed(command, env)
+def shell(script): return run_shell(script, env)
 
 
 def vault_bytes(root):
     return sum(os.path.getsize(os.path.join(d, n)) for d, _, names in os.walk(root) for n in names)
-
-
-class Server:
-    def __init__(self, folder):
-        self.data = f"{folder}/server"
-        self.url = f"http://127.0.0.1:{free_port()}"
-        self.process = subprocess.Popen([server_bin, "serve", "--data-dir", self.data, "--port", self.url.rsplit(":", 1)[1], "--log-level", "error"],
-                                        stdout=subprocess.DEVNULL, stderr=open(f"{folder}/server.log", "w"))
-        children.append(self.process)
-        for _ in range(1800):
-            try: urllib.request.urlopen(f"{self.url}/health", timeout=1); return
-            except Exception: time.sleep(0.1)
-        sys.exit(f"the server did not come up: {open(f'{folder}/server.log').read()[-2000:]}")
-
-    def cpu(self):
-        """(server, postgres) CPU seconds so far."""
-        return proc_cpu(self.process.pid), postgres_cpu(self.data)
-
-    def stop(self):
-        self.process.send_signal(signal.SIGINT)
-        try: self.process.wait(timeout=120)
-        except subprocess.TimeoutExpired: self.process.kill()
 
 
 results = {}  # step -> list of dicts per run
@@ -133,12 +59,13 @@ def one_run(index, source, total_files):
     os.chmod(run, 0o755)
     a, b, floor, mirror = f"{run}/a", f"{run}/b", f"{run}/floor", f"{run}/mirror"
     # The floor of this run: copying the vault and flushing it to disk; hashing it.
+    shell("sync")  # the floor flushes only its own copy
     copy_wall, copy_cpu, _, _ = shell(f"cp -r '{source}' '{floor}' && sync")
     hash_wall, hash_cpu, _, _ = shell(f"find '{source}' -type f -print0 | xargs -0 sha256sum > /dev/null")
     record("floor: cp -r + sync", wall=copy_wall, client=copy_cpu)
     record("floor: hashing (sha256sum)", wall=hash_wall, client=hash_cpu)
     shell(f"cp -r '{source}' '{a}' && mkdir '{b}' && sync")
-    server = Server(run)
+    server = Server(server_bin, run, children)
     try:
         email = f"bench{index}@example.com"
         timed([client_bin, "signup", "--server", server.url, "--email", email])
@@ -155,12 +82,11 @@ def one_run(index, source, total_files):
         measure_sync("no-op (receiving device)", server, b, rsync_noop)
         rng = random.Random(index)
         for i in rng.sample(range(notes), changes):
-            with open(f"{a}/notes/{i // 500}/note-{i}.md", "a") as f: f.write(f"\nedit in run {index}\n")
+            with open(f"{a}/{note_path(i)}", "a") as f: f.write(f"\nedit in run {index}\n")
         rsync_changes, _, _, _ = shell(f"rsync -a '{a}/' '{mirror}/' && sync")
         measure_sync(f"{changes} changed files, sent", server, a, rsync_changes)
         measure_sync(f"{changes} changed files, received", server, b, rsync_changes)
-        mismatched = [p for p in (os.path.relpath(os.path.join(d, n), a) for d, _, names in os.walk(a) for n in names if ".vaultsync" not in d)
-                      if hashlib.sha256(open(f"{a}/{p}", "rb").read()).digest() != hashlib.sha256(open(f"{b}/{p}", "rb").read()).digest()]
+        mismatched = differing_files(a, b)
         if mismatched: sys.exit(f"run {index}: the devices differ in {len(mismatched)} files, e.g. {mismatched[:3]}")
     finally:
         # Runs are removed together at the end: on ext4 without a journal, creating files right
@@ -168,21 +94,12 @@ def one_run(index, source, total_files):
         server.stop()
 
 
-def spread(values, unit=" s", digits=2):
-    """Median (min–max)."""
-    values = sorted(values)
-    return f"{statistics.median(values):.{digits}f}{unit} ({values[0]:.{digits}f}–{values[-1]:.{digits}f})"
-
-
 try:
     source = f"{work}/source"
-    make_vault(source)
+    make_vault(source, notes, attachments)
     total_files = notes + attachments
-    model = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    memory = int(next(l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemTotal"))) / 1024 / 1024
-    filesystem = subprocess.run(["findmnt", "-n", "-o", "FSTYPE,OPTIONS", "-T", work], capture_output=True, text=True).stdout.strip()
     print(f"vault: {notes} notes and {attachments} attachments, {vault_bytes(source) / 1e6:.0f} MB; {runs} runs; {build}\n"
-          f"machine: {os.cpu_count()} × {model}, {memory:.0f} GiB, kernel {os.uname().release}, work folder on {filesystem}", flush=True)
+          f"machine: {machine(work)}", flush=True)
     for index in range(runs):
         one_run(index, source, total_files)
         print(f"run {index + 1}/{runs}: first upload {results['first upload (`init`)'][-1]['wall']:.2f} s, "

@@ -4,10 +4,14 @@
 # With --tests (infra/test.sh), also what the tests run against: systemd, haproxy, chromium, litmus, rclone and curl
 # with apt, and from PyPI moto's S3 server (the S3 blob store's tests), schemathesis (the OpenAPI
 # fuzz test), and Playwright with axe (the web app's browser tests).
+# With --bench (bench/*.sh), also rsync (the floors) and syncthing (bench/peers.sh runs it beside VaultSync).
 set -euo pipefail
 tests=false
+bench=false
 [ "${1:-}" = "--tests" ] && tests=true
+[ "${1:-}" = "--bench" ] && bench=true
 packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev libxml2 postgresql)
+$bench && packages+=(rsync syncthing)
 # systemd: the tests check the user unit in infra/systemd with systemd-analyze verify.
 # haproxy: the multi-instance test runs three servers behind it.
 # chromium: the web app's browser tests drive it through Playwright (below).

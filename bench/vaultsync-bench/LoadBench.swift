@@ -18,16 +18,22 @@ struct LoadBench {
     let instances: Int
     /// One instance on S3 (moto) rather than the built-in file store.
     let s3: Bool
+    /// A server already running to send the traffic to, instead of starting a cluster.
+    let target: URL?
 
     func run() async throws {
         let fileStore = instances == 1 && !s3
-        let cluster = try await LoadBalancedCluster.start(instances: instances, fileStore: fileStore, poolSize: 8)
-        defer { cluster.stop() }
+        let cluster = try await target == nil ? LoadBalancedCluster.start(instances: instances, fileStore: fileStore, poolSize: 8) : nil
+        defer { cluster?.stop() }
         // Through the balancer also for one instance: blob URLs name it (the public URL), and the
         // figures compare alike.
         // A connection per device, as real devices would hold.
-        let api = SyncAPI(baseURL: cluster.url, transport: AsyncHTTPTransport(connectionsPerHost: devices))
-        print("load: \(devices) devices of \(users) users for \(seconds) s against \(instances) instance\(instances == 1 ? "" : "s") behind HAProxy (\(fileStore ? "the built-in file store" : "proxied S3 on moto"), the test harness's Postgres)")
+        let api = SyncAPI(baseURL: target ?? cluster!.url, transport: AsyncHTTPTransport(connectionsPerHost: devices))
+        if let target {
+            print("load: \(devices) devices of \(users) users for \(seconds) s against \(target)")
+        } else {
+            print("load: \(devices) devices of \(users) users for \(seconds) s against \(instances) instance\(instances == 1 ? "" : "s") behind HAProxy (\(fileStore ? "the built-in file store" : "proxied S3 on moto"), the test harness's Postgres)")
+        }
         var sessions: [(user: Int, session: VaultSession)] = []
         for user in 0..<users {
             let tokens = try await api.signup(email: "load-\(user)-\(UUID().uuidString.prefix(6))@example.com", password: "load benchmark password")
@@ -42,6 +48,8 @@ struct LoadBench {
         let listeners = sessions.enumerated().filter { $0.offset % 4 == 0 }.map { session in
             Task { _ = try? await feed.run(session.element.session) { _ in stats.feedEvents.withLock { $0 += 1 } } }
         }
+        // bench/live-sync.sh starts its edits on this line (written unbuffered, unlike print's).
+        FileHandle.standardOutput.write(Data("load: \(sessions.count) devices signed in, traffic starts\n".utf8))
         let deadline = ContinuousClock.now + .seconds(seconds)
         let started = ContinuousClock.now
         let ledgers = await withTaskGroup(of: (Int, [String: Ledger]).self) { group in
@@ -86,7 +94,7 @@ struct LoadBench {
         let report = stats.report(elapsed: elapsed)
         print(report)
         print("  verified \(byUser.values.map(\.count).reduce(0, +)) paths: \(lost.count) lost versions\(lost.isEmpty ? "" : ": " + lost.prefix(5).joined(separator: "; "))")
-        for (index, pid) in cluster.serverPIDs.enumerated() {
+        for (index, pid) in (cluster?.serverPIDs ?? []).enumerated() {
             print("  instance \(index + 1): peak RSS (VmHWM) \(vmKiB(pid, "VmHWM") / 1024) MB, now \(vmKiB(pid, "VmRSS") / 1024) MB")
         }
         if !lost.isEmpty || stats.errors.withLock({ $0.values.reduce(0, +) }) > 0 { throw LoadError.failed }

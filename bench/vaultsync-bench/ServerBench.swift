@@ -31,6 +31,7 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "With --load: how long, in seconds.") var seconds = 60
     @Option(help: "With --load: server instances (more than one: behind HAProxy, on S3).") var instances = 1
     @Flag(help: "With --load and one instance: S3 (moto) instead of the built-in file store.") var s3 = false
+    @Option(help: "With --load: send the traffic to this running server instead of starting servers (bench/live-sync.sh times live sync beside it).") var url: String?
     @Option(help: "Encrypt and decrypt a file of this many MiB on disk instead (e.g. 1024): throughput and peak memory.") var cryptoMib: Int?
     @Option(help: "Compare a new device's first download of this many notes from a plain and an encrypted vault instead (e.g. 10000), then send an encrypted attachment through the CLI.") var encryptedNotes: Int?
     @Option(help: "With --encrypted-notes: the attachment's size in MiB.") var attachmentMib = 1024
@@ -39,7 +40,7 @@ struct ServerBench: AsyncParsableCommand {
         print("vaultsync-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores")
         if let fanout { return try await FanoutBench(connections: fanout).run() }
         if let cryptoMib { return try CryptoBench(mebibytes: cryptoMib).run() }
-        if let load { return try await LoadBench(devices: load, users: users, seconds: seconds, instances: instances, s3: s3).run() }
+        if let load { return try await LoadBench(devices: load, users: users, seconds: seconds, instances: instances, s3: s3, target: url.flatMap(URL.init(string:))).run() }
         if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing, start: start, shared: shared).run() }
         if let encryptedNotes {
             // Files up to 2 GiB: a 1 GiB attachment is a little more once encrypted.
