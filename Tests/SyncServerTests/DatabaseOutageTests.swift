@@ -64,9 +64,10 @@ import Testing
             let (ready, (answer, answered)) = try await (direct, served)
             #expect(answer == 1)
             // The pool waits for nothing once the database is back (a waiter left asleep would take
-            // the 60 s acquire timeout): it adds only scheduling time over a fresh connection. Two
-            // seconds of margin, since on a loaded 2-core runner a full run once measured 1.2 s.
-            #expect(answered < ready + .seconds(2), "served within two seconds of the database being ready (took \(answered); ready took \(ready))")
+            // the 60 s acquire timeout): it adds only scheduling time over a fresh connection. On a
+            // loaded 2-core runner that time reached 2.3 s (ready 5.6 s, served 7.9 s), so the margin
+            // is 15 s: far from the timeout this catches.
+            #expect(answered < ready + .seconds(15), "served well before the acquire timeout once the database was ready (took \(answered); ready took \(ready))")
             await pool.close()
         }
     }

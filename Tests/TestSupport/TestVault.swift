@@ -41,7 +41,6 @@ public struct TestVault: Sendable {
         return (laptop, phone)
     }
 
-    /// scrypt parameters that cost a millisecond, not half a second.
     /// A server, one user and two linked folders of theirs (of an encrypted vault when
     /// `encrypted`), removed afterwards.
     public static func withTwo(encrypted: Bool = false, _ body: (TestVault, TestVault) async throws -> Void) async throws {
@@ -53,6 +52,7 @@ public struct TestVault: Sendable {
         }
     }
 
+    /// scrypt parameters that cost a millisecond, not half a second.
     public static var cheapScrypt: ScryptParameters {
         ScryptParameters(salt: Data((0..<16).map { _ in UInt8.random(in: 0...255) }), logN: 10, r: 8, p: 1)
     }
