@@ -103,7 +103,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "SeededRandom", "SyncProtocol", "SyncServer", "SyncClient", "Postgres", log, serviceLifecycle, hummingbird, crypto, cryptoExtras, jwtKit, nioSSL,
+                "SeededRandom", "SyncProtocol", "SyncServer", "SyncClient", "VaultCrypto", "Postgres", log, serviceLifecycle, hummingbird, crypto, cryptoExtras, jwtKit, nioSSL,
                 nioCore, nioPosix,
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"), httpTypes, asyncHTTPClient,

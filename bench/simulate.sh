@@ -3,8 +3,9 @@
 # (default 10000) from SEED (default: the clock), each checked against every invariant
 # (docs/testing.md). Stops at the first failure and prints its seed and shortest failing history;
 # with --keep-going as a third argument runs them all and lists every failure; with --shared
-# (third or fourth) the histories run in a vault three people share.
-# Usage: bench/simulate.sh [HISTORIES] [SEED] [--keep-going] [--shared]
+# (third or fourth) the histories run in a vault three people share, with --encrypted in an
+# end-to-end encrypted vault.
+# Usage: bench/simulate.sh [HISTORIES] [SEED] [--keep-going] [--shared | --encrypted]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product vaultsync-bench >/dev/null
@@ -12,8 +13,8 @@ args=(--simulate "${1:-10000}")
 if [ -n "${2:-}" ]; then args+=(--seed "$2"); fi
 for flag in "${@:3}"; do
   case "$flag" in
-    --keep-going|--shared) args+=("$flag") ;;
-    *) echo "unknown option: $flag (--keep-going, --shared)" >&2; exit 64 ;;
+    --keep-going|--shared|--encrypted) args+=("$flag") ;;
+    *) echo "unknown option: $flag (--keep-going, --shared, --encrypted)" >&2; exit 64 ;;
   esac
 done
 exec .build/release/vaultsync-bench "${args[@]}"

@@ -81,6 +81,38 @@ import VaultCrypto
     /// The merge scenarios of a plain vault, unchanged: frontmatter keys merged, separate body
     /// edits merged with the base read from history, the same lines edited kept as a conflict
     /// (recorded on the server for every device), then history and restore.
+    /// The phone sealed its edit of a note for a push that never reached the server (it keeps the
+    /// ciphertext, to send again without encrypting anew); the laptop then deleted the note. The
+    /// phone's next sync keeps its edit over the deletion, finds the server lacks that ciphertext,
+    /// seals the note afresh, and the edit reaches the server and the laptop. (Found by the
+    /// encrypted-vault simulation: the cursor moved past the deletion with the push not landed,
+    /// and every later push was refused for good.)
+    @Test func anEditKeptOverADeletionGoesUpWhenItsKeptCiphertextIsNotOnTheServer() async throws {
+        try await threeDevices { _, _, laptop, phone, _ in
+            try laptop.write("notes/plan.md", "# Plan\n")
+            _ = try await laptop.engine.sync()
+            _ = try await phone.engine.sync()
+            let edited = "# Plan\nedited on the phone\n"
+            try phone.write("notes/plan.md", edited)
+            // What a push lost before the server leaves behind: the ciphertext of the edit, known
+            // here, never stored there.
+            let plaintext = ContentHasher.hash(Array(edited.utf8))
+            try await phone.engine.state.recordCiphertexts([StateStore.Ciphertext(
+                ciphertextHash: ContentHasher.hash(Array("a sealed form the server never got".utf8)), ciphertextSize: 120,
+                plaintextHash: plaintext, plaintextSize: Int64(edited.utf8.count))])
+            try FileManager.default.removeItem(at: laptop.root.appendingPathComponent("notes/plan.md"))
+            #expect(try await laptop.engine.sync().deletedRemotely.map(\.rawValue) == ["notes/plan.md"])
+
+            let report = try await phone.engine.sync()
+            #expect(report.pushed.map(\.rawValue) == ["notes/plan.md"], "\(report)")
+            #expect(report.notices.contains { $0.contains("edited here; the edited version was kept") }, "\(report)")
+            #expect(try await laptop.engine.sync().pulled.map(\.rawValue) == ["notes/plan.md"])
+            #expect(laptop.read("notes/plan.md") == edited)
+            // Nothing is left to do on either side.
+            #expect(!(try await phone.engine.sync().changedAnything))
+        }
+    }
+
     @Test func mergesConflictsHistoryAndRestoreWorkAsInAPlainVault() async throws {
         try await threeDevices { _, _, laptop, phone, tablet in
             let note = "---\ntitle: Reading\ntags: [a]\n---\nline one\nline two\nline three\nline four\nline five\n"

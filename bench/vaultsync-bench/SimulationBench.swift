@@ -16,17 +16,17 @@ struct SimulationBench {
     let keepGoing: Bool
     /// The index of the first history (to resume or split a run).
     let start: Int
-    /// In a vault three people share (``SimScenario/generateShared(seed:steps:)``).
-    var shared = false
+    /// Whose vault: one person's, one three people share, or an encrypted one.
+    var kind: SimScenario.Kind = .plain
 
     func run() async throws {
         let started = Date()
-        say("simulation: \(histories) \(shared ? "shared-vault " : "")histories from seed \(seed), starting at history \(start + 1)")
+        say("simulation: \(histories) \(kind == .plain ? "" : "\(kind)-vault ")histories from seed \(seed), starting at history \(start + 1)")
         var failed = false
         try await Simulation.withServer { server in
             if histories == 1 {
                 // One history of the run, with every sync's report; a failure is shrunk.
-                let scenario = shared ? SimScenario.generateShared(seed: SplitMix.derive(seed, start)) : SimScenario.generate(seed: SplitMix.derive(seed, start))
+                let scenario = SimScenario.generate(seed: SplitMix.derive(seed, start), kind: kind)
                 guard let failure = try await Simulation.run(scenario, on: server, verbose: true) else {
                     return say("history \(start + 1) held every invariant")
                 }
@@ -35,7 +35,7 @@ struct SimulationBench {
                 return say("history \(start + 1) FAILED: \(failure)\nshortest failing history (\(reason)):\n\(shortest)")
             }
             let outcome = try await Simulation.runMany(
-                seed: seed, count: histories, from: start, on: server, shared: shared, keepGoing: keepGoing,
+                seed: seed, count: histories, from: start, on: server, kind: kind, keepGoing: keepGoing,
                 progress: { done, failed in
                     if done % 250 == 0 { say("  \(done) histories, \(failed) failed, \(Int(Date().timeIntervalSince(started))) s") }
                 },

@@ -12,6 +12,8 @@ import Testing
         let devices: Int
         let collisions: Bool
         var watching: Set<Int> = []
+        /// In an end-to-end encrypted vault.
+        var encrypted = false
         let steps: [SimOperation]
         var testDescription: String { name }
     }
@@ -141,11 +143,36 @@ import Testing
             .delete(device: 0, path: "inbox.md"),
             .sync(device: 0, fault: nil),
         ]),
+        // Found by the encrypted-vault histories (issue 36) at VAULTSYNC_ENCRYPTED_SIM_SEED=20261127,
+        // 7th history. d4's push of its edit was lost before the server, but d4 had sealed the note
+        // and kept its ciphertext; d2 then deleted the note. d4's next sync kept its edit over the
+        // deletion, found the server did not hold the kept ciphertext, forgot it and planned
+        // again, but the cursor had already moved past d2's deletion: every later push went on
+        // the version before it, was refused, and d4 kept its edit alone for good. A push that
+        // answers a remote change and does not land now keeps the cursor before that change.
+        Case(name: "an edit kept over a deletion whose first push was lost still reaches the other devices (encrypted)", devices: 5, collisions: true, watching: [1, 2, 3], encrypted: true, steps: [
+            .edit(device: 4, path: "notes/plan.md", .sharedLine, token: "k3x"),
+            .sync(device: 4, fault: .lostBefore(at: 1)),
+            .delete(device: 2, path: "notes/plan.md"),
+        ]),
+        // The same history with d2's deletion synced and purged (found by the same run once the
+        // case above was fixed): d4's cursor had expired, its full read no longer listed the note,
+        // so it pushed the note anew; that push lost its kept ciphertext too, and the full read's
+        // cursor was kept all the same. A push that answers what the read changed (here: a synced
+        // path the full state no longer lists) keeps the cursor unless it lands.
+        Case(name: "an edit kept over a purged deletion whose first push was lost still reaches the other devices (encrypted)", devices: 5, collisions: true, watching: [1, 2, 3], encrypted: true, steps: [
+            .edit(device: 4, path: "notes/plan.md", .sharedLine, token: "k3x"),
+            .sync(device: 4, fault: .lostBefore(at: 1)),
+            .delete(device: 2, path: "notes/plan.md"),
+            .sync(device: 2, fault: nil),
+            .purge,
+        ]),
     ]
 
     @Test(arguments: cases)
     func historyHoldsEveryInvariant(_ regression: Case) async throws {
-        let scenario = SimScenario(seed: 0, devices: regression.devices, collisions: regression.collisions, watching: regression.watching, operations: regression.steps)
+        var scenario = SimScenario(seed: 0, devices: regression.devices, collisions: regression.collisions, watching: regression.watching, operations: regression.steps)
+        scenario.encrypted = regression.encrypted
         let verbose = ProcessInfo.processInfo.environment["VAULTSYNC_SIM_VERBOSE"] != nil
         try await Simulation.withServer { server in
             let failure = try await Simulation.run(scenario, on: server, verbose: verbose)

@@ -66,7 +66,31 @@ public struct SimScenario: Sendable, CustomStringConvertible {
     /// Devices of a third person, a reader of it: they edit notes of their own, which must never
     /// reach the server or another device, and take every change the others make.
     public var readers: Set<Int> = []
+    /// The vault is end-to-end encrypted: the server holds only sealed names and bytes.
+    public var encrypted = false
     public var operations: [SimOperation]
+
+    /// Whose vault a run's histories happen in.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// One person's vault.
+        case plain
+        /// A vault three people share (``generateShared(seed:steps:)``).
+        case shared
+        /// One person's end-to-end encrypted vault: the same histories as `plain`.
+        case encrypted
+    }
+
+    /// The history of `seed` in a vault of `kind`.
+    public static func generate(seed: UInt64, kind: Kind) -> SimScenario {
+        switch kind {
+        case .plain: return generate(seed: seed)
+        case .shared: return generateShared(seed: seed)
+        case .encrypted:
+            var scenario = generate(seed: seed)
+            scenario.encrypted = true
+            return scenario
+        }
+    }
 
     public init(seed: UInt64, devices: Int, collisions: Bool, watching: Set<Int> = [], writers: Set<Int> = [], readers: Set<Int> = [], operations: [SimOperation]) {
         self.seed = seed
@@ -79,7 +103,7 @@ public struct SimScenario: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "seed \(seed): \(devices) devices (watching: \(watching.sorted()), another person's writers: \(writers.sorted()), readers: \(readers.sorted())), "
+        "seed \(seed): \(devices) devices (watching: \(watching.sorted()), another person's writers: \(writers.sorted()), readers: \(readers.sorted()))\(encrypted ? ", encrypted vault" : ""), "
             + "\(collisions ? "colliding" : "non-colliding") edits, \(operations.count) steps\n"
             + operations.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
     }

@@ -3,6 +3,7 @@ import Synchronization
 import SyncClient
 import SyncProtocol
 import SyncServer
+import VaultCrypto
 
 /// The end of a history: faults stop, devices settle, and the invariants are checked.
 extension Simulation {
@@ -81,7 +82,30 @@ extension Simulation {
         if outside != expected || (try? String(contentsOf: folder.appendingPathComponent("outside.txt"), encoding: .utf8)) != "outside" {
             return "something outside the vaults changed: \(outside)"
         }
+        if let leaked = try await checkSealed(reference.keys) { return leaked }
         return try await checkHistory()
+    }
+
+    /// In an encrypted vault, the server holds only sealed names, each of which the vault's key
+    /// opens, and every file the devices hold is among them.
+    func checkSealed(_ plaintexts: Dictionary<String, String>.Keys) async throws -> String? {
+        guard let keys = try vaultKeys() else { return nil }
+        let names = NameCipher(vaultKey: keys.names)
+        let session = try await readerSession()
+        var opened: Set<String> = []
+        var cursor: String?
+        repeat {
+            let page = try await server.api.state(session, cursor: cursor)
+            for file in page.files {
+                if plaintexts.contains(file.path.rawValue) { return "the server holds a plaintext name: \(file.path)" }
+                guard let plain = try? names.decrypt(file.path) else { return "the server holds a name the vault's key does not open: \(file.path)" }
+                opened.insert(plain.rawValue)
+            }
+            cursor = page.cursor
+            if page.hasMore != true { break }
+        } while true
+        if let missing = plaintexts.sorted().first(where: { !opened.contains($0) }) { return "the server holds no sealed name for \(missing)" }
+        return nil
     }
 
     /// Every version the server confirmed is in the history of files never deleted (a deleted
@@ -89,7 +113,10 @@ extension Simulation {
     func checkHistory() async throws -> String? {
         let confirmed = confirmed.versions.withLock { $0 }
         let session = try await readerSession()
-        for (path, versions) in confirmed.sorted(by: { $0.key < $1.key }) where !ledger.everDeleted.contains(path.rawValue) {
+        // The transports saw the server's names: sealed ones in an encrypted vault.
+        let names = try vaultKeys().map { NameCipher(vaultKey: $0.names) }
+        for (path, versions) in confirmed.sorted(by: { $0.key < $1.key }) {
+            if ledger.everDeleted.contains(try names?.decrypt(path).rawValue ?? path.rawValue) { continue }
             let history = try await server.api.history(path, session: session)
             let kept = Dictionary(history.versions.compactMap { entry in entry.contentHash.map { (entry.version, $0) } }, uniquingKeysWith: { a, _ in a })
             for (version, hash) in versions.sorted(by: { $0.key < $1.key }) where kept[version] != hash {

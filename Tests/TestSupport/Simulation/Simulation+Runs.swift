@@ -19,17 +19,17 @@ extension Simulation {
         public var failures: [(index: Int, reason: String)] = []
     }
 
-    /// Runs `count` histories derived from `seed` (history `i` from `SplitMix.derive(seed, i)`;
-    /// in a vault shared by three people when `shared`, ``SimScenario/generateShared(seed:steps:)``).
+    /// Runs `count` histories derived from `seed` (history `i` from `SplitMix.derive(seed, i)`), in
+    /// a vault of `kind` (``SimScenario/generate(seed:kind:)``).
     /// Stops at the first failure and shrinks it, or with `keepGoing` runs them all and lists the
     /// failures (replay one with its index to shrink it).
     public static func runMany(
-        seed: UInt64, count: Int, from start: Int = 0, on server: TestServer, shared: Bool = false, keepGoing: Bool = false,
+        seed: UInt64, count: Int, from start: Int = 0, on server: TestServer, kind: SimScenario.Kind = .plain, keepGoing: Bool = false,
         progress: (Int, Int) -> Void = { _, _ in }, failed: (Int, String) -> Void = { _, _ in }
     ) async throws -> Outcome {
         var outcome = Outcome()
         for index in start..<(start + count) {
-            let scenario = shared ? SimScenario.generateShared(seed: SplitMix.derive(seed, index)) : SimScenario.generate(seed: SplitMix.derive(seed, index))
+            let scenario = SimScenario.generate(seed: SplitMix.derive(seed, index), kind: kind)
             outcome.histories += 1
             defer { progress(outcome.histories, outcome.failures.count) }
             guard let reason = try await run(scenario, on: server) else { continue }

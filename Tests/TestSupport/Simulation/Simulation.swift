@@ -5,6 +5,7 @@ import SyncClient
 import SyncCore
 import SyncProtocol
 import SyncServer
+import VaultCrypto
 
 /// Runs a ``SimScenario`` with the real `SyncEngine`s of several devices against the real server
 /// and Postgres, one step at a time (so the order of events is the scenario's), and checks the
@@ -104,10 +105,7 @@ public final class Simulation {
             let root = folder.appendingPathComponent("device\(index)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             let transport = FaultyTransport(onConfirmed: confirmed.add)
-            let person = people[index] ?? user
-            _ = try await SyncEngine.link(
-                root: root, server: server.baseURL, email: person.email, password: person.password, deviceName: "d\(index)",
-                vault: people[index] == nil ? nil : sharedVault, transport: transport)
+            try await link(index, root, transport)
             devices.append(Device(index: index, root: root, transport: transport, engine: try open(root, transport)))
         }
         for device in scenario.watching { schedules[device] = WatchSchedule(settings: WatchSchedule.Settings(), start: now) }
@@ -262,12 +260,37 @@ public final class Simulation {
     }
 
     func signIn(_ device: Int) async throws {
-        let root = devices[device].root
-        let person = people[device] ?? user
-        _ = try await SyncEngine.link(
-            root: root, server: server.baseURL, email: person.email, password: person.password, deviceName: "d\(device)",
-            vault: people[device] == nil ? nil : sharedVault, transport: devices[device].transport)
-        devices[device].engine = try open(root, devices[device].transport)
+        try await link(device, devices[device].root, devices[device].transport)
+        devices[device].engine = try open(devices[device].root, devices[device].transport)
+    }
+
+    /// Links (or signs in again) device `index`'s folder, as its person. In an encrypted vault the
+    /// first device makes the vault's key and the others open it with the passphrase.
+    func link(_ index: Int, _ root: URL, _ transport: FaultyTransport) async throws {
+        let person = people[index] ?? user
+        let credential = SignInCredential.password(email: person.email, password: person.password)
+        let vault = people[index] == nil ? nil : sharedVault
+        guard scenario.encrypted else {
+            _ = try await SyncEngine.link(root: root, server: server.baseURL, credential: credential, deviceName: "d\(index)", vault: vault, transport: transport)
+            return
+        }
+        let passphrase = Self.passphrase
+        let key: VaultKeyChoice = index == 0 && devices.isEmpty ? .create(passphrase: passphrase, scrypt: TestVault.cheapScrypt) : .unlock { .passphrase(passphrase) }
+        _ = try await SyncEngine.link(root: root, server: server.baseURL, credential: credential, deviceName: "d\(index)", vault: vault, key: key, transport: transport)
+    }
+
+    static let passphrase = "the simulation's passphrase"
+
+    /// What stops a history from being set up (not an invariant it broke).
+    enum SetupError: Error { case noVaultKey }
+
+    /// An encrypted vault's keys, as the first device keeps them: the checks read the server
+    /// through them (its names and bytes are sealed). Nil for a plain vault.
+    func vaultKeys() throws -> VaultKeyring? {
+        guard scenario.encrypted else { return nil }
+        let stored = try CredentialStore(stateFolder: devices[0].root.appendingPathComponent(VaultPath.stateFolderName)).load()
+        guard let first = stored?.vaultKey else { throw SetupError.noVaultKey }
+        return VaultKeyring(try ([first] + (stored?.laterVaultKeys ?? [])).map { try VaultKey(bytes: $0) })
     }
 
     /// A device that did not sync across a purge reconciles from the full state, and the merge
@@ -363,11 +386,15 @@ public final class Simulation {
         return VaultSession(accessToken: tokens.accessToken, deviceID: readerID)
     }
 
-    /// The server's current content of `path`, nil when it has none.
+    /// The server's current content of `path`, nil when it has none (opened with the vault's key
+    /// in an encrypted vault).
     func serverContent(_ path: String) async throws -> String? {
         let session = try await readerSession()
-        let pull = try await server.api.pull(PullRequest(files: [try VaultPath(path)]), session: session)
+        let keys = try vaultKeys()
+        let name = try keys.map { try NameCipher(vaultKey: $0.names).encrypt(try VaultPath(path)) } ?? VaultPath(path)
+        let pull = try await server.api.pull(PullRequest(files: [name]), session: session)
         guard let download = pull.downloads.first else { return nil }
-        return String(decoding: try await server.api.downloadBlob(from: download.downloadURL, session: session), as: UTF8.self)
+        let bytes = try await server.api.downloadBlob(from: download.downloadURL, session: session)
+        return String(decoding: try keys.map { try FileFormat.open(bytes, with: $0) } ?? bytes, as: UTF8.self)
     }
 }

@@ -58,11 +58,24 @@ struct RoundContext: Sendable {
     let scan: LocalScan
     let authors: [VaultPath: RemoteAuthor]
     let remote: [VaultPath: RemoteEntry]
+    /// Whether `remote` holds only the changes after the cursor (else the server's full state,
+    /// where a synced path it does not list was deleted long ago).
+    let remoteIsIncremental: Bool
+    /// What was last synced, as the plan saw it.
+    let synced: [VaultPath: SyncedEntry]
     /// How files changed on both sides merge (the vault's `.vaultsyncmerge`).
     let mergePolicies: MergePolicies
     /// Edits kept over another device's deletion: who deleted them (reported once pushed).
     let keptOverDelete: [VaultPath: String?]
     let progress: ProgressTracker
+
+    /// Whether this round's read of the server changed `path` from what was last synced: another
+    /// version, or in a full read a synced path it no longer lists (deleted long ago). A push that
+    /// answers such a change and does not land has the change read again, not passed by the cursor.
+    func readChanged(_ path: VaultPath) -> Bool {
+        if let entry = remote[path] { return entry.version != synced[path]?.version }
+        return !remoteIsIncremental && synced[path] != nil
+    }
 
     func remoteSize(_ path: VaultPath) -> Int64 {
         if case .live(_, _, let size)? = remote[path] { return size }

@@ -144,6 +144,12 @@ extension SyncEngine {
             }
             let outcome = try await uploader.finish(pushed, cursor: result.cursor, meter: context.progress.meter(upTo: batch.reduce(0) { $0 + $1.sizeBytes }))
             result.replan = result.replan || outcome.conflicts || outcome.lostCiphertexts
+            // A push that answers what this round read of the server (an edit kept over a
+            // deletion, a merge, a file the full state no longer lists) and did not land: that is
+            // read again, or the cursor would move past it and leave this device pushing on a
+            // version the server left behind, refused every time.
+            let landed = Set(outcome.confirmed.map(\.path))
+            if batch.contains(where: { context.readChanged($0.path) && !landed.contains($0.path) }) { result.remoteSideComplete = false }
             result.failures += outcome.failures
             result.storageFull = outcome.storageFull ?? result.storageFull
             full = full || outcome.storeFull

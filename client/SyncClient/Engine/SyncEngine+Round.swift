@@ -111,7 +111,7 @@ extension SyncEngine {
         Self.addOnce(&report.notices, mergePolicies.problems + execution.notices)
         for (path, why) in execution.notSent.sorted(by: { $0.key < $1.key }) { report.fail(path, why) }
         let context = RoundContext(
-            scan: scan, authors: authors, remote: remote, mergePolicies: mergePolicies,
+            scan: scan, authors: authors, remote: remote, remoteIsIncremental: incremental, synced: synced, mergePolicies: mergePolicies,
             keptOverDelete: execution.pushes.reduce(into: [:]) { kept, push in if case .some(let by) = push.keptOverDeleteBy { kept[push.path] = by } },
             progress: ProgressTracker(progress))
         let totals = execution.totals(remoteSize: context.remoteSize)
