@@ -5,7 +5,8 @@ import Testing
 
 /// Every history the simulation found failing, shrunk, kept as it was found (steps spelled out, so
 /// that a change to the generator cannot turn it into another history). `VAULTSYNC_SIM_VERBOSE=1`
-/// prints each sync's report.
+/// prints each sync's report and disk step; `VAULTSYNC_SIM_CASE` runs only the cases whose name
+/// holds it.
 @Suite struct SimulationRegressionTests {
     struct Case: CustomTestStringConvertible, Sendable {
         let name: String
@@ -167,13 +168,24 @@ import Testing
             .sync(device: 2, fault: nil),
             .purge,
         ]),
+        // Found by the crash-anywhere seam (issue 36) at VAULTSYNC_SIM_SEED=20261123, 29th history.
+        Case(name: "a merge written just before a power cut loses neither side", devices: 5, collisions: true, watching: [0, 1], steps: [
+            .edit(device: 3, path: "Journal/caf\u{E9}.md", .ownLine, token: "k3x"),
+            .edit(device: 3, path: "notes/log.md", .append, token: "k4x"),
+            .edit(device: 4, path: "notes/log.md", .ownLine, token: "k5x"),
+            .sync(device: 3, fault: nil),
+            .crash(device: 4, atStep: 21, powerCut: true),
+        ]),
     ]
 
     @Test(arguments: cases)
     func historyHoldsEveryInvariant(_ regression: Case) async throws {
         var scenario = SimScenario(seed: 0, devices: regression.devices, collisions: regression.collisions, watching: regression.watching, operations: regression.steps)
         scenario.encrypted = regression.encrypted
-        let verbose = ProcessInfo.processInfo.environment["VAULTSYNC_SIM_VERBOSE"] != nil
+        let environment = ProcessInfo.processInfo.environment
+        let verbose = environment["VAULTSYNC_SIM_VERBOSE"] != nil
+        // Replaying one case by hand: `VAULTSYNC_SIM_CASE` holds part of its name.
+        if let only = environment["VAULTSYNC_SIM_CASE"], !regression.name.contains(only) { return }
         try await Simulation.withServer { server in
             let failure = try await Simulation.run(scenario, on: server, verbose: verbose)
             #expect(failure == nil, "\(failure ?? "")")

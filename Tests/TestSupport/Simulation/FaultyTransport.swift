@@ -93,6 +93,9 @@ final class FaultyTransport: HTTPTransport, Sendable {
     /// Whether this sync received new tokens from a refresh.
     var refreshAnswered: Bool { state.withLock { $0.refreshAnswered } }
 
+    /// The device died elsewhere (at a disk step): nothing more reaches the network.
+    func crashNow() { state.withLock { $0.crashed = true } }
+
     func setOffline(_ offline: Bool) { state.withLock { $0.offline = offline } }
     var isOffline: Bool { state.withLock { $0.offline } }
 

@@ -23,6 +23,11 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
     case delete(device: Int, path: String)
     case rename(device: Int, from: String, to: String)
     case sync(device: Int, fault: TransportFault?)
+    /// A sync the device dies in, before its `atStep`-th write to the disk (a file staged, renamed,
+    /// removed or flushed, or a `sync.db` commit; counted from 1): the engine is dropped and the
+    /// vault opened again from its folder and `sync.db`. A `powerCut` also undoes the writes that
+    /// were not durable yet (``SimDisk``). A sync with fewer steps ends normally.
+    case crash(device: Int, atStep: Int, powerCut: Bool)
     case offline(device: Int)
     case online(device: Int)
     /// Stops the server gracefully and starts it again.
@@ -42,6 +47,7 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
         case .delete(let d, let path): "d\(d) delete \(path)"
         case .rename(let d, let from, let to): "d\(d) rename \(from) → \(to)"
         case .sync(let d, let fault): "d\(d) sync" + (fault.map { " [\($0)]" } ?? "")
+        case .crash(let d, let step, let powerCut): "d\(d) sync [\(powerCut ? "power cut" : "crash") at disk step \(step)]"
         case .offline(let d): "d\(d) offline"
         case .online(let d): "d\(d) online"
         case .restartServer: "restart server"
@@ -137,8 +143,10 @@ public struct SimScenario: Sendable, CustomStringConvertible {
                 // The target is new to every device unless edits may collide.
                 let target = collisions ? sharedNotes.randomElement(using: &rng)! : own(device, "moved-\(index).md")
                 operations.append(.rename(device: device, from: note, to: target))
-            case 47..<76:
+            case 47..<70:
                 operations.append(.sync(device: device, fault: randomFault(&rng)))
+            case 70..<76:
+                operations.append(.crash(device: device, atStep: Int.random(in: 1...30, using: &rng), powerCut: Bool.random(using: &rng)))
             case 76..<82: operations.append(.wait(seconds: [1, 2, 30, 130].randomElement(using: &rng)!))
             case 82..<87:
                 if offline.contains(device) {

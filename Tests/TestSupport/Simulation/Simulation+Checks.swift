@@ -57,6 +57,10 @@ extension Simulation {
                 return "d0 and d\(device) differ: \(differing)"
             }
         }
+        // Every note and attachment has content: an empty one is a write a power cut cut short.
+        for device in devices.indices {
+            if let empty = try files(device).filter({ $0.value.isEmpty }).keys.sorted().first { return "d\(device) presents a half-written file: \(empty)" }
+        }
         for device in devices.indices {
             let open = try await devices[device].engine.state.conflicts()
             if !open.isEmpty { return "d\(device) keeps open conflicts: \(open.map(\.path))" }

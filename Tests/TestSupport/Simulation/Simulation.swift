@@ -11,8 +11,9 @@ import VaultCrypto
 /// and Postgres, one step at a time (so the order of events is the scenario's), and checks the
 /// invariants after a final quiet round. Returns the first broken invariant, if any.
 ///
-/// Crashes happen at request boundaries: from the crash on, the device's network is dead; the
-/// engine is then dropped and the vault opened again from its folder and `sync.db`.
+/// Crashes happen at request boundaries and before any write to a device's disk (``SimDisk``):
+/// from the crash on, the device's network and disk are dead; the engine is then dropped (after a
+/// power cut, what was not durable is undone) and the vault opened again from its folder and `sync.db`.
 public final class Simulation {
     let scenario: SimScenario
     let server: TestServer
@@ -22,6 +23,8 @@ public final class Simulation {
     var people: [Int: TestUser] = [:]
     var sharedVault: String?
     let folder: URL
+    /// Beside ``folder`` on its file system: the files a power cut may bring back (``SimDisk``).
+    var kept: URL { folder.deletingLastPathComponent().appendingPathComponent(folder.lastPathComponent + "-kept") }
     var devices: [Device] = []
     var ledger = Ledger()
     let confirmed = Confirmed()
@@ -46,11 +49,12 @@ public final class Simulation {
     /// Prints every sync's report (replaying a failure by hand).
     var verbose = false
 
-    /// One device: a vault folder, its engine, its transport.
+    /// One device: a vault folder, its engine, its transport and its disk.
     struct Device {
         let index: Int
         let root: URL
         let transport: FaultyTransport
+        let disk: SimDisk
         var engine: SyncEngine
     }
 
@@ -91,7 +95,10 @@ public final class Simulation {
         let reader = try await user.newDevice("reader")
         let simulation = Simulation(scenario: scenario, server: server, user: user, readerID: reader.info.deviceID)
         simulation.verbose = verbose
-        defer { try? FileManager.default.removeItem(at: simulation.folder) }
+        defer {
+            try? FileManager.default.removeItem(at: simulation.folder)
+            try? FileManager.default.removeItem(at: simulation.kept)
+        }
         return try await simulation.run()
     }
 
@@ -106,7 +113,8 @@ public final class Simulation {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             let transport = FaultyTransport(onConfirmed: confirmed.add)
             try await link(index, root, transport)
-            devices.append(Device(index: index, root: root, transport: transport, engine: try open(root, transport)))
+            let disk = newDisk(index, transport)
+            devices.append(Device(index: index, root: root, transport: transport, disk: disk, engine: try open(root, transport, disk)))
         }
         for device in scenario.watching { schedules[device] = WatchSchedule(settings: WatchSchedule.Settings(), start: now) }
         // A shared starting point.
@@ -138,11 +146,18 @@ public final class Simulation {
         }
     }
 
-    func open(_ root: URL, _ transport: FaultyTransport) throws -> SyncEngine {
+    func open(_ root: URL, _ transport: FaultyTransport, _ disk: SimDisk) throws -> SyncEngine {
         let clock = server.clock
         // The mass-delete guard is on, as users run it: deleting the last files of a small vault
         // must go through (a scenario once found it held back).
-        return try SyncEngine(root: root, transport: transport, transfers: TransferSettings(parallelTransfers: 1), lockTimeout: .seconds(5), massDeletePolicy: .standard, now: { clock.now })
+        return try SyncEngine(
+            root: root, transport: transport, transfers: TransferSettings(parallelTransfers: 1), lockTimeout: .seconds(5), massDeletePolicy: .standard,
+            now: { clock.now }, diskSteps: disk)
+    }
+
+    /// A device's disk: a crash at one of its steps kills the device's network too.
+    func newDisk(_ index: Int, _ transport: FaultyTransport) -> SimDisk {
+        SimDisk(keep: kept.appendingPathComponent("d\(index)"), verbose: verbose, onCrash: { transport.crashNow() })
     }
 
     // MARK: steps
@@ -182,6 +197,8 @@ public final class Simulation {
             for token in Tokens.find(in: text) { ledger.written[token] = to }
         case .sync(let device, let fault):
             return try await sync(device, fault: fault)
+        case .crash(let device, let step, let powerCut):
+            return try await sync(device, fault: nil, crashAt: step, powerCut: powerCut)
         case .offline(let device): devices[device].transport.setOffline(true)
         case .online(let device):
             devices[device].transport.setOffline(false)
@@ -196,11 +213,13 @@ public final class Simulation {
         return nil
     }
 
-    /// One sync of `device` with `fault` planned; a crashed device is reopened from its folder.
-    func sync(_ device: Int, fault: TransportFault?) async throws -> String? {
+    /// One sync of `device` with `fault` planned, or a death at its `crashAt`-th disk step (with a
+    /// `powerCut`); a crashed device is reopened from its folder.
+    func sync(_ device: Int, fault: TransportFault?, crashAt: Int? = nil, powerCut: Bool = false) async throws -> String? {
         let started = now
         schedules[device]?.syncStarted(at: started)
         devices[device].transport.arm(fault)
+        devices[device].disk.arm(crashAt: crashAt)
         let report: SyncReport?
         do {
             report = try await devices[device].engine.sync()
@@ -218,11 +237,14 @@ public final class Simulation {
             refreshAnswerLost[device] = nil
         }
         if devices[device].transport.crashed {
+            if powerCut { devices[device].disk.losePower() }
             let offline = devices[device].transport.isOffline
             let transport = FaultyTransport(onConfirmed: confirmed.add)
             transport.setOffline(offline)
-            devices[device] = Device(index: device, root: devices[device].root, transport: transport, engine: try open(devices[device].root, transport))
+            let disk = newDisk(device, transport)
+            devices[device] = Device(index: device, root: devices[device].root, transport: transport, disk: disk, engine: try open(devices[device].root, transport, disk))
         }
+        devices[device].disk.arm(crashAt: nil)  // the crash planned belongs to this sync only
         devices[device].transport.arm(nil)
         let gotThrough = report?.gotThrough ?? false
         schedules[device]?.syncFinished(at: now, gotThrough: gotThrough)
@@ -261,7 +283,7 @@ public final class Simulation {
 
     func signIn(_ device: Int) async throws {
         try await link(device, devices[device].root, devices[device].transport)
-        devices[device].engine = try open(devices[device].root, devices[device].transport)
+        devices[device].engine = try open(devices[device].root, devices[device].transport, devices[device].disk)
     }
 
     /// Links (or signs in again) device `index`'s folder, as its person. In an encrypted vault the

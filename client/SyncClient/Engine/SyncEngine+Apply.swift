@@ -31,7 +31,7 @@ extension SyncEngine {
                     let diskPath = context.diskPath(download.path)
                     let expected: AtomicFileWriter.Expectation = context.scan.stats[diskPath].map { .unchanged($0) } ?? .absent
                     let stagedStat = Self.stat(file.url.path)
-                    try writer.commit(staged: file.url, to: diskPath, expected: expected)
+                    try writer.commit(staged: file.url, to: diskPath, expected: expected, durable: false)  // flushed below, once
                     // Known content: put it in the stat cache so the next scan need not hash it. Only
                     // if the file is still exactly what was renamed into place (an edit in between
                     // changes its mtime or size and is then hashed as usual).
@@ -64,7 +64,7 @@ extension SyncEngine {
         for path in paths {
             guard let file = context.scan.file(path), let stat = context.scan.stats[file.diskPath] else { continue }
             do {
-                try writer.removeIfUnchanged(file.diskPath, expected: stat)
+                try writer.removeIfUnchanged(file.diskPath, expected: stat, durable: false)  // flushed below, once
                 result.deletedLocally.append(path)
                 log.append(LogLine(.delete, path, "deleted on the server"))
             } catch {
@@ -72,6 +72,8 @@ extension SyncEngine {
                 result.fail(path, error)
             }
         }
+        // Durable before `sync.db` forgets them: a file back after a power cut would be taken for a new one.
+        if !result.deletedLocally.isEmpty { try writer.flush() }
         try await store.forget(result.deletedLocally, at: now(), log: log)
         context.progress.advance(files: paths.count)
         return result

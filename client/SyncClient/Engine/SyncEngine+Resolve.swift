@@ -132,10 +132,7 @@ extension SyncEngine {
 
     /// Replaces a local file the user chose to replace (no re-check: this is their decision).
     private func replaceLocal(_ diskPath: String, with data: Data) throws {
-        let staged = try writer.stage(data)
-        let target = root.appendingPathComponent(diskPath)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-        guard rename(staged.path, target.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        try writer.commit(staged: try writer.stage(data), to: diskPath, expected: .any)
     }
 }
 

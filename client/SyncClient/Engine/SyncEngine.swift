@@ -42,11 +42,13 @@ public final class SyncEngine: Sendable {
     /// - Parameter massDeletePolicy: when this engine's syncs hold deletions back for the user
     ///   (``MassDeletePolicy/allowAll`` for `--allow-mass-delete`).
     /// - Parameter transfers: parallel transfers, and when and how large files go in parts.
+    /// - Parameter diskSteps: sees each write to the vault and `sync.db` first (the simulation's crashes).
     /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked;
     ///   ``SyncEngineError/signedOut(_:)`` when it is linked but signed out (`logout`).
     public init(
         root: URL, transport: any HTTPTransport = AsyncHTTPTransport(), batchSize: Int = 500, transfers: TransferSettings = TransferSettings(),
-        lockTimeout: Duration = .seconds(600), massDeletePolicy: MassDeletePolicy = .standard, now: @escaping @Sendable () -> Date = { Date() }
+        lockTimeout: Duration = .seconds(600), massDeletePolicy: MassDeletePolicy = .standard, now: @escaping @Sendable () -> Date = { Date() },
+        diskSteps: any DiskSteps = .none
     ) throws {
         self.root = root.standardizedFileURL
         self.stateFolder = self.root.appendingPathComponent(VaultPath.stateFolderName)
@@ -59,11 +61,11 @@ public final class SyncEngine: Sendable {
         if let keys = try credentials.vaultKeyring, keys.generation(credentials.namesGeneration ?? 1) == nil { credentials.namesGeneration = nil }
         self.api = SyncAPI(baseURL: credentials.server, transport: transport)
         self.session = AuthorizedSession(credentials: credentials, store: credentialStore, api: api)
-        self.store = try StateStore(stateFolder: stateFolder)
+        self.store = try StateStore(stateFolder: stateFolder, steps: diskSteps)
         self.folder = FolderIdentity(root: self.root, stateFolder: stateFolder)
         try folder.establish(store)
         self.massDeletePolicy = massDeletePolicy
-        let writer = AtomicFileWriter(root: self.root)
+        let writer = AtomicFileWriter(root: self.root, steps: diskSteps)
         self.writer = writer
         let store = self.store
         let cipher = try credentials.vaultKeyring.map { VaultCipher(keys: $0, namesGeneration: credentials.namesGeneration ?? 1, store: store, writer: writer) }

@@ -8,13 +8,17 @@ import Glibc
 /// Replaces vault files without ever losing an edit: the new content is written to a temporary
 /// file in `.vaultsync/tmp`, fsynced, and renamed over the target only if the target is still what
 /// the scan saw (same size, mtime and inode, or still absent). A file edited meanwhile is left alone.
+/// Renames and removals are made durable before `sync.db` records them.
 public struct AtomicFileWriter: Sendable {
     public let root: URL
     let temporaryFolder: URL
+    /// Sees each write before it happens (the simulation's crashes and power cuts).
+    let steps: any DiskSteps
 
-    public init(root: URL, stateFolderName: String = ".vaultsync") {
+    public init(root: URL, stateFolderName: String = ".vaultsync", steps: any DiskSteps = .none) {
         self.root = root
         self.temporaryFolder = root.appendingPathComponent(stateFolderName).appendingPathComponent("tmp")
+        self.steps = steps
     }
 
     /// What the target must still be for the replacement to happen.
@@ -23,11 +27,16 @@ public struct AtomicFileWriter: Sendable {
         case absent
         /// The file must have exactly this stat (unchanged since the scan).
         case unchanged(CachedStat)
+        /// Whatever it is: the user chose to replace it.
+        case any
     }
 
     /// Moves the finished temporary file `staged` to `diskPath` if `expected` still holds.
+    /// - Parameter durable: ``flush()`` after the rename, so that nothing recorded afterwards (the
+    ///   file as synced, a push of it) can outlive the rename in a power cut: the older file would
+    ///   then come back and be taken for a local edit. A batch passes false and flushes once.
     /// - Throws: ``AtomicWriteError/changedSinceScan(_:)`` (the staged file is removed, the target untouched).
-    public func commit(staged: URL, to diskPath: String, expected: Expectation) throws {
+    public func commit(staged: URL, to diskPath: String, expected: Expectation, durable: Bool = true) throws {
         let target = root.appendingPathComponent(diskPath)
         guard Self.holds(expected, at: target.path) else {
             try? FileManager.default.removeItem(at: staged)
@@ -36,6 +45,7 @@ public struct AtomicFileWriter: Sendable {
         // A write between the check and the rename is a window of microseconds; rename(2) itself
         // is atomic, so readers see the old or the new file, never a mix. The folder is created
         // only when the rename says it is missing (most files land in existing folders).
+        try steps.before(.rename(staged, to: target))
         var renamed = rename(staged.path, target.path) == 0
         if !renamed && errno == ENOENT {
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -46,12 +56,14 @@ public struct AtomicFileWriter: Sendable {
             try? FileManager.default.removeItem(at: staged)
             throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
         }
+        if durable { try flush() }
     }
 
     /// Writes `data` to a new temporary file and returns it, ready for ``commit(staged:to:expected:)``.
     /// - Parameter durable: fsync it now. A batch passes false and calls ``flush()`` once before committing.
     public func stage(_ data: Data, durable: Bool = true) throws -> URL {
         let url = try newStagingFile()
+        try steps.before(.stage(url, durable: durable))
         try writeNewFile(data, at: url.path, mode: 0o644, durable: durable)
         return url
     }
@@ -61,6 +73,7 @@ public struct AtomicFileWriter: Sendable {
     /// before the batch is recorded as synced, so a power cut never leaves an empty file (or a missing
     /// one) that the next run would take for a local edit (or a local delete).
     public func flush() throws {
+        try steps.before(.flush)
         let fd = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         defer { close(fd) }
@@ -70,6 +83,7 @@ public struct AtomicFileWriter: Sendable {
     /// Moves a finished file (a download) into the staging folder, ready for ``commit(staged:to:expected:)``.
     public func adopt(_ file: URL) throws -> URL {
         let url = try newStagingFile()
+        try steps.before(.stage(url, durable: false))  // its bytes are durable at the next flush
         try FileManager.default.moveItem(at: file, to: url)
         return url
     }
@@ -88,11 +102,15 @@ public struct AtomicFileWriter: Sendable {
     }
 
     /// Removes `diskPath` only if it is still unchanged since the scan.
+    /// - Parameter durable: ``flush()`` after it (a file back after a power cut, while `sync.db`
+    ///   forgot it, would be taken for a new one). A batch passes false and flushes once.
     /// - Throws: ``AtomicWriteError/changedSinceScan(_:)`` when it was edited meanwhile.
-    public func removeIfUnchanged(_ diskPath: String, expected: CachedStat) throws {
+    public func removeIfUnchanged(_ diskPath: String, expected: CachedStat, durable: Bool = true) throws {
         let target = root.appendingPathComponent(diskPath)
         guard Self.holds(.unchanged(expected), at: target.path) else { throw AtomicWriteError.changedSinceScan(diskPath) }
+        try steps.before(.remove(target))
         try FileManager.default.removeItem(at: target)
+        if durable { try flush() }
     }
 
     static func holds(_ expected: Expectation, at path: String) -> Bool {
@@ -103,6 +121,8 @@ public struct AtomicFileWriter: Sendable {
             return !exists
         case .unchanged(let stat):
             return exists && info.kind == 1 && info.size == stat.sizeBytes && info.mtime_ns == stat.mtimeNanoseconds && info.inode == stat.inode
+        case .any:
+            return true
         }
     }
 }

@@ -13,8 +13,9 @@ public final class StateStore: Sendable {
     let db: DatabasePool
 
     /// Opens (creating and migrating) `sync.db` in `stateFolder`.
+    /// - Parameter steps: sees each commit after the migrations before it happens (``DiskStep/commit``).
     /// - Throws: ``StateStoreError/newerSchema(_:)`` when a newer client wrote the database.
-    public init(stateFolder: URL) throws {
+    public init(stateFolder: URL, steps: any DiskSteps = .none) throws {
         try FileManager.default.createDirectory(at: stateFolder, withIntermediateDirectories: true)
         let path = stateFolder.appendingPathComponent("sync.db").path
         // Several processes share sync.db (a sync, `status`, `conflicts`, `watch`). WAL lets readers
@@ -28,6 +29,7 @@ public final class StateStore: Sendable {
         let applied = try db.read { try migrator.appliedIdentifiers($0) }
         if let unknown = applied.subtracting(known).first { throw StateStoreError.newerSchema(unknown) }
         try migrator.migrate(db)
+        if !(steps is NoDiskSteps) { db.add(transactionObserver: CommitSteps(steps: steps), extent: .databaseLifetime) }
     }
 
     static var migrator: DatabaseMigrator {
@@ -219,4 +221,16 @@ public final class StateStore: Sendable {
     }
 
 
+}
+
+/// Hands each commit to ``DiskSteps`` first: a throw rolls the transaction back, as a crash
+/// before SQLite's commit would.
+private final class CommitSteps: TransactionObserver {
+    let steps: any DiskSteps
+    init(steps: any DiskSteps) { self.steps = steps }
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { false }
+    func databaseDidChange(with event: DatabaseEvent) {}
+    func databaseWillCommit() throws { try steps.before(.commit) }
+    func databaseDidCommit(_ db: Database) {}
+    func databaseDidRollback(_ db: Database) {}
 }
