@@ -330,6 +330,33 @@ import FoundationNetworking
             #expect(b.read("big.txt") == a.read("big.txt"))
         }
     }
+
+    /// A note merged here whose push did not go out holds the other device's version: deleted
+    /// here before the next sync, it is that version the user deleted, and it stays deleted
+    /// (found by the simulation, issue 36: the deletion was taken for one of the older version,
+    /// which the other device's edit beats, and the note came back).
+    @Test func aNoteMergedHereWhosePushWasLostThenDeletedHereStaysDeleted() async throws {
+        try await twoVaults { a, b in
+            try a.write("note.md", "first line\n\nsecond line\n")
+            try await a.sync()
+            try await b.sync()
+            try a.write("note.md", "first line\n\nsecond line\n\nthe laptop's line\n")
+            try await a.sync()
+            try b.write("note.md", "the phone's first line\n\nsecond line\n")
+            let cut = HookedTransport { request in
+                if request.url?.path.hasSuffix("/vault/push") == true { throw URLError(.networkConnectionLost) }
+            }
+            let report = try await SyncEngine(root: b.root, transport: cut).sync()
+            #expect(report.status == .offline, "\(report)")
+            #expect(b.read("note.md") == "the phone's first line\n\nsecond line\n\nthe laptop's line\n", "the merge was written")
+            try b.delete("note.md")
+            let deleting = try await b.sync()
+            #expect(deleting.deletedRemotely.map(\.rawValue) == ["note.md"] && deleting.notices.isEmpty, "\(deleting)")
+            #expect(b.read("note.md") == nil)
+            #expect(try await a.sync().deletedLocally.map(\.rawValue) == ["note.md"])
+            #expect(a.read("note.md") == nil)
+        }
+    }
 }
 
 @Suite struct ConflictResolutionTests {

@@ -176,6 +176,14 @@ import Testing
             .sync(device: 3, fault: nil),
             .crash(device: 4, atStep: 21, powerCut: true),
         ]),
+        // Found at VAULTSYNC_SIM_SEED=20261128, 282nd history (issue 36's first long run).
+        Case(name: "a note merged here whose push was lost, then deleted here, stays deleted", devices: 3, collisions: true, steps: [
+            .edit(device: 0, path: "Journal/caf\u{E9}.md", .sharedField, token: "k1x"),
+            .sync(device: 0, fault: nil),
+            .edit(device: 2, path: "Journal/caf\u{E9}.md", .ownLine, token: "k32x"),
+            .sync(device: 2, fault: .lostBefore(at: 5)),
+            .delete(device: 2, path: "Journal/caf\u{E9}.md"),
+        ]),
     ]
 
     @Test(arguments: cases)

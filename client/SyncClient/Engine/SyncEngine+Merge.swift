@@ -80,6 +80,13 @@ extension SyncEngine {
                 try await store.recordSynced([path: SyncedEntry(hash: hash, version: download.version)], at: now())
                 result.pulled.append(path)
             } else {
+                // The file holds the server's version now, with this device's changes on top: so
+                // `sync.db` says. Should the push not go out, a deletion here before the next sync
+                // deletes what it saw (the server's version), not an older one that other
+                // devices' edit would seem to beat; an edit goes up on top of it.
+                if case .bytes(let theirs) = remote {
+                    try await store.recordSynced([path: SyncedEntry(hash: ContentHasher.hash(theirs), version: download.version)], at: now())
+                }
                 result.followUps.append(PushCandidate(path: path, diskPath: local.diskPath, hash: hash, sizeBytes: Int64(data.count), base: download.version))
                 result.merged.append(path)
             }
