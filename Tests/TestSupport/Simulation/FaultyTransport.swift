@@ -77,8 +77,13 @@ final class FaultyTransport: HTTPTransport, Sendable {
     private let base = AsyncHTTPTransport()
     private let state = Mutex(State())
     private let onConfirmed: @Sendable ([ConfirmedFile]) -> Void
+    /// Which server instance a request goes to (``Balancer``).
+    private let route: @Sendable (URLRequest) -> URLRequest
 
-    init(onConfirmed: @escaping @Sendable ([ConfirmedFile]) -> Void) { self.onConfirmed = onConfirmed }
+    init(route: @escaping @Sendable (URLRequest) -> URLRequest = { $0 }, onConfirmed: @escaping @Sendable ([ConfirmedFile]) -> Void) {
+        self.route = route
+        self.onConfirmed = onConfirmed
+    }
 
     /// Plans `fault` for the next sync and starts counting its requests.
     func arm(_ fault: TransportFault?) {
@@ -152,6 +157,7 @@ final class FaultyTransport: HTTPTransport, Sendable {
     }
 
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        let request = route(request)
         let ((data, response), fault) = try await answer(request, { try await base.send(request) }, proxy: { Self.proxyResponse(request, $0) })
         record(request, data, response)
         if response.statusCode == 200, request.url?.path.hasSuffix("/auth/refresh") == true { state.withLock { $0.refreshAnswered = true } }
@@ -160,11 +166,13 @@ final class FaultyTransport: HTTPTransport, Sendable {
     }
 
     func upload(_ request: URLRequest, fromFile file: URL, range: Range<Int64>?) async throws -> (Data, HTTPURLResponse) {
+        let request = route(request)
         let ((data, response), _) = try await answer(request, { try await base.upload(request, fromFile: file, range: range) }, proxy: { Self.proxyResponse(request, $0) })
         return (data, response)
     }
 
     func download(_ request: URLRequest) async throws -> (URL, HTTPURLResponse) {
+        let request = route(request)
         let proxy: (Int) -> (URL, HTTPURLResponse) = { status in
             let (body, response) = Self.proxyResponse(request, status)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("sim-proxy-\(UUID().uuidString)")
@@ -220,5 +228,32 @@ final class FaultyTransport: HTTPTransport, Sendable {
         } else if path.hasSuffix("/vault/push"), let push = try? WireCoding.decoder().decode(PushResponse.self, from: data), let committed = push.committed {
             onConfirmed(committed.confirmed)
         }
+    }
+}
+
+/// Sends each request to the server instances in turn, as a round-robin load balancer in front
+/// of them does (a URL an instance handed out, a blob's, goes the same way): a push reserved on one
+/// instance is uploaded and confirmed through the other.
+final class Balancer: Sendable {
+    private let ports: [Int]
+    private let next = Mutex(0)
+    /// Requests routed so far.
+    var routed: Int { next.withLock { $0 } }
+
+    init(_ servers: [TestServer]) { ports = servers.map { $0.baseURL.port! } }
+
+    func route(_ request: URLRequest) -> URLRequest {
+        var routed = request
+        routed.url = request.url.map(route)
+        return routed
+    }
+
+    func route(_ url: URL) -> URL {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false), let port = parts.port, ports.contains(port) else { return url }
+        parts.port = next.withLock { next in
+            defer { next += 1 }
+            return ports[next % ports.count]
+        }
+        return parts.url ?? url
     }
 }

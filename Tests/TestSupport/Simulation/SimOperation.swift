@@ -30,7 +30,8 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
     case crash(device: Int, atStep: Int, powerCut: Bool)
     case offline(device: Int)
     case online(device: Int)
-    /// Stops the server gracefully and starts it again.
+    /// Stops one server instance gracefully and starts it again (the second instance first, then
+    /// they alternate); the other goes on serving.
     case restartServer
     /// Moves the clock past the tombstone retention and runs the purge job: devices whose cursor
     /// is older than a purged deletion get `cursor_expired`.
@@ -39,6 +40,12 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
     case resolve(device: Int)
     /// Time passes: watching devices sync when their `WatchSchedule` says a sync is due.
     case wait(seconds: Int)
+    /// The owner's WebDAV client (``SimDAV``) reads a note and keeps it, with its ETag.
+    case davRead(path: String)
+    /// The WebDAV client writes its edit of a note back: of the copy it kept (then forgotten), or
+    /// of one it reads now. With `ifMatch` only over the version it read (a refusal writes
+    /// nothing); without, over whatever is current then, which stays in the server's history.
+    case davWrite(path: String, token: String, ifMatch: Bool)
 
     public var description: String {
         switch self {
@@ -50,10 +57,12 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
         case .crash(let d, let step, let powerCut): "d\(d) sync [\(powerCut ? "power cut" : "crash") at disk step \(step)]"
         case .offline(let d): "d\(d) offline"
         case .online(let d): "d\(d) online"
-        case .restartServer: "restart server"
+        case .restartServer: "restart a server instance"
         case .purge: "purge (clock +2 h)"
         case .resolve(let d): "d\(d) resolve conflicts"
         case .wait(let seconds): "wait \(seconds) s"
+        case .davRead(let path): "WebDAV read \(path)"
+        case .davWrite(let path, let token, let ifMatch): "WebDAV write \(path) \(token)" + (ifMatch ? " (If-Match)" : " (blind)")
         }
     }
 }
@@ -94,6 +103,8 @@ public struct SimScenario: Sendable, CustomStringConvertible {
         case .encrypted:
             var scenario = generate(seed: seed)
             scenario.encrypted = true
+            // WebDAV serves plain vaults only: its client sits these histories out.
+            scenario.operations.removeAll { if case .davRead = $0 { true } else if case .davWrite = $0 { true } else { false } }
             return scenario
         }
     }
@@ -143,8 +154,12 @@ public struct SimScenario: Sendable, CustomStringConvertible {
                 // The target is new to every device unless edits may collide.
                 let target = collisions ? sharedNotes.randomElement(using: &rng)! : own(device, "moved-\(index).md")
                 operations.append(.rename(device: device, from: note, to: target))
-            case 47..<70:
+            case 47..<66:
                 operations.append(.sync(device: device, fault: randomFault(&rng)))
+            case 66..<70:
+                // The WebDAV client edits shared notes, or (when edits do not collide) notes of its own.
+                let path = collisions || Bool.random(using: &rng) ? sharedNotes.randomElement(using: &rng)! : "dav/n\(Int.random(in: 0..<2, using: &rng)).md"
+                operations.append(Bool.random(using: &rng) ? .davRead(path: path) : .davWrite(path: path, token: token, ifMatch: Bool.random(using: &rng)))
             case 70..<76:
                 operations.append(.crash(device: device, atStep: Int.random(in: 1...30, using: &rng), powerCut: Bool.random(using: &rng)))
             case 76..<82: operations.append(.wait(seconds: [1, 2, 30, 130].randomElement(using: &rng)!))

@@ -2,11 +2,19 @@ import Foundation
 import SeededRandom
 import SyncServer
 
+/// The two server instances the devices reach through a round-robin balancer: one database, one
+/// blob folder, one token secret, one clock.
+public struct SimServers: Sendable {
+    public let first: TestServer
+    public let second: TestServer
+    var all: [TestServer] { [first, second] }
+}
+
 extension Simulation {
-    /// A server configured for the simulation: tombstones kept an hour, so that a purge step
-    /// (the clock moved two hours) expires the cursors of devices that missed a deletion.
-    public static func withServer(_ body: (TestServer) async throws -> Void) async throws {
-        try await TestServer.with(configure: { $0.tombstoneRetention = retention }) { try await body($0) }
+    /// Two server instances configured for the simulation: tombstones kept an hour, so that a
+    /// purge step (the clock moved two hours) expires the cursors of devices that missed a deletion.
+    public static func withServer(_ body: (SimServers) async throws -> Void) async throws {
+        try await TestServer.withTwoInstances(configure: { $0.tombstoneRetention = retention }) { try await body(SimServers(first: $0, second: $1)) }
     }
 
     /// The outcome of a run of many seeded histories.
@@ -24,7 +32,7 @@ extension Simulation {
     /// Stops at the first failure and shrinks it, or with `keepGoing` runs them all and lists the
     /// failures (replay one with its index to shrink it).
     public static func runMany(
-        seed: UInt64, count: Int, from start: Int = 0, on server: TestServer, kind: SimScenario.Kind = .plain, keepGoing: Bool = false,
+        seed: UInt64, count: Int, from start: Int = 0, on server: SimServers, kind: SimScenario.Kind = .plain, keepGoing: Bool = false,
         progress: (Int, Int) -> Void = { _, _ in }, failed: (Int, String) -> Void = { _, _ in }
     ) async throws -> Outcome {
         var outcome = Outcome()
@@ -44,7 +52,7 @@ extension Simulation {
     }
 
     /// Removes steps while the history still fails: halves first, down to single steps.
-    public static func shrink(_ scenario: SimScenario, _ reason: String, on server: TestServer, attempts limit: Int = 400) async throws -> (SimScenario, String) {
+    public static func shrink(_ scenario: SimScenario, _ reason: String, on server: SimServers, attempts limit: Int = 400) async throws -> (SimScenario, String) {
         var best = (scenario, reason)
         var chunk = max(1, scenario.operations.count / 2)
         var attempts = 0

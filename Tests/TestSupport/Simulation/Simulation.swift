@@ -16,7 +16,13 @@ import VaultCrypto
 /// power cut, what was not durable is undone) and the vault opened again from its folder and `sync.db`.
 public final class Simulation {
     let scenario: SimScenario
+    /// The first server instance: the simulation's own calls (accounts, checks, purges) go to it.
     let server: TestServer
+    /// Both instances; the devices reach them through ``balancer``.
+    let servers: SimServers
+    let balancer: Balancer
+    /// Server restarts so far (they alternate between the instances, the second first).
+    var restarts = 0
     let user: TestUser
     /// Who each device belongs to when the vault is shared (``SimScenario/writers``,
     /// ``SimScenario/readers``), and the vault's id they name it by; the owner's devices are absent.
@@ -48,6 +54,9 @@ public final class Simulation {
     var refreshAnswerLost: [Int: Date] = [:]
     /// Prints every sync's report (replaying a failure by hand).
     var verbose = false
+    /// The WebDAV client, once it has its app password; and the notes it read and keeps.
+    var dav: SimDAV?
+    var davHeld: [String: SimDAV.Read] = [:]
 
     /// One device: a vault folder, its engine, its transport and its disk.
     struct Device {
@@ -78,9 +87,11 @@ public final class Simulation {
     /// The tombstone retention the simulation's server runs with (``withServer(_:)``).
     public static let retention: Duration = .seconds(3600)
 
-    private init(scenario: SimScenario, server: TestServer, user: TestUser, readerID: UUID) {
+    private init(scenario: SimScenario, servers: SimServers, user: TestUser, readerID: UUID) {
         self.scenario = scenario
-        self.server = server
+        self.server = servers.first
+        self.servers = servers
+        self.balancer = Balancer(servers.all)
         self.user = user
         self.readerID = readerID
         // Memory-backed where the machine has it: the histories test ordering, not the disk, and
@@ -89,11 +100,11 @@ public final class Simulation {
         folder = URL(fileURLWithPath: base).appendingPathComponent("vaultsync-sim-\(UUID().uuidString.prefix(8))")
     }
 
-    /// Runs `scenario` on `server` with a new account; nil when every invariant holds.
-    public static func run(_ scenario: SimScenario, on server: TestServer, verbose: Bool = false) async throws -> String? {
-        let user = try await server.newUser()
+    /// Runs `scenario` on `servers` with a new account; nil when every invariant holds.
+    public static func run(_ scenario: SimScenario, on servers: SimServers, verbose: Bool = false) async throws -> String? {
+        let user = try await servers.first.newUser()
         let reader = try await user.newDevice("reader")
-        let simulation = Simulation(scenario: scenario, server: server, user: user, readerID: reader.info.deviceID)
+        let simulation = Simulation(scenario: scenario, servers: servers, user: user, readerID: reader.info.deviceID)
         simulation.verbose = verbose
         defer {
             try? FileManager.default.removeItem(at: simulation.folder)
@@ -111,7 +122,7 @@ public final class Simulation {
         for index in 0..<scenario.devices {
             let root = folder.appendingPathComponent("device\(index)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            let transport = FaultyTransport(onConfirmed: confirmed.add)
+            let transport = newTransport()
             try await link(index, root, transport)
             let disk = newDisk(index, transport)
             devices.append(Device(index: index, root: root, transport: transport, disk: disk, engine: try open(root, transport, disk)))
@@ -128,7 +139,7 @@ public final class Simulation {
             if verbose { print("step \(index) (\(operation)) took \(ContinuousClock.now - started)") }
         }
         let settleStarted = ContinuousClock.now
-        defer { if verbose { print("settled and checked in \(ContinuousClock.now - settleStarted)") } }
+        defer { if verbose { print("settled and checked in \(ContinuousClock.now - settleStarted); \(balancer.routed) requests to the two instances in turn") } }
         return try await settleAndCheck()
     }
 
@@ -153,6 +164,11 @@ public final class Simulation {
         return try SyncEngine(
             root: root, transport: transport, transfers: TransferSettings(parallelTransfers: 1), lockTimeout: .seconds(5), massDeletePolicy: .standard,
             now: { clock.now }, diskSteps: disk)
+    }
+
+    /// A device's network: the faults, and the balancer in front of the server instances.
+    func newTransport() -> FaultyTransport {
+        FaultyTransport(route: { [balancer] in balancer.route($0) }, onConfirmed: confirmed.add)
     }
 
     /// A device's disk: a crash at one of its steps kills the device's network too.
@@ -203,12 +219,16 @@ public final class Simulation {
         case .online(let device):
             devices[device].transport.setOffline(false)
             schedules[device]?.remoteChange()  // a watcher's feed reconnects and catches up
-        case .restartServer: try await server.restart()
+        case .restartServer:
+            restarts += 1
+            try await servers.all[restarts % 2].restart()
         case .purge:
             server.clock.advance(by: 2 * Double(Self.retention.components.seconds))
             _ = try await server.purge()
         case .resolve(let device): try await resolveConflicts(device)
         case .wait(let seconds): return try await wait(seconds)
+        case .davRead(let path): davHeld[path] = try await davClient().get(path)
+        case .davWrite(let path, let token, let ifMatch): try await davWrite(path, token: token, ifMatch: ifMatch)
         }
         return nil
     }
@@ -238,9 +258,8 @@ public final class Simulation {
         }
         if devices[device].transport.crashed {
             if powerCut { devices[device].disk.losePower() }
-            let offline = devices[device].transport.isOffline
-            let transport = FaultyTransport(onConfirmed: confirmed.add)
-            transport.setOffline(offline)
+            let transport = newTransport()
+            transport.setOffline(devices[device].transport.isOffline)
             let disk = newDisk(device, transport)
             devices[device] = Device(index: device, root: devices[device].root, transport: transport, disk: disk, engine: try open(devices[device].root, transport, disk))
         }
