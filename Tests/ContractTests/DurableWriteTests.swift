@@ -16,6 +16,45 @@ import Testing
         func before(_ step: DiskStep) throws { steps.withLock { $0.append(step) } }
     }
 
+    /// Dies at the first `sync.db` commit after a file was renamed into the vault: every step from
+    /// there on fails, as after a crash.
+    final class DiesAfterPlacing: DiskSteps {
+        let state = Mutex<(placed: Bool, dead: Bool)>((false, false))
+        struct Died: Error {}
+        func before(_ step: DiskStep) throws {
+            try state.withLock { state in
+                if state.dead { throw Died() }
+                if case .rename = step { state.placed = true }
+                if case .commit = step, state.placed {
+                    state.dead = true
+                    throw Died()
+                }
+            }
+        }
+    }
+
+    /// A device that died after putting another device's edit in place and before recording it
+    /// takes the file for that version, not for an edit of its own: deleted elsewhere since, it
+    /// is deleted here too (the simulation found it brought back, issue 36).
+    @Test func aFilePutInPlaceBeforeACrashIsNotTakenForALocalEdit() async throws {
+        try await TestVault.withTwo { laptop, phone in
+            try laptop.write("note.md", "first\n")
+            _ = try await laptop.sync()
+            _ = try await phone.sync()
+            try laptop.write("note.md", "first\nsecond, from the laptop\n")
+            _ = try await laptop.sync()
+            let dying = DiesAfterPlacing()
+            _ = try? await SyncEngine(root: phone.root, diskSteps: dying).sync()
+            #expect(dying.state.withLock { $0.dead }, "the pull put the file in place")
+            #expect(phone.read("note.md") == "first\nsecond, from the laptop\n")
+            try laptop.delete("note.md")
+            #expect(try await laptop.sync().deletedRemotely.map(\.rawValue) == ["note.md"])
+            let report = try await SyncEngine(root: phone.root).sync()
+            #expect(report.deletedLocally.map(\.rawValue) == ["note.md"] && report.pushed.isEmpty, "\(report)")
+            #expect(phone.read("note.md") == nil)
+        }
+    }
+
     /// The first rename or removal `sync.db` committed something after before a flush made it durable.
     static func firstCommitBeforeFlush(_ steps: [DiskStep]) -> DiskStep? {
         var unflushed: DiskStep?

@@ -34,6 +34,7 @@ import Testing
         Row(name: "unchanged on both sides → nothing", local: .content(h1), remote: .live(3, h1), synced: SyncedEntry(hash: h1, version: 3), expected: nil),
         Row(name: "same new content on both sides → record synced", local: .content(h2), remote: .live(4, h2), synced: SyncedEntry(hash: h1, version: 3), expected: .recordSynced(path, version: 4, hash: h2)),
         Row(name: "confirmed push never recorded → recognised by hash", local: .content(h2), remote: .live(4, h2), synced: SyncedEntry(hash: h1, version: 3), expected: .recordSynced(path, version: 4, hash: h2)),
+        Row(name: "deleted locally, the same bytes at another version (a rekey's new name) → push delete", local: .absent, remote: .live(4, h1), synced: SyncedEntry(hash: h1, version: 3), expected: .pushDelete(path, base: 4)),
         Row(name: "deleted on both sides → forget", local: .absent, remote: .deleted(4), synced: SyncedEntry(hash: h1, version: 3), expected: .forget(path)),
         Row(name: "tombstone purged, unchanged locally → delete local", local: .content(h1), remote: .absent, synced: SyncedEntry(hash: h1, version: 3), expected: .deleteLocal(path, version: 3)),
         Row(name: "tombstone purged, changed locally → push anew", local: .content(h2), remote: .absent, synced: SyncedEntry(hash: h1, version: 3), expected: .push(path, base: nil)),

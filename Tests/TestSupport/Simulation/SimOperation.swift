@@ -46,6 +46,9 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
     /// of one it reads now. With `ifMatch` only over the version it read (a refusal writes
     /// nothing); without, over whatever is current then, which stays in the server's history.
     case davWrite(path: String, token: String, ifMatch: Bool)
+    /// The device re-encrypts the vault's names under a new key generation (`vaultsync vaults
+    /// rekey`), with its files' contents sealed again when `contents` (encrypted vaults only).
+    case rekey(device: Int, contents: Bool)
 
     public var description: String {
         switch self {
@@ -61,6 +64,7 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
         case .purge: "purge (clock +2 h)"
         case .resolve(let d): "d\(d) resolve conflicts"
         case .wait(let seconds): "wait \(seconds) s"
+        case .rekey(let d, let contents): "d\(d) rekeys the vault's names" + (contents ? " and contents" : "")
         case .davRead(let path): "WebDAV read \(path)"
         case .davWrite(let path, let token, let ifMatch): "WebDAV write \(path) \(token)" + (ifMatch ? " (If-Match)" : " (blind)")
         }
@@ -103,8 +107,15 @@ public struct SimScenario: Sendable, CustomStringConvertible {
         case .encrypted:
             var scenario = generate(seed: seed)
             scenario.encrypted = true
-            // WebDAV serves plain vaults only: its client sits these histories out.
-            scenario.operations.removeAll { if case .davRead = $0 { true } else if case .davWrite = $0 { true } else { false } }
+            // WebDAV serves plain vaults only: where its client acts in a plain vault, a device
+            // rekeys this one (its names, and with a careful client's write its contents too).
+            scenario.operations = scenario.operations.map { operation in
+                switch operation {
+                case .davRead(let path): .rekey(device: path.count % scenario.devices, contents: false)
+                case .davWrite(_, let token, let ifMatch): .rekey(device: token.count % scenario.devices, contents: ifMatch)
+                default: operation
+                }
+            }
             return scenario
         }
     }

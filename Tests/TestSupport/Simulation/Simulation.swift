@@ -50,6 +50,11 @@ public final class Simulation {
     var oldestUnsynced: [Int: ContinuousClock.Instant] = [:]
     /// Devices that reconciled from the full state after a purge (``noteAway(_:_:)``).
     var awayAcrossPurge: Set<Int> = []
+    /// Devices that died at a disk step since their last sync that ended normally: a file the sync
+    /// had put in place but not recorded yet reads, deleted, as the older version `sync.db` names,
+    /// and the other device's edit beats that deletion (the file comes back: the safe side, since
+    /// a file merely not yet put in place looks the same).
+    var crashedOnDisk: Set<Int> = []
     /// When (server clock) a device last lost the answer to a token refresh.
     var refreshAnswerLost: [Int: Date] = [:]
     /// Prints every sync's report (replaying a failure by hand).
@@ -229,6 +234,7 @@ public final class Simulation {
         case .wait(let seconds): return try await wait(seconds)
         case .davRead(let path): davHeld[path] = try await davClient().get(path)
         case .davWrite(let path, let token, let ifMatch): try await davWrite(path, token: token, ifMatch: ifMatch)
+        case .rekey(let device, let contents): return try await rekey(device, contents: contents)
         }
         return nil
     }
@@ -246,7 +252,7 @@ public final class Simulation {
         } catch {
             report = nil
             // A sync may fail as a whole under a fault; without one it must not.
-            if fault == nil && !devices[device].transport.crashed { return "sync failed without a fault: \(error)" }
+            if await !unlockedSharingKeys(device, after: error), fault == nil, !devices[device].transport.crashed { return "sync failed without a fault: \(error)" }
         }
         if verbose { print("d\(device) sync [\(fault.map(String.init(describing:)) ?? "-")]: \(report.map(String.init(describing:)) ?? "threw")") }
         // The oldest refresh answer lost since the device last received tokens: the token it keeps
@@ -255,6 +261,11 @@ public final class Simulation {
             if refreshAnswerLost[device] == nil { refreshAnswerLost[device] = server.clock.now }
         } else if devices[device].transport.refreshAnswered {
             refreshAnswerLost[device] = nil
+        }
+        if devices[device].disk.crashed {
+            crashedOnDisk.insert(device)
+        } else if report?.gotThrough == true && !devices[device].transport.crashed {
+            crashedOnDisk.remove(device)
         }
         if devices[device].transport.crashed {
             if powerCut { devices[device].disk.losePower() }
@@ -276,6 +287,43 @@ public final class Simulation {
         if !scenario.collisions, !awayAcrossPurge.contains(device), let report, !unexpected(report.conflicts).isEmpty {
             ledger.unexpectedConflicts.append("d\(device): \(unexpected(report.conflicts)) \(conflictCopies(device).keys.sorted())")
         }
+        return nil
+    }
+
+    /// After a sync that stopped for the account's sharing keys (another device rekeyed the vault,
+    /// and its new generation is given to the account through them), the user opens them on this
+    /// device, as the message says (`vaultsync keys unlock`). True when that was the reason.
+    func unlockedSharingKeys(_ device: Int, after error: any Error) async -> Bool {
+        guard case SyncEngineError.sharingKeys = error else { return false }
+        _ = try? await devices[device].engine.unlockSharingKeys(.passphrase(Self.passphrase))
+        return true
+    }
+
+    /// A rekey by `device`: it must go through unless the device cannot reach the server (offline,
+    /// or signed out by a lost refresh answer) or another device's rekey came first.
+    func rekey(_ device: Int, contents: Bool) async throws -> String? {
+        devices[device].transport.arm(nil)
+        devices[device].disk.arm(crashAt: nil)
+        do {
+            // As its user does first: the account's sharing keys made, or opened on this device.
+            let engine = devices[device].engine
+            switch try await engine.sharingKeysStatus() {
+            case nil: _ = try await engine.createSharingKeys(passphrase: Self.passphrase, scrypt: TestVault.cheapScrypt)
+            case .some((_, false)): _ = try await engine.unlockSharingKeys(.passphrase(Self.passphrase))
+            case .some((_, true)): break
+            }
+            let outcome = try await engine.rekeyVault(contents: contents)
+            if verbose { print("d\(device) rekey: \(outcome)") }
+        } catch {
+            if verbose { print("d\(device) rekey failed: \(error)") }
+            // Refused for the keys' sake, with what to do (another device rekeyed since this one
+            // last synced: "sync, then rekey again"): nothing was renamed.
+            if case SyncEngineError.sharingKeys = error { return nil }
+            guard devices[device].transport.isOffline || refreshAnswerLost[device] != nil else { return "a rekey failed without a fault: \(error)" }
+            return nil
+        }
+        // The change feed tells every other watcher that is online.
+        for other in schedules.keys where other != device && !devices[other].transport.isOffline { schedules[other]?.remoteChange() }
         return nil
     }
 
@@ -325,13 +373,22 @@ public final class Simulation {
     /// What stops a history from being set up (not an invariant it broke).
     enum SetupError: Error { case noVaultKey }
 
-    /// An encrypted vault's keys, as the first device keeps them: the checks read the server
-    /// through them (its names and bytes are sealed). Nil for a plain vault.
-    func vaultKeys() throws -> VaultKeyring? {
+    /// An encrypted vault's keys and the names the server knows its files by now: those of the
+    /// device that switched to the newest names generation (a rekey's device does at once; the
+    /// others at their next sync). The checks read the server through them (its names and bytes
+    /// are sealed). Nil for a plain vault.
+    func vaultKeys() throws -> (keys: VaultKeyring, names: VaultCodec)? {
         guard scenario.encrypted else { return nil }
-        let stored = try CredentialStore(stateFolder: devices[0].root.appendingPathComponent(VaultPath.stateFolderName)).load()
-        guard let first = stored?.vaultKey else { throw SetupError.noVaultKey }
-        return VaultKeyring(try ([first] + (stored?.laterVaultKeys ?? [])).map { try VaultKey(bytes: $0) })
+        var newest: (keys: VaultKeyring, names: VaultCodec, generation: Int)?
+        for device in devices {
+            guard let stored = try CredentialStore(stateFolder: device.root.appendingPathComponent(VaultPath.stateFolderName)).load(),
+                let keys = try stored.vaultKeyring
+            else { continue }
+            let generation = stored.namesGeneration ?? 1
+            if let codec = VaultCodec(keys: keys, namesGeneration: generation), generation > (newest?.generation ?? 0) { newest = (keys, codec, generation) }
+        }
+        guard let newest else { throw SetupError.noVaultKey }
+        return (newest.keys, newest.names)
     }
 
     /// A device that did not sync across a purge reconciles from the full state, and the merge
@@ -379,6 +436,7 @@ public final class Simulation {
             if try await devices[other].engine.state.conflicts().contains(where: { $0.path.rawValue == path }) { clean = false }
         }
         if clean, let current = try await serverContent(path), !Tokens.identity(of: current).isSubset(of: seen) { clean = false }
+        if crashedOnDisk.contains(device) { clean = false }
         ledger.mustBeGone[path] = clean ? step : nil
     }
 
@@ -432,10 +490,10 @@ public final class Simulation {
     func serverContent(_ path: String) async throws -> String? {
         let session = try await readerSession()
         let keys = try vaultKeys()
-        let name = try keys.map { try NameCipher(vaultKey: $0.names).encrypt(try VaultPath(path)) } ?? VaultPath(path)
+        let name = try keys.map { try $0.names.encode(try VaultPath(path)).path } ?? VaultPath(path)
         let pull = try await server.api.pull(PullRequest(files: [name]), session: session)
         guard let download = pull.downloads.first else { return nil }
         let bytes = try await server.api.downloadBlob(from: download.downloadURL, session: session)
-        return String(decoding: try keys.map { try FileFormat.open(bytes, with: $0) } ?? bytes, as: UTF8.self)
+        return String(decoding: try keys.map { try FileFormat.open(bytes, with: $0.keys) } ?? bytes, as: UTF8.self)
     }
 }

@@ -21,6 +21,10 @@ extension SyncEngine {
             if !answer.missing.isEmpty { result.remoteSideComplete = false }  // changed again since the state call
             let staged = await downloader.stage(answer.downloads)
             try await store.recordCiphertexts(staged.values.compactMap { try? $0.get().ciphertext })
+            // Noted before they are put in place: a crash before they are recorded leaves them known.
+            try await store.recordPlacing(answer.downloads.reduce(into: [:]) { placing, download in
+                if let file = try? staged[download.path]?.get() { placing[download.path] = SyncedEntry(hash: file.hash, version: download.version) }
+            })
             try writer.flush()
             var applied: [VaultPath: SyncedEntry] = [:]
             var log: [LogLine] = []
@@ -28,6 +32,14 @@ extension SyncEngine {
             for download in answer.downloads {
                 do {
                     let file = try staged[download.path]!.get()
+                    if restores.contains(download.path), file.hash == context.synced[download.path]?.hash {
+                        // The bytes deleted here, sealed anew (a rekey of contents): nothing the
+                        // user did not see. Synced at this version, the next round sends the deletion.
+                        try? FileManager.default.removeItem(at: file.url)
+                        applied[download.path] = SyncedEntry(hash: file.hash, version: download.version)
+                        result.replan = true
+                        continue
+                    }
                     let diskPath = context.diskPath(download.path)
                     let expected: AtomicFileWriter.Expectation = context.scan.stats[diskPath].map { .unchanged($0) } ?? .absent
                     let stagedStat = Self.stat(file.url.path)

@@ -70,7 +70,9 @@ extension SyncEngine {
         let scope: LocalScope
         var synced: [VaultPath: SyncedEntry]
         let syncedCount: Int
-        let roots = scan == nil && incremental ? focus?.union(remote.keys.map(\.rawValue)).union(try await store.failures().map(\.path.rawValue)) : nil
+        let placed = try await store.placedPulls()
+        let roots = scan == nil && incremental
+            ? focus?.union(remote.keys.map(\.rawValue)).union(try await store.failures().map(\.path.rawValue)).union(placed.keys.map { $0.rawValue }) : nil
         // Past a few thousand paths, looking each up costs more than reading the folder.
         if let roots, roots.count <= Self.mostFocusedPaths {
             scan = try await scanLocal(ignore.rules, only: roots)
@@ -95,6 +97,7 @@ extension SyncEngine {
         Self.addOnce(&report.notices, keys.notices)
 
         try await adoptOwnVersions(remote, &synced)
+        try await adoptPlacedPulls(placed, scan, &synced)
 
         // Phase 3: plan. Paths waiting for the user are held back.
         let parked = Set(try await store.failures().filter(\.parked).map(\.path))
@@ -198,6 +201,19 @@ extension SyncEngine {
             synced.merge(adopted) { _, new in new }
         }
         try await store.clearSent()
+    }
+
+    /// Files a pull put in place without recording them (a crash or a power cut came between) are
+    /// the versions they were pulled as, while they hold exactly those bytes: recorded as synced
+    /// before planning, so that they are not taken for edits made here.
+    private func adoptPlacedPulls(_ placed: [VaultPath: SyncedEntry], _ scan: LocalScan, _ synced: inout [VaultPath: SyncedEntry]) async throws {
+        guard !placed.isEmpty else { return }
+        let adopted = placed.filter { path, entry in scan.localFiles[path]?.hash == entry.hash && synced[path] != entry }
+        if !adopted.isEmpty {
+            try await store.recordSynced(adopted, at: now(), log: adopted.map { LogLine(.pull, $0.key, "v\($0.value.version), put in place before a crash") })
+            synced.merge(adopted) { _, new in new }
+        }
+        try await store.clearPlaced()
     }
 
     /// Checks the vault the server answers for is the one this folder synced with (a server whose

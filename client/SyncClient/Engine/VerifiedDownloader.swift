@@ -75,8 +75,10 @@ struct VerifiedDownloader: Sendable {
 
     /// The version of `path` this device last synced, the common ancestor of a three-way merge,
     /// read from the server's history (kept as long as the file exists, unless configured
-    /// otherwise). Nil when that version is no longer kept or its bytes are not what this device
-    /// synced: the merge then keeps both versions.
+    /// otherwise). Any version holding the same bytes serves: after a rekey the new name's versions
+    /// start again, and its contents may be sealed anew, which only opening tells (the newest few
+    /// are opened then). Nil when no kept version holds the bytes this device synced: the merge
+    /// then keeps both versions.
     func base(_ path: VaultPath, _ base: SyncedEntry) async throws -> Data? {
         let history: HistoryResponse
         do {
@@ -84,10 +86,19 @@ struct VerifiedDownloader: Sendable {
         } catch let error as SyncAPIError where error.code == .notFound {
             return nil
         }
-        guard let kept = history.versions.first(where: { $0.version == base.version && $0.contentHash == base.hash }), let url = kept.downloadURL else { return nil }
-        let data = try await opened(try await api.downloadBlob(from: url, session: await session.vaultSession))
-        return ContentHasher.hash(data) == base.hash ? data : nil
+        let kept = history.versions.filter { $0.downloadURL != nil }.sorted { $0.version > $1.version }
+        let same = kept.filter { $0.contentHash == base.hash }.sorted { ($0.version == base.version ? 0 : 1) < ($1.version == base.version ? 0 : 1) }
+        let sealedAnew = remote.cipher == nil ? [] : kept.filter { $0.contentHash != base.hash }.prefix(Self.basesOpened)
+        for version in same + sealedAnew {
+            let sealed = try await api.downloadBlob(from: version.downloadURL!, session: await session.vaultSession)
+            // A version that does not open is not the base (the merge keeps both versions then).
+            if let data = try? await opened(sealed), ContentHasher.hash(data) == base.hash { return data }
+        }
+        return nil
     }
+
+    /// How many versions whose bytes this device cannot name a merge opens to find its base.
+    static let basesOpened = 3
 
     /// A staged download whose bytes matched the server's hash, in the folder's form: decrypted
     /// (into a new staged file) in an encrypted vault.

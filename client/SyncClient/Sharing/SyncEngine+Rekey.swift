@@ -126,12 +126,16 @@ extension SyncEngine {
 
     /// Reads and writes paths under name generation `generation` from now on (a rekey here or on
     /// another device). The cursor is dropped first, so the next read is of the full state: an
-    /// incremental one would not say which files were deleted under the old names.
+    /// incremental one would not say which files were deleted under the old names. The synced
+    /// versions go too (``StateStore/forgetSyncedVersions()``): a new name's versions start again,
+    /// and one equal to a version synced under the old name would hide a change.
     /// - Throws: ``SyncEngineError/sharingKeys(_:)`` when this account was not given that generation.
     func switchNames(to generation: Int) async throws {
         guard let cipher = remote.cipher, generation != cipher.namesGeneration else { return }
         if cipher.keys.generation(generation) == nil { try await takeNewGenerations() }
         try await store.setMeta(.cursor, nil)
+        // Before the new names are kept: a crash in between switches again next time.
+        try await store.forgetSyncedVersions()
         guard cipher.useNames(generation) else {
             throw SyncEngineError.sharingKeys("the vault's names are under key generation \(generation), which this account was not given (yet); nothing was synced")
         }

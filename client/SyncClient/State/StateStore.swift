@@ -8,7 +8,7 @@ public import SyncProtocol
 /// migrations; a database from a newer client is refused rather than misread.
 public final class StateStore: Sendable {
     /// The schema version this build writes.
-    public static let schemaVersion = 7
+    public static let schemaVersion = 8
 
     let db: DatabasePool
 
@@ -111,6 +111,10 @@ public final class StateStore: Sendable {
                 CREATE INDEX ciphertexts_plaintext ON ciphertexts (plaintext_hash);
                 """)
         }
+        migrator.registerMigration("v8-placed-pulls") { db in
+            // Files a pull was putting in place, until recorded (``StateStore/placedPulls()``).
+            try db.execute(sql: "CREATE TABLE placed_pulls (relative_path TEXT PRIMARY KEY, content_hash TEXT NOT NULL, server_version INTEGER NOT NULL);")
+        }
         return migrator
     }
 
@@ -163,6 +167,7 @@ public final class StateStore: Sendable {
             for path in entries.keys { try db.run("DELETE FROM failures WHERE relative_path = ?", [path.rawValue]) }
             for (path, entry) in entries {
                 try db.run("DELETE FROM sent_pushes WHERE relative_path = ? AND content_hash = ?", [path.rawValue, entry.hash.rawValue])
+                try db.run("DELETE FROM placed_pulls WHERE relative_path = ?", [path.rawValue])
                 try db.run(
                     """
                     INSERT INTO sync_state (relative_path, content_hash, server_version, sync_status, last_synced_at)
@@ -171,6 +176,17 @@ public final class StateStore: Sendable {
                         server_version = excluded.server_version, sync_status = 'synced', last_synced_at = excluded.last_synced_at
                     """, [path.rawValue, entry.hash.rawValue, entry.version, stamp])
             }
+        }
+    }
+
+    /// Makes every synced version unknown (0, which no version is), the hashes kept: versions under
+    /// names a rekey left are not comparable with those under the new names, where a file starts
+    /// again at its name's first version. The next full read then compares contents: the same
+    /// bytes are recorded as synced, others are changes.
+    public func forgetSyncedVersions() async throws {
+        try await db.write { db in
+            try db.run("UPDATE sync_state SET server_version = 0", [])
+            try db.run("DELETE FROM placed_pulls", [])  // versions under the old names too
         }
     }
 

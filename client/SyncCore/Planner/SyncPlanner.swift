@@ -57,8 +57,10 @@ public enum SyncPlanner {
             // the last sync was deleted elsewhere; an edited one is kept and pushed anew.
             _ = local
             return localChanged ? .push(path, base: nil) : .deleteLocal(path, version: synced.version)
-        case (nil, .live(let version, _, _)?):
-            return version == synced.version ? .pushDelete(path, base: version) : .restoreRemoteEditOverLocalDelete(path, version: version)
+        case (nil, .live(let version, let hash, _)?):
+            // Another version with the bytes this device synced (a rekey's new name, the same
+            // bytes written again) holds nothing the user did not see: the deletion goes up.
+            return version == synced.version || hash == synced.hash ? .pushDelete(path, base: version) : .restoreRemoteEditOverLocalDelete(path, version: version)
         case (nil, .deleted?), (nil, nil):
             return .forget(path)
         }
