@@ -46,6 +46,9 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
     /// of one it reads now. With `ifMatch` only over the version it read (a refusal writes
     /// nothing); without, over whatever is current then, which stays in the server's history.
     case davWrite(path: String, token: String, ifMatch: Bool)
+    /// The owner restores, from the web app's history page of a note, the version before the
+    /// current one (a plain vault's; an encrypted vault's pages show no names).
+    case webRestore(path: String)
     /// The device re-encrypts the vault's names under a new key generation (`vaultsync vaults
     /// rekey`), with its files' contents sealed again when `contents` (encrypted vaults only).
     case rekey(device: Int, contents: Bool)
@@ -65,6 +68,7 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
         case .resolve(let d): "d\(d) resolve conflicts"
         case .wait(let seconds): "wait \(seconds) s"
         case .rekey(let d, let contents): "d\(d) rekeys the vault's names" + (contents ? " and contents" : "")
+        case .webRestore(let path): "web app: restore the version before the current one of \(path)"
         case .davRead(let path): "WebDAV read \(path)"
         case .davWrite(let path, let token, let ifMatch): "WebDAV write \(path) \(token)" + (ifMatch ? " (If-Match)" : " (blind)")
         }
@@ -109,10 +113,11 @@ public struct SimScenario: Sendable, CustomStringConvertible {
             scenario.encrypted = true
             // WebDAV serves plain vaults only: where its client acts in a plain vault, a device
             // rekeys this one (its names, and with a careful client's write its contents too).
-            scenario.operations = scenario.operations.map { operation in
+            scenario.operations = scenario.operations.compactMap { operation in
                 switch operation {
                 case .davRead(let path): .rekey(device: path.count % scenario.devices, contents: false)
                 case .davWrite(_, let token, let ifMatch): .rekey(device: token.count % scenario.devices, contents: ifMatch)
+                case .webRestore: nil  // the web app shows an encrypted vault's files to nobody
                 default: operation
                 }
             }
@@ -165,8 +170,10 @@ public struct SimScenario: Sendable, CustomStringConvertible {
                 // The target is new to every device unless edits may collide.
                 let target = collisions ? sharedNotes.randomElement(using: &rng)! : own(device, "moved-\(index).md")
                 operations.append(.rename(device: device, from: note, to: target))
-            case 47..<66:
+            case 47..<64:
                 operations.append(.sync(device: device, fault: randomFault(&rng)))
+            case 64..<66:
+                operations.append(.webRestore(path: note))
             case 66..<70:
                 // The WebDAV client edits shared notes, or (when edits do not collide) notes of its own.
                 let path = collisions || Bool.random(using: &rng) ? sharedNotes.randomElement(using: &rng)! : "dav/n\(Int.random(in: 0..<2, using: &rng)).md"

@@ -87,6 +87,10 @@ public final class Simulation {
         var unexpectedConflicts: [String] = []
         /// Tokens a reader's device wrote: they must reach neither the server nor another device.
         var readerTokens: Set<String> = []
+        /// Paths the web app restored an older version of: it brings back older lines, which may
+        /// collide with a device's edit of them even where edits never collide otherwise, and
+        /// which may beat a deletion made without seeing the restore.
+        var restored: Set<String> = []
     }
 
     /// The tombstone retention the simulation's server runs with (``withServer(_:)``).
@@ -235,6 +239,7 @@ public final class Simulation {
         case .davRead(let path): davHeld[path] = try await davClient().get(path)
         case .davWrite(let path, let token, let ifMatch): try await davWrite(path, token: token, ifMatch: ifMatch)
         case .rekey(let device, let contents): return try await rekey(device, contents: contents)
+        case .webRestore(let path): return try await webRestore(path)
         }
         return nil
     }
@@ -400,9 +405,10 @@ public final class Simulation {
 
     /// Conflicts a history whose edits never collide must not have. A file deleted at some point
     /// is excused: an edit made beside the deletion brings back the line of the file it started
-    /// from, older than what the other devices merged since, and that cannot merge cleanly.
+    /// from, older than what the other devices merged since, and that cannot merge cleanly. So is
+    /// a file the web app restored an older version of.
     func unexpected(_ conflicts: [VaultPath]) -> [VaultPath] {
-        conflicts.filter { !ledger.everDeleted.contains($0.rawValue) }
+        conflicts.filter { !ledger.everDeleted.contains($0.rawValue) && !ledger.restored.contains($0.rawValue) }
     }
 
     /// A local change on `device`: its watcher notices it.
@@ -437,6 +443,9 @@ public final class Simulation {
         }
         if clean, let current = try await serverContent(path), !Tokens.identity(of: current).isSubset(of: seen) { clean = false }
         if crashedOnDisk.contains(device) { clean = false }
+        // A restore made in the web app is a new version holding older lines only: an edit the
+        // deleting device may not have seen, though every token in it is one it saw.
+        if ledger.restored.contains(path) { clean = false }
         ledger.mustBeGone[path] = clean ? step : nil
     }
 
