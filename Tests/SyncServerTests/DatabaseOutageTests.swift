@@ -65,9 +65,10 @@ import Testing
             #expect(answer == 1)
             // The pool waits for nothing once the database is back (a waiter left asleep would take
             // the 60 s acquire timeout): it adds only scheduling time over a fresh connection. On a
-            // loaded 2-core runner that time reached 2.3 s (ready 5.6 s, served 7.9 s), so the margin
-            // is 15 s: far from the timeout this catches.
-            #expect(answered < ready + .seconds(15), "served well before the acquire timeout once the database was ready (took \(answered); ready took \(ready))")
+            // loaded 2-core runner that time reached 2.3 s (ready 5.6 s, served 7.9 s), and 19 s
+            // once (ready 0.1 s) while the simulation's histories ran beside it on the pool's
+            // threads, so the margin is 40 s: still short of the timeout this catches.
+            #expect(answered < ready + .seconds(40), "served well before the acquire timeout once the database was ready (took \(answered); ready took \(ready))")
             await pool.close()
         }
     }

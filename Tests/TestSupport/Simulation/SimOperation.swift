@@ -99,7 +99,8 @@ public struct SimScenario: Sendable, CustomStringConvertible {
         case plain
         /// A vault three people share (``generateShared(seed:steps:)``).
         case shared
-        /// One person's end-to-end encrypted vault: the same histories as `plain`.
+        /// One person's end-to-end encrypted vault: the same histories as `plain`, with rekeys where
+        /// those have the WebDAV client, and without the web app's steps.
         case encrypted
     }
 
