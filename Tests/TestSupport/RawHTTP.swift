@@ -36,6 +36,9 @@ public enum RawHTTP {
     public static let parallel: URLSession = {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 256
+        // A guard against a hang, not a measure: under the whole suite on two cores, sixteen queued
+        // sign-ins hashed one at a time outran the default 60 s (LoginStormTests).
+        configuration.timeoutIntervalForRequest = 300
         return URLSession(configuration: configuration)
     }()
 
