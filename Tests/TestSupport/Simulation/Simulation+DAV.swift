@@ -16,12 +16,12 @@ extension Simulation {
     }
 
     /// The WebDAV client's edit of `path`, written back as ``SimOperation/davWrite(path:token:ifMatch:)`` says.
-    func davWrite(_ path: String, token: String, ifMatch: Bool) async throws {
+    func davWrite(_ path: String, token: String, ifMatch: Bool) async throws -> String? {
         let client = try await davClient()
         let kept = davHeld.removeValue(forKey: path)
         let read = kept == nil ? try await client.get(path) : kept
         // A note it has not got: it writes one anew, unless that could collide with a device's creation.
-        guard read != nil || scenario.collisions || path.hasPrefix("dav/") else { return }
+        guard read != nil || scenario.collisions || path.hasPrefix("dav/") else { return nil }
         let text = read?.text ?? NoteText.template(path, devices: scenario.devices)
         // Its own line (the one after the devices'), or a line at the end where edits collide.
         let (edited, replaced) = NoteText.apply(scenario.collisions ? .append : .ownLine, token: token, device: scenario.devices, to: text)
@@ -30,11 +30,16 @@ extension Simulation {
         let current = ifMatch ? nil : try await serverContent(path)
         let outcome = try await client.put(path, edited, ifMatch: ifMatch ? .some(read?.etag) : nil)
         if verbose { print("WebDAV write of \(path) \(token): \(outcome)") }
-        guard outcome == .written else { return }
+        guard outcome == .written else {
+            // Only a copy kept from an earlier step may be out of date: one read just now names
+            // the current version, and the server must take a write over it.
+            return kept == nil ? "WebDAV refused a write with the ETag of \(path) read just before (\(read?.etag ?? "no file"))" : nil
+        }
         if let current { ledger.excused.formUnion(Set(Tokens.find(in: current)).subtracting(Tokens.find(in: text))) }
         ledger.written[token] = path
         ledger.mustBeGone[path] = nil
         // The change feed tells every watcher that is online.
         for device in schedules.keys where !devices[device].transport.isOffline { schedules[device]?.remoteChange() }
+        return nil
     }
 }

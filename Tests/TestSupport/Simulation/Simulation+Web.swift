@@ -31,6 +31,10 @@ extension Simulation {
         }
         guard answer.status == 303 else { return "the web app's restore of \(path) v\(chosen.version) answered \(answer.status): \(answer.body.prefix(300))" }
         if verbose { print("web app restored \(path) v\(chosen.version) over v\(current.version)") }
+        // The redirect alone does not say the bytes came back: the server's current ones must be the chosen version's.
+        guard let now = try await serverContent(path), ContentHasher.hash(Data(now.utf8)) == chosen.contentHash else {
+            return "the web app answered the restore of \(path) v\(chosen.version), but the server's current version holds other bytes"
+        }
         if let replaced { ledger.excused.formUnion(Tokens.find(in: replaced)) }
         ledger.mustBeGone[path] = nil
         ledger.restored.insert(path)

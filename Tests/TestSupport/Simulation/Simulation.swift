@@ -237,7 +237,7 @@ public final class Simulation {
         case .resolve(let device): try await resolveConflicts(device)
         case .wait(let seconds): return try await wait(seconds)
         case .davRead(let path): davHeld[path] = try await davClient().get(path)
-        case .davWrite(let path, let token, let ifMatch): try await davWrite(path, token: token, ifMatch: ifMatch)
+        case .davWrite(let path, let token, let ifMatch): return try await davWrite(path, token: token, ifMatch: ifMatch)
         case .rekey(let device, let contents): return try await rekey(device, contents: contents)
         case .webRestore(let path): return try await webRestore(path)
         }
