@@ -15,7 +15,7 @@ struct Watch: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per line for each event (sync started/finished, connection).") var json = false
     @Option(help: "Seconds a changed file must be quiet before it is synced.") var debounce = 1.0
     @Option(help: "Longest wait, in seconds, while files keep changing.") var maxDelay = 120.0
-    @Option(help: "Seconds between safety-net syncs.") var safetyInterval = 600.0
+    @Option(help: "Seconds from a sync that read the whole folder to the next safety-net sync.") var safetyInterval = 600.0
     @Option(help: "Seconds between scans where the file system cannot report changes.") var pollInterval = 5.0
     @Flag(help: "Hear of the server's changes by long polls instead of a WebSocket (for proxies that do not pass WebSockets).") var longPoll = false
     @Flag(help: "Carry out deletions of most of the vault instead of holding them back (see 'vaultsync sync --help').") var allowMassDelete = false

@@ -77,6 +77,27 @@ import Testing
         #expect(schedule.nextSync == at(307), "the backoff starts again from 5 s")
     }
 
+    /// Syncs of the paths named do not put the safety net off: in a vault other devices change
+    /// every few minutes, a change the folder's watcher missed would otherwise never be found
+    /// (the simulation's real watcher found it waiting so).
+    @Test func theSafetyNetCountsFromTheLastWholeScan() {
+        var schedule = schedule()
+        #expect(schedule.syncStarted(at: at(0)) == nil)
+        schedule.syncFinished(at: at(1), gotThrough: true)
+        for minute in 1...9 {
+            schedule.remoteChange()
+            #expect(schedule.syncStarted(at: at(Double(minute * 60))) == [], "another device's change: no local path")
+            schedule.syncFinished(at: at(Double(minute * 60 + 1)), gotThrough: true)
+        }
+        #expect(schedule.nextSync == at(600) && schedule.dueReason == "safety-net")
+        #expect(schedule.syncStarted(at: at(600)) == nil, "the safety net reads everything")
+        schedule.syncFinished(at: at(601), gotThrough: true)
+        schedule.localChange("a.md", at: at(700))
+        #expect(schedule.syncStarted(at: at(701)) == ["a.md"])
+        schedule.syncFinished(at: at(702), gotThrough: true)
+        #expect(schedule.nextSync == at(1200), "ten minutes after the whole scan, not after the last sync")
+    }
+
     /// What each sync looks at: the first one, a safety-net one, one after a sync that did not get
     /// through and one after lost changes read the whole folder (nil); the others the paths named.
     @Test func aSyncLooksAtThePathsNamedOnceAWholeScanGotThrough() {

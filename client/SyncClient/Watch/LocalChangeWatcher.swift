@@ -14,6 +14,16 @@ public enum LocalChange: Sendable, Equatable {
     case unknown
 }
 
+/// Where a watcher hears of changes in the vault folder.
+public enum LocalChangeSource: Sendable {
+    /// The folder's own watcher: inotify where the kernel offers it, else polling every
+    /// ``WatchSettings/pollInterval``.
+    case folder
+    /// The embedding app reports each change itself (``VaultWatcher/localChanged(_:)``), as an
+    /// app that writes the notes, or watches them its own way, knows them first.
+    case reported
+}
+
 /// Watches a vault folder for changes and delivers them as a stream. Ends after ``stop()``.
 public protocol LocalChangeWatcher: Sendable {
     var changes: AsyncStream<LocalChange> { get }

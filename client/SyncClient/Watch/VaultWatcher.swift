@@ -25,6 +25,9 @@ public struct WatchSettings: Sendable {
     public var reconnectMin: Duration = .seconds(1)
     /// ...up to this.
     public var reconnectMax: Duration = .seconds(60)
+    /// Each backoff is this share of its doubled value, drawn at random (a server that comes back
+    /// is not met by every client at once).
+    public var reconnectJitter: ClosedRange<Double> = 0.5...1.0
     /// How often the client pings the server.
     public var pingInterval: Duration = .seconds(30)
     /// Follow the server by long polls instead of a WebSocket (for proxies that refuse upgrades).
@@ -44,6 +47,9 @@ public struct WatchSettings: Sendable {
 public final class VaultWatcher: Sendable {
     let engine: SyncEngine
     let settings: WatchSettings
+    let clock: any WatchClock
+    let localChanges: LocalChangeSource
+    let feed: any ChangeFeed
     let onEvent: @Sendable (WatchEvent) -> Void
     let logger: Logger
     let schedule: Mutex<WatchSchedule>
@@ -54,12 +60,21 @@ public final class VaultWatcher: Sendable {
     /// The feed's state as last reported.
     let feedState = Mutex<(connected: Bool, detail: String?)>((false, nil))
 
-    public init(engine: SyncEngine, settings: WatchSettings = WatchSettings(), logger: Logger, onEvent: @escaping @Sendable (WatchEvent) -> Void = { _ in }) {
+    /// A watcher of `engine`'s vault. `clock` keeps its time; `localChanges` says where it hears of
+    /// changes in the folder, and `feed` of other devices' changes (nil: the server's WebSocket).
+    public init(
+        engine: SyncEngine, settings: WatchSettings = WatchSettings(), clock: any WatchClock = SystemWatchClock(),
+        localChanges: LocalChangeSource = .folder, feed: (any ChangeFeed)? = nil, logger: Logger,
+        onEvent: @escaping @Sendable (WatchEvent) -> Void = { _ in }
+    ) {
         self.engine = engine
         self.settings = settings
+        self.clock = clock
+        self.localChanges = localChanges
+        self.feed = feed ?? EventSocket(api: engine.api, pingInterval: settings.pingInterval, logger: logger)
         self.logger = logger
         self.onEvent = onEvent
-        self.schedule = Mutex(WatchSchedule(settings: settings.schedule, start: .now))
+        self.schedule = Mutex(WatchSchedule(settings: settings.schedule, start: clock.now))
         self.record = Mutex(WatcherRecord(pid: getpid(), startedAt: Date(), connected: false, pendingChanges: 0))
     }
 
@@ -78,10 +93,13 @@ public final class VaultWatcher: Sendable {
             withExtendedLifetime(lock) {}
         }
         updateRecord { _ in }
-        let local = LocalChangeWatchers.make(root: engine.root, ignore: LocalScanner.rules(for: engine.root), poll: settings.pollInterval)
-        defer { local.stop() }
+        let local: (any LocalChangeWatcher)? = switch localChanges {
+        case .folder: LocalChangeWatchers.make(root: engine.root, ignore: LocalScanner.rules(for: engine.root), poll: settings.pollInterval)
+        case .reported: nil
+        }
+        defer { local?.stop() }
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.followLocal(local) }
+            if let local { group.addTask { await self.followLocal(local) } }
             group.addTask { await self.followServer() }
             group.addTask { await self.syncWhenDue() }
             await group.next()
@@ -98,29 +116,37 @@ public final class VaultWatcher: Sendable {
 
     private var isStopped: Bool { stopReason.withLock { $0 != nil } }
 
+    /// While the watcher waits for a signal with none pending: until when (its next sync is due
+    /// then, or earlier at a signal). Nil while it syncs or is about to. A caller that drives the
+    /// clock (``WatchClock``) moves time on once every watcher it runs waits.
+    public var idleUntil: ContinuousClock.Instant? { wake.waitingUntil }
+
     // MARK: signals
 
-    private func followLocal(_ local: any LocalChangeWatcher) async {
-        for await change in local.changes {
-            let path: String? = if case .path(let path) = change { path } else { nil }
-            let first = schedule.withLock { schedule in
-                defer { schedule.localChange(path, at: .now) }
-                return schedule.pendingChanges == 0
-            }
-            if first { updateRecord { _ in } }  // `status` shows that changes wait
-            wake.signal()
+    /// Hears of a change in the vault folder: from the embedding app (``LocalChangeSource/reported``)
+    /// or from the folder's own watcher.
+    public func localChanged(_ change: LocalChange) {
+        let path: String? = if case .path(let path) = change { path } else { nil }
+        let first = schedule.withLock { schedule in
+            defer { schedule.localChange(path, at: clock.now) }
+            return schedule.pendingChanges == 0
         }
+        if first { updateRecord { _ in } }  // `status` shows that changes wait
+        wake.signal()
+    }
+
+    private func followLocal(_ local: any LocalChangeWatcher) async {
+        for await change in local.changes { localChanged(change) }
     }
 
     private func followServer() async {
         if settings.longPoll { return await pollServer() }
-        let socket = EventSocket(api: engine.api, pingInterval: settings.pingInterval, logger: logger)
         var failures = 0
         while !Task.isCancelled && !isStopped {
             let reached = OnceFlag()  // the feed said `ready`: the backoff starts over
             do {
                 let session = try await engine.session.signedInSession()
-                let end = try await socket.run(session) { [self] event in
+                let end = try await feed.run(session) { [self] event in
                     if event.type == .ready {
                         reached.set()
                         setConnected(true, detail: nil)
@@ -157,7 +183,7 @@ public final class VaultWatcher: Sendable {
             }
             failures = reached.isSet ? 1 : failures + 1
             do {
-                try await Task.sleep(for: backoff(after: failures))
+                try await clock.sleep(for: backoff(after: failures))
             } catch {
                 return
             }
@@ -172,7 +198,7 @@ public final class VaultWatcher: Sendable {
         while !Task.isCancelled && !isStopped {
             do {
                 guard let cursor = try await engine.store.meta(.cursor) else {
-                    try await Task.sleep(for: .milliseconds(200))  // the first sync has not finished
+                    try await clock.sleep(for: .milliseconds(200))  // the first sync has not finished
                     continue
                 }
                 let event = try await engine.session.run { [api = engine.api, wait = reached ? settings.longPollWait : 0] in
@@ -191,7 +217,7 @@ public final class VaultWatcher: Sendable {
                 // Asking again before the sync moved the cursor would answer the same change at once.
                 var waited = 0
                 while waited < 150, try await engine.store.meta(.cursor) == cursor {
-                    try await Task.sleep(for: .milliseconds(200))
+                    try await clock.sleep(for: .milliseconds(200))
                     waited += 1
                 }
             } catch let error as SyncEngineError {
@@ -202,29 +228,29 @@ public final class VaultWatcher: Sendable {
                 // As on the WebSocket: a sync finds out, records why and stops the watcher.
                 schedule.withLock { $0.remoteChange() }
                 wake.signal()
-                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
+                guard (try? await clock.sleep(for: .seconds(1))) != nil else { return }
             } catch let error as SyncAPIError where error.code == .cursorExpired {
                 // Deletions after the cursor were purged: a sync reads the whole state and stores a
                 // fresh cursor; the server is reachable all the same.
                 schedule.withLock { $0.remoteChange() }
                 wake.signal()
-                guard (try? await Task.sleep(for: .seconds(1))) != nil else { return }
+                guard (try? await clock.sleep(for: .seconds(1))) != nil else { return }
             } catch {
                 guard !Task.isCancelled else { return }
                 setConnected(false, detail: Unreachable.matches(error) ? Unreachable.describe(error) : "the server refused the long poll (\(error))")
                 reached = false
                 failures += 1
-                guard (try? await Task.sleep(for: backoff(after: failures))) != nil else { return }
+                guard (try? await clock.sleep(for: backoff(after: failures))) != nil else { return }
             }
         }
     }
 
-    /// 1 s, 2 s, 4 s… up to the maximum, each between half and all of it (jitter: a server that
-    /// comes back is not met by every client at once).
+    /// 1 s, 2 s, 4 s… up to the maximum, each between half and all of it by default (jitter: a
+    /// server that comes back is not met by every client at once).
     func backoff(after failures: Int) -> Duration {
         let doubled = settings.reconnectMin * (1 << min(max(failures - 1, 0), 16))
         let capped = min(doubled, settings.reconnectMax)
-        return capped * Double.random(in: 0.5...1.0)
+        return capped * Double.random(in: settings.reconnectJitter)
     }
 
     // MARK: syncing
@@ -233,22 +259,22 @@ public final class VaultWatcher: Sendable {
         await sync(reason: "start")
         while !Task.isCancelled && !isStopped {
             let (due, reason) = schedule.withLock { ($0.nextSync, $0.dueReason) }
-            if due <= .now {
+            if due <= clock.now {
                 // Files this watcher's syncs wrote come back as local changes: no sync for those.
                 if reason == "local", await dropUnchangedPaths() { continue }
                 await sync(reason: reason)
             } else {
-                await wake.wait(until: due)
+                await wake.wait(until: due, on: clock)
             }
         }
     }
 
     private func sync(reason: String) async {
-        let focus = schedule.withLock { $0.syncStarted(at: .now) }
+        let focus = schedule.withLock { $0.syncStarted(at: clock.now) }
         onEvent(.syncStarted(reason: reason))
         do {
             let report = try await engine.sync(focus: focus)
-            schedule.withLock { $0.syncFinished(at: .now, gotThrough: report.gotThrough) }
+            schedule.withLock { $0.syncFinished(at: clock.now, gotThrough: report.gotThrough) }
             updateRecord {
                 $0.lastSyncAt = Date()
                 $0.lastSyncStatus = report.status.rawValue
@@ -260,7 +286,7 @@ public final class VaultWatcher: Sendable {
             stop(error)
         } catch {
             guard !Task.isCancelled else { return }
-            schedule.withLock { $0.syncFinished(at: .now, gotThrough: false) }
+            schedule.withLock { $0.syncFinished(at: clock.now, gotThrough: false) }
             updateRecord { $0.lastSyncStatus = SyncStatus.error.rawValue }
             onEvent(.syncFailed("\(error)"))
         }
@@ -284,7 +310,7 @@ public final class VaultWatcher: Sendable {
         }
         let settled = schedule.withLock { schedule in
             schedule.dropUnchanged(unchanged)
-            return schedule.nextSync > .now || schedule.dueReason != "local"
+            return schedule.nextSync > clock.now || schedule.dueReason != "local"
         }
         if !unchanged.isEmpty { updateRecord { _ in } }  // `status` must not show them as pending
         return settled

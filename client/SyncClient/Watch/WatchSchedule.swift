@@ -8,7 +8,9 @@
 /// - A sync that did not get through (offline, a failure of the server or of a file) is tried
 ///   again after ``Settings/retryMin``, doubling up to ``Settings/maxDelay``: what it carried
 ///   was taken off the pending list when it started.
-/// - Otherwise a safety-net sync is due ``Settings/safetyInterval`` after the last sync.
+/// - Otherwise a safety-net sync is due ``Settings/safetyInterval`` after the last sync that
+///   scanned the whole folder (a sync of the paths named would never catch a change the folder's
+///   watcher missed, so it does not put the safety net off).
 /// Changes that arrive during a sync stay pending for the next one.
 ///
 /// A sync needs to look only at the paths that changed (``syncStarted(at:)`` returns them) once a
@@ -23,7 +25,7 @@ public struct WatchSchedule: Sendable {
         public var debounce: Duration = .seconds(1)
         /// Longest wait after the first pending local change (default 2 min).
         public var maxDelay: Duration = .seconds(120)
-        /// A sync at least this often, for anything both signals missed (default 10 min).
+        /// A whole scan at least this often, for anything both signals missed (default 10 min).
         public var safetyInterval: Duration = .seconds(600)
         /// First wait before a sync that did not get through is tried again (default 5 s).
         public var retryMin: Duration = .seconds(5)
@@ -36,6 +38,8 @@ public struct WatchSchedule: Sendable {
     private var firstPending: Instant?
     private var remotePending = false
     private var lastSyncStart: Instant
+    /// When the last sync that scanned the whole folder started: the safety net counts from it.
+    private var lastWholeScan: Instant
     /// When a sync that did not get through is tried again, and how many in a row did not.
     private var retryAt: Instant?
     private(set) var failedSyncs = 0
@@ -47,6 +51,7 @@ public struct WatchSchedule: Sendable {
     public init(settings: Settings, start: Instant) {
         self.settings = settings
         self.lastSyncStart = start
+        self.lastWholeScan = start
     }
 
     /// Local changes not yet synced.
@@ -85,6 +90,7 @@ public struct WatchSchedule: Sendable {
         firstPending = nil
         remotePending = false
         lastSyncStart = time
+        if wholeScan { lastWholeScan = time }
         retryAt = nil
         return focus
     }
@@ -106,7 +112,7 @@ public struct WatchSchedule: Sendable {
     public var dueReason: String {
         if remotePending { return "server" }
         if let retryAt, retryAt <= localDue { return "retry" }
-        return localDue < lastSyncStart + settings.safetyInterval ? "local" : "safety-net"
+        return localDue < lastWholeScan + settings.safetyInterval ? "local" : "safety-net"
     }
 
     /// When the next sync is due (it may be now or earlier).
@@ -117,7 +123,7 @@ public struct WatchSchedule: Sendable {
 
     /// When pending local changes (or else the safety net) make a sync due.
     private var localDue: Instant {
-        let safety = lastSyncStart + settings.safetyInterval
+        let safety = lastWholeScan + settings.safetyInterval
         guard let firstPending, let quiet = lastWrites.values.min() else { return safety }
         return min(quiet + settings.debounce, firstPending + settings.maxDelay, safety)
     }
