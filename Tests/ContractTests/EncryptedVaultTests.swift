@@ -174,15 +174,20 @@ import VaultCrypto
         }
     }
 
+    /// The phone and the tablet edit separate lines of a note all three synced.
+    func editSeparateLines(_ laptop: TestVault, _ phone: TestVault, _ tablet: TestVault) async throws {
+        try laptop.write("plan.md", "first\n\nmiddle\n\nlast\n")
+        for vault in [laptop, phone, tablet] { _ = try await vault.engine.sync() }
+        try phone.write("plan.md", "first on the phone\n\nmiddle\n\nlast\n")
+        try tablet.write("plan.md", "first\n\nmiddle\n\nlast on the tablet\n")
+    }
+
     /// Edits of separate lines made on two devices before a third sealed every file anew merge
     /// without a conflict: the merge base is found among the versions sealed anew (found by the
     /// simulation, issue 36).
     @Test func editsMadeBeforeARekeyOfContentsMerge() async throws {
         try await threeDevices { _, _, laptop, phone, tablet in
-            try laptop.write("plan.md", "first\n\nmiddle\n\nlast\n")
-            for vault in [laptop, phone, tablet] { _ = try await vault.engine.sync() }
-            try phone.write("plan.md", "first on the phone\n\nmiddle\n\nlast\n")
-            try tablet.write("plan.md", "first\n\nmiddle\n\nlast on the tablet\n")
+            try await editSeparateLines(laptop, phone, tablet)
             _ = try await laptop.engine.createSharingKeys(passphrase: Self.passphrase, scrypt: TestVault.cheapScrypt)
             #expect(try await laptop.engine.rekeyVault(contents: true).resealed)
             for vault in [phone, tablet] {
@@ -193,6 +198,23 @@ import VaultCrypto
             _ = try await phone.engine.sync()
             #expect(phone.read("plan.md") == "first on the phone\n\nmiddle\n\nlast on the tablet\n")
             #expect(tablet.read("plan.md") == phone.read("plan.md"))
+        }
+    }
+
+    /// The same when one device's edit went up before the rekey: the other's merge base is then
+    /// only under the file's old name, whose history the merge reads too (found by the simulation's
+    /// encrypted histories once their watchers were the real one, issue 36).
+    @Test func anEditMadeBeforeARekeyOfContentsMergesWithOneThatWentUpBeforeIt() async throws {
+        try await threeDevices { _, _, laptop, phone, tablet in
+            try await editSeparateLines(laptop, phone, tablet)
+            let plan = try VaultPath("plan.md")
+            #expect(try await tablet.engine.sync().pushed == [plan])
+            _ = try await laptop.engine.createSharingKeys(passphrase: Self.passphrase, scrypt: TestVault.cheapScrypt)
+            #expect(try await laptop.engine.rekeyVault(contents: true).resealed)
+            _ = try await phone.engine.unlockSharingKeys(.passphrase(Self.passphrase))
+            let report = try await phone.engine.sync()
+            #expect(report.conflicts.isEmpty && report.merged == [plan], "\(report)")
+            #expect(phone.read("plan.md") == "first on the phone\n\nmiddle\n\nlast on the tablet\n")
         }
     }
 

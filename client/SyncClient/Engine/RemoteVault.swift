@@ -84,7 +84,29 @@ struct RemoteVault: Sendable {
 
     func history(_ path: VaultPath) async throws -> HistoryResponse {
         let names = try Names([path], cipher)
-        var answer = try await session.run { [api] in try await api.history(names.wire(path), session: $0) }
+        return try await history(path, wire: names.wire(path))
+    }
+
+    /// `path`'s history under each earlier names generation, the latest first (an encrypted vault
+    /// after a rekey: the file's versions before it stayed under its old name, now a tombstone).
+    func historiesUnderEarlierNames(_ path: VaultPath) async throws -> [HistoryResponse] {
+        guard let cipher, cipher.namesGeneration > 1 else { return [] }
+        var answers: [HistoryResponse] = []
+        for generation in stride(from: cipher.namesGeneration - 1, through: 1, by: -1) {
+            guard let codec = VaultCodec(keys: cipher.keys, namesGeneration: generation) else { continue }
+            do {
+                answers.append(try await history(path, wire: try codec.encode(path).path))
+            } catch let error as SyncAPIError where error.code == .notFound {
+                continue
+            }
+        }
+        return answers
+    }
+
+    /// The history of `wire`, the server's name of `path`, with the hashes and sizes of bytes this
+    /// device sealed or opened given as their plaintext's.
+    private func history(_ path: VaultPath, wire: VaultPath) async throws -> HistoryResponse {
+        var answer = try await session.run { [api] in try await api.history(wire, session: $0) }
         answer.path = path
         guard let cipher else { return answer }
         let known = try await cipher.store.plaintexts(of: answer.versions.compactMap(\.contentHash))

@@ -76,16 +76,21 @@ struct VerifiedDownloader: Sendable {
     /// The version of `path` this device last synced, the common ancestor of a three-way merge,
     /// read from the server's history (kept as long as the file exists, unless configured
     /// otherwise). Any version holding the same bytes serves: after a rekey the new name's versions
-    /// start again, and its contents may be sealed anew, which only opening tells (the newest few
-    /// are opened then). Nil when no kept version holds the bytes this device synced: the merge
-    /// then keeps both versions.
+    /// start again (those before it are under the old name, looked at next), and its contents may
+    /// be sealed anew, which only opening tells (the newest few are opened then). Nil when no kept
+    /// version holds the bytes this device synced: the merge then keeps both versions.
     func base(_ path: VaultPath, _ base: SyncedEntry) async throws -> Data? {
-        let history: HistoryResponse
         do {
-            history = try await remote.history(path)
-        } catch let error as SyncAPIError where error.code == .notFound {
-            return nil
+            if let found = try await self.base(base, in: try await remote.history(path)) { return found }
+        } catch let error as SyncAPIError where error.code == .notFound {}
+        for history in try await remote.historiesUnderEarlierNames(path) {
+            if let found = try await self.base(base, in: history) { return found }
         }
+        return nil
+    }
+
+    /// The bytes of `base` among `history`'s versions, if any holds them.
+    private func base(_ base: SyncedEntry, in history: HistoryResponse) async throws -> Data? {
         let kept = history.versions.filter { $0.downloadURL != nil }.sorted { $0.version > $1.version }
         let same = kept.filter { $0.contentHash == base.hash }.sorted { ($0.version == base.version ? 0 : 1) < ($1.version == base.version ? 0 : 1) }
         let sealedAnew = remote.cipher == nil ? [] : kept.filter { $0.contentHash != base.hash }.prefix(Self.basesOpened)
