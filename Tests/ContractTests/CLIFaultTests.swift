@@ -71,7 +71,7 @@ import Glibc
             try await Task.sleep(for: .milliseconds(50))
         }
         kill(process.processIdentifier, SIGKILL)
-        throw CLIProcessError.notBuilt("python3 stand-in server did not start")
+        throw CLIProcessError.helperFailed("the python3 stand-in server did not start")
     }
 
     @Test func aServerCutOffMidAnswerIsUnreachableNotACrash() async throws {

@@ -160,12 +160,15 @@ extension ChildProcess.Ending {
 /// Why a command-line run could not be made or judged.
 public enum CLIProcessError: Error, CustomStringConvertible {
     case notBuilt(String)
+    /// A helper the test starts (a proxy, a load generator) did not come up; the text says how.
+    case helperFailed(String)
     case timedOut([String], partial: CLIResult)
     case notJSON(String)
 
     public var description: String {
         switch self {
         case .notBuilt(let name): "the '\(name)' executable is not built beside the tests: run 'swift build --build-tests' first"
+        case .helperFailed(let why): why
         case .timedOut(let arguments, let partial): "'\(arguments.joined(separator: " "))' did not finish in time and was killed\n\(partial)"
         case .notJSON(let text): "standard output is not a JSON object: \(text.prefix(500))"
         }

@@ -67,11 +67,11 @@ public struct FailingProxy: Sendable {
             if let line = process.stdoutSoFar.split(separator: "\n").first, line.hasPrefix("ready "), let port = Int(line.dropFirst(6)) {
                 return FailingProxy(url: URL(string: "http://127.0.0.1:\(port)")!, process: process)
             }
-            guard process.isRunning else { throw CLIProcessError.notBuilt("the failing proxy did not start: \(try await process.finish())") }
+            guard process.isRunning else { throw CLIProcessError.helperFailed("the failing proxy did not start: \(try await process.finish())") }
             try await Task.sleep(for: .milliseconds(50))
         }
         process.send(SIGKILL)
-        throw CLIProcessError.notBuilt("the failing proxy did not start within 30 s")
+        throw CLIProcessError.helperFailed("the failing proxy did not start within 30 s")
     }
 
     /// The requests it failed so far ("POST /vault/push").

@@ -106,7 +106,7 @@ public struct SlowClients: Sendable {
         while !process.stdoutSoFar.hasPrefix("ready") {
             guard process.isRunning, ContinuousClock.now < deadline else {
                 process.send(SIGKILL)
-                throw CLIProcessError.notBuilt("the slow clients did not connect: \(try await process.finish())")
+                throw CLIProcessError.helperFailed("the slow clients did not connect: \(try await process.finish())")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
