@@ -3,9 +3,9 @@
 # (default 10000) from SEED (default: the clock), each checked against every invariant
 # (docs/testing.md). Stops at the first failure and prints its seed and shortest failing history;
 # with --keep-going as a third argument runs them all and lists every failure; with --shared
-# (third or fourth) the histories run in a vault three people share, with --encrypted in an
-# end-to-end encrypted vault.
-# Usage: bench/simulate.sh [HISTORIES] [SEED] [--keep-going] [--shared | --encrypted]
+# (third or later) the histories run in a vault three people share, with --encrypted in an
+# end-to-end encrypted vault, with both in an encrypted vault three people share.
+# Usage: bench/simulate.sh [HISTORIES] [SEED] [--keep-going] [--shared] [--encrypted]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product vaultsync-bench >/dev/null

@@ -26,7 +26,7 @@ struct ServerBench: AsyncParsableCommand {
     @Flag(help: "With --simulate: go on past failures and list them (not shrunk).") var keepGoing = false
     @Option(help: "With --simulate: the index of the first history (to resume or split a run).") var start = 0
     @Flag(help: "With --simulate: histories in a vault three people share (an owner's devices, a writer's, a reader's).") var shared = false
-    @Flag(help: "With --simulate: the histories in an end-to-end encrypted vault.") var encrypted = false
+    @Flag(help: "With --simulate: the histories in an end-to-end encrypted vault (with --shared, one three people share).") var encrypted = false
     @Option(help: "Run the load generator with this many devices instead (e.g. 200): mixed traffic against release servers on the test harness's Postgres and moto.") var load: Int?
     @Option(help: "With --load: how many users the devices belong to.") var users = 50
     @Option(help: "With --load: how long, in seconds.") var seconds = 60
@@ -42,7 +42,7 @@ struct ServerBench: AsyncParsableCommand {
         if let fanout { return try await FanoutBench(connections: fanout).run() }
         if let cryptoMib { return try CryptoBench(mebibytes: cryptoMib).run() }
         if let load { return try await LoadBench(devices: load, users: users, seconds: seconds, instances: instances, s3: s3, target: url.flatMap(URL.init(string:))).run() }
-        if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing, start: start, kind: shared ? .shared : encrypted ? .encrypted : .plain).run() }
+        if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing, start: start, kind: shared ? (encrypted ? .sharedEncrypted : .shared) : encrypted ? .encrypted : .plain).run() }
         if let encryptedNotes {
             // Files up to 2 GiB: a 1 GiB attachment is a little more once encrypted.
             return try await TestServer.with(configure: { $0.databasePoolSize = 8; $0.maxFileBytes = 2 << 30 }) { server in

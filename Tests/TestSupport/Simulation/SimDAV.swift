@@ -3,14 +3,16 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The simulation's WebDAV client, as rclone or Remotely Save is one: the owner's app password,
-/// the vault's files under `/dav/default/`, each request through the balancer in front of the
-/// server instances. It reads a note, keeps it with its ETag, and later writes it back, with
+/// The simulation's WebDAV client, as rclone or Remotely Save is one: a person's app password,
+/// the vault's files under `/dav/VAULT/` (the owner's `default`, another member's by the vault's
+/// id), each request through the balancer in front of the server instances. It reads a note, keeps it with its ETag, and later writes it back, with
 /// `If-Match` (a careful client) or without (a blind one).
 struct SimDAV: Sendable {
     let server: URL
     let email: String
     let password: String
+    /// The vault's segment of the URL.
+    let vault: String
     let route: @Sendable (URL) -> URL
 
     /// A note as read: its text and ETag.
@@ -24,6 +26,8 @@ struct SimDAV: Sendable {
         case written
         /// `412`: the file is not at the version the client named; nothing was written.
         case refused
+        /// `403`: the person may not write (a reader); nothing was written.
+        case forbidden
     }
 
     struct UnexpectedAnswer: Error, CustomStringConvertible {
@@ -49,6 +53,7 @@ struct SimDAV: Sendable {
         for depth in folders.indices {
             let folder = folders[...depth].joined(separator: "/") + "/"
             let (status, _, body) = try await send("MKCOL", folder)
+            if status == 403 { return .forbidden }
             guard [201, 405].contains(status) else { throw UnexpectedAnswer(method: "MKCOL", path: folder, status: status, body: body) }
         }
         var headers: [String: String] = [:]
@@ -59,12 +64,13 @@ struct SimDAV: Sendable {
         }
         let (status, _, body) = try await send("PUT", path, body: Data(text.utf8), headers: headers)
         if status == 412 && ifMatch != nil { return .refused }
+        if status == 403 { return .forbidden }
         guard [201, 204].contains(status) else { throw UnexpectedAnswer(method: "PUT", path: path, status: status, body: body) }
         return .written
     }
 
     private func send(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: String], String) {
-        var url = server.appendingPathComponent("dav/default")
+        var url = server.appendingPathComponent("dav").appendingPathComponent(vault)
         for component in path.split(separator: "/") { url.appendPathComponent(String(component)) }
         if path.hasSuffix("/") { url = URL(string: url.absoluteString + "/")! }
         var request = HTTPClientRequest(url: route(url).absoluteString)

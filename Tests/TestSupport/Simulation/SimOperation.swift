@@ -41,11 +41,11 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
     /// Time passes: watching devices sync when their `WatchSchedule` says a sync is due.
     case wait(seconds: Int)
     /// The owner's WebDAV client (``SimDAV``) reads a note and keeps it, with its ETag.
-    case davRead(path: String)
+    case davRead(path: String, by: SimPerson = .owner)
     /// The WebDAV client writes its edit of a note back: of the copy it kept (then forgotten), or
     /// of one it reads now. With `ifMatch` only over the version it read (a refusal writes
     /// nothing); without, over whatever is current then, which stays in the server's history.
-    case davWrite(path: String, token: String, ifMatch: Bool)
+    case davWrite(path: String, token: String, ifMatch: Bool, by: SimPerson = .owner)
     /// The owner restores, from the web app's history page of a note, the version before the
     /// current one (a plain vault's; an encrypted vault's pages show no names).
     case webRestore(path: String)
@@ -69,10 +69,19 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
         case .wait(let seconds): "wait \(seconds) s"
         case .rekey(let d, let contents): "d\(d) rekeys the vault's names" + (contents ? " and contents" : "")
         case .webRestore(let path): "web app: restore the version before the current one of \(path)"
-        case .davRead(let path): "WebDAV read \(path)"
-        case .davWrite(let path, let token, let ifMatch): "WebDAV write \(path) \(token)" + (ifMatch ? " (If-Match)" : " (blind)")
+        case .davRead(let path, let person): "WebDAV read \(path)" + person.client
+        case .davWrite(let path, let token, let ifMatch, let person): "WebDAV write \(path) \(token)" + (ifMatch ? " (If-Match)" : " (blind)") + person.client
         }
     }
+}
+
+/// Whose WebDAV client acts in a vault three people share: each signs in with their own app
+/// password (the owner reaches the vault by its name, the others by its id).
+public enum SimPerson: String, Equatable, Sendable {
+    case owner, writer, reader
+
+    /// How a step says whose client it is (the owner's goes unsaid).
+    var client: String { self == .owner ? "" : " by the \(rawValue)'s client" }
 }
 
 /// A seeded history: how many devices, whether edits may collide, and the steps.
@@ -102,28 +111,36 @@ public struct SimScenario: Sendable, CustomStringConvertible {
         /// One person's end-to-end encrypted vault: the same histories as `plain`, with rekeys where
         /// those have the WebDAV client, and without the web app's steps.
         case encrypted
+        /// An end-to-end encrypted vault three people share: `shared`'s histories as `encrypted`
+        /// changes `plain`'s (the vault's key given to each member under their sharing keys).
+        case sharedEncrypted = "shared-encrypted"
     }
 
     /// The history of `seed` in a vault of `kind`.
     public static func generate(seed: UInt64, kind: Kind) -> SimScenario {
         switch kind {
-        case .plain: return generate(seed: seed)
-        case .shared: return generateShared(seed: seed)
-        case .encrypted:
-            var scenario = generate(seed: seed)
-            scenario.encrypted = true
-            // WebDAV serves plain vaults only: where its client acts in a plain vault, a device
-            // rekeys this one (its names, and with a careful client's write its contents too).
-            scenario.operations = scenario.operations.compactMap { operation in
-                switch operation {
-                case .davRead(let path): .rekey(device: path.count % scenario.devices, contents: false)
-                case .davWrite(_, let token, let ifMatch): .rekey(device: token.count % scenario.devices, contents: ifMatch)
-                case .webRestore: nil  // the web app shows an encrypted vault's files to nobody
-                default: operation
-                }
-            }
-            return scenario
+        case .plain: generate(seed: seed)
+        case .shared: generateShared(seed: seed)
+        case .encrypted: encrypting(generate(seed: seed))
+        case .sharedEncrypted: encrypting(generateShared(seed: seed))
         }
+    }
+
+    /// `scenario` in an end-to-end encrypted vault. WebDAV serves plain vaults only: where a
+    /// WebDAV client acts in a plain vault, a device rekeys this one (its names, and with a careful
+    /// client's write its contents too); the web app shows an encrypted vault's files to nobody.
+    static func encrypting(_ plain: SimScenario) -> SimScenario {
+        var scenario = plain
+        scenario.encrypted = true
+        scenario.operations = scenario.operations.compactMap { operation in
+            switch operation {
+            case .davRead(let path, _): .rekey(device: path.count % scenario.devices, contents: false)
+            case .davWrite(_, let token, let ifMatch, _): .rekey(device: token.count % scenario.devices, contents: ifMatch)
+            case .webRestore: nil
+            default: operation
+            }
+        }
+        return scenario
     }
 
     public init(seed: UInt64, devices: Int, collisions: Bool, watching: Set<Int> = [], writers: Set<Int> = [], readers: Set<Int> = [], operations: [SimOperation]) {
@@ -200,7 +217,8 @@ public struct SimScenario: Sendable, CustomStringConvertible {
 
     /// ``generate(seed:steps:)``'s history in a vault shared by three people: the last device is
     /// a reader's (its edits go to notes of its own; it deletes and renames nothing), the one
-    /// before it a writer's, the rest the owner's.
+    /// before it a writer's, the rest the owner's. The WebDAV client's steps are each person's in
+    /// turn, at random (a reader's writes are refused).
     public static func generateShared(seed: UInt64, steps: Int = 40) -> SimScenario {
         var scenario = generate(seed: seed, steps: steps)
         let reader = scenario.devices - 1
@@ -214,6 +232,16 @@ public struct SimScenario: Sendable, CustomStringConvertible {
             case .attach(reader, _, let token): return .attach(device: reader, path: "d\(reader)/a.bin", token: token)
             case .delete(reader, _), .rename(reader, _, _): return .sync(device: reader, fault: nil)
             default: return operation
+            }
+        }
+        var people = SplitMix(seed: seed &+ 0xDA5)  // apart from the history's own draws
+        let persons: [SimPerson] = [.owner, .writer, .reader]
+        for (index, operation) in scenario.operations.enumerated() {
+            switch operation {
+            case .davRead(let path, _): scenario.operations[index] = .davRead(path: path, by: persons.randomElement(using: &people)!)
+            case .davWrite(let path, let token, let ifMatch, _):
+                scenario.operations[index] = .davWrite(path: path, token: token, ifMatch: ifMatch, by: persons.randomElement(using: &people)!)
+            default: break
             }
         }
         return scenario

@@ -8,8 +8,18 @@ import VaultCrypto
 /// The end of a history: faults stop, devices settle, and the invariants are checked.
 extension Simulation {
     func settleAndCheck() async throws -> String? {
-        for device in devices.indices {
+        for device in devices.indices where devices[device].transport.isOffline {
             devices[device].transport.setOffline(false)
+            onlineSince[device] = clock.now
+        }
+        // The watchers alone, for as long as their schedule may take: each carries every change
+        // made on its device, also those it did not hear of (the safety net's whole scan).
+        let settings = WatchSchedule.Settings()
+        let quiet = settings.safetyInterval + settings.maxDelay * 2 + settings.debounce + Self.watchSettings.reconnectMax
+        if let failure = try await passTime(until: clock.now + quiet) { return "the watchers' quiet period: \(failure)" }
+        if let failure = unsyncedTooLong() { return "the watchers' quiet period: \(failure)" }
+        for device in Array(watchers.keys) { await stopWatcher(device) }
+        for device in devices.indices {
             devices[device].transport.arm(nil)
             // Files parked by the faults' per-file failures: the user retries them.
             try await devices[device].engine.retry()

@@ -38,8 +38,7 @@ extension Simulation {
         if let replaced { ledger.excused.formUnion(Tokens.find(in: replaced)) }
         ledger.mustBeGone[path] = nil
         ledger.restored.insert(path)
-        // The change feed tells every watcher that is online.
-        for device in schedules.keys where !devices[device].transport.isOffline { schedules[device]?.remoteChange() }
+        await announce(except: nil)
         return nil
     }
 }

@@ -28,9 +28,13 @@ public final class Simulation {
     /// ``SimScenario/readers``), and the vault's id they name it by; the owner's devices are absent.
     var people: [Int: TestUser] = [:]
     var sharedVault: String?
+    /// Whether an encrypted vault was shared yet (``shareEncrypted()``).
+    var sharedEncrypted = false
     let folder: URL
     /// Beside ``folder`` on its file system: the files a power cut may bring back (``SimDisk``).
     var kept: URL { folder.deletingLastPathComponent().appendingPathComponent(folder.lastPathComponent + "-kept") }
+    /// Beside ``folder``: the other people's folders of their own vaults (``shareEncrypted()``).
+    var others: URL { folder.deletingLastPathComponent().appendingPathComponent(folder.lastPathComponent + "-others") }
     var devices: [Device] = []
     var ledger = Ledger()
     let confirmed = Confirmed()
@@ -43,11 +47,19 @@ public final class Simulation {
         }
     }
     let readerID: UUID
-    /// The watching devices' schedules, on the simulation's own time (``SimOperation/wait(seconds:)``).
-    var schedules: [Int: WatchSchedule] = [:]
-    var now = ContinuousClock.now
-    /// A watching device's oldest local change not yet carried by a sync that got through.
+    /// The watchers' time (``SimOperation/wait(seconds:)`` moves it).
+    let clock = SimClock(start: .now)
+    /// The watching devices' running watchers (``Simulation+Watchers``).
+    var watchers: [Int: Watching] = [:]
+    /// Decides which local changes a watcher hears of.
+    var localEvents: SplitMix
+    /// A watching device's oldest local change its watcher heard of, not yet carried by a sync
+    /// that got through; and its oldest one the watcher did not hear of, not yet carried by a
+    /// sync that scanned the whole folder.
     var oldestUnsynced: [Int: ContinuousClock.Instant] = [:]
+    var droppedSince: [Int: ContinuousClock.Instant] = [:]
+    /// When each device last came online.
+    var onlineSince: [Int: ContinuousClock.Instant] = [:]
     /// Devices that reconciled from the full state after a purge (``noteAway(_:_:)``).
     var awayAcrossPurge: Set<Int> = []
     /// Devices that died at a disk step since their last sync that ended normally: a file the sync
@@ -59,8 +71,9 @@ public final class Simulation {
     var refreshAnswerLost: [Int: Date] = [:]
     /// Prints every sync's report (replaying a failure by hand).
     var verbose = false
-    /// The WebDAV client, once it has its app password; and the notes it read and keeps.
-    var dav: SimDAV?
+    /// Each person's WebDAV client, once it has its app password; and the notes each read and
+    /// keeps (by person and path).
+    var dav: [SimPerson: SimDAV] = [:]
     var davHeld: [String: SimDAV.Read] = [:]
 
     /// One device: a vault folder, its engine, its transport and its disk.
@@ -103,6 +116,7 @@ public final class Simulation {
         self.balancer = Balancer(servers.all)
         self.user = user
         self.readerID = readerID
+        localEvents = SplitMix(seed: scenario.seed &+ 0x10ca1)
         // Memory-backed where the machine has it: the histories test ordering, not the disk, and
         // thousands of them would otherwise wait mostly on SQLite's and the file writer's fsyncs.
         let base = FileManager.default.isWritableFile(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
@@ -118,8 +132,16 @@ public final class Simulation {
         defer {
             try? FileManager.default.removeItem(at: simulation.folder)
             try? FileManager.default.removeItem(at: simulation.kept)
+            try? FileManager.default.removeItem(at: simulation.others)
         }
-        return try await simulation.run()
+        let outcome: String?
+        do {
+            outcome = try await simulation.run()
+        } catch {
+            outcome = "threw: \(error)"  // an error no step expected fails the history too (and is shrunk)
+        }
+        for device in Array(simulation.watchers.keys) { await simulation.stopWatcher(device) }
+        return outcome
     }
 
     func run() async throws -> String? {
@@ -132,19 +154,23 @@ public final class Simulation {
             let root = folder.appendingPathComponent("device\(index)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
             let transport = newTransport()
+            // An encrypted vault is shared once the owner's first device made its key.
+            if scenario.encrypted, people[index] != nil, !sharedEncrypted { try await shareEncrypted() }
             try await link(index, root, transport)
             let disk = newDisk(index, transport)
             devices.append(Device(index: index, root: root, transport: transport, disk: disk, engine: try open(root, transport, disk)))
         }
-        for device in scenario.watching { schedules[device] = WatchSchedule(settings: WatchSchedule.Settings(), start: now) }
         // A shared starting point.
         for path in SimScenario.sharedNotes { try write(0, path, NoteText.template(path, devices: scenario.devices)) }
         for device in devices.indices { _ = try await devices[device].engine.sync() }
+        for device in scenario.watching.sorted() { startWatcher(device) }
+        if let failure = try await settle() { return "starting the watchers: \(failure)" }
 
         if verbose { print("set up in \(ContinuousClock.now - setUpStarted)") }
         for (index, operation) in scenario.operations.enumerated() {
             let started = ContinuousClock.now
             if let failure = try await perform(operation, index: index) { return "step \(index) (\(operation)): \(failure)" }
+            if let failure = try await settle() { return "step \(index) (\(operation)), its watchers: \(failure)" }
             if verbose { print("step \(index) (\(operation)) took \(ContinuousClock.now - started)") }
         }
         let settleStarted = ContinuousClock.now
@@ -153,15 +179,17 @@ public final class Simulation {
     }
 
     /// Shares the owner's vault with a writer and a reader, each another account, when the
-    /// scenario has their devices.
+    /// scenario has their devices (an encrypted vault later: ``shareEncrypted()``).
     func share() async throws {
         guard !scenario.writers.isEmpty || !scenario.readers.isEmpty else { return }
         let vault = try await server.api.vaults(accessToken: user.tokens.accessToken).first { $0.name == "default" }!.vaultID
         sharedVault = vault.uuidString
         for (devices, role) in [(scenario.writers, VaultRole.writer), (scenario.readers, .reader)] where !devices.isEmpty {
             let person = try await server.newUser()
-            let invitation = try await server.api.invite(InviteRequest(email: person.email, role: role), to: vault, accessToken: user.tokens.accessToken)
-            _ = try await server.api.acceptInvitation(invitation.invitationID, accessToken: person.tokens.accessToken)
+            if !scenario.encrypted {
+                let invitation = try await server.api.invite(InviteRequest(email: person.email, role: role), to: vault, accessToken: user.tokens.accessToken)
+                _ = try await server.api.acceptInvitation(invitation.invitationID, accessToken: person.tokens.accessToken)
+            }
             for device in devices { people[device] = person }
         }
     }
@@ -224,20 +252,25 @@ public final class Simulation {
             return try await sync(device, fault: fault)
         case .crash(let device, let step, let powerCut):
             return try await sync(device, fault: nil, crashAt: step, powerCut: powerCut)
-        case .offline(let device): devices[device].transport.setOffline(true)
+        case .offline(let device):
+            devices[device].transport.setOffline(true)
+            watchers[device]?.feed.cut("the network went away")
         case .online(let device):
+            // A watcher's feed reconnects at its next try, and catches up.
             devices[device].transport.setOffline(false)
-            schedules[device]?.remoteChange()  // a watcher's feed reconnects and catches up
+            onlineSince[device] = clock.now
         case .restartServer:
             restarts += 1
             try await servers.all[restarts % 2].restart()
+            for watching in watchers.values { watching.feed.cut("the server instance restarted", instance: restarts % 2) }
         case .purge:
             server.clock.advance(by: 2 * Double(Self.retention.components.seconds))
             _ = try await server.purge()
+            try noteBehindARekeyAcrossAPurge()
         case .resolve(let device): try await resolveConflicts(device)
         case .wait(let seconds): return try await wait(seconds)
-        case .davRead(let path): davHeld[path] = try await davClient().get(path)
-        case .davWrite(let path, let token, let ifMatch): return try await davWrite(path, token: token, ifMatch: ifMatch)
+        case .davRead(let path, let person): try await davRead(path, by: person)
+        case .davWrite(let path, let token, let ifMatch, let person): return try await davWrite(path, token: token, ifMatch: ifMatch, by: person)
         case .rekey(let device, let contents): return try await rekey(device, contents: contents)
         case .webRestore(let path): return try await webRestore(path)
         }
@@ -247,8 +280,7 @@ public final class Simulation {
     /// One sync of `device` with `fault` planned, or a death at its `crashAt`-th disk step (with a
     /// `powerCut`); a crashed device is reopened from its folder.
     func sync(_ device: Int, fault: TransportFault?, crashAt: Int? = nil, powerCut: Bool = false) async throws -> String? {
-        let started = now
-        schedules[device]?.syncStarted(at: started)
+        let started = clock.now
         devices[device].transport.arm(fault)
         devices[device].disk.arm(crashAt: crashAt)
         let report: SyncReport?
@@ -267,87 +299,42 @@ public final class Simulation {
         } else if devices[device].transport.refreshAnswered {
             refreshAnswerLost[device] = nil
         }
-        if devices[device].disk.crashed {
-            crashedOnDisk.insert(device)
-        } else if report?.gotThrough == true && !devices[device].transport.crashed {
-            crashedOnDisk.remove(device)
-        }
+        if devices[device].disk.crashed { crashedOnDisk.insert(device) }
+        // Before a dead device is reopened: a sync it died in did not end normally.
+        if let report { await noteReport(device, report, started: started) }
         if devices[device].transport.crashed {
+            // The device died: so did its watcher, which its user starts again with the device.
+            await stopWatcher(device)
             if powerCut { devices[device].disk.losePower() }
             let transport = newTransport()
             transport.setOffline(devices[device].transport.isOffline)
             let disk = newDisk(device, transport)
             devices[device] = Device(index: device, root: devices[device].root, transport: transport, disk: disk, engine: try open(devices[device].root, transport, disk))
+            if scenario.watching.contains(device) { startWatcher(device) }
         }
         devices[device].disk.arm(crashAt: nil)  // the crash planned belongs to this sync only
         devices[device].transport.arm(nil)
-        let gotThrough = report?.gotThrough ?? false
-        schedules[device]?.syncFinished(at: now, gotThrough: gotThrough)
-        if gotThrough, let since = oldestUnsynced[device], since <= started { oldestUnsynced[device] = nil }
-        if let report, !(report.pushed.isEmpty && report.merged.isEmpty && report.deletedRemotely.isEmpty) {
-            // The change feed tells every other watcher that is online.
-            for other in schedules.keys where other != device && !devices[other].transport.isOffline { schedules[other]?.remoteChange() }
-        }
-        if let report { noteAway(device, report) }
-        if !scenario.collisions, !awayAcrossPurge.contains(device), let report, !unexpected(report.conflicts).isEmpty {
-            ledger.unexpectedConflicts.append("d\(device): \(unexpected(report.conflicts)) \(conflictCopies(device).keys.sorted())")
-        }
         return nil
     }
 
-    /// After a sync that stopped for the account's sharing keys (another device rekeyed the vault,
-    /// and its new generation is given to the account through them), the user opens them on this
-    /// device, as the message says (`vaultsync keys unlock`). True when that was the reason.
-    func unlockedSharingKeys(_ device: Int, after error: any Error) async -> Bool {
-        guard case SyncEngineError.sharingKeys = error else { return false }
-        _ = try? await devices[device].engine.unlockSharingKeys(.passphrase(Self.passphrase))
-        return true
-    }
-
-    /// A rekey by `device`: it must go through unless the device cannot reach the server (offline,
-    /// or signed out by a lost refresh answer) or another device's rekey came first.
-    func rekey(_ device: Int, contents: Bool) async throws -> String? {
-        devices[device].transport.arm(nil)
-        devices[device].disk.arm(crashAt: nil)
-        do {
-            // As its user does first: the account's sharing keys made, or opened on this device.
-            let engine = devices[device].engine
-            switch try await engine.sharingKeysStatus() {
-            case nil: _ = try await engine.createSharingKeys(passphrase: Self.passphrase, scrypt: TestVault.cheapScrypt)
-            case .some((_, false)): _ = try await engine.unlockSharingKeys(.passphrase(Self.passphrase))
-            case .some((_, true)): break
-            }
-            let outcome = try await engine.rekeyVault(contents: contents)
-            if verbose { print("d\(device) rekey: \(outcome)") }
-        } catch {
-            if verbose { print("d\(device) rekey failed: \(error)") }
-            // Refused for the keys' sake, with what to do (another device rekeyed since this one
-            // last synced: "sync, then rekey again"): nothing was renamed.
-            if case SyncEngineError.sharingKeys = error { return nil }
-            guard devices[device].transport.isOffline || refreshAnswerLost[device] != nil else { return "a rekey failed without a fault: \(error)" }
-            return nil
-        }
-        // The change feed tells every other watcher that is online.
-        for other in schedules.keys where other != device && !devices[other].transport.isOffline { schedules[other]?.remoteChange() }
-        return nil
-    }
-
-    /// Time passes: each watching device that is online syncs whenever its schedule says so.
-    /// Afterwards no online watcher holds a local change older than the hard cap plus one retry.
+    /// Time passes: each watcher syncs when its schedule says so. Afterwards no watcher of a
+    /// device online holds a local change it heard of older than the hard cap plus one retry, or
+    /// one it did not hear of older than the safety net's interval plus that.
     func wait(_ seconds: Int) async throws -> String? {
-        let end = now + .seconds(seconds)
         server.clock.advance(by: Double(seconds))
-        for _ in 0..<100 {
-            let due = schedules.filter { !devices[$0.key].transport.isOffline }.map { ($0.key, $0.value.nextSync) }.min { $0.1 < $1.1 }
-            guard let (device, time) = due, time <= end else { break }
-            now = max(now, time)
-            if let failure = try await sync(device, fault: nil) { return failure }
-        }
-        now = end
+        if let failure = try await passTime(until: clock.now + .seconds(seconds)) { return failure }
+        return unsyncedTooLong()
+    }
+
+    func unsyncedTooLong() -> String? {
         let settings = WatchSchedule.Settings()
-        for (device, since) in oldestUnsynced.sorted(by: { $0.key < $1.key }) where !devices[device].transport.isOffline {
-            if since + settings.maxDelay * 2 + settings.debounce < now {
-                return "d\(device) watches and is online, but a local change made \(now - since) ago is not synced yet"
+        let bound = settings.maxDelay * 2 + settings.debounce
+        for (changes, heard) in [(oldestUnsynced, true), (droppedSince, false)] {
+            for (device, since) in changes.sorted(by: { $0.key < $1.key }) where watchers[device] != nil && !devices[device].transport.isOffline {
+                let from = max(since, onlineSince[device] ?? since)
+                if from + bound + (heard ? .zero : settings.safetyInterval) < clock.now {
+                    return "d\(device) watches and is online, but a local change its watcher \(heard ? "heard of" : "did not hear of") made \(clock.now - since) ago is not synced yet"
+                }
             }
         }
         return nil
@@ -373,28 +360,8 @@ public final class Simulation {
         _ = try await SyncEngine.link(root: root, server: server.baseURL, credential: credential, deviceName: "d\(index)", vault: vault, key: key, transport: transport)
     }
 
-    static let passphrase = "the simulation's passphrase"
-
     /// What stops a history from being set up (not an invariant it broke).
     enum SetupError: Error { case noVaultKey }
-
-    /// An encrypted vault's keys and the names the server knows its files by now: those of the
-    /// device that switched to the newest names generation (a rekey's device does at once; the
-    /// others at their next sync). The checks read the server through them (its names and bytes
-    /// are sealed). Nil for a plain vault.
-    func vaultKeys() throws -> (keys: VaultKeyring, names: VaultCodec)? {
-        guard scenario.encrypted else { return nil }
-        var newest: (keys: VaultKeyring, names: VaultCodec, generation: Int)?
-        for device in devices {
-            guard let stored = try CredentialStore(stateFolder: device.root.appendingPathComponent(VaultPath.stateFolderName)).load(),
-                let keys = try stored.vaultKeyring
-            else { continue }
-            let generation = stored.namesGeneration ?? 1
-            if let codec = VaultCodec(keys: keys, namesGeneration: generation), generation > (newest?.generation ?? 0) { newest = (keys, codec, generation) }
-        }
-        guard let newest else { throw SetupError.noVaultKey }
-        return (newest.keys, newest.names)
-    }
 
     /// A device that did not sync across a purge reconciles from the full state, and the merge
     /// base of a file deleted and re-created meanwhile went with the purge: a conflict copy is
@@ -409,13 +376,6 @@ public final class Simulation {
     /// a file the web app restored an older version of.
     func unexpected(_ conflicts: [VaultPath]) -> [VaultPath] {
         conflicts.filter { !ledger.everDeleted.contains($0.rawValue) && !ledger.restored.contains($0.rawValue) }
-    }
-
-    /// A local change on `device`: its watcher notices it.
-    func changedLocally(_ device: Int, _ path: String) {
-        guard schedules[device] != nil else { return }
-        schedules[device]?.localChange(path, at: now)
-        if oldestUnsynced[device] == nil { oldestUnsynced[device] = now }
     }
 
     func noteWrite(_ path: String, token: String, by device: Int) {
