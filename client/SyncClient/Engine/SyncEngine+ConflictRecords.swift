@@ -62,6 +62,8 @@ extension SyncEngine {
             // Open and up to date: nothing to do. Never sent, gone from the server, replaced by a
             // record this device made but did not note, or older than the file: send it.
             guard let current, record == nil || record?.resolvedAt != nil || current != conflict.recordedHash else { continue }
+            // From before a rekey: it names no version under the new names until a resolve records one.
+            guard conflict.remoteVersion >= 1 else { continue }
             do {
                 try await uploader.keepConflict(conflict)
             } catch let error as SyncAPIError where error.code == .readOnly {

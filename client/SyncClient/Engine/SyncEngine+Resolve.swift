@@ -57,8 +57,9 @@ extension SyncEngine {
         // The server's current version is the base of whatever is pushed now.
         let current = try await remote.pull([path]).downloads.first
         if resolution != .keepRemote, let current, current.version != record.remoteVersion {
-            // Another device changed the file after the conflict copy was written: the user decided
-            // without seeing that version. Keep it as a new copy and ask again rather than overwrite it.
+            // Another device changed the file after the conflict copy was written (or a rekey renamed
+            // it since, and its versions before are not comparable): the user decided without seeing
+            // that version. Keep it as a new copy and ask again rather than overwrite it.
             let data = try await downloader.bytes(current.downloadURL, hash: current.contentHash)
             let copy = try writeConflictCopy(of: path, data, device: "server-v\(current.version)")
             var changed = record

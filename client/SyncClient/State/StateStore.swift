@@ -182,10 +182,12 @@ public final class StateStore: Sendable {
     /// Makes every synced version unknown (0, which no version is), the hashes kept: versions under
     /// names a rekey left are not comparable with those under the new names, where a file starts
     /// again at its name's first version. The next full read then compares contents: the same
-    /// bytes are recorded as synced, others are changes.
+    /// bytes are recorded as synced, others are changes. An open conflict's server version goes
+    /// too: resolving it then shows the server's current version first.
     public func forgetSyncedVersions() async throws {
         try await db.write { db in
             try db.run("UPDATE sync_state SET server_version = 0", [])
+            try db.run("UPDATE conflicts SET remote_version = 0", [])
             try db.run("DELETE FROM placed_pulls", [])  // versions under the old names too
         }
     }
