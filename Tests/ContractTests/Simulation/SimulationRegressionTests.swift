@@ -293,6 +293,22 @@ import Testing
             .rekey(device: 4, contents: true),
             .purge,
         ]),
+        // Found by an encrypted run (seed 20261203, 4th history). d0 and d1 edited the same line;
+        // d1 kept a conflict open; d1 rekeyed the names; d0 appended a line and pushed it. The
+        // user's resolution on d1, made from the copy they saw, went up over d0's newer version and
+        // the line was lost: the version the conflict recorded was compared with the current one's
+        // number, and numbers start again under the new names. Switching names now forgets it, so
+        // the resolve shows the current version as a new copy first
+        // (`EncryptedVaultTests.aConflictOpenAcrossARekeyIsNotResolvedOverAVersionNotSeen`). The
+        // two watchers' first syncs fall on one instant and run at once: the loss needed d0's first.
+        Case(name: "a conflict open across a rekey is not resolved over a version its user did not see", devices: 3, collisions: true, watching: [0, 1], encrypted: true, seed: 2857366783054992138, steps: [
+            .edit(device: 0, path: "notes/log.md", .sharedLine, token: "k17x"),
+            .edit(device: 1, path: "notes/log.md", .sharedLine, token: "k18x"),
+            .wait(seconds: 30),
+            .rekey(device: 1, contents: false),
+            .edit(device: 0, path: "inbox.md", .append, token: "k28x"),
+            .edit(device: 0, path: "notes/log.md", .append, token: "k29x"),
+        ]),
     ]
 
     /// Not failures found: the WebDAV clients' writes (a careful one refused over a newer version

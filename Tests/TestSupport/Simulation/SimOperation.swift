@@ -38,9 +38,10 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
     case purge
     /// The user settles the device's open conflicts by keeping the lines of both versions.
     case resolve(device: Int)
-    /// Time passes: watching devices sync when their `WatchSchedule` says a sync is due.
+    /// Time passes on the simulation's clock: the watchers sync as their schedule says.
     case wait(seconds: Int)
-    /// The owner's WebDAV client (``SimDAV``) reads a note and keeps it, with its ETag.
+    /// A person's WebDAV client (``SimDAV``; the owner's unless `by` says) reads a note and keeps
+    /// it, with its ETag.
     case davRead(path: String, by: SimPerson = .owner)
     /// The WebDAV client writes its edit of a note back: of the copy it kept (then forgotten), or
     /// of one it reads now. With `ifMatch` only over the version it read (a refusal writes
@@ -126,7 +127,7 @@ public struct SimScenario: Sendable, CustomStringConvertible {
         }
     }
 
-    /// `scenario` in an end-to-end encrypted vault. WebDAV serves plain vaults only: where a
+    /// `plain`'s history in an end-to-end encrypted vault. WebDAV serves plain vaults only: where a
     /// WebDAV client acts in a plain vault, a device rekeys this one (its names, and with a careful
     /// client's write its contents too); the web app shows an encrypted vault's files to nobody.
     static func encrypting(_ plain: SimScenario) -> SimScenario {

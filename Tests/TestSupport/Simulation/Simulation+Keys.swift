@@ -36,7 +36,8 @@ extension Simulation {
     }
 
     /// A rekey by `device`: it must go through unless the device cannot reach the server (offline,
-    /// or signed out by a lost refresh answer) or another device's rekey came first.
+    /// or signed out by a lost refresh answer), another device's rekey came first, or the device
+    /// is another person's in a shared vault (only the owner renews its key).
     func rekey(_ device: Int, contents: Bool) async throws -> String? {
         devices[device].transport.arm(nil)
         devices[device].disk.arm(crashAt: nil)
