@@ -345,6 +345,40 @@ import Glibc
         }
     }
 
+    /// A change the watcher heard of that a manual sync beside it scanned but could not carry up
+    /// (its push failed) goes up with the watcher's next sync, not only with the safety net.
+    /// Found by the simulation: the watcher took the manual sync's scan for a write of its own.
+    @Test func aChangeAFailedManualSyncScannedStillGoesUpWithTheWatcher() async throws {
+        try await TestServer.with { server in
+            let proxy = try await FailingProxy.start(to: server.baseURL, failing: "POST", "/vault/push")
+            do {
+                let folders = try await linkedFolders(["laptop"], to: proxy.url)
+                defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
+                let watcher = try watch(folders[0], ["--long-poll", "--safety-interval", "3600"])
+                defer { watcher.send(SIGKILL) }
+                try await eventually("connected and idle") {
+                    let events = WatchLog(watcher).events.compactMap { $0["event"] as? String }
+                    let started = events.filter { $0 == "sync_started" }.count
+                    return WatchLog(watcher).connected && started > 0 && started == events.filter { ["sync_finished", "sync_failed"].contains($0) }.count
+                }
+                // Stopped (not in a sync), the watcher hears of the write only once the manual sync has failed.
+                watcher.send(SIGSTOP)
+                try write(folders[0], "a.md", "one")
+                let manual = try await vaultsync(["sync", folders[0].path, "--json"])
+                watcher.send(SIGCONT)
+                #expect(proxy.failed == ["POST /vault/push"] && (try? manual.json()["pushed"] as? [String]) ?? [] == [], "\(manual)")
+                try await eventually("a.md went up with the watcher", within: .seconds(30)) {
+                    WatchLog(watcher).reports.contains { ($0["pushed"] as? [String])?.contains("a.md") == true }
+                }
+                #expect(!WatchLog(watcher).events.contains { $0["reason"] as? String == "safety-net" })
+            } catch {
+                await proxy.stop()
+                throw error
+            }
+            await proxy.stop()
+        }
+    }
+
     /// kill -9 of a watcher in the middle of a sync, then a new watcher: nothing is lost.
     @Test func aWatcherKilledMidSyncLosesNothing() async throws {
         try await TestServer.with { server in

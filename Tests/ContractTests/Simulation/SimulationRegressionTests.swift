@@ -378,6 +378,17 @@ import Testing
             .attach(device: 2, path: "d2/a.bin", token: "k28x"),
             .edit(device: 0, path: "d0/n0.md", .ownLine, token: "k34x"),
         ]),
+        // Found by a 10,000-history run (seed 2026112701, 561st history): d3's watcher heard of the
+        // edit; a sync beside it (the user's `vaultsync sync`) scanned it, and its push's answer
+        // was lost. The watcher took the scan's cached stat for a write of its own and dropped the
+        // change: it waited for the safety net. A change is now none only when its content is the
+        // version in sync (`PendingChangeTests`, `WatchTests.aChangeAFailedManualSyncScannedStillGoesUpWithTheWatcher`).
+        Case(name: "a watched change whose sync lost an answer goes up within the hard cap", devices: 5, collisions: true, watching: [2, 3], seed: 3704198692624908073, steps: [
+            .edit(device: 3, path: "inbox.md", .ownField, token: "k21x"),
+            .sync(device: 3, fault: .lostAfter(at: 1)),
+            .wait(seconds: 130),
+            .wait(seconds: 130),
+        ]),
     ]
 
     @Test(arguments: cases + examples)

@@ -37,22 +37,25 @@ extension StateStore {
         }
     }
 
-    /// Of `paths` (as named on disk), the cached stat of each that has one, and whether any file
-    /// is cached below each (a folder); for the watcher, to tell its own writes from the user's.
-    func cachedStats(for paths: [String]) async throws -> (stats: [String: CachedStat], folders: Set<String>) {
+    /// Of `paths` (as named on disk), what the state database records of each: its cached stat,
+    /// the content of its version in sync, and whether any file is cached below it (a folder);
+    /// for the watcher, to tell its own writes from the user's (``PendingChange``).
+    func recorded(_ paths: [String]) async throws -> [String: PendingChange.Recorded] {
         try await db.read { db in
-            var stats: [String: CachedStat] = [:]
-            var folders: Set<String> = []
+            var recorded: [String: PendingChange.Recorded] = [:]
             for path in paths {
+                var entry = PendingChange.Recorded()
                 if let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT size_bytes, mtime_ns, inode, content_hash FROM local_files WHERE disk_path = ?"), arguments: [path]) {
-                    stats[path] = CachedStat(sizeBytes: row[0], mtimeNanoseconds: row[1], inode: UInt64(bitPattern: row[2]), hash: ContentHash(alreadyValidated: row[3]))
+                    entry.cached = CachedStat(sizeBytes: row[0], mtimeNanoseconds: row[1], inode: UInt64(bitPattern: row[2]), hash: ContentHash(alreadyValidated: row[3]))
+                }
+                if let hash = try String.fetchOne(db.cachedStatement(sql: "SELECT content_hash FROM sync_state WHERE relative_path = ?"), arguments: [path]) {
+                    entry.synced = ContentHash(alreadyValidated: hash)
                 }
                 // Range, not LIKE: names may hold % and _.
-                if try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM local_files WHERE disk_path > ? AND disk_path < ? LIMIT 1"), arguments: [path + "/", path + "0"]) != nil {
-                    folders.insert(path)
-                }
+                entry.folder = try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM local_files WHERE disk_path > ? AND disk_path < ? LIMIT 1"), arguments: [path + "/", path + "0"]) != nil
+                recorded[path] = entry
             }
-            return (stats, folders)
+            return recorded
         }
     }
 

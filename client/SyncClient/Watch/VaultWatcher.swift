@@ -292,21 +292,23 @@ public final class VaultWatcher: Sendable {
         }
     }
 
-    /// Drops the pending local changes that are none: a file whose stat is the one the last sync
-    /// recorded (the sync wrote it), a folder (its files report themselves), a path gone that the
-    /// last sync did not know either. Returns true when, after that, no local sync is due now.
+    /// Drops the pending local changes that are none (``PendingChange``): the watcher's own
+    /// syncs wrote them. Returns true when, after that, no local sync is due now.
     private func dropUnchangedPaths() async -> Bool {
         let pending = schedule.withLock { $0.pendingPaths }.filter { !$0.key.isEmpty }
-        guard !pending.isEmpty, let cached = try? await engine.store.cachedStats(for: Array(pending.keys)) else { return false }
+        guard !pending.isEmpty, let recorded = try? await engine.store.recorded(Array(pending.keys)) else { return false }
         var unchanged: [String: WatchSchedule.Instant] = [:]
         for (path, time) in pending {
             var info = vs_file_stat()
+            let onDisk: PendingChange.OnDisk
             if vs_lstat(engine.root.path + "/" + path, &info) == 0 {
-                let same = cached.stats[path].map { $0.sizeBytes == info.size && $0.mtimeNanoseconds == info.mtime_ns && $0.inode == info.inode } ?? false
-                if info.kind == 2 || same { unchanged[path] = time }
-            } else if errno == ENOENT, cached.stats[path] == nil, !cached.folders.contains(path) {
-                unchanged[path] = time
+                onDisk = info.kind == 2 ? .folder : .file(sizeBytes: info.size, mtimeNanoseconds: info.mtime_ns, inode: info.inode)
+            } else if errno == ENOENT {
+                onDisk = .absent
+            } else {
+                continue
             }
+            if PendingChange.isNone(onDisk, recorded[path] ?? PendingChange.Recorded()) { unchanged[path] = time }
         }
         let settled = schedule.withLock { schedule in
             schedule.dropUnchanged(unchanged)
