@@ -308,10 +308,10 @@ import Glibc
         }
     }
 
-    /// A sync that fails on one request is tried again about 5 s later (the schedule's first
-    /// retry), not only at the next edit or the safety net: a real watcher behind a proxy that
-    /// fails the first push with a 500 and passes everything else to the real server.
-    @Test func aFailedSyncIsTriedAgainAboutFiveSecondsLater() async throws {
+    /// A server behind a proxy that fails the first push with a 500, a folder linked through it
+    /// and a watcher on it (long polls: the proxy passes no WebSocket), connected; the proxy is
+    /// stopped and the watcher killed afterwards.
+    func withWatcherBehindAFailingPush(_ body: (URL, CLIProcess, FailingProxy) async throws -> Void) async throws {
         try await TestServer.with { server in
             let proxy = try await FailingProxy.start(to: server.baseURL, failing: "POST", "/vault/push")
             do {
@@ -320,23 +320,7 @@ import Glibc
                 let watcher = try watch(folders[0], ["--long-poll", "--safety-interval", "3600"])
                 defer { watcher.send(SIGKILL) }
                 try await eventually("connected") { WatchLog(watcher).connected }
-                // Moved in whole: one change event, so no local change starts a sync before the retry.
-                let outside = URL(fileURLWithPath: folders[0].path + "-a.md")
-                try Data("one".utf8).write(to: outside)
-                try FileManager.default.moveItem(at: outside, to: folders[0].appendingPathComponent("a.md"))
-                try await eventually("a.md went up", within: .seconds(30)) {
-                    WatchLog(watcher).reports.contains { ($0["pushed"] as? [String])?.contains("a.md") == true }
-                }
-                #expect(proxy.failed == ["POST /vault/push"])
-                let events = WatchLog(watcher).events
-                let retry = try #require(events.firstIndex { $0["event"] as? String == "sync_started" && $0["reason"] as? String == "retry" }, "\(events)")
-                let failed = try #require(events[..<retry].last { ["sync_finished", "sync_failed"].contains($0["event"] as? String) })
-                let report = failed["report"] as? [String: Any]
-                #expect(failed["event"] as? String == "sync_failed" || !((report?["failures"] as? [String]) ?? []).isEmpty, "the sync before the retry failed: \(failed)")
-                let waited = try #require(WireDate.parse(events[retry]["time"] as? String ?? "")).timeIntervalSince(try #require(WireDate.parse(failed["time"] as? String ?? "")))
-                #expect((4.5...8).contains(waited), "retried \(waited) s after the failure")
-                let after = try #require(events[retry...].first { $0["event"] as? String == "sync_finished" }?["report"] as? [String: Any])
-                #expect(after["pushed"] as? [String] == ["a.md"] && after["status"] as? String == "IDLE", "\(after)")
+                try await body(folders[0], watcher, proxy)
             } catch {
                 await proxy.stop()
                 throw error
@@ -345,37 +329,51 @@ import Glibc
         }
     }
 
+    /// A sync that fails on one request is tried again about 5 s later (the schedule's first
+    /// retry), not only at the next edit or the safety net: a real watcher behind a proxy that
+    /// fails the first push with a 500 and passes everything else to the real server.
+    @Test func aFailedSyncIsTriedAgainAboutFiveSecondsLater() async throws {
+        try await withWatcherBehindAFailingPush { folder, watcher, proxy in
+            // Moved in whole: one change event, so no local change starts a sync before the retry.
+            let outside = URL(fileURLWithPath: folder.path + "-a.md")
+            try Data("one".utf8).write(to: outside)
+            try FileManager.default.moveItem(at: outside, to: folder.appendingPathComponent("a.md"))
+            try await eventually("a.md went up", within: .seconds(30)) {
+                WatchLog(watcher).reports.contains { ($0["pushed"] as? [String])?.contains("a.md") == true }
+            }
+            #expect(proxy.failed == ["POST /vault/push"])
+            let events = WatchLog(watcher).events
+            let retry = try #require(events.firstIndex { $0["event"] as? String == "sync_started" && $0["reason"] as? String == "retry" }, "\(events)")
+            let failed = try #require(events[..<retry].last { ["sync_finished", "sync_failed"].contains($0["event"] as? String) })
+            let report = failed["report"] as? [String: Any]
+            #expect(failed["event"] as? String == "sync_failed" || !((report?["failures"] as? [String]) ?? []).isEmpty, "the sync before the retry failed: \(failed)")
+            let waited = try #require(WireDate.parse(events[retry]["time"] as? String ?? "")).timeIntervalSince(try #require(WireDate.parse(failed["time"] as? String ?? "")))
+            #expect((4.5...8).contains(waited), "retried \(waited) s after the failure")
+            let after = try #require(events[retry...].first { $0["event"] as? String == "sync_finished" }?["report"] as? [String: Any])
+            #expect(after["pushed"] as? [String] == ["a.md"] && after["status"] as? String == "IDLE", "\(after)")
+        }
+    }
+
     /// A change the watcher heard of that a manual sync beside it scanned but could not carry up
     /// (its push failed) goes up with the watcher's next sync, not only with the safety net.
     /// Found by the simulation: the watcher took the manual sync's scan for a write of its own.
     @Test func aChangeAFailedManualSyncScannedStillGoesUpWithTheWatcher() async throws {
-        try await TestServer.with { server in
-            let proxy = try await FailingProxy.start(to: server.baseURL, failing: "POST", "/vault/push")
-            do {
-                let folders = try await linkedFolders(["laptop"], to: proxy.url)
-                defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
-                let watcher = try watch(folders[0], ["--long-poll", "--safety-interval", "3600"])
-                defer { watcher.send(SIGKILL) }
-                try await eventually("connected and idle") {
-                    let events = WatchLog(watcher).events.compactMap { $0["event"] as? String }
-                    let started = events.filter { $0 == "sync_started" }.count
-                    return WatchLog(watcher).connected && started > 0 && started == events.filter { ["sync_finished", "sync_failed"].contains($0) }.count
-                }
-                // Stopped (not in a sync), the watcher hears of the write only once the manual sync has failed.
-                watcher.send(SIGSTOP)
-                try write(folders[0], "a.md", "one")
-                let manual = try await vaultsync(["sync", folders[0].path, "--json"])
-                watcher.send(SIGCONT)
-                #expect(proxy.failed == ["POST /vault/push"] && (try? manual.json()["pushed"] as? [String]) ?? [] == [], "\(manual)")
-                try await eventually("a.md went up with the watcher", within: .seconds(30)) {
-                    WatchLog(watcher).reports.contains { ($0["pushed"] as? [String])?.contains("a.md") == true }
-                }
-                #expect(!WatchLog(watcher).events.contains { $0["reason"] as? String == "safety-net" })
-            } catch {
-                await proxy.stop()
-                throw error
+        try await withWatcherBehindAFailingPush { folder, watcher, proxy in
+            try await eventually("idle") {
+                let events = WatchLog(watcher).events.compactMap { $0["event"] as? String }
+                let started = events.filter { $0 == "sync_started" }.count
+                return started > 0 && started == events.filter { ["sync_finished", "sync_failed"].contains($0) }.count
             }
-            await proxy.stop()
+            // Stopped (not in a sync), the watcher hears of the write only once the manual sync has failed.
+            watcher.send(SIGSTOP)
+            try write(folder, "a.md", "one")
+            let manual = try await vaultsync(["sync", folder.path, "--json"])
+            watcher.send(SIGCONT)
+            #expect(proxy.failed == ["POST /vault/push"] && (try? manual.json()["pushed"] as? [String]) ?? [] == [], "\(manual)")
+            try await eventually("a.md went up with the watcher", within: .seconds(30)) {
+                WatchLog(watcher).reports.contains { ($0["pushed"] as? [String])?.contains("a.md") == true }
+            }
+            #expect(!WatchLog(watcher).events.contains { $0["reason"] as? String == "safety-net" })
         }
     }
 

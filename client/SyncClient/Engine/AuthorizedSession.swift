@@ -77,9 +77,31 @@ actor AuthorizedSession {
         try store.save(credentials)
     }
 
+    /// The refresh under way, which callers at the same time share (the watcher's feed and its
+    /// sync both find the access token expired): two exchanges of one refresh token rotate it
+    /// twice, the server revokes the first successor, and keeping the answer that came last could
+    /// keep the revoked one and sign the device out.
+    private var refreshing: Task<Void, any Error>?
+
     /// Exchanges the refresh token for a new pair and saves it (the access token expired).
     func refresh() async throws {
+        if let refreshing { return try await refreshing.value }
         _ = try signedInSession()  // never bring back credentials a logout removed
+        let running = Task { try await exchange() }
+        refreshing = running
+        defer { refreshing = nil }
+        try await running.value
+    }
+
+    /// Takes up the pair another process on this folder saved since (`vaultsync sync` beside
+    /// `vaultsync watch` rotated the token this one holds: exchanging it again would revoke
+    /// theirs); otherwise exchanges the refresh token and saves the new pair.
+    private func exchange() async throws {
+        if let stored = try store.load(), stored.refreshToken != credentials.refreshToken {
+            credentials.accessToken = stored.accessToken
+            credentials.refreshToken = stored.refreshToken
+            return
+        }
         let tokens = try await api.refresh(refreshToken: credentials.refreshToken)
         credentials.accessToken = tokens.accessToken
         credentials.refreshToken = tokens.refreshToken
