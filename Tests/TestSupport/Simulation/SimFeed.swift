@@ -47,9 +47,6 @@ final class SimFeed: ChangeFeed {
         self.logger = logger
     }
 
-    /// Whether the feed is connected and said `ready`.
-    var isConnected: Bool { state.withLock { $0.connection?.heard != nil } }
-
     /// While connected: the highest sequence it caught up with (its `ready`) or was announced.
     var heard: Int64? { state.withLock { $0.connection?.heard } }
 
@@ -123,15 +120,12 @@ final class SimFeed: ChangeFeed {
         end(.closed(why)) { instance == nil || $0.instance == instance }
     }
 
-    /// Ends the connection as the server does once its access token expired by `now`; returns
-    /// whether it did.
-    @discardableResult
-    func expire(at now: Date) -> Bool {
+    /// Ends the connection as the server does once its access token expired by `now`.
+    func expire(at now: Date) {
         end(.tokenExpired) { $0.heard != nil && ($0.expires.map { $0 <= now } ?? false) }
     }
 
-    @discardableResult
-    private func end(_ end: EventSocketEnd, when matches: (Connection) -> Bool) -> Bool {
+    private func end(_ end: EventSocketEnd, when matches: (Connection) -> Bool) {
         let task = state.withLock { state -> Task<EventSocketEnd, any Error>? in
             guard let connection = state.connection, matches(connection) else { return nil }
             state.connection = nil
@@ -139,7 +133,6 @@ final class SimFeed: ChangeFeed {
             return connection.task
         }
         task?.cancel()
-        return task != nil
     }
 
     /// The `exp` claim of a JWT access token.

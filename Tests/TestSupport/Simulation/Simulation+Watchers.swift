@@ -92,8 +92,8 @@ extension Simulation {
     }
 
     /// What a sync of `device` that started at `started` did, whoever ran it: the invariants'
-    /// bookkeeping, and the files it wrote reported to the device's
-    /// watcher (which must find them unchanged and not sync for them).
+    /// bookkeeping, and the files it wrote reported to the device's watcher (which must find them
+    /// unchanged and not sync for them). The server announces the sync's changes to the others.
     func noteReport(_ device: Int, _ report: SyncReport, started: ContinuousClock.Instant) async {
         if report.gotThrough {
             if !devices[device].transport.crashed { crashedOnDisk.remove(device) }
