@@ -53,7 +53,6 @@ extension Simulation {
         if let current { ledger.excused.formUnion(Set(Tokens.find(in: current)).subtracting(Tokens.find(in: text))) }
         ledger.written[token] = path
         ledger.mustBeGone[path] = nil
-        await announce(except: nil)
         return nil
     }
 

@@ -61,7 +61,6 @@ extension Simulation {
             guard devices[device].transport.isOffline || refreshAnswerLost[device] != nil else { return "a rekey failed without a fault: \(error)" }
             return nil
         }
-        await announce(except: device)
         return nil
     }
 

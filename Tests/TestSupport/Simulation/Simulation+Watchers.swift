@@ -9,12 +9,14 @@ import SyncProtocol
 /// its schedule, its reconnects and its focused syncs. The simulation reports each change a
 /// device's user makes in the folder to its watcher (some dropped, some only as "something
 /// changed", as a kernel's queue does), and what the device's syncs wrote as well (inotify reports
-/// those too); it delivers the change feed's announcements (``SimFeed``) and cuts the feed when
-/// the device goes offline or its server instance restarts.
+/// those too). Each watcher's feed is the server's WebSocket (``SimFeed``), to either instance:
+/// the announcements cross between them through Postgres. The simulation cuts a feed when its
+/// device goes offline or its server instance restarts.
 ///
 /// The quiescence rule: a step ends, and time moves on, only once every watcher waits with
-/// nothing due now (``VaultWatcher/idleUntil``) and its feed is connected or waits to reconnect.
-/// Time moves from one deadline to the next, so each sync a watcher makes happens at its time.
+/// nothing due now (``VaultWatcher/idleUntil``) and its feed is connected and heard of every
+/// change others made (or it waits to reconnect). Time moves from one deadline to the next, so
+/// each sync a watcher makes happens at its time.
 extension Simulation {
     /// A device's running watcher and what it reported.
     struct Watching {
@@ -48,10 +50,10 @@ extension Simulation {
     }
 
     func startWatcher(_ device: Int) {
-        let feed = SimFeed(transport: devices[device].transport, instances: servers.all.count)
-        let reports = Reports()
         var logger = Logger(label: "vaultsync-sim-watch")
         logger.logLevel = .critical
+        let feed = SimFeed(transport: devices[device].transport, instances: servers.all.map(\.baseURL), sequences: sequences, logger: logger)
+        let reports = Reports()
         let clock = clock
         let watcher = VaultWatcher(
             engine: devices[device].engine, settings: Self.watchSettings, clock: clock.view(device), localChanges: .reported, feed: feed, logger: logger
@@ -89,16 +91,9 @@ extension Simulation {
         if oldestUnsynced[device] == nil { oldestUnsynced[device] = clock.now }
     }
 
-    /// The change feed announces a change to every connected watcher but `author`'s.
-    func announce(except author: Int?) async {
-        for (device, watching) in watchers.sorted(by: { $0.key < $1.key }) where device != author {
-            await watching.feed.deliver(VaultEvent(type: .changed))
-        }
-    }
-
     /// What a sync of `device` that started at `started` did, whoever ran it: the invariants'
-    /// bookkeeping, the feed's announcement, and the files it wrote reported to the device's
-    /// watcher (which must find them unchanged and not sync for them).
+    /// bookkeeping, and the files it wrote reported to the device's watcher (which must find them
+    /// unchanged and not sync for them). The server announces the sync's changes to the others.
     func noteReport(_ device: Int, _ report: SyncReport, started: ContinuousClock.Instant) async {
         if report.gotThrough {
             if !devices[device].transport.crashed { crashedOnDisk.remove(device) }
@@ -110,7 +105,6 @@ extension Simulation {
         if !scenario.collisions, !awayAcrossPurge.contains(device), !unexpected(report.conflicts).isEmpty {
             ledger.unexpectedConflicts.append("d\(device): \(unexpected(report.conflicts)) \(conflictCopies(device).keys.sorted())")
         }
-        if !(report.pushed.isEmpty && report.merged.isEmpty && report.deletedRemotely.isEmpty) { await announce(except: device) }
         if let watching = watchers[device], !watching.hasEnded {
             for path in report.pulled + report.merged + report.deletedLocally { watching.watcher.localChanged(.path(path.rawValue)) }
         }
@@ -122,9 +116,18 @@ extension Simulation {
     func settle() async throws -> String? {
         for _ in 0..<60 {
             let waited = ContinuousClock.now
-            while let busy = watchers.keys.sorted().first(where: { !isQuiet($0) }) {
-                if ContinuousClock.now - waited > .seconds(60) { return "d\(busy)'s watcher did not settle within 60 s (its sync hangs, or it waits for nothing)" }
-                try await Task.sleep(for: .milliseconds(1))
+            while true {
+                // The server ends a feed whose token expired; its sweep runs on real time.
+                for watching in watchers.values { watching.feed.expire(at: server.clock.now) }
+                guard let (busy, why) = try firstBusy() else { break }
+                if let failure = watchers[busy]?.feed.failure { return "d\(busy): \(failure)" }
+                // Generous: under a whole test suite's load, delays of a minute happen (a feed's
+                // announcement once took longer). A lost one never arrives and still fails.
+                let waiting = ContinuousClock.now - waited
+                if waiting > .seconds(300) { return "d\(busy)'s watcher did not settle within 300 s: \(why)" }
+                // Briefly at first (a step's syncs end within milliseconds); then sparing the
+                // database and the threads the announcement needs.
+                try await Task.sleep(for: .milliseconds(waiting < .milliseconds(100) ? 1 : 10))
             }
             var reported = false
             for device in watchers.keys.sorted() {
@@ -135,13 +138,27 @@ extension Simulation {
         return "the watchers kept syncing: 60 rounds of reports with no end"
     }
 
-    /// A watcher is quiet when it waits with nothing due now, and its feed is connected or it
-    /// waits (a second sleeper) to reconnect; or when it has stopped.
-    func isQuiet(_ device: Int) -> Bool {
-        guard let watching = watchers[device] else { return true }
-        if watching.hasEnded { return true }
-        guard let idle = watching.watcher.idleUntil, idle > clock.now else { return false }
-        return watching.feed.isConnected || clock.sleeping(device) >= 2
+    private func firstBusy() throws -> (Int, String)? {
+        for device in watchers.keys.sorted() {
+            if let why = try busy(device) { return (device, why) }
+        }
+        return nil
+    }
+
+    /// Why `device`'s watcher is not quiet yet; nil when it is: it waits with nothing due now,
+    /// and its feed is connected and heard every change others made, or it waits (a second
+    /// sleeper) to reconnect; or it has stopped.
+    func busy(_ device: Int) throws -> String? {
+        guard let watching = watchers[device], !watching.hasEnded else { return nil }
+        guard let idle = watching.watcher.idleUntil, idle > clock.now else { return "it syncs, or a sync is due" }
+        guard let heard = watching.feed.heard, let deviceID = watching.feed.deviceID else {
+            return clock.sleeping(device) >= 2 ? nil : "its feed connects"
+        }
+        let owed = max(try sequences.latest(notBy: deviceID), purgeAnnounced)
+        guard heard >= owed else {
+            return "its feed heard of changes up to \(heard), others' reach \(owed): an announcement did not arrive (\(watching.feed.trail))"
+        }
+        return nil
     }
 
     /// Takes in what `device`'s watcher reported; sets `reported` when there was anything.

@@ -38,7 +38,6 @@ extension Simulation {
         if let replaced { ledger.excused.formUnion(Tokens.find(in: replaced)) }
         ledger.mustBeGone[path] = nil
         ledger.restored.insert(path)
-        await announce(except: nil)
         return nil
     }
 }

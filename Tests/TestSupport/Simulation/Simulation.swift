@@ -51,6 +51,10 @@ public final class Simulation {
     let clock = SimClock(start: .now)
     /// The watching devices' running watchers (``Simulation+Watchers``).
     var watchers: [Int: Watching] = [:]
+    /// The vault's sequences, which the watchers' feeds must have heard of (``SimFeed``).
+    var sequences: VaultSequences!
+    /// The vault's sequence the latest purge that took tombstones announced to every device.
+    var purgeAnnounced: Int64 = 0
     /// Decides which local changes a watcher hears of.
     var localEvents: SplitMix
     /// A watching device's oldest local change its watcher heard of, not yet carried by a sync
@@ -149,7 +153,9 @@ public final class Simulation {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // A file beside the vaults: nothing may touch it.
         try Data("outside".utf8).write(to: folder.appendingPathComponent("outside.txt"))
-        try await share()
+        let vault = try await server.api.vaults(accessToken: user.tokens.accessToken).first { $0.name == "default" }!.vaultID
+        sequences = try VaultSequences(databaseURL: server.databaseURL, vaultID: vault)
+        try await share(vault)
         for index in 0..<scenario.devices {
             let root = folder.appendingPathComponent("device\(index)")
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -180,9 +186,8 @@ public final class Simulation {
 
     /// Shares the owner's vault with a writer and a reader, each another account, when the
     /// scenario has their devices (an encrypted vault later: ``shareEncrypted()``).
-    func share() async throws {
+    func share(_ vault: UUID) async throws {
         guard !scenario.writers.isEmpty || !scenario.readers.isEmpty else { return }
-        let vault = try await server.api.vaults(accessToken: user.tokens.accessToken).first { $0.name == "default" }!.vaultID
         sharedVault = vault.uuidString
         for (devices, role) in [(scenario.writers, VaultRole.writer), (scenario.readers, .reader)] where !devices.isEmpty {
             let person = try await server.newUser()
@@ -261,11 +266,15 @@ public final class Simulation {
             onlineSince[device] = clock.now
         case .restartServer:
             restarts += 1
-            try await servers.all[restarts % 2].restart()
+            // Its connections end as it stops (cut first, so that its graceful stop need not wait for them).
             for watching in watchers.values { watching.feed.cut("the server instance restarted", instance: restarts % 2) }
+            try await servers.all[restarts % 2].restart()
         case .purge:
             server.clock.advance(by: 2 * Double(Self.retention.components.seconds))
+            let before = try sequences.purgeMark()
             _ = try await server.purge()
+            let after = try sequences.purgeMark()
+            if after.purgedThrough != before.purgedThrough { purgeAnnounced = after.current }
             try noteBehindARekeyAcrossAPurge()
         case .resolve(let device): try await resolveConflicts(device)
         case .wait(let seconds): return try await wait(seconds)
