@@ -270,11 +270,14 @@ public final class Simulation {
             for watching in watchers.values { watching.feed.cut("the server instance restarted", instance: restarts % 2) }
             try await servers.all[restarts % 2].restart()
         case .purge:
-            server.clock.advance(by: 2 * Double(Self.retention.components.seconds))
+            // Read while the watchers are quiet: once the clock moves their tokens expire, and a
+            // watcher that renews its own may push before the purge ends. The purge announces the
+            // sequence at its commit, this one or later; a device's own later pushes are not
+            // announced to it, so the sequence after the purge may be one no feed owes.
             let before = try sequences.purgeMark()
+            server.clock.advance(by: 2 * Double(Self.retention.components.seconds))
             _ = try await server.purge()
-            let after = try sequences.purgeMark()
-            if after.purgedThrough != before.purgedThrough { purgeAnnounced = after.current }
+            if try sequences.purgeMark().purgedThrough != before.purgedThrough { purgeAnnounced = before.current }
             try noteBehindARekeyAcrossAPurge()
         case .resolve(let device): try await resolveConflicts(device)
         case .wait(let seconds): return try await wait(seconds)
