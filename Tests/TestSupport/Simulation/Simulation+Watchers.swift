@@ -121,8 +121,8 @@ extension Simulation {
                 for watching in watchers.values { watching.feed.expire(at: server.clock.now) }
                 guard let (busy, why) = try firstBusy() else { break }
                 if let failure = watchers[busy]?.feed.failure { return "d\(busy): \(failure)" }
-                // Generous: under a whole test suite's load, delays of a minute happen (a feed's
-                // announcement once took longer). A lost one never arrives and still fails.
+                // Generous: under a whole test suite's load on two cores, requests have taken a
+                // minute. A lost announcement never arrives and still fails.
                 let waiting = ContinuousClock.now - waited
                 if waiting > .seconds(300) { return "d\(busy)'s watcher did not settle within 300 s: \(why)" }
                 // Briefly at first (a step's syncs end within milliseconds); then sparing the
