@@ -108,4 +108,39 @@ import Glibc
             #expect(FileManager.default.fileExists(atPath: recent.path))
         }
     }
+
+    /// An upload in progress holds its temporary file: another instance starting on the same
+    /// folder, and a purge whose clock runs hours ahead of the file's time, leave it alone, and
+    /// the upload completes.
+    @Test func anUploadInProgressOutlivesAnotherInstancesStartAndAPurge() async throws {
+        try await TestServer.withTwoInstances { first, second in
+            let device = try await first.newUser().newDevice()
+            let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            let push = try await device.api.push(PushRequest(files: [
+                PushFile(path: try VaultPath("scan.pdf"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: nil)
+            ]), session: device.session)
+            let url = try #require(push.uploads.first?.uploadURL)
+            let tmp = first.dataDirectory.appendingPathComponent("blobs/tmp").path
+            let upload = try HalfSentUpload(to: url, bytes: bytes, firstPart: 100_000)
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).isEmpty, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let writing = (try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []
+            try #require(writing.count == 1, "the upload's temporary file: \(writing)")
+
+            try await second.restart()
+            first.clock.advance(by: 3 * 3600)
+            let report = try await first.purge()
+            #expect(report.staleUploads == 0)
+            #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []) == writing, "the temporary file is still there")
+
+            let answer = try await upload.finish()
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+            let stored = first.storedBlobFiles()
+            #expect(stored.count == 1, "\(stored)")
+            let blobs = first.dataDirectory.appendingPathComponent("blobs")
+            #expect(stored.first.flatMap { FileManager.default.contents(atPath: blobs.appendingPathComponent($0).path) } == bytes)
+        }
+    }
 }

@@ -58,7 +58,8 @@ struct ServerParts: Sendable {
             await database.close(stoppingCluster: true)
             throw error
         }
-        // One server per file store: whatever its temporary folder holds was cut off by a crash.
+        // Whatever the temporary folder holds unlocked was cut off by a crash (uploads in progress
+        // on another instance sharing the folder lock theirs).
         if let removed = try? await store.removeStaleUploads(before: .distantFuture), removed > 0 {
             logger.notice("removed temporary files of interrupted uploads", metadata: ["count": "\(removed)"])
         }

@@ -195,7 +195,9 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
                 (status, body) = mapped.wire
                 headers.append(contentsOf: mapped.headers)
             } else {
-                context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
+                context.logger.error(
+                    "request failed",
+                    metadata: ["error": "\(String(reflecting: error))", "http.method": "\(request.method)", "http.path": "\(request.uri.path)"])
                 (status, body) = (.internalServerError, ErrorBody(code: .internalError, message: "internal server error; report the request id"))
             }
             var envelope = ErrorEnvelope(error: body)

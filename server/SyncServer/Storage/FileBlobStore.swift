@@ -232,7 +232,8 @@ package struct FileBlobStore: BlobStore {
     }
 
     /// Removes temporary upload files last written before `cutoff` (a crash mid-upload leaves
-    /// them); returns how many. At start-up every one is stale: the store has one server.
+    /// them) that no upload is writing; returns how many. At start-up the cutoff is every file:
+    /// an upload in progress on another instance sharing the folder holds the lock on its own.
     package func removeStaleUploads(before cutoff: Date) async throws -> Int {
         let folder = root.appendingPathComponent("tmp")
         return try await io.runIfActive {
@@ -241,7 +242,7 @@ package struct FileBlobStore: BlobStore {
             for name in names {
                 let path = folder.appendingPathComponent(name).path
                 guard let written = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date, written < cutoff else { continue }
-                if unlink(path) == 0 { removed += 1 }
+                if Self.removeUnlessWritten(path) { removed += 1 }
             }
             return removed
         }
@@ -253,10 +254,36 @@ package struct FileBlobStore: BlobStore {
         return BlobContent(size: file.size - offset, chunks: FileChunks(file: file, io: io), offset: offset, totalSize: file.size)
     }
 
+    /// Creates the temporary file at `path` holding a shared `flock` on it while the descriptor is
+    /// open: the sweep of interrupted uploads (``removeStaleUploads(before:)``, run by another
+    /// instance's start-up or a purge on any clock) leaves a locked file alone.
     static func create(_ path: String) throws -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        return fd
+        while true {
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            // A sweep that opened the file before the lock was taken holds its own until it has
+            // unlinked it: then the name is free again, and the file is made anew.
+            var locked: Int32
+            repeat { locked = flock(fd, LOCK_SH) } while locked != 0 && errno == EINTR
+            var status = stat()
+            guard locked == 0, fstat(fd, &status) == 0 else {
+                let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                close(fd)
+                unlink(path)
+                throw error
+            }
+            if status.st_nlink > 0 { return fd }
+            close(fd)
+        }
+    }
+
+    /// Removes the temporary file at `path` unless a writer holds its lock; whether it did.
+    static func removeUnlessWritten(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return false }  // an upload is writing it
+        return unlink(path) == 0
     }
 
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
