@@ -55,6 +55,32 @@ import Testing
         }
     }
 
+    /// A device that died after putting a merge in place and before recording it takes the file
+    /// for its own edit on top of the server's version it merged with: the other device's next
+    /// edit of its own line merges cleanly (it conflicted with that device's line the merge had
+    /// brought here, which looked like an edit made here: the simulation's record, issue 36).
+    @Test func aMergePutInPlaceBeforeACrashIsOnTheServersVersion() async throws {
+        try await TestVault.withTwo { laptop, phone in
+            try laptop.write("note.md", "the laptop's line\n\nmiddle\n\nthe phone's line\n")
+            _ = try await laptop.sync()
+            _ = try await phone.sync()
+            try laptop.write("note.md", "the laptop's line, edited\n\nmiddle\n\nthe phone's line\n")
+            _ = try await laptop.sync()
+            try phone.write("note.md", "the laptop's line\n\nmiddle\n\nthe phone's line, edited\n")
+            let dying = DiesAfterPlacing()
+            _ = try? await SyncEngine(root: phone.root, diskSteps: dying).sync()
+            #expect(dying.state.withLock { $0.dead }, "the merge was put in place")
+            #expect(phone.read("note.md") == "the laptop's line, edited\n\nmiddle\n\nthe phone's line, edited\n")
+            try laptop.write("note.md", "the laptop's line, edited again\n\nmiddle\n\nthe phone's line\n")
+            _ = try await laptop.sync()
+            let report = try await SyncEngine(root: phone.root).sync()
+            #expect(report.conflicts.isEmpty && report.merged.map(\.rawValue) == ["note.md"], "\(report)")
+            #expect(phone.read("note.md") == "the laptop's line, edited again\n\nmiddle\n\nthe phone's line, edited\n")
+            _ = try await laptop.sync()
+            #expect(laptop.read("note.md") == phone.read("note.md"))
+        }
+    }
+
     /// The first rename or removal `sync.db` committed something after before a flush made it durable.
     static func firstCommitBeforeFlush(_ steps: [DiskStep]) -> DiskStep? {
         var unflushed: DiskStep?

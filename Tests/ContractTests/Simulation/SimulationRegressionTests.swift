@@ -389,6 +389,24 @@ import Testing
             .wait(seconds: 130),
             .wait(seconds: 130),
         ]),
+        // Found by the 10,000-history record, VAULTSYNC_SIM_SEED=2026112704, history 1,326. d1
+        // merged its line with d0's edit of notes/log.md and died after renaming the merge into
+        // place, before recording that the file was on d0's version: its base stayed the older
+        // version, against which d0's line in the merged file looked like d1's own edit, and d0's
+        // next edit of that line conflicted. A merge now notes itself in `placed_pulls` before
+        // the rename, with the server's version it was made on (`DurableWriteTests.aMergePutInPlaceBeforeACrashIsOnTheServersVersion`).
+        // That commit comes before the merge is staged: step 22 still dies after the rename (before its flush).
+        Case(name: "a merge put in place before a crash is on the server's version it merged", devices: 4, collisions: false, watching: [0, 2], seed: 6178241766758213330, steps: [
+            .edit(device: 1, path: "notes/log.md", .ownLine, token: "k0x"),
+            .attach(device: 0, path: "d0/a.bin", token: "k8x"),
+            .edit(device: 2, path: "notes/plan.md", .ownLine, token: "k10x"),
+            .edit(device: 2, path: "d2/n1.md", .ownField, token: "k12x"),
+            .edit(device: 0, path: "notes/log.md", .ownLine, token: "k16x"),
+            .edit(device: 2, path: "inbox.md", .ownField, token: "k21x"),
+            .crash(device: 2, atStep: 4, powerCut: true),
+            .crash(device: 1, atStep: 22, powerCut: false),
+            .edit(device: 0, path: "notes/log.md", .ownLine, token: "k35x"),
+        ]),
     ]
 
     @Test(arguments: cases + examples)

@@ -74,19 +74,21 @@ extension SyncEngine {
         switch decision {
         case .merged(let data):
             let hash = ContentHasher.hash(data)
-            try writer.commit(staged: try writer.stage(data), to: local.diskPath, expected: .unchanged(stat))
             // The server's version as this folder holds it (its plaintext, in an encrypted vault).
-            if case .bytes(let theirs) = remote, theirs == data {
-                try await store.recordSynced([path: SyncedEntry(hash: hash, version: download.version)], at: now())
+            let theirs: SyncedEntry? = if case .bytes(let theirs) = remote { SyncedEntry(hash: ContentHasher.hash(theirs), version: download.version) } else { nil }
+            // Noted before the rename: should a crash come before the merge is recorded, the next
+            // sync still knows the file is on the server's version (``placedFiles()``).
+            if let theirs { try await store.recordPlacing(path, holding: hash, on: theirs) }
+            try writer.commit(staged: try writer.stage(data), to: local.diskPath, expected: .unchanged(stat))
+            if let theirs, theirs.hash == hash {
+                try await store.recordSynced([path: theirs], at: now())
                 result.pulled.append(path)
             } else {
                 // The file holds the server's version now, with this device's changes on top: so
                 // `sync.db` says. Should the push not go out, a deletion here before the next sync
                 // deletes what it saw (the server's version), not an older one that other
                 // devices' edit would seem to beat; an edit goes up on top of it.
-                if case .bytes(let theirs) = remote {
-                    try await store.recordSynced([path: SyncedEntry(hash: ContentHasher.hash(theirs), version: download.version)], at: now())
-                }
+                if let theirs { try await store.recordSynced([path: theirs], at: now()) }
                 result.followUps.append(PushCandidate(path: path, diskPath: local.diskPath, hash: hash, sizeBytes: Int64(data.count), base: download.version))
                 result.merged.append(path)
             }

@@ -70,7 +70,7 @@ extension SyncEngine {
         let scope: LocalScope
         var synced: [VaultPath: SyncedEntry]
         let syncedCount: Int
-        let placed = try await store.placedPulls()
+        let placed = try await store.placedFiles()
         let roots = scan == nil && incremental
             ? focus?.union(remote.keys.map(\.rawValue)).union(try await store.failures().map(\.path.rawValue)).union(placed.keys.map { $0.rawValue }) : nil
         // Past a few thousand paths, looking each up costs more than reading the folder.
@@ -203,12 +203,13 @@ extension SyncEngine {
         try await store.clearSent()
     }
 
-    /// Files a pull put in place without recording them (a crash or a power cut came between) are
-    /// the versions they were pulled as, while they hold exactly those bytes: recorded as synced
-    /// before planning, so that they are not taken for edits made here.
-    private func adoptPlacedPulls(_ placed: [VaultPath: SyncedEntry], _ scan: LocalScan, _ synced: inout [VaultPath: SyncedEntry]) async throws {
+    /// Files a pull or a merge put in place without recording them (a crash or a power cut came
+    /// between) are synced at the versions they were placed on, while they hold exactly the bytes
+    /// placed: recorded so before planning, so that a pulled file is not taken for an edit made
+    /// here, and a merged one's edits made elsewhere are not either.
+    private func adoptPlacedPulls(_ placed: [VaultPath: PlacedFile], _ scan: LocalScan, _ synced: inout [VaultPath: SyncedEntry]) async throws {
         guard !placed.isEmpty else { return }
-        let adopted = placed.filter { path, entry in scan.localFiles[path]?.hash == entry.hash && synced[path] != entry }
+        let adopted = placed.filter { path, file in scan.localFiles[path]?.hash == file.fileHash && synced[path] != file.synced }.mapValues(\.synced)
         if !adopted.isEmpty {
             try await store.recordSynced(adopted, at: now(), log: adopted.map { LogLine(.pull, $0.key, "v\($0.value.version), put in place before a crash") })
             synced.merge(adopted) { _, new in new }

@@ -115,6 +115,10 @@ public final class StateStore: Sendable {
             // Files a pull was putting in place, until recorded (``StateStore/placedPulls()``).
             try db.execute(sql: "CREATE TABLE placed_pulls (relative_path TEXT PRIMARY KEY, content_hash TEXT NOT NULL, server_version INTEGER NOT NULL);")
         }
+        migrator.registerMigration("v9-placed-merges") { db in
+            // A merge put in place: the server's version it is on, when the file holds more (``StateStore/recordPlacing(_:holding:on:)``).
+            try db.execute(sql: "ALTER TABLE placed_pulls ADD COLUMN synced_hash TEXT;")
+        }
         return migrator
     }
 
