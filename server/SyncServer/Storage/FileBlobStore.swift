@@ -261,18 +261,17 @@ package struct FileBlobStore: BlobStore {
         while true {
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            // A sweep that opened the file before the lock was taken holds its own until it has
-            // unlinked it: then the name is free again, and the file is made anew.
             var locked: Int32
             repeat { locked = flock(fd, LOCK_SH) } while locked != 0 && errno == EINTR
-            var status = stat()
-            guard locked == 0, fstat(fd, &status) == 0 else {
+            guard locked == 0 else {
                 let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
                 close(fd)
                 unlink(path)
                 throw error
             }
-            if status.st_nlink > 0 { return fd }
+            // A sweep that locked the file first holds its lock until it has unlinked it. The name
+            // is this upload's alone, so while it is there, it is this file.
+            if access(path, F_OK) == 0 { return fd }
             close(fd)
         }
     }
