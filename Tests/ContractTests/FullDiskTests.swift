@@ -113,7 +113,10 @@ import Glibc
     /// folder, and a purge whose clock runs hours ahead of the file's time, leave it alone, and
     /// the upload completes.
     @Test func anUploadInProgressOutlivesAnotherInstancesStartAndAPurge() async throws {
-        try await TestServer.withTwoInstances { first, second in
+        // The upload stalls while the other instance restarts and the purge runs: under the whole
+        // suite on two cores that took over the default minute a connection may stall, and the
+        // server rightly closed it (the write removing its own temporary file).
+        try await TestServer.withTwoInstances(configure: { $0.connectionIdleTimeout = .seconds(900) }) { first, second in
             let device = try await first.newUser().newDevice()
             let bytes = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
             let push = try await device.api.push(PushRequest(files: [
@@ -135,7 +138,7 @@ import Glibc
             #expect(report.staleUploads == 0)
             #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []) == writing, "the temporary file is still there")
 
-            let answer = try await upload.finish()
+            let answer = try await upload.finish(within: .seconds(300))
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
             let stored = first.storedBlobFiles()
             #expect(stored.count == 1, "\(stored)")

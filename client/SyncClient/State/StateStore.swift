@@ -112,7 +112,7 @@ public final class StateStore: Sendable {
                 """)
         }
         migrator.registerMigration("v8-placed-pulls") { db in
-            // Files a pull was putting in place, until recorded (``StateStore/placedPulls()``).
+            // Files a pull was putting in place, until recorded (``StateStore/placedFiles()``).
             try db.execute(sql: "CREATE TABLE placed_pulls (relative_path TEXT PRIMARY KEY, content_hash TEXT NOT NULL, server_version INTEGER NOT NULL);")
         }
         migrator.registerMigration("v9-placed-merges") { db in
