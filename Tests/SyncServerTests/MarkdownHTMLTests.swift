@@ -55,4 +55,39 @@ import Testing
             #expect(!html.contains("=\"\(needle)") && !html.contains("<\(needle.dropFirst())"), "\(needle) in \(html)")
         }
     }
+
+    /// Notes written to exhaust the renderer, which every member of a shared vault runs by opening
+    /// them: each renders, nests no deeper than the bounds, and keeps every character as text.
+    /// (10,000 `>` crashed the server; a line of unclosed marks took time by the square of its
+    /// length.)
+    @Test(arguments: [
+        ("10,000 nested quotes", String(repeating: ">", count: 10_000) + " deep"),
+        ("10,000 quote lines, each deeper", (1...10_000).map { String(repeating: "> ", count: min($0, 200)) + "x" }.joined(separator: "\n")),
+        ("a list indented 10,000 deep", (0..<10_000).map { String(repeating: " ", count: $0 % 400) + "- item \($0)" }.joined(separator: "\n")),
+        ("100,000 unclosed stars", String(repeating: "*a ", count: 100_000)),
+        ("nested emphasis 10,000 deep", String(repeating: "*_", count: 10_000) + "x" + String(repeating: "_*", count: 10_000)),
+        ("100,000 unclosed links, wiki links, code spans and autolinks", String(repeating: "[a ![b [[c `d <e ", count: 20_000)),
+        ("links inside link labels", String(repeating: "[", count: 5_000) + "x" + String(repeating: "](y)", count: 5_000)),
+        ("a table of 20,000 rows", "| a | b | c |\n|---|---|---|\n" + String(repeating: "| **x** | _y_ | `z` |\n", count: 20_000)),
+        ("a 10 MB note", String(repeating: "Some *words*, a [link](b.md) and ~~more~~ text.\n", count: 220_000)),
+    ])
+    func aHostileNoteRendersWithinBounds(_ rule: String, _ markdown: String) {
+        let started = ContinuousClock.now
+        let html = Self.render(markdown)
+        let took = ContinuousClock.now - started
+        // A guard, not a measure: quadratic work on these inputs takes hours; the debug build
+        // renders the 10 MB note in about 13 s alone.
+        #expect(took < .seconds(300), "\(rule): \(took)")
+        #expect(!html.isEmpty, "\(rule)")
+        var (depth, deepest, quotes, deepestQuote) = (0, 0, 0, 0)
+        for tag in html.split(separator: "<", omittingEmptySubsequences: false).dropFirst().map({ $0.prefix { $0 != ">" && $0 != " " } }) {
+            if ["em", "strong", "del", "a"].contains(tag) { depth += 1 }
+            if ["/em", "/strong", "/del", "/a"].contains(tag) { depth -= 1 }
+            if tag == "blockquote" { quotes += 1 }
+            if tag == "/blockquote" { quotes -= 1 }
+            (deepest, deepestQuote) = (max(deepest, depth), max(deepestQuote, quotes))
+        }
+        #expect(deepest <= MarkdownHTML.maxInlineDepth && depth == 0, "\(rule): spans nest \(deepest) deep, \(depth) left open")
+        #expect(deepestQuote <= MarkdownHTML.maxQuoteDepth && quotes == 0, "\(rule): quotes nest \(deepestQuote) deep, \(quotes) left open")
+    }
 }

@@ -66,6 +66,24 @@ import Testing
         }
     }
 
+    /// A note of 10,000 nested quotes, planted by a writer, crashed the server for whoever opened
+    /// it: now the page renders, its deep part as text, and the server answers the next request.
+    @Test func aNoteBuiltToExhaustTheRendererOpens() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let device = try await user.newDevice("laptop")
+            _ = try await device.write("deep.md", String(repeating: ">", count: 10_000) + " the bottom\n\n" + String(repeating: "*_", count: 5_000) + "x\n")
+            let base = try await Self.base(device, server)
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: user.email, password: user.password)
+                let note = try await web.get(base + "file?path=deep.md")
+                #expect(note.status == 200 && note.body.contains("the bottom"), "\(note.status)")
+                #expect(note.body.components(separatedBy: "<blockquote>").count - 1 == 16, "quotes nest 16 deep, the rest is text")
+                #expect(try await web.get(base + "files").status == 200, "the server still answers")
+            }
+        }
+    }
+
     /// Another person's vault, and a file that is not there, are 404 pages; nothing of them shows.
     @Test func anotherPersonsVaultIsNotFound() async throws {
         try await TestServer.with { server in

@@ -9,7 +9,17 @@ import Foundation
 /// block quotes, lists (one level; `[ ]` and `[x]` tasks), rules, code spans, strong, emphasis,
 /// strike-through, `[text](target)`, `![alt](target)`, `<https://…>` and `[[wiki links|alias]]`.
 /// Anything else shows as its text.
+///
+/// Bounded for any input, since a note is hostile and every member of a shared vault opens it:
+/// quotes nest at most ``maxQuoteDepth`` deep and emphasis and links ``maxInlineDepth`` (deeper
+/// marks show as text), and each line is read in time proportional to its length (a search for a
+/// closing mark that failed is not made again further along the line).
 enum MarkdownHTML {
+    /// Block quotes within block quotes: deeper `>` show as text.
+    static let maxQuoteDepth = 16
+    /// Emphasis and links within each other: deeper marks show as text.
+    static let maxInlineDepth = 8
+
     /// What a link or an image names, for `resolve`.
     enum Target: Equatable, Sendable {
         /// `[text](target)` or `<target>`: a URL or a path relative to the note.
@@ -31,6 +41,8 @@ enum MarkdownHTML {
 
     private struct Renderer {
         let resolve: (Target) -> String?
+        /// How many block quotes this renderer's blocks are in.
+        var quoteDepth = 0
         var html = ""
 
         // MARK: blocks
@@ -67,14 +79,14 @@ enum MarkdownHTML {
                     flush(&self)
                     html += "<hr>\n"
                     index += 1
-                } else if trimmed.hasPrefix(">") {
+                } else if trimmed.hasPrefix(">"), quoteDepth < MarkdownHTML.maxQuoteDepth {
                     flush(&self)
                     var quoted: [String] = []
                     while index < lines.count, let rest = Self.quoted(lines[index]) {
                         quoted.append(rest)
                         index += 1
                     }
-                    var inner = Renderer(resolve: resolve)
+                    var inner = Renderer(resolve: resolve, quoteDepth: quoteDepth + 1)
                     inner.blocks(quoted)
                     html += "<blockquote>\n" + inner.html + "</blockquote>\n"
                 } else if let first = Self.listItem(line) {
@@ -156,48 +168,57 @@ enum MarkdownHTML {
         // MARK: inline
 
         /// One line's text: code spans first (their content is never read as anything else), then
-        /// links, images and emphasis; every other character escaped.
-        func inline(_ text: String) -> String {
+        /// links, images and emphasis; every other character escaped. `depth`: how many spans
+        /// this text is inside; past ``MarkdownHTML/maxInlineDepth`` it is all text.
+        func inline(_ text: String, depth: Int = 0) -> String {
+            guard depth < MarkdownHTML.maxInlineDepth else { return MarkdownHTML.escape(text) }
             var out = ""
             var rest = Substring(text)
+            var search = ClosingSearch()
             while let character = rest.first {
-                if character == "`", let close = rest.dropFirst().firstIndex(of: "`") {
+                if character == "`", let close = search.first("`", in: rest.dropFirst())?.lowerBound {
                     out += "<code>" + MarkdownHTML.escape(rest[rest.index(after: rest.startIndex)..<close]) + "</code>"
                     rest = rest[rest.index(after: close)...]
-                } else if rest.hasPrefix("[["), let close = rest.range(of: "]]") {
+                } else if rest.hasPrefix("[["), let close = search.first("]]", in: rest) {
                     let inside = rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound]
                     let parts = inside.split(separator: "|", maxSplits: 1)
                     let name = parts.first.map(String.init) ?? ""
                     let label = parts.count > 1 ? String(parts[1]) : name
                     out += anchor(resolve(.wiki(name)), label: MarkdownHTML.escape(label), text: "[[" + inside + "]]")
                     rest = rest[close.upperBound...]
-                } else if character == "!", rest.dropFirst().first == "[", let (label, target, after) = Self.bracketed(rest.dropFirst()) {
+                } else if character == "!", rest.dropFirst().first == "[", let (label, target, after) = Self.bracketed(rest.dropFirst(), &search) {
                     if let url = resolve(.image(target)) {
                         out += "<img src=\"" + MarkdownHTML.escape(url) + "\" alt=\"" + MarkdownHTML.escape(label) + "\" loading=\"lazy\">"
                     } else {
                         out += MarkdownHTML.escape("![" + label + "](" + target + ")")
                     }
                     rest = after
-                } else if character == "[", let (label, target, after) = Self.bracketed(rest) {
-                    out += anchor(resolve(.link(target)), label: inline(label), text: "[" + label + "](" + target + ")")
+                } else if character == "[", let (label, target, after) = Self.bracketed(rest, &search) {
+                    out += anchor(resolve(.link(target)), label: inline(label, depth: depth + 1), text: "[" + label + "](" + target + ")")
                     rest = after
-                } else if character == "<", let close = rest.firstIndex(of: ">"),
+                } else if character == "<", let close = search.first(">", in: rest)?.lowerBound,
                     case let target = String(rest[rest.index(after: rest.startIndex)..<close]),
                     target.hasPrefix("http://") || target.hasPrefix("https://") || target.hasPrefix("mailto:"), !target.contains(" ")
                 {
                     out += anchor(resolve(.link(target)), label: MarkdownHTML.escape(target), text: "<" + target + ">")
                     rest = rest[rest.index(after: close)...]
-                } else if let (tag, marker) = Self.emphasis(rest), let close = Self.closing(marker, in: rest.dropFirst(marker.count)) {
+                } else if let (tag, marker) = Self.emphasis(rest), let close = search.closing(marker, in: rest.dropFirst(marker.count)) {
                     let inner = rest[rest.index(rest.startIndex, offsetBy: marker.count)..<close]
-                    out += "<\(tag)>" + inline(String(inner)) + "</\(tag)>"
+                    out += "<\(tag)>" + inline(String(inner), depth: depth + 1) + "</\(tag)>"
                     rest = rest[rest.index(close, offsetBy: marker.count)...]
                 } else {
-                    out += MarkdownHTML.escape(String(character))
-                    rest = rest.dropFirst()
+                    // This character and the plain text after it, up to where a mark may start, at once.
+                    let plain = rest.utf8.dropFirst().firstIndex { Self.markBytes.contains($0) } ?? rest.endIndex
+                    let run = rest[..<plain]
+                    out += MarkdownHTML.escape(run.isEmpty ? rest.prefix(1) : run)
+                    rest = run.isEmpty ? rest.dropFirst() : rest[plain...]
                 }
             }
             return out
         }
+
+        /// The bytes a span may start with (`` ` ``, `[`, `!`, `<`, `*`, `_`, `~`): text between them is plain.
+        static let markBytes: Set<UInt8> = Set("`[!<*_~".utf8)
 
         /// A link to `url` with `label` (already HTML), or, without a URL, the source `text` escaped.
         func anchor(_ url: String?, label: String, text: String) -> String {
@@ -206,10 +227,10 @@ enum MarkdownHTML {
         }
 
         /// `[label](target)` at the start of `text`: its parts and what follows.
-        static func bracketed(_ text: Substring) -> (String, String, Substring)? {
-            guard text.first == "[", let closeLabel = text.firstIndex(of: "]") else { return nil }
+        static func bracketed(_ text: Substring, _ search: inout ClosingSearch) -> (String, String, Substring)? {
+            guard text.first == "[", let closeLabel = search.first("]", in: text)?.lowerBound else { return nil }
             let open = text.index(after: closeLabel)
-            guard open < text.endIndex, text[open] == "(", let closeTarget = text[open...].firstIndex(of: ")") else { return nil }
+            guard open < text.endIndex, text[open] == "(", let closeTarget = search.first(")", in: text[open...])?.lowerBound else { return nil }
             let label = String(text[text.index(after: text.startIndex)..<closeLabel])
             var target = String(text[text.index(after: open)..<closeTarget]).trimmingCharacters(in: .whitespaces)
             if target.hasPrefix("<"), target.hasSuffix(">") { target = String(target.dropFirst().dropLast()) }
@@ -225,13 +246,51 @@ enum MarkdownHTML {
             return nil
         }
 
+    }
+
+    /// The searches for a closing mark along one line, each remembered when it found nothing: the
+    /// line is read from left to right, so a mark not found after one place is not found after any
+    /// later one, and a line of ten thousand unclosed marks is read once, not ten thousand times.
+    struct ClosingSearch {
+        private var absent: Set<String> = []
+
+        /// The first `needle` in `text`, a part of the line at or after any searched before.
+        mutating func first(_ needle: String, in text: Substring) -> Range<Substring.Index>? {
+            guard !absent.contains(needle) else { return nil }
+            guard let found = Self.find(needle, in: text) else {
+                absent.insert(needle)
+                return nil
+            }
+            return found
+        }
+
         /// Where `marker` closes in `text` (after at least one character, not after a space).
-        static func closing(_ marker: String, in text: Substring) -> Substring.Index? {
-            guard !text.isEmpty else { return nil }
-            var search = text.index(after: text.startIndex)
-            while search < text.endIndex, let found = text[search...].range(of: marker) {
+        mutating func closing(_ marker: String, in text: Substring) -> Substring.Index? {
+            guard !text.isEmpty, !absent.contains("close " + marker) else { return nil }
+            var start = text.index(after: text.startIndex)
+            while start < text.endIndex, let found = Self.find(marker, in: text[start...]) {
                 if !text[text.index(before: found.lowerBound)].isWhitespace { return found.lowerBound }
-                search = found.upperBound
+                start = found.upperBound
+            }
+            absent.insert("close " + marker)
+            return nil
+        }
+
+        /// The first `needle` (ASCII) in `text`, by its bytes: Foundation's search copies the
+        /// whole rest of the line on every call.
+        static func find(_ needle: String, in text: Substring) -> Range<Substring.Index>? {
+            let wanted = Array(needle.utf8)
+            let bytes = text.utf8
+            var index = bytes.startIndex
+            while let start = bytes[index...].firstIndex(of: wanted[0]) {
+                var end = start
+                var matched = 0
+                while matched < wanted.count, end < bytes.endIndex, bytes[end] == wanted[matched] {
+                    matched += 1
+                    end = bytes.index(after: end)
+                }
+                if matched == wanted.count { return start..<end }
+                index = bytes.index(after: start)
             }
             return nil
         }
