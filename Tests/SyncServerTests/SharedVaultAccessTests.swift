@@ -116,6 +116,40 @@ import Testing
     }
 
     /// The status and code of a refused call.
+    /// A reader cannot close conflict records, by the API or the web page's buttons: the owner's
+    /// device kept its unmerged text in one, and a closed record is dropped by that device.
+    @Test func aReaderClosesNoConflictRecord() async throws {
+        try await TestServer.with { server in
+            let ana = try await server.newUser()
+            let laptop = try await ana.newDevice("Ana's laptop")
+            _ = try await laptop.write("a.md", "Ana's note\n")
+            let kept = Data("Ana's unmerged text\n".utf8)
+            let record = try await laptop.api.recordConflict(
+                RecordConflictRequest(
+                    path: try VaultPath("a.md"), remoteVersion: 1, contentHash: ContentHasher.hash(kept), sizeBytes: Int64(kept.count),
+                    description: "both changed", content: kept),
+                session: laptop.session)
+            let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first { $0.name == "default" }?.vaultID)
+            let ben = try await server.newUser()
+            let phone = try await ben.newDevice("Ben's phone").inVault(vault.uuidString)
+            try Self.setRole(server, vault: vault, user: ben.email, role: "reader")
+            #expect(await Self.refusal { _ = try await phone.api.resolveConflict(ResolveConflictRequest(ids: [record.conflict.id], resolution: "kept_server"), session: phone.session) } == "403 read_only")
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: ben.email, password: ben.password)
+                let base = "/app/vaults/\(vault.uuidString.lowercased())/"
+                let page = try await web.get(base + "conflict?id=\(record.conflict.id.uuidString.lowercased())")
+                #expect(page.status == 200, "a reader sees the record: \(page.status)")
+                let token = try #require(page.formToken)
+                let kept = try await web.post(base + "settle", form: ["id": record.conflict.id.uuidString, "base": "1", "keep": "server", "form_token": token])
+                #expect(kept.status == 403, "\(kept.status) \(kept.body)")
+            }
+            let open = try await laptop.api.conflicts(session: laptop.session).conflicts
+            #expect(open.map(\.id) == [record.conflict.id] && open.first?.resolvedAt == nil, "still open: \(open)")
+            try Self.setRole(server, vault: vault, user: ben.email, role: "writer")
+            #expect(try await phone.api.resolveConflict(ResolveConflictRequest(ids: [record.conflict.id], resolution: "kept_server"), session: phone.session).resolved == 1)
+        }
+    }
+
     static func refusal(_ call: () async throws -> Void) async -> String {
         do {
             try await call()

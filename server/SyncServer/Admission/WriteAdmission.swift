@@ -13,6 +13,8 @@ enum WriteAdmission {
     static func admit(_ request: WriteRequest, in snapshot: VaultSnapshot, by role: VaultRole, names: Int? = nil) -> WritePlan {
         guard role.writes else { return WritePlan(refusal: .readOnly) }
         if case .rekey(let rekey) = request { return self.rekey(rekey, snapshot, by: role) }
+        // Records are closed under any name generation: they name paths, not versions to make.
+        if case .resolveConflicts = request { return WritePlan() }
         if let current = snapshot.namesGeneration, current != (names ?? 1) { return WritePlan(refusal: .namesChanged(current: current)) }
         if !snapshot.leftNames.isEmpty, let left = request.madeLive.first(where: { snapshot.leftNames.contains($0.rawValue) }) {
             return WritePlan(refusal: .nameLeft(left))
@@ -26,6 +28,7 @@ enum WriteAdmission {
         case .undelete(let candidates): undelete(candidates, snapshot)
         case .conflictBytes(let path, let hash, let size, let required): conflictBytes(path, hash: hash, sizeBytes: size, required: required, snapshot)
         case .rekey(let rekey): self.rekey(rekey, snapshot, by: role)
+        case .resolveConflicts: WritePlan()
         }
     }
 

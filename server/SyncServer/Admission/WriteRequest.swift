@@ -21,6 +21,9 @@ enum WriteRequest: Sendable {
     /// A conflict record's bytes: named as kept when they are stored (`required`: they must be,
     /// the device said it uploaded them).
     case conflictBytes(path: VaultPath, hash: String, sizeBytes: Int64, required: Bool)
+    /// Closing conflict records (the path is settled): makes no version, but ends what another
+    /// member's device kept, so it is a write like any other.
+    case resolveConflicts
     /// Every live path of an encrypted vault renamed under the name key of generation `names`, as
     /// one move (``WriteAdmission/rekey(_:)``).
     case rekey(Rekey)
@@ -57,7 +60,7 @@ extension WriteRequest {
         case .restore(let path, _, _): [path]
         case .undelete(let candidates): candidates.map(\.path)
         case .rekey(let rekey): rekey.push.files.map(\.path)
-        case .delete, .conflictBytes: []
+        case .delete, .conflictBytes, .resolveConflicts: []
         }
     }
 }

@@ -102,12 +102,16 @@ extension VaultService {
         return ConflictListResponse(conflicts: try records.map { try conflictInfo(scope, $0, deviceName: $0.deviceName, expires: expires) })
     }
 
-    /// `POST /vault/conflicts/resolve`: closes the vault's open records among the ids.
+    /// `POST /vault/conflicts/resolve`: closes the vault's open records among the ids, through
+    /// the write gate (a reader's request is refused: ``ServiceError/readOnly``).
     func resolveConflict(_ scope: VaultScope, _ request: ResolveConflictRequest) async throws -> ResolveConflictResponse {
         guard request.ids.count <= limits.maxBatchFiles else { throw ServiceError.batchTooLarge(count: request.ids.count, limit: limits.maxBatchFiles) }
         let resolution = String(request.resolution.prefix(40))
         let now = now()
-        let closed = try await db.transaction { try ConflictQueries.resolve($0, vaultID: scope.vaultID, ids: request.ids, resolution: resolution, now: now) }
+        let (_, _, closed) = try await write(scope, now: now, locked: false) { _ in (.resolveConflicts, VaultSnapshotQueries.Reads()) } then: { tx, plan in
+            guard plan.refusal == nil else { return 0 }
+            return try ConflictQueries.resolve(tx, vaultID: scope.vaultID, ids: request.ids, resolution: resolution, now: now)
+        }
         return ResolveConflictResponse(resolved: closed)
     }
 
