@@ -48,7 +48,26 @@ struct Init: AsyncParsableCommand {
 
     func run() async throws {
         let root = vaultURL(directory)
+        // The outermost folder this command makes, which goes again when linking fails.
+        var made: URL?
+        var missing = root.standardizedFileURL
+        while !FileManager.default.fileExists(atPath: missing.path), missing.pathComponents.count > 1 {
+            made = missing
+            missing = missing.deletingLastPathComponent()
+        }
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let engine: SyncEngine
+        do {
+            engine = try await link(root)
+        } catch {
+            if let made { try? FileManager.default.removeItem(at: made) }
+            throw error
+        }
+        try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
+    }
+
+    /// Links `root`, and says so.
+    private func link(_ root: URL) async throws -> SyncEngine {
         let credential: SignInCredential = if let email, let invitation {
             .invitation(email: email, password: try password.password(), code: invitation)
         } else if let email {
@@ -66,7 +85,7 @@ struct Init: AsyncParsableCommand {
         let named = join == nil ? vaultName : try? await engine.linkedVault().qualifiedName
         if !json { print("linked \(root.path) to \(server) as \(email ?? identity.provider ?? "an enrolment code")\(named.map { ", vault '\($0)'" } ?? "")\(engine.isEncrypted ? " (end-to-end encrypted)" : "")") }
         if let recoveryKey { printRecoveryKey(recoveryKey, toStandardError: json) }
-        try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
+        return engine
     }
 }
 

@@ -32,6 +32,26 @@ import Testing
         #expect(scan.skippedLinks == ["link.md"])
     }
 
+    /// A folder holding `.vaultsync/` is a vault of its own: neither a whole scan nor a scan of
+    /// paths named inside it (a watcher's) reads its files; each names the folder once.
+    @Test func aLinkedFolderInsideIsNeverEntered() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        try write("a.md", "outer")
+        try write("projects/sub/.vaultsync/sync.db", "the other vault's state")
+        try write("projects/sub/secret.md", "the other vault's note")
+        try write("projects/sub/deeper/more.md", "more")
+        try write("projects/plan.md", "outer's plan")
+        let scanner = LocalScanner(root: root, ignore: IgnoreRules())
+        let whole = try scanner.scan(cache: [:])
+        #expect(Set(whole.files.keys.map(\.rawValue)) == ["a.md", "projects/plan.md"])
+        #expect(whole.nestedVaults == ["projects/sub"])
+        let named = scanner.scan(paths: ["projects/sub/secret.md", "projects/sub/deeper/more.md", "projects/sub", "projects/plan.md"], cache: [:])
+        #expect(Set(named.files.keys.map(\.rawValue)) == ["projects/plan.md"])
+        #expect(named.nestedVaults == ["projects/sub"])
+        let rules = IgnoreRules().ignoringFolders(whole.nestedVaults)
+        #expect(rules.isIgnored("projects/sub/secret.md") && rules.isIgnored("projects/sub", isFolder: true) && !rules.isIgnored("projects/subway.md"))
+    }
+
     @Test func theStatCacheSkipsRehashingUnchangedFiles() throws {
         defer { try? FileManager.default.removeItem(at: root) }
         for i in 0..<20 { try write("n\(i).md", "note \(i)") }

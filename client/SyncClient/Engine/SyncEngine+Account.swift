@@ -8,7 +8,8 @@ extension SyncEngine {
     /// A folder linked before (signed out, or linked again) signs back in as the same device of the
     /// same account: its sync state stays valid, so nothing is downloaded again.
     /// - Throws: ``SyncEngineError/linkedElsewhere(_:server:)`` or ``SyncEngineError/otherAccount(_:)``
-    ///   when the folder syncs with another server or account.
+    ///   when the folder syncs with another server or account, ``SyncEngineError/nestedVault(_:other:inside:)``
+    ///   for a folder inside or around a linked one.
     /// - Parameters:
     ///   - vault: the vault to sync with (its name, `OWNER/NAME` for a shared one, or its id); nil
     ///     for the one the folder synced with before, or else `default`.
@@ -29,6 +30,8 @@ extension SyncEngine {
         root: URL, server: URL, credential: SignInCredential, deviceName: String,
         vault: String? = nil, createVault: Bool = false, joinCode: String? = nil, transport: any HTTPTransport = AsyncHTTPTransport()
     ) async throws -> SyncEngine {
+        if let above = NestedVaults.linkedAbove(root) { throw SyncEngineError.nestedVault(root.path, other: above.path, inside: true) }
+        if let below = NestedVaults.linkedBelow(root) { throw SyncEngineError.nestedVault(root.path, other: below.path, inside: false) }
         let stateFolder = root.standardizedFileURL.appendingPathComponent(VaultPath.stateFolderName)
         let previous = try LinkRecord.read(stateFolder: stateFolder)
         if let previous, !LinkRecord.sameServer(previous.server, server.absoluteString) {

@@ -89,6 +89,9 @@ extension SyncEngine {
         guard let scan else { preconditionFailure("scanned above") }
         Self.addOnce(&report.notices, scan.invalid.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
         Self.addOnce(&report.notices, scan.skippedLinks.map { "\($0): symbolic links and special files are not synced" })
+        Self.addOnce(&report.notices, scan.nestedVaults.map { "\($0): a linked folder of its own (it holds .vaultsync/): its files sync with its own vault, not this one" })
+        // Nothing in a linked folder inside this one is this vault's: neither sent, pulled nor deleted.
+        let rules = ignore.rules.ignoringFolders(scan.nestedVaults)
         Self.addOnce(&report.failures, scan.unreadable.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
         authors = authors.filter { scan.files[$0.key] != nil }
         // Before anything is sealed: the vault's newest key generation, renewed first if a member
@@ -102,7 +105,7 @@ extension SyncEngine {
         // Phase 3: plan. Paths waiting for the user are held back.
         let parked = Set(try await store.failures().filter(\.parked).map(\.path))
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
-        let input = SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: ignore.rules, localScope: scope)
+        let input = SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: rules, localScope: scope)
         let plan = SyncPlanner.plan(input)
         // Deletions of most of the vault wait for the user; everything else goes on.
         let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: syncedCount, policy: massDeletePolicy)

@@ -8,6 +8,9 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     case signedOut(String)
     /// `init` or `login` on a folder linked to another server.
     case linkedElsewhere(String, server: String)
+    /// `init` on a folder inside a linked folder (`inside: true`) or around one: the two vaults
+    /// would sync into each other.
+    case nestedVault(String, other: String, inside: Bool)
     /// `init` or `login` as another account than the one the folder syncs with.
     case otherAccount(String)
     /// `login` on a folder linked before this client recorded the account's email.
@@ -48,6 +51,10 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .notLinked(let path): "'\(path)' is not linked to a server: run 'vaultsync init' there first"
         case .signedOut(let path): "'\(path)' is signed out: run 'vaultsync login \(path)' to sign it back in"
         case .linkedElsewhere(let path, let server): "'\(path)' is linked to \(server); use that server, or link an empty folder"
+        case .nestedVault(let path, let other, let inside):
+            inside
+                ? "'\(path)' is inside '\(other)', which is linked already: its files would sync with that vault too. Link a folder outside it"
+                : "'\(path)' holds '\(other)', which is linked already: that folder's files would sync with this vault too. Link a folder that holds no linked folder"
         case .otherAccount(let path): "'\(path)' syncs another account's vault; sign in as that account, or link an empty folder"
         case .emailNeeded(let path): "'\(path)' does not record its account's email: pass --email"
         case .noSuchVault(let name, let known):

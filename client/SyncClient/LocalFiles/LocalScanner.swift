@@ -43,9 +43,18 @@ public struct LocalScanner: Sendable {
                 continue
             }
             if (info.kind == 1 || info.kind == 2) && ignore.isIgnored(path, isFolder: info.kind == 2) { continue }
+            if let nested = linkedFolder(atOrAbove: path, isFolder: info.kind == 2) {
+                top.append(ScannedEntry(path: nested, kind: .nestedVault))
+                continue
+            }
             top.append(entry(path, info, cache: cache))
         }
-        // A path below a named folder is scanned with it.
+        // A path below a named folder is scanned with it; a linked folder is named once.
+        var seen: Set<String> = []
+        top.removeAll { entry in
+            guard case .nestedVault = entry.kind else { return false }
+            return !seen.insert(entry.path).inserted
+        }
         let folders = Set(top.compactMap { if case .folder = $0.kind { $0.path } else { nil } })
         top.removeAll { entry in
             var above = Substring(entry.path)
@@ -97,6 +106,8 @@ public struct LocalScanner: Sendable {
                 scan.unreadable[entry.path] = reason
             case .special:
                 scan.skippedLinks.append(entry.path)  // symbolic links and special files are not synced
+            case .nestedVault:
+                scan.nestedVaults.append(entry.path)
             case .invalid(let error):
                 scan.invalid[entry.path] = .invalid(error)
             case .file(let vaultPath, let stat, let rehashed, let cached):
@@ -137,10 +148,33 @@ public struct LocalScanner: Sendable {
             }
             let kind = raw[index].stat.kind
             if kind == 1 || kind == 2, ignore.isIgnoredEntry(path, isFolder: kind == 2) { continue }
+            if kind == 2, isLinkedFolder(path) {
+                entries.append(ScannedEntry(path: path, kind: .nestedVault))
+                continue
+            }
             entries.append(entry(path, raw[index].stat, cache: cache))
         }
         entries.sort { $0.path < $1.path }
         return entries
+    }
+
+    /// Whether the folder at `relative` holds `.vaultsync/`: a vault of its own, whose files are
+    /// never this vault's (``NestedVaults``).
+    private func isLinkedFolder(_ relative: String) -> Bool {
+        var info = vs_file_stat()
+        return vs_lstat(root.path + "/" + relative + "/" + VaultPath.stateFolderName, &info) == 0 && info.kind == 2
+    }
+
+    /// The linked folder `path` is in or is (the outermost, below the root), for a scan of named
+    /// paths that did not walk down to them.
+    private func linkedFolder(atOrAbove path: String, isFolder: Bool) -> String? {
+        var segments = path.split(separator: "/")
+        if !isFolder { segments.removeLast() }
+        for depth in segments.indices {
+            let folder = segments[...depth].joined(separator: "/")
+            if isLinkedFolder(folder) { return folder }
+        }
+        return nil
     }
 
     /// The entry for `path` (not ignored) with its stat: a file is checked against the cache and
@@ -186,6 +220,8 @@ private struct ScannedEntry: Sendable {
         case invalid(VaultPathError)
         case unreadable(String)
         case special
+        /// A folder holding `.vaultsync/`: linked to a vault of its own, never entered.
+        case nestedVault
     }
 
     var path: String
@@ -217,6 +253,9 @@ public struct LocalScan: Sendable {
     public var unreadable: [String: String] = [:]
     /// Symbolic links and special files (not synced).
     public var skippedLinks: [String] = []
+    /// Folders linked to a vault of their own (they hold `.vaultsync/`): never entered, and the
+    /// plan leaves everything in them alone.
+    public var nestedVaults: [String] = []
     /// The new stat cache, and what changed in it: the files hashed again are exactly those
     /// whose stat is not the cached one.
     public var stats: [String: CachedStat] = [:]

@@ -11,11 +11,21 @@ public struct IgnoreRules: Sendable {
     ]
 
     private let rules: [Rule]
+    /// Folders left out whole besides the patterns: linked folders of their own inside the vault
+    /// (``ignoringFolders(_:)``).
+    private var folders: Set<String> = []
 
     /// - Parameter ignoreFile: the text of the vault's `.vaultsyncignore`, if it has one.
     public init(ignoreFile: String? = nil) {
         let lines = Self.builtIn + (ignoreFile ?? "").split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         rules = lines.compactMap(Rule.init)
+    }
+
+    /// These rules, and also every path in or below `folders` (vault-relative, as on disk).
+    public func ignoringFolders(_ folders: some Sequence<String>) -> IgnoreRules {
+        var rules = self
+        rules.folders.formUnion(folders)
+        return rules
     }
 
     /// Whether `path` (vault-relative, `/`-separated; a folder when `isFolder`) is ignored.
@@ -25,6 +35,7 @@ public struct IgnoreRules: Sendable {
         if !isFolder, let last = segments.last, ConflictFileName.isConflictCopy(last) { return true }
         for depth in 1...segments.count {
             let prefix = Array(segments[0..<depth])
+            if !folders.isEmpty, folders.contains(prefix.joined(separator: "/")) { return true }
             let isFolder = depth < segments.count || isFolder
             if verdict(prefix, isFolder: isFolder) == true {
                 return true  // an ignored folder takes everything in it along
