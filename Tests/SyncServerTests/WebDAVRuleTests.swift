@@ -178,6 +178,55 @@ import Testing
     }
 }
 
+/// What a request path names, one rule per row: every method parses its path here, so a name a
+/// Mac or an iPhone sends in NFD is the NFC name stored, and a control character is refused.
+@Suite struct DAVTargetTests {
+    @Test(arguments: [
+        ("an NFD name is the NFC name", "/dav/v/Cre%CC%80me.md", DAVTarget(vault: "v", path: "Cr\u{E8}me.md", trailingSlash: false)),
+        ("an NFC name stays", "/dav/v/Cr%C3%A8me.md", DAVTarget(vault: "v", path: "Cr\u{E8}me.md", trailingSlash: false)),
+        ("an NFD folder and vault", "/dav/Cafe%CC%81/Ma%CC%88rz/", DAVTarget(vault: "Caf\u{E9}", path: "M\u{E4}rz", trailingSlash: true)),
+        ("%00 is refused", "/dav/v/a.md%00.png", nil),
+        ("a NUL in a folder is refused", "/dav/v/a%00/b.md", nil),
+        ("another control character is refused", "/dav/v/a%0Ab.md", nil),
+        ("DEL is refused", "/dav/v/a%7Fb.md", nil),
+    ] as [(String, String, DAVTarget?)])
+    func aPath(_ rule: String, _ raw: String, _ target: DAVTarget?) throws {
+        guard let target else {
+            #expect(throws: ServiceError.self, "\(rule)") { try DAVTarget.parse(raw) }
+            return
+        }
+        let parsed = try #require(try DAVTarget.parse(raw))
+        #expect(parsed == target, "\(rule)")
+        #expect(parsed.path.unicodeScalars.elementsEqual(target.path.unicodeScalars), "\(rule): NFC by scalars, not only equal as Swift strings")
+    }
+
+    /// (Destination, the request's authorities, carried out here): another server's is `502`.
+    @Test(arguments: [
+        ("/dav/v/b.md", ["127.0.0.1:8080"], true),
+        ("http://127.0.0.1:8080/dav/v/b.md", ["127.0.0.1:8080"], true),
+        ("http://LOCALHOST:8080/dav/v/b.md", ["localhost:8080"], true),
+        ("https://notes.example/dav/v/b.md", ["notes.example"], true),
+        ("http://notes.example/dav/v/b.md", ["notes.example:80"], true),
+        ("http://[::1]:8080/dav/v/b.md", ["[::1]:8080"], true),
+        ("https://proxy.example/dav/v/b.md", ["127.0.0.1:8080", "proxy.example"], true),
+        ("http://evil.example/dav/v/b.md", ["127.0.0.1:8080"], false),
+        ("http://127.0.0.1:9090/dav/v/b.md", ["127.0.0.1:8080"], false),
+        ("https://notes.example:8443/dav/v/b.md", ["notes.example"], false),
+    ])
+    func aDestination(_ header: String, _ authorities: [String], _ here: Bool) {
+        #expect(DAVTarget.isOnThisServer(header, authorities: authorities) == here, "\(header) with \(authorities)")
+    }
+
+    /// RFC 7232 §2.3.2: `If-Match` compares strongly (a weak tag never matches), `If-None-Match` weakly.
+    @Test(arguments: [
+        ("\"abc\"", false, true), ("W/\"abc\"", false, false), ("\"x\", \"abc\"", false, true), ("*", false, true),
+        ("\"abc\"", true, true), ("W/\"abc\"", true, true), ("W/\"abd\"", true, false), ("*", true, true),
+    ])
+    func anETagList(_ header: String, _ weak: Bool, _ matches: Bool) {
+        #expect(WebDAVServer.matches(header, etag: "\"abc\"", weak: weak) == matches, "\(header), weak: \(weak)")
+    }
+}
+
 /// One escaping rule for pages and WebDAV answers, by bytes: a `<` followed by a combining mark
 /// (one character to Swift) is escaped too.
 @Suite struct MarkupTests {

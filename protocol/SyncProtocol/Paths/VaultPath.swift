@@ -24,10 +24,17 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Validates and normalises `string` (NFD input becomes NFC).
     /// - Throws: ``VaultPathError`` naming the rule that failed.
     public init(_ string: String) throws(VaultPathError) {
-        // ASCII is already NFC; only other text pays for normalisation.
-        let normalised = string.utf8.allSatisfy({ $0 < 0x80 }) ? string : string.precomposedStringWithCanonicalMapping
+        let normalised = VaultPath.normalised(string)
         try VaultPath.validate(normalised, original: string)
         self.rawValue = normalised
+    }
+
+    /// `text` in the one spelling every path is stored and looked up in: NFC (what macOS and iOS
+    /// write is NFD). Every door that takes a name from a request normalises it here, so that a
+    /// name written in one spelling is read, listed and deleted in either.
+    public static func normalised(_ text: String) -> String {
+        // ASCII is already NFC; only other text pays for normalisation.
+        text.utf8.allSatisfy({ $0 < 0x80 }) ? text : text.precomposedStringWithCanonicalMapping
     }
 
     /// A path read back from this program's own storage, where it was stored only after

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Postgres
 import SyncProtocol
 
@@ -120,6 +121,16 @@ extension VaultService {
     func davQuotaCheck(_ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase) async throws {
         let (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: base, watermark: .max, now: now())
         if let refusal = try await db.withConnection({ try quotaRefusalBeforeStoring($0, scope, .push(push), reads) }) { throw refusal.serviceError }
+    }
+
+    /// Deletes bytes stored for a write that was then refused, unless something names them
+    /// (``BlobCollector``); a failure is logged, and `blobs gc` finds them later.
+    func discardUnnamed(_ scope: VaultScope, hash: ContentHash, logger: Logger) async {
+        do {
+            _ = try await BlobCollector(db: db, store: blobs.store, logger: logger).collect([(vaultID: scope.vaultID, hash: hash.rawValue)], now: now())
+        } catch {
+            logger.error("bytes stored for a refused write could not be removed", metadata: ["vault": "\(scope.vaultID)", "error": "\(error)"])
+        }
     }
 
     /// The deletion mark before bytes are stored for ``davPut(_:path:hash:sizeBytes:base:watermark:)``.

@@ -9,6 +9,9 @@ import SyncProtocol
 struct DAVFailure: Error, Equatable {
     let status: HTTPResponse.Status
     let message: String
+    /// The precondition or postcondition that failed (RFC 4918 §16), such as
+    /// `propfind-finite-depth`: then the body is a `DAV:error` naming it, with the message beside.
+    var condition: String? = nil
 }
 
 /// Every WebDAV failure becomes its answer here, in one place: WebDAV statuses where the protocol
@@ -19,7 +22,12 @@ enum DAVErrors {
     static let realm = "Basic realm=\"VaultSync WebDAV (your email and an app password)\", charset=\"UTF-8\""
 
     static func response(_ error: any Error, logger: Logger) -> Response {
-        if let failure = error as? DAVFailure { return text(failure.status, failure.message) }
+        if let failure = error as? DAVFailure {
+            guard let condition = failure.condition else { return text(failure.status, failure.message) }
+            let xml = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<D:error xmlns:D=\"DAV:\"><D:\(condition)/><D:responsedescription>"
+                + Markup.escape(failure.message) + "</D:responsedescription></D:error>\n"
+            return Response(status: failure.status, headers: [.contentType: "application/xml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: xml)))
+        }
         guard let service = ServiceError.from(error) else {
             logger.error("webdav request failed", metadata: ["error": "\(String(reflecting: error))"])
             return text(.internalServerError, "the server could not do this; try again, and tell its operator if it keeps failing")

@@ -1,4 +1,5 @@
 import Foundation
+import SyncProtocol
 
 /// Where a WebDAV request points: `/dav/{vault}/{path}`, the vault by name or id. Pure: parsed from
 /// the request's percent-encoded path, and written back as an href.
@@ -17,8 +18,11 @@ struct DAVTarget: Equatable, Sendable {
 
     /// Parses a request path (percent-encoded, without the query); nil when it is not under
     /// `/dav/{vault}`.
+    /// Each segment is decoded and normalised (``VaultPath/normalised(_:)``), for every method
+    /// alike: a name a Mac or an iPhone sends in NFD is the name stored in NFC.
     /// - Throws: ``ServiceError/invalidRequest(_:)`` for encoding that does not decode, an empty
-    ///   segment inside the path, or a `.` or `..` segment.
+    ///   segment inside the path, a `.` or `..` segment, or a control character (`%00`: a name
+    ///   cut there would be another file's).
     static func parse(_ raw: String) throws -> DAVTarget? {
         // A fragment is never sent by a client that means the resource: refused, rather than
         // deleting what the URL without it names.
@@ -35,7 +39,10 @@ struct DAVTarget: Equatable, Sendable {
             guard let text = segment.removingPercentEncoding, !text.isEmpty, text != ".", text != "..", !text.contains("/") else {
                 throw ServiceError.invalidRequest("'\(pathOnly.prefix(200))' is not a path this server takes")
             }
-            decoded.append(text)
+            guard !text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+                throw ServiceError.invalidRequest("'\(pathOnly.prefix(200))' holds a control character (such as %00); no file name holds one")
+            }
+            decoded.append(VaultPath.normalised(text))
         }
         return DAVTarget(vault: decoded[0], path: decoded.dropFirst().joined(separator: "/"), trailingSlash: trailingSlash)
     }
@@ -44,6 +51,19 @@ struct DAVTarget: Equatable, Sendable {
     static func destination(_ header: String) throws -> DAVTarget? {
         let path = URLComponents(string: header)?.percentEncodedPath ?? header
         return try parse(path.isEmpty ? header : path)
+    }
+
+    /// Whether a `Destination` header names this server: an absolute path does, and an absolute
+    /// URL does when its host and port are one of `authorities` (the request's `Host`, and the one
+    /// a proxy forwarded). Another server's URL is not carried out here (RFC 4918 §9.8.5: `502`).
+    static func isOnThisServer(_ header: String, authorities: [String]) -> Bool {
+        guard let destination = URLComponents(string: header), let host = destination.host, !host.isEmpty else { return true }
+        let scheme = destination.scheme?.lowercased() ?? "http"
+        let defaultPort = scheme == "https" ? 443 : 80
+        return authorities.contains { authority in
+            guard let own = URLComponents(string: "\(scheme)://\(authority)"), let ownHost = own.host else { return false }
+            return ownHost.lowercased() == host.lowercased() && (own.port ?? defaultPort) == (destination.port ?? defaultPort)
+        }
     }
 
     /// The href of `path` in `vault`, each segment percent-encoded; a collection's ends in `/`.

@@ -53,6 +53,24 @@ final class DAVXMLTree: @unchecked Sendable {
         self.attributes = attributes
     }
 
+    /// Frees the subtree with a loop: the default release is one call per level, and a body deep
+    /// enough once ran the stack out (a crash for every request on the server).
+    deinit {
+        var pending = nodes
+        nodes = []
+        while let node = pending.popLast() {
+            guard case .element(let element) = node else { continue }
+            pending += element.nodes
+            element.nodes = []
+        }
+    }
+
+    /// How deep a request body's elements may nest and how many it may hold: WebDAV's bodies need
+    /// about five levels and a few hundred elements (a `PROPFIND` naming many properties), so a
+    /// body past either is refused before a tree of it is built.
+    static let maxDepth = 32
+    static let maxElements = 10_000
+
     var children: [DAVXMLTree] { nodes.compactMap { if case .element(let element) = $0 { element } else { nil } } }
     var text: String { nodes.map { if case .text(let text) = $0 { text } else { "" } }.joined() }
 
@@ -76,7 +94,8 @@ final class DAVXMLTree: @unchecked Sendable {
     }
 
     /// - Throws: ``ServiceError/invalidRequest(_:)`` when `data` is not well-formed XML (a
-    ///   namespace prefix bound to nothing included).
+    ///   namespace prefix bound to nothing included), or nests deeper than ``maxDepth`` or holds
+    ///   more than ``maxElements`` elements.
     static func parse(_ data: Data) throws -> DAVXMLTree {
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
@@ -84,7 +103,9 @@ final class DAVXMLTree: @unchecked Sendable {
         parser.shouldResolveExternalEntities = false
         let builder = Builder()
         parser.delegate = builder
-        guard parser.parse(), !builder.invalid, let root = builder.root else { throw ServiceError.invalidRequest("the body is not well-formed XML") }
+        let parsed = parser.parse()
+        if let excess = builder.excess { throw ServiceError.invalidRequest(excess) }
+        guard parsed, !builder.invalid, let root = builder.root else { throw ServiceError.invalidRequest("the body is not well-formed XML") }
         return root
     }
 
@@ -93,13 +114,25 @@ final class DAVXMLTree: @unchecked Sendable {
         var stack: [DAVXMLTree] = []
         /// A prefix declared as "" (`xmlns:p=""`), which XML namespaces forbid.
         var invalid = false
+        var elements = 0
+        /// Why the parse was stopped: the body nests too deep or holds too many elements.
+        var excess: String?
 
         func parser(_ parser: XMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
             if !prefix.isEmpty, namespaceURI.isEmpty { invalid = true }
         }
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            guard excess == nil else { return }
             if let qualifiedName, qualifiedName.contains(":"), (namespaceURI ?? "").isEmpty { invalid = true }
+            elements += 1
+            guard stack.count < DAVXMLTree.maxDepth, elements <= DAVXMLTree.maxElements else {
+                excess = stack.count < DAVXMLTree.maxDepth
+                    ? "the body holds more than \(DAVXMLTree.maxElements) XML elements; no WebDAV request needs so many"
+                    : "the body's XML nests deeper than \(DAVXMLTree.maxDepth) levels; no WebDAV request needs so many"
+                parser.abortParsing()
+                return
+            }
             let plain = attributes.filter { !$0.key.contains(":") && $0.key != "xmlns" }
             let element = DAVXMLTree(namespace: namespaceURI ?? "", name: name, attributes: plain)
             if let parent = stack.last { parent.nodes.append(.element(element)) } else { root = element }
@@ -107,11 +140,12 @@ final class DAVXMLTree: @unchecked Sendable {
         }
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            guard excess == nil else { return }
             stack.removeLast()
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {
-            guard let last = stack.last else { return }
+            guard excess == nil, let last = stack.last else { return }
             if case .text(let text)? = last.nodes.last {
                 last.nodes[last.nodes.count - 1] = .text(text + string)
             } else {

@@ -52,7 +52,7 @@ extension WebDAVServer {
 
     /// A new lock (`201` and an empty file when nothing was there, as RFC 4918 §7.3 has it), or
     /// with no body the refresh of the lock the `If` header names.
-    func lock(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
+    func lock(_ request: Request, _ context: Context, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
         let body = try await Self.smallBody(request)
         let timeout = DAVLockRule.timeout(request.headers[Self.timeoutHeader])
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
@@ -85,7 +85,7 @@ extension WebDAVServer {
             let path = try VaultPath(target.path)
             let empty = try await SpooledBody.spool(AsyncStream<ByteBuffer> { $0.finish() }, in: spool, path: path, limit: 0, io: io)
             defer { empty.remove() }
-            _ = try await write(empty, scope, path, conditional: true) { current in
+            _ = try await write(empty, scope, path, conditional: true, logger: context.logger) { current in
                 guard current == nil else { throw DAVFailure(status: .conflict, message: "'\(target.path)' was made meanwhile: lock it again") }
             }
         } catch {

@@ -11,7 +11,12 @@ import SyncProtocol
 /// gets the next version, its old one staying in history.
 extension WebDAVServer {
     func copyOrMove(_ request: Request, _ scope: VaultScope, _ target: DAVTarget, move: Bool) async throws -> Response {
-        guard let header = request.headers[HTTPField.Name("Destination")!], let destination = try DAVTarget.destination(header) else {
+        let header = request.headers[HTTPField.Name("Destination")!]
+        let authorities = [request.head.authority, request.headers[HTTPField.Name("X-Forwarded-Host")!]].compactMap { $0 }
+        if let header, !DAVTarget.isOnThisServer(header, authorities: authorities) {
+            throw DAVFailure(status: .badGateway, message: "the Destination is on another server: this server copies and moves only within itself")
+        }
+        guard let header, let destination = try DAVTarget.destination(header) else {
             throw DAVFailure(status: .badRequest, message: "\(move ? "MOVE" : "COPY") needs a Destination header naming a place under /dav/")
         }
         guard destination.vault == target.vault || destination.vault == scope.vaultID.uuidString.lowercased() || destination.vault == scope.vaultName else {

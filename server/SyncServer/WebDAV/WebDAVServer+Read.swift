@@ -7,8 +7,20 @@ import SyncProtocol
 /// `PROPFIND`, `GET` and `HEAD`.
 extension WebDAVServer {
     func propfind(_ request: Request, _ context: Context, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
-        let depth = try Self.depth(request)
+        let asked = try Self.depth(request)
         let body = try PropfindBody.parse(try await Self.smallBody(request))
+        // Infinity on a file is the file alone (what fsspec sends to read one file's properties).
+        let depth: Int
+        if let asked {
+            depth = asked
+        } else if !target.path.isEmpty, try await vault.davFile(scope, path: target.path) != nil {
+            depth = 0
+        } else {
+            guard try await vault.davFolderExists(scope, path: target.path) else {
+                throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
+            }
+            throw Self.finiteDepthOnly
+        }
         guard let resources = try await vault.davResources(scope, path: target.path, depth: depth) else {
             throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
         }
@@ -37,7 +49,7 @@ extension WebDAVServer {
         var headers: HTTPFields = [
             .contentType: DAVListing.contentType(file.path), .eTag: resource.etag, .lastModified: DAVListing.httpDate(file.updatedAt), .acceptRanges: "bytes",
         ]
-        if let wanted = request.headers[.ifNoneMatch], Self.matches(wanted, etag: resource.etag) {
+        if let wanted = request.headers[.ifNoneMatch], Self.matches(wanted, etag: resource.etag, weak: true) {
             return Response(status: .notModified, headers: headers)
         }
         var (status, offset, length) = (HTTPResponse.Status.ok, Int64(0), file.sizeBytes)
@@ -68,9 +80,15 @@ extension WebDAVServer {
         })
     }
 
-    /// Whether an `If-Match`/`If-None-Match` list names `etag` (or is `*`).
-    static func matches(_ header: String, etag: String) -> Bool {
+    /// Whether an `If-Match` (`weak: false`) or `If-None-Match` (`weak: true`) list names `etag`
+    /// (a strong tag), or is `*`. RFC 7232 §2.3.2: `If-Match` compares strongly, so a weak tag
+    /// `W/"…"` never matches there (the bytes it stood for may differ); `If-None-Match` compares
+    /// weakly, ignoring the `W/`.
+    static func matches(_ header: String, etag: String, weak: Bool) -> Bool {
         header.trimmingCharacters(in: .whitespaces) == "*"
-            || header.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "W/", with: "") == etag }
+            || header.split(separator: ",").contains { listed in
+                let tag = listed.trimmingCharacters(in: .whitespaces)
+                return tag == etag || (weak && tag.hasPrefix("W/") && tag.dropFirst(2) == etag)
+            }
     }
 }

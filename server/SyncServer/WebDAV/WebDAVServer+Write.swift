@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 import SyncProtocol
 
@@ -13,12 +14,14 @@ extension WebDAVServer {
     func put(_ request: Request, _ context: Context, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
         guard !target.path.isEmpty, !target.trailingSlash else { throw DAVFailure(status: .methodNotAllowed, message: "a folder takes no PUT: put a file into it") }
         let path = try VaultPath(target.path)
-        if try await vault.davFile(scope, path: target.path) == nil, try await vault.davFolderExists(scope, path: target.path) {
+        let current = try await vault.davFile(scope, path: target.path)
+        if current == nil, try await vault.davFolderExists(scope, path: target.path) {
             throw DAVFailure(status: .methodNotAllowed, message: "'\(target.path)' is a folder")
         }
         try await requireParent(scope, target)
-        let exists = try await vault.davFile(scope, path: target.path) != nil
-        try await admit(request, scope, target, [exists ? .content(target.path) : .membership(target.path)])
+        try await admit(request, scope, target, [current != nil ? .content(target.path) : .membership(target.path)])
+        // Before the body is read: a write its preconditions refuse receives and stores nothing.
+        try Self.checkPreconditions(request, current: current.map { DAVListing.file($0).etag })
         let limit = try await vault.davMaxFileBytes(scope)
         if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
             throw ServiceError.fileTooLarge(path: path, size: declared, limit: limit)
@@ -27,7 +30,9 @@ extension WebDAVServer {
         let body = try await SpooledBody.spool(request.body, in: spool, path: path, limit: limit, io: io)
         defer { body.remove() }
         let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
-        var response = try await write(body, scope, path, conditional: conditional, mtime: mtime) { try Self.checkPreconditions(request, current: $0) }
+        var response = try await write(body, scope, path, conditional: conditional, mtime: mtime, logger: context.logger) {
+            try Self.checkPreconditions(request, current: $0)
+        }
         if mtime != nil { response.headers[Self.mtimeHeader] = "accepted" }
         return response
     }
@@ -50,35 +55,46 @@ extension WebDAVServer {
     /// be written, and a version written in between refuses it (`412`); otherwise it replaces
     /// whatever is current when the write holds the vault's lock, so concurrent writers all land,
     /// one after the other, each in history.
-    func write(_ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, conditional: Bool, mtime: Date? = nil, check: (String?) throws -> Void) async throws -> Response {
+    func write(
+        _ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, conditional: Bool, mtime: Date? = nil, logger: Logger, check: (String?) throws -> Void
+    ) async throws -> Response {
         let watermark = try await vault.davWatermark()
+        var stored = false
         if try await !vault.davKnows(scope, hash: body.hash, sizeBytes: body.sizeBytes) {
             let current = try await vault.davFile(scope, path: path.rawValue)
             try await vault.davQuotaCheck(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: current.map { .version($0.version) } ?? .absent)
             try await vault.blobs.store.write(try await body.chunks(io: io), key: BlobKey(vaultID: scope.vaultID, contentHash: body.hash), sizeBytes: body.sizeBytes)
+            stored = true
         }
-        let current = try await vault.davFile(scope, path: path.rawValue)
-        try check(current.map { DAVListing.file($0).etag })
-        let base: VaultService.DAVBase = conditional ? current.map { .version($0.version) } ?? .absent : .current
-        switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: watermark, mtime: mtime) {
-        case .written:
-            // New or replaced as seen just before; another writer in between may make it the other.
-            var response = Response(status: current == nil ? .created : .noContent)
-            response.headers[.eTag] = DAVListing.etag(body.hash.rawValue)
-            return response
-        case .changed:
-            throw DAVFailure(status: .preconditionFailed, message: "'\(path)' changed while this was written; nothing was written: read it again")
-        case .rejected(let rejected):
-            throw Self.failure(rejected)
+        do {
+            let current = try await vault.davFile(scope, path: path.rawValue)
+            try check(current.map { DAVListing.file($0).etag })
+            let base: VaultService.DAVBase = conditional ? current.map { .version($0.version) } ?? .absent : .current
+            switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: watermark, mtime: mtime) {
+            case .written:
+                // New or replaced as seen just before; another writer in between may make it the other.
+                var response = Response(status: current == nil ? .created : .noContent)
+                response.headers[.eTag] = DAVListing.etag(body.hash.rawValue)
+                return response
+            case .changed:
+                throw DAVFailure(status: .preconditionFailed, message: "'\(path)' changed while this was written; nothing was written: read it again")
+            case .rejected(let rejected):
+                throw Self.failure(rejected)
+            }
+        } catch {
+            // A write refused after its bytes were stored leaves none behind (unless something
+            // came to name them meanwhile).
+            if stored { await vault.discardUnnamed(scope, hash: body.hash, logger: logger) }
+            throw error
         }
     }
 
     /// `If-Match` and `If-None-Match` against the current ETag (nil: no file).
     static func checkPreconditions(_ request: Request, current: String?) throws {
-        if let wanted = request.headers[.ifMatch], current.map({ !matches(wanted, etag: $0) }) ?? true {
+        if let wanted = request.headers[.ifMatch], current.map({ !matches(wanted, etag: $0, weak: false) }) ?? true {
             throw DAVFailure(status: .preconditionFailed, message: "the file is not at the version this client last saw (If-Match); nothing was written: read it again")
         }
-        if let unwanted = request.headers[.ifNoneMatch], let current, matches(unwanted, etag: current) {
+        if let unwanted = request.headers[.ifNoneMatch], let current, matches(unwanted, etag: current, weak: true) {
             throw DAVFailure(status: .preconditionFailed, message: "a file is there already (If-None-Match); nothing was written")
         }
     }
@@ -89,7 +105,7 @@ extension WebDAVServer {
         try await admit(request, scope, target, [.membership(target.path)])
         if let wanted = request.headers[.ifMatch] {
             let current = try await vault.davFile(scope, path: target.path)
-            guard let current, Self.matches(wanted, etag: DAVListing.file(current).etag) else {
+            guard let current, Self.matches(wanted, etag: DAVListing.file(current).etag, weak: false) else {
                 throw DAVFailure(status: .preconditionFailed, message: "the file is not at the version this client last saw (If-Match); nothing was deleted")
             }
         }

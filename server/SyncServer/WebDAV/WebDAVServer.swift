@@ -79,7 +79,7 @@ struct WebDAVServer: RouterMiddleware {
         case "COPY": return try await copyOrMove(request, scope, target, move: false)
         case "MOVE": return try await copyOrMove(request, scope, target, move: true)
         case "PROPPATCH": return try await proppatch(request, scope, target)
-        case "LOCK": return try await lock(request, scope, target)
+        case "LOCK": return try await lock(request, context, scope, target)
         case "UNLOCK": return try await unlock(request, scope, target)
         default:
             var response = DAVErrors.text(.methodNotAllowed, "\(method.prefix(20)) is not a method this WebDAV server takes")
@@ -111,7 +111,7 @@ struct WebDAVServer: RouterMiddleware {
     /// (by id: a name is looked up among the account's own; shown as `OWNER/NAME`).
     private func accountRoot(_ request: Request, _ holder: AppPasswordQueries.Holder, method: String) async throws -> Response {
         guard method == "PROPFIND" else { throw DAVFailure(status: .methodNotAllowed, message: "/dav/ lists your vaults: open one, /dav/VAULT/") }
-        let depth = try Self.depth(request)
+        guard let depth = try Self.depth(request) else { throw Self.finiteDepthOnly }
         let body = try PropfindBody.parse(try await Self.smallBody(request))
         let vaults = try await catalog.list(userID: holder.userID).vaults.filter { $0.encrypted != true }
         let root = DAVResource(path: "", collection: true, sizeBytes: 0, modified: vaults.map(\.createdAt).max() ?? Date(timeIntervalSince1970: 0), etag: "\"vaults-\(vaults.count)\"", version: nil)
@@ -147,15 +147,22 @@ struct WebDAVServer: RouterMiddleware {
         }
     }
 
-    /// The `Depth` header as 0 or 1; infinity (also when it is absent, RFC 4918 §9.1) is refused.
-    static func depth(_ request: Request) throws -> Int {
-        switch request.headers[HTTPField.Name("Depth")!]?.lowercased() {
+    /// A `PROPFIND`'s `Depth`: 0, 1, or infinity (also when it is absent, RFC 4918 §9.1).
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` for any other value.
+    static func depth(_ request: Request) throws -> Int? {
+        switch request.headers[HTTPField.Name("Depth")!]?.trimmingCharacters(in: .whitespaces).lowercased() {
         case "0": return 0
         case "1": return 1
-        default:
-            throw DAVFailure(status: .forbidden, message: "PROPFIND needs 'Depth: 0' or 'Depth: 1'; a whole tree at once (Depth: infinity) is not served")
+        case nil, "infinity": return nil
+        case let other?: throw ServiceError.invalidRequest("Depth is 0, 1 or infinity, not '\(other.prefix(20))'")
         }
     }
+
+    /// The answer to a `PROPFIND` of a whole tree at once: a collection's is not served (for a file
+    /// it is the file alone, and is answered).
+    static let finiteDepthOnly = DAVFailure(
+        status: .forbidden, message: "PROPFIND of a folder needs 'Depth: 0' or 'Depth: 1'; a whole tree at once (Depth: infinity, or no Depth) is not served",
+        condition: "propfind-finite-depth")
 
     /// A request body that must be small (XML), at most 1 MiB.
     static func smallBody(_ request: Request) async throws -> Data {
