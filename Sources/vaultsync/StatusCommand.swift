@@ -24,6 +24,7 @@ struct Status: AsyncParsableCommand {
         var lastSyncTime: String?
         var openConflicts: Int
         var failing: [Failing]
+        var notSynced: [NotSynced]
         var storageFull: String?
         var heldDeletions: HeldDeletionsRecord?
         /// The running `vaultsync watch`, if any.
@@ -36,6 +37,7 @@ struct Status: AsyncParsableCommand {
         enum CodingKeys: String, CodingKey {
             case heldDeletions = "held_deletions"
             case status, vault, server, email, failing, watcher, encrypted
+            case notSynced = "not_synced"
             case deviceID = "device_id"
             case signedIn = "signed_in"
             case lastSyncTime = "last_sync_time"
@@ -45,6 +47,12 @@ struct Status: AsyncParsableCommand {
             case usage
             case usageError = "usage_error"
         }
+    }
+
+    /// A name on disk that cannot be synced (the last whole scan's), and why.
+    struct NotSynced: Encodable {
+        var path: String
+        var reason: String
     }
 
     /// A file that failed on recent syncs; `parked` ones wait for `vaultsync retry`.
@@ -65,6 +73,7 @@ struct Status: AsyncParsableCommand {
             status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID,
             signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
             failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
+            notSynced: state.notSynced.sorted { $0.key < $1.key }.map { NotSynced(path: $0.key, reason: $0.value) },
             storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher, encrypted: state.encrypted, lastFailure: state.lastFailure)
         if usage {
             do {
@@ -91,6 +100,7 @@ struct Status: AsyncParsableCommand {
         for file in output.failing {
             print("\(file.parked ? "parked" : "failing") (\(file.attempts) \(file.attempts == 1 ? "sync" : "syncs")): \(file.path): \(file.lastError)")
         }
+        for name in output.notSynced { print("not synced: \(name.path): \(name.reason)") }
     }
 
     /// `storage: 160 of 200 bytes kept (current files 100, …); 2 of 2 files`.

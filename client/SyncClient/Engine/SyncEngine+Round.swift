@@ -88,6 +88,10 @@ extension SyncEngine {
         }
         guard let scan else { preconditionFailure("scanned above") }
         Self.addOnce(&report.notices, scan.invalid.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
+        if scope == .everything {
+            let names = scan.invalid.mapValues(\.description)
+            try await store.setMeta(.notSynced, names.isEmpty ? nil : String(decoding: try WireCoding.encoder().encode(names), as: UTF8.self))
+        }
         Self.addOnce(&report.notices, scan.skippedLinks.map { "\($0): symbolic links and special files are not synced" })
         Self.addOnce(&report.notices, scan.nestedVaults.map { "\($0): a linked folder of its own (it holds .vaultsync/): its files sync with its own vault, not this one" })
         // Nothing in a linked folder inside this one is this vault's: neither sent, pulled nor deleted.

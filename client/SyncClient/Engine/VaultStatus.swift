@@ -24,6 +24,8 @@ public struct VaultStatus: Sendable, Equatable {
     public var encrypted = false
     /// Why the last sync failed as a whole, when it did (its files were not the problem).
     public var lastFailure: String?
+    /// Names the last whole scan could not sync, with why (path to reason).
+    public var notSynced: [String: String] = [:]
 
     /// Reads the status of the vault at `root`.
     /// - Throws: ``SyncEngineError/notLinked(_:)`` when the folder was never linked.
@@ -45,7 +47,8 @@ public struct VaultStatus: Sendable, Equatable {
             status: status, vault: root.path, server: link.server, email: link.email, deviceID: link.deviceID?.uuidString.lowercased(),
             signedIn: signedIn, lastSyncTime: try await store.meta(.lastSyncTime), openConflicts: conflicts, failing: failing,
             storageFull: try await store.meta(.storageFull), heldDeletions: held, watcher: WatcherRecord.running(stateFolder: stateFolder),
-            encrypted: try await store.meta(.vaultKeyID) != nil, lastFailure: try await store.meta(.lastFailure))
+            encrypted: try await store.meta(.vaultKeyID) != nil, lastFailure: try await store.meta(.lastFailure),
+            notSynced: try await store.meta(.notSynced).flatMap { try? WireCoding.decoder().decode([String: String].self, from: Data($0.utf8)) } ?? [:])
     }
 
     /// The status word from what is recorded, most pressing first: a sync running now; no session

@@ -108,8 +108,10 @@ public struct LocalScanner: Sendable {
                 scan.skippedLinks.append(entry.path)  // symbolic links and special files are not synced
             case .nestedVault:
                 scan.nestedVaults.append(entry.path)
-            case .invalid(let error):
+            case .invalid(let error?):
                 scan.invalid[entry.path] = .invalid(error)
+            case .invalid(nil):
+                scan.invalid[entry.path] = .notUTF8
             case .file(let vaultPath, let stat, let rehashed, let cached):
                 if let other = scan.file(vaultPath) {
                     // Two names on disk for one vault path (NFC and NFD spellings): keep the first, report.
@@ -140,8 +142,16 @@ public struct LocalScanner: Sendable {
         var entries: [ScannedEntry] = []
         entries.reserveCapacity(count)
         for index in 0..<count {
-            let name = withUnsafePointer(to: &raw[index].name) { $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) } }
+            // A name that is not UTF-8 (Latin-1 from an old archive) has no vault path, and its
+            // repaired spelling names no file on disk: reported under that spelling, never opened.
+            let (name, valid) = withUnsafePointer(to: &raw[index].name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { (String(cString: $0), String(validatingCString: $0) != nil) }
+            }
             let path = relative.isEmpty ? name : relative + "/" + name
+            guard valid else {
+                entries.append(ScannedEntry(path: path, kind: .invalid(nil)))
+                continue
+            }
             if raw[index].error != 0 {
                 entries.append(ScannedEntry(path: path, kind: .unreadable(String(cString: strerror(raw[index].error)))))
                 continue
@@ -217,7 +227,8 @@ private struct ScannedEntry: Sendable {
         case folder
         /// `rehashed`: its stat was not the cached one; `cached`: the cache held its name.
         case file(VaultPath, CachedStat, rehashed: Bool, cached: Bool)
-        case invalid(VaultPathError)
+        /// A name that is no vault path: why, or nil when it is not UTF-8 at all.
+        case invalid(VaultPathError?)
         case unreadable(String)
         case special
         /// A folder holding `.vaultsync/`: linked to a vault of its own, never entered.
@@ -282,10 +293,13 @@ public struct ScannedFile: Sendable, Equatable {
 public enum LocalNameProblem: Error, Sendable, Equatable, CustomStringConvertible {
     case invalid(VaultPathError)
     case duplicate(String, existing: String)
+    /// The name's bytes are not UTF-8 (shown with U+FFFD where they fail).
+    case notUTF8
 
     public var description: String {
         switch self {
         case .invalid(let error): error.description
+        case .notUTF8: "the name is not valid UTF-8 (older systems and archives write names so), so it cannot be synced: rename the file"
         case .duplicate(let path, let existing): "'\(path)' is the same vault path as '\(existing)' (they differ only in Unicode normalisation)"
         }
     }

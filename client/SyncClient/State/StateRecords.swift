@@ -53,6 +53,9 @@ public struct MetaKey: RawRepresentable, Hashable, Sendable {
     /// Set while a file's name on disk differs from its vault path (an NFD spelling): a sync of
     /// only some paths could not find such a file by its vault path, so syncs then read the whole folder.
     public static let diskNamesDiffer = MetaKey(rawValue: "disk_names_differ")
+    /// Names the last whole scan found that cannot be synced, each with why (JSON: path to
+    /// reason), until a whole scan finds none: `status` lists them.
+    public static let notSynced = MetaKey(rawValue: "not_synced")
 }
 
 /// What a log line records.
