@@ -61,6 +61,32 @@ import FoundationNetworking
     /// reads none of them back; changes it pulled in the same sync are behind it too. Batches of
     /// 7 (the server's limit here): the next batch is pushed while one confirms, and the cursor
     /// still moves confirm by confirm.
+    /// A folder renamed or deleted on one device goes on the other too, once the sync emptied it
+    /// (Obsidian showed the empty folders); one the other device put a file in meanwhile stays,
+    /// and so does a folder that still holds anything.
+    @Test func aFolderASyncEmptiedGoes() async throws {
+        try await twoVaults { a, b in
+            try a.write("projects/old/deep/one.md", "one")
+            try a.write("projects/old/two.md", "two")
+            try a.write("projects/kept/three.md", "three")
+            try a.write("archive/four.md", "four")
+            _ = try await a.sync()
+            _ = try await b.sync()
+            #expect(b.read("projects/old/deep/one.md") == "one")
+            // Renamed on a: projects/old → projects/new; archive deleted whole.
+            try FileManager.default.moveItem(at: a.root.appendingPathComponent("projects/old"), to: a.root.appendingPathComponent("projects/new"))
+            try FileManager.default.removeItem(at: a.root.appendingPathComponent("archive"))
+            _ = try await a.sync()
+            try b.write("archive/mine.md", "b's own, made meanwhile")
+            _ = try await b.sync()
+            let exists = { (path: String) in FileManager.default.fileExists(atPath: b.root.appendingPathComponent(path).path) }
+            #expect(!exists("projects/old"), "the renamed folder does not stay behind, empty")
+            #expect(b.read("projects/new/deep/one.md") == "one" && b.read("projects/kept/three.md") == "three")
+            #expect(exists("archive") && b.read("archive/mine.md") == "b's own, made meanwhile", "a folder holding a file stays")
+            #expect(!exists("archive/four.md"))
+        }
+    }
+
     @Test func aDevicesOwnUploadIsNotReadBack() async throws {
         try await TestServer.with(configure: { $0.maxBatchFiles = 7 }) { server in
             let user = try await server.newUser()

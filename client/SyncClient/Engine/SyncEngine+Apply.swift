@@ -73,10 +73,12 @@ extension SyncEngine {
     func deleteLocallyPhase(_ paths: [VaultPath], _ context: RoundContext) async throws -> PhaseResult {
         var result = PhaseResult()
         var log: [LogLine] = []
+        var removed: [String] = []
         for path in paths {
             guard let file = context.scan.file(path), let stat = context.scan.stats[file.diskPath] else { continue }
             do {
                 try writer.removeIfUnchanged(file.diskPath, expected: stat, durable: false)  // flushed below, once
+                removed.append(file.diskPath)
                 result.deletedLocally.append(path)
                 log.append(LogLine(.delete, path, "deleted on the server"))
             } catch {
@@ -84,6 +86,7 @@ extension SyncEngine {
                 result.fail(path, error)
             }
         }
+        writer.removeEmptiedFolders(of: removed)
         // Durable before `sync.db` forgets them: a file back after a power cut would be taken for a new one.
         if !result.deletedLocally.isEmpty { try writer.flush() }
         try await store.forget(result.deletedLocally, at: now(), log: log)

@@ -113,6 +113,23 @@ public struct AtomicFileWriter: Sendable {
         if durable { try flush() }
     }
 
+    /// Removes the folders that removing `diskPaths` left empty, innermost first, up to the vault's
+    /// root: a folder renamed or deleted on another device does not stay behind here, empty.
+    /// `rmdir` removes only an empty folder, so one that holds anything (a file this device made
+    /// in it meanwhile, an ignored one) stays.
+    public func removeEmptiedFolders(of diskPaths: [String]) {
+        var folders: Set<String> = []
+        for path in diskPaths {
+            var folder = Substring(path)
+            while let slash = folder.lastIndex(of: "/") {
+                folder = folder[..<slash]
+                guard folders.insert(String(folder)).inserted else { break }
+            }
+        }
+        let depths = folders.map { folder in (folder, folder.utf8.count { $0 == UInt8(ascii: "/") }) }
+        for (folder, _) in depths.sorted(by: { $0.1 > $1.1 }) { _ = rmdir(root.appendingPathComponent(folder).path) }
+    }
+
     static func holds(_ expected: Expectation, at path: String) -> Bool {
         var info = vs_file_stat()
         let exists = vs_lstat(path, &info) == 0
