@@ -150,6 +150,33 @@ import Testing
         }
     }
 
+    /// A reader's writes that carry their bytes (an inline push, a conflict record sent inline)
+    /// are refused before the bytes are stored: each stored up to 2 MiB that no quota counted.
+    @Test func aReadersRefusedWritesStoreNoBytes() async throws {
+        try await TestServer.with { server in
+            let ana = try await server.newUser()
+            let laptop = try await ana.newDevice("Ana's laptop")
+            _ = try await laptop.write("a.md", "Ana's note\n")
+            let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first { $0.name == "default" }?.vaultID)
+            let ben = try await server.newUser()
+            let phone = try await ben.newDevice("Ben's phone").inVault(vault.uuidString)
+            try Self.setRole(server, vault: vault, user: ben.email, role: "reader")
+            let stored = server.storedBlobFiles()
+            let bytes = Data(String(repeating: "a reader's bytes ", count: 2_000).utf8)
+            let file = PushFile(path: try VaultPath("b.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: nil, content: bytes)
+            #expect(await Self.refusal { _ = try await phone.api.push(PushRequest(files: [file], commitInline: true), session: phone.session) } == "403 read_only")
+            #expect(await Self.refusal { _ = try await phone.api.push(PushRequest(files: [file]), session: phone.session) } == "403 read_only")
+            let other = Data(String(repeating: "a reader's conflict ", count: 2_000).utf8)
+            let record = RecordConflictRequest(
+                path: try VaultPath("a.md"), remoteVersion: 1, contentHash: ContentHasher.hash(other), sizeBytes: Int64(other.count), description: "mine", content: other)
+            #expect(await Self.refusal { _ = try await phone.api.recordConflict(record, session: phone.session) } == "403 read_only")
+            #expect(server.storedBlobFiles() == stored, "no bytes stored")
+            let db = try PostgresConnection(connectionString: server.databaseURL)
+            let recorded = try db.query("SELECT count(*) FROM blobs WHERE vault_id = $1", [vault]).first?.int(0)
+            #expect(recorded == 1, "only Ana's note's bytes are recorded: \(recorded ?? -1)")
+        }
+    }
+
     static func refusal(_ call: () async throws -> Void) async -> String {
         do {
             try await call()

@@ -11,7 +11,7 @@ enum WriteAdmission {
     /// not said, which is 1): a write under another than the vault's is refused whole, since its
     /// paths would be names no device reads any more.
     static func admit(_ request: WriteRequest, in snapshot: VaultSnapshot, by role: VaultRole, names: Int? = nil) -> WritePlan {
-        guard role.writes else { return WritePlan(refusal: .readOnly) }
+        if let refusal = roleRefusal(role) { return WritePlan(refusal: refusal) }
         if case .rekey(let rekey) = request { return self.rekey(rekey, snapshot, by: role) }
         // Records are closed under any name generation: they name paths, not versions to make.
         if case .resolveConflicts = request { return WritePlan() }
@@ -33,6 +33,12 @@ enum WriteAdmission {
     }
 
     // MARK: the rules every kind shares
+
+    /// The role rule: a reader's write is refused whole, whatever it is (and before any of its
+    /// bytes are stored: ``VaultService/refusalBeforeStoring(_:_:_:_:)``).
+    static func roleRefusal(_ role: VaultRole) -> WriteRefusal? {
+        role.writes ? nil : .readOnly
+    }
 
     /// The letter-case rule: a path may take its key unless another live path holds it.
     static func caseRule(_ key: String, for path: VaultPath, claimed: [String: String]) -> WriteRejection? {

@@ -24,7 +24,7 @@ extension VaultService {
             let watermark = try BlobGuardQueries.watermark(db)
             let known = try PushQueries.knownBlobs(db, vaultID: scope.vaultID, hashes: [hash])[hash] == request.sizeBytes
             let sentInline = !known && request.content != nil
-            return (watermark, known, sentInline ? try self.quotaRefusalBeforeStoring(db, scope, write, reads(stored: true, watermark)) : nil)
+            return (watermark, known, sentInline ? try self.refusalBeforeStoring(db, scope, write, reads(stored: true, watermark)) : nil)
         }
         if let refused { throw refused.serviceError }
         let found = known ? true : await storedInline(key, request.content)

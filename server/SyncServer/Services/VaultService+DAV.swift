@@ -117,10 +117,10 @@ extension VaultService {
     }
 
     /// Before a `PUT`'s bytes are stored: the quota refusal its write would meet
-    /// (``quotaRefusalBeforeStoring(_:_:_:_:)``), so that a file that cannot fit stores nothing.
+    /// (``refusalBeforeStoring(_:_:_:_:)``), so that a file that cannot fit stores nothing.
     func davQuotaCheck(_ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase) async throws {
         let (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: base, watermark: .max, now: now())
-        if let refusal = try await db.withConnection({ try quotaRefusalBeforeStoring($0, scope, .push(push), reads) }) { throw refusal.serviceError }
+        if let refusal = try await db.withConnection({ try refusalBeforeStoring($0, scope, .push(push), reads) }) { throw refusal.serviceError }
     }
 
     /// Deletes bytes stored for a write that was then refused, unless something names them

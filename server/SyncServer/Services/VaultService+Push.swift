@@ -28,7 +28,7 @@ extension VaultService {
         }
         // Committing: the bytes are in the store before any version names them.
         let (found, watermark) = try await findStored(scope, push) { db, asStored, watermark in
-            try self.quotaRefusalBeforeStoring(db, scope, .push(push), reads(asStored, watermark))
+            try self.refusalBeforeStoring(db, scope, .push(push), reads(asStored, watermark))
         }
         let (plan, cursor) = try await write(scope, now: now, sent: sent, history: historyID) { _ in (.push(push), reads(found, watermark)) }
         let uploads = try await uploads(scope, plan.reservations)

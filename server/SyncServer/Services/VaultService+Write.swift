@@ -40,12 +40,14 @@ extension VaultService {
 }
 
 extension VaultService {
-    /// Before bytes sent inline are stored: the quota refusal ``WriteAdmission`` would give `request`
-    /// now, as if they were stored (`reads.found` names them), read outside the vault's lock; nil
-    /// when it fits or the account has no quota. Bytes stored for a write that is then refused are
-    /// recorded for the purge and count as kept until it runs, so a write that cannot fit stores
-    /// nothing. The check under the lock stays the one that holds; this one only spares the bytes.
-    func quotaRefusalBeforeStoring(_ db: PostgresConnection, _ scope: VaultScope, _ request: WriteRequest, _ reads: VaultSnapshotQueries.Reads) throws -> WriteRefusal? {
+    /// Before bytes sent inline are stored: the role refusal, or the quota refusal ``WriteAdmission``
+    /// would give `request` now, as if they were stored (`reads.found` names them), read outside
+    /// the vault's lock; nil when it may be written as far as they go. Bytes stored for a write
+    /// that is then refused are recorded for the purge and count as kept until it runs, so a
+    /// reader's write, or one that cannot fit, stores nothing. The checks under the lock stay the
+    /// ones that hold; this one only spares the bytes.
+    func refusalBeforeStoring(_ db: PostgresConnection, _ scope: VaultScope, _ request: WriteRequest, _ reads: VaultSnapshotQueries.Reads) throws -> WriteRefusal? {
+        if let refusal = WriteAdmission.roleRefusal(scope.role) { return refusal }
         let account = try accountLimits(db, userID: scope.ownerID)
         guard account.quotaBytes != nil || account.quotaFiles != nil else { return nil }
         let snapshot = try VaultSnapshotQueries.read(db, vaultID: scope.vaultID, userID: scope.ownerID, lock: nil, reads, limits: limits)
