@@ -64,6 +64,8 @@ import VaultCrypto
                 let wrongNumber = String(boNumber.reversed())
                 let mistaken = try await run(["members", "invite", boEmail, "--role", "writer", "--safety-number", wrongNumber, "--vault", laptop.path])
                 #expect(mistaken.exitCode == 1 && mistaken.stderr.contains("not the one you compared"), "\(mistaken)")
+                // Only that they differ: the number the server holds is not shown to be copied.
+                #expect(!mistaken.stderr.contains(boNumber) && !mistaken.stdout.contains(boNumber), "\(mistaken)")
                 let byCode = try await run(["members", "invite", "--code", "--role", "writer", "--vault", laptop.path])
                 #expect(byCode.exitCode == 1 && byCode.stderr.contains("invite them by their email"), "\(byCode)")
                 let invited = try await run(["members", "invite", boEmail, "--role", "writer", "--safety-number", boNumber, "--vault", laptop.path])

@@ -16,12 +16,12 @@ extension SyncEngine {
         let recipient = try SharingPublicKeys(agreement: person.agreementKey, signing: person.signingKey)
         if let expectedNumber, Self.digits(expectedNumber) != Self.digits(recipient.safetyNumber) {
             throw SyncEngineError.sharingKeys(
-                "the server gives \(person.email) the safety number \(recipient.safetyNumber), not the one you compared with them; nothing was sent (ask them for 'vaultsync keys show' again)")
+                "the safety number the server holds for \(person.email) is not the one you compared with them; nothing was sent. Compare again: they read theirs with 'vaultsync keys show' (a number shown here could be the server's own)")
         }
         let seen = try await seenNumbers()
         if expectedNumber == nil, let before = seen[person.userID], before != recipient.safetyNumber {
             throw SyncEngineError.sharingKeys(
-                "\(person.email)'s safety number changed since this device last saw it (now \(recipient.safetyNumber)); compare it with them and invite with --safety-number; nothing was sent")
+                "\(person.email)'s safety number changed since this device last saw it; nothing was sent. Ask them for theirs ('vaultsync keys show'), compare, and invite with --safety-number")
         }
         try await see([(person.userID, recipient.safetyNumber)], confirming: expectedNumber != nil)
         return try cipher.keys.generations.enumerated().map { index, key in
