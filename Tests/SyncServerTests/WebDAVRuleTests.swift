@@ -217,6 +217,22 @@ import Testing
         #expect(DAVTarget.isOnThisServer(header, authorities: authorities) == here, "\(header) with \(authorities)")
     }
 
+    /// Who may send Basic credentials over plain HTTP: (peer, allowed, TLS in front, trusted proxies, taken).
+    @Test(arguments: [
+        ("127.0.0.1", false, false, [], true),
+        ("::1", false, true, [], true),
+        ("192.0.2.7", false, false, [], false),
+        ("192.0.2.7", false, true, [], false),
+        ("192.0.2.7", false, true, ["192.0.2.9"], false),
+        ("192.0.2.9", false, true, ["192.0.2.9"], true),
+        ("192.0.2.9", false, false, ["192.0.2.9"], false),
+        ("192.0.2.7", true, false, [], true),
+        (nil, false, true, ["192.0.2.9"], false),
+    ] as [(String?, Bool, Bool, Set<String>, Bool)])
+    func plainHTTPCredentials(_ peer: String?, _ allowed: Bool, _ tls: Bool, _ proxies: Set<String>, _ taken: Bool) {
+        #expect(WebDAVServer.takesCredentials(from: peer, plainHTTPAllowed: allowed, tlsInFront: tls, trustedProxies: proxies) == taken, "\(peer ?? "none")")
+    }
+
     /// RFC 7232 §2.3.2: `If-Match` compares strongly (a weak tag never matches), `If-None-Match` weakly.
     @Test(arguments: [
         ("\"abc\"", false, true), ("W/\"abc\"", false, false), ("\"x\", \"abc\"", false, true), ("*", false, true),

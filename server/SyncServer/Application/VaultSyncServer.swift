@@ -56,7 +56,7 @@ public enum VaultSyncServer {
             let spool = try SpooledBody.prepare(configuration.dataDirectory.appendingPathComponent("webdav-spool"))
             router.middlewares.add(WebDAVServer(
                 auth: accounts.auth, vault: vault, catalog: accounts.catalog, trustedProxies: Set(configuration.trustedProxies),
-                plainHTTPAllowed: configuration.webDAVAllowPlainHTTP || configuration.effectivePublicURL.scheme == "https", spool: spool, io: parts.fileIO,
+                plainHTTPAllowed: configuration.webDAVAllowPlainHTTP, tlsInFront: configuration.effectivePublicURL.scheme == "https", spool: spool, io: parts.fileIO,
                 now: parts.now))
         }
         routes.record(router.routes)

@@ -236,7 +236,7 @@ public enum ServerSettings {
 
     public static let webDAVAllowHTTP = ServerSetting.flag(
         "webdav-allow-http", "VAULTSYNC_WEBDAV_ALLOW_HTTP",
-        "Take WebDAV passwords over plain HTTP from other machines too (by default only from this one, or when --public-url is https: put TLS in front)."
+        "Take WebDAV passwords over plain HTTP from other machines too (by default only from this one, and with an https --public-url from a --trusted-proxy)."
     ) { $0.configuration.webDAVAllowPlainHTTP = true }
 
     public static let noSignup = ServerSetting.flag(

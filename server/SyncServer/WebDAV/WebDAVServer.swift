@@ -21,9 +21,11 @@ struct WebDAVServer: RouterMiddleware {
     let vault: VaultService
     let catalog: VaultCatalog
     let trustedProxies: Set<String>
-    /// Whether Basic credentials may come over plain HTTP from another machine (TLS is in front,
-    /// or the operator said so); from this machine they always may.
+    /// Whether Basic credentials may come over plain HTTP from any machine (`--webdav-allow-http`).
     let plainHTTPAllowed: Bool
+    /// Whether TLS is in front (`--public-url https://…`): then the trusted proxies bring
+    /// credentials that travelled encrypted.
+    let tlsInFront: Bool
     /// Where a `PUT`'s body waits while it is hashed, before it goes to the blob store.
     let spool: URL
     /// The threads file reads and writes run on.
@@ -49,7 +51,7 @@ struct WebDAVServer: RouterMiddleware {
     private func serve(_ request: Request, _ context: Context) async throws -> Response {
         let method = request.method.rawValue
         let target = try DAVTarget.parse(request.uri.path)
-        guard plainHTTPAllowed || ClientAddress.isLoopback(context.peerAddress) else {
+        guard Self.takesCredentials(from: context.peerAddress, plainHTTPAllowed: plainHTTPAllowed, tlsInFront: tlsInFront, trustedProxies: trustedProxies) else {
             throw DAVFailure(
                 status: .forbidden,
                 message: "WebDAV takes passwords only over TLS: reach this server through https (see docs/webdav.md), or its operator starts it with --webdav-allow-http")
@@ -86,6 +88,16 @@ struct WebDAVServer: RouterMiddleware {
             response.headers[.allow] = Self.methods.joined(separator: ", ")
             return response
         }
+    }
+
+    /// Whether Basic credentials may come from `peer` over this plain-HTTP socket: from this
+    /// machine (a proxy here, or a client), from a trusted proxy when TLS is in front, or from
+    /// anywhere when the operator allowed plain HTTP. A `--public-url https://…` alone does not
+    /// let a client that bypasses the proxy send its password in the clear.
+    static func takesCredentials(from peer: String?, plainHTTPAllowed: Bool, tlsInFront: Bool, trustedProxies: Set<String>) -> Bool {
+        if plainHTTPAllowed || ClientAddress.isLoopback(peer) { return true }
+        guard tlsInFront, let peer else { return false }
+        return trustedProxies.contains(peer)
     }
 
     /// The holder of the request's HTTP Basic credentials.
