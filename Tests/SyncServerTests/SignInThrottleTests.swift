@@ -44,6 +44,26 @@ import Testing
         }
     }
 
+    /// Guesses sent together pass no more checks than the same guesses one after the other (33
+    /// in one burst were all checked where 3 are free): each is counted before it is checked.
+    /// Successful sign-ins from one address give their counts back.
+    @Test func aBurstOfGuessesIsCountedBeforeItIsChecked() async throws {
+        try await TestServer.with(configure: Self.configure) { server in
+            let user = try await server.newUser()
+            let attacker = "203.0.113.33"
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<33 { group.addTask { try await Self.login(server, user.email, "guess \(index)", from: attacker).status } }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            let checked = statuses.filter { $0 == 401 }.count
+            #expect(checked == 4 && statuses.filter { $0 == 429 }.count == 29, "3 free failures and the one that starts the wait: \(statuses.sorted())")
+
+            // Right passwords, again and again from one address (an office's NAT), never add up.
+            let office = "198.51.100.80"
+            for _ in 0..<25 { #expect(try await Self.login(server, user.email, user.password, from: office).status == 200) }
+        }
+    }
+
     @Test func oneAddressGuessingManyAccountsIsSlowedToo() async throws {
         try await TestServer.with(configure: Self.configure) { server in
             let user = try await server.newUser()

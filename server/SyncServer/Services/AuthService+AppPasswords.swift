@@ -28,7 +28,10 @@ extension AuthService {
     }
 
     /// Who HTTP Basic credentials on `/dav/` sign in: the account's email and one of its app
-    /// passwords whose device is not revoked. Throttled as password sign-ins are.
+    /// passwords whose device is not revoked. Throttled as password sign-ins are, but counted after
+    /// the check (``SignInThrottle/check(_:)``): WebDAV signs in with every request, which a count
+    /// taken and given back each time would make a transaction dearer, and an app password holds
+    /// 120 random bits, so a burst of guesses gains nothing.
     /// - Throws: ``ServiceError/invalidCredentials``, ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
     func appPasswordHolder(email: String, password: String, address: String) async throws -> AppPasswordQueries.Holder {
         let plan = throttle.plan(email: email, address: address, ticketID: nil)

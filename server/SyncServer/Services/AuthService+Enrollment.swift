@@ -36,16 +36,13 @@ extension AuthService {
     ///   expired (one answer for all), ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
     func enroll(_ request: EnrollRequest, address: String) async throws -> AuthTokens {
         let plan = throttle.plan(email: "enrollment code from \(address)", address: address, ticketID: nil)
-        try await throttle.check(plan)
+        try await throttle.admit(plan)
         let now = now()
         let user = try await OneTimeCode.normalized(request.code).asyncFlatMap { normalized in
             try await db.transaction { try EnrollmentQueries.redeem($0, hash: OneTimeCode.hash(normalized), now: now) }
         }
-        guard let user else {
-            try await throttle.failed(plan)
-            throw ServiceError.enrollmentCodeRefused
-        }
-        try await throttle.succeeded(plan)
+        guard let user else { throw ServiceError.enrollmentCodeRefused }
+        try await throttle.succeededAfterAdmit(plan)
         return try await startSession(userID: user)
     }
 }

@@ -67,14 +67,11 @@ struct AuthService: Sendable {
             let account = SignInAdmission.accountName(email)
             let ticketID = tickets.id(of: request.signInTicket, account: account)  // checked without a lookup
             let plan = throttle.plan(email: email, address: address, ticketID: ticketID)
-            try await throttle.check(plan)  // before any hashing
+            try await throttle.admit(plan)  // counted before any hashing
             let credential = try await db.withConnection { try AccountQueries.credential($0, provider: LoginRequest.passwordProvider, subject: email) }
             let matches = try await check(password, against: credential?.secretHash)
-            guard let credential, matches else {
-                try await throttle.failed(plan)
-                throw ServiceError.invalidCredentials
-            }
-            try await throttle.succeeded(plan)
+            guard let credential, matches else { throw ServiceError.invalidCredentials }
+            try await throttle.succeededAfterAdmit(plan)
             var tokens = try await startSession(userID: credential.userID)
             tokens.signInTicket = ticketID != nil ? request.signInTicket : tickets.issue(account: account)
             return tokens
@@ -102,13 +99,10 @@ struct AuthService: Sendable {
     ///   ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
     func verifyPassword(userID: UUID, _ password: String, address: String) async throws {
         let plan = throttle.plan(email: "user:\(userID.uuidString.lowercased())", address: address, ticketID: nil)
-        try await throttle.check(plan)
+        try await throttle.admit(plan)
         let stored = try await db.withConnection { try AccountQueries.passwordHash($0, userID: userID) }
-        guard try await check(password, against: stored) else {
-            try await throttle.failed(plan)
-            throw ServiceError.invalidCredentials
-        }
-        try await throttle.succeeded(plan)
+        guard try await check(password, against: stored) else { throw ServiceError.invalidCredentials }
+        try await throttle.succeededAfterAdmit(plan)
     }
 
     /// Whether `password` matches `stored`, computed off the request threads; with nothing stored

@@ -38,7 +38,52 @@ struct SignInThrottle: Sendable {
         SignInAdmission.plan(account: SignInAdmission.accountName(email), address: address, ticketID: ticketID, policy: policy)
     }
 
-    /// Refuses a check while one of the plan's counts must still wait.
+    /// Admits a password check, counting it as a failure before it is made: refused while one of
+    /// the plan's counts must wait, otherwise counted, in one transaction under the counts' row
+    /// locks, so that checks sent together wait for each other's counts and a burst passes no more
+    /// checks than the same guesses one after the other. A check that then succeeds takes its
+    /// count back (``succeededAfterAdmit(_:)``); one that fails adds nothing more.
+    /// - Throws: ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
+    func admit(_ plan: SignInAdmission.Plan) async throws {
+        let now = now()
+        let counts = plan.countFailure.sorted { $0.key < $1.key }  // one lock order for every request
+        let until = try await db.transaction { tx in
+            // Rows first, so that a burst at counts nobody made yet queues on their locks too.
+            for count in counts {
+                try tx.query(
+                    "INSERT INTO sign_in_failures (key, failures, last_failure_at) VALUES ($1, 0, $2) ON CONFLICT (key) DO NOTHING", [count.key, now])
+            }
+            let blocked = try tx.query(
+                "SELECT blocked_until FROM sign_in_failures WHERE key = ANY($1) ORDER BY key FOR UPDATE", [plan.waitFor]
+            ).compactMap { try $0.optionalDate(0) }.filter { $0 > now }.max()
+            if blocked != nil { return blocked }
+            for count in counts { try self.count(tx, key: count.key, free: count.free, now: now) }
+            return nil
+        }
+        guard let until else { return }
+        let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+        throw ServiceError.tooManyRequests("too many failed sign-ins: try again in \(seconds) s", retryAfterSeconds: seconds)
+    }
+
+    /// Takes back the count ``admit(_:)`` made for a check that succeeded: the counts it clears go,
+    /// and the others (the address's, the account's from everywhere) lose that one again, waiting
+    /// no more unless earlier failures keep them past their free ones.
+    func succeededAfterAdmit(_ plan: SignInAdmission.Plan) async throws {
+        try await db.transaction { tx in
+            try tx.query("DELETE FROM sign_in_failures WHERE key = ANY($1)", [plan.clearOnSuccess])
+            for count in plan.countFailure.sorted(by: { $0.key < $1.key }) where !plan.clearOnSuccess.contains(count.key) {
+                try tx.query(
+                    """
+                    UPDATE sign_in_failures SET failures = greatest(failures - 1, 0),
+                        blocked_until = CASE WHEN failures - 1 > $2 THEN blocked_until ELSE NULL END
+                    WHERE key = $1
+                    """, [count.key, count.free])
+            }
+        }
+    }
+
+    /// Refuses a check while one of the plan's counts must still wait (app passwords: see
+    /// ``AuthService/appPasswordHolder(email:password:address:)``).
     /// - Throws: ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
     func check(_ plan: SignInAdmission.Plan) async throws {
         let now = now()
@@ -94,11 +139,6 @@ struct SignInThrottle: Sendable {
                 ELSE NULL END
             WHERE key = $1
             """, [key, free, now, Int(policy.longestWait.seconds)])
-    }
-
-    /// Clears the plan's counts after a successful check.
-    func succeeded(_ plan: SignInAdmission.Plan) async throws {
-        try await db.withConnection { try $0.query("DELETE FROM sign_in_failures WHERE key = ANY($1)", [plan.clearOnSuccess]) }
     }
 
     /// Forgets failures older than the memory (run by the purge job).
