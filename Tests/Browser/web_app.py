@@ -197,6 +197,8 @@ try:
         check(page, "export")
         with page.expect_download() as download:
             page.get_by_role("link", name="Download the zip").click()
+        if not download.value.suggested_filename.endswith(".zip"):
+            report["failures"].append(f"the export downloads as {download.value.suggested_filename!r}, not a .zip")
         with open(download.value.path(), "rb") as archive:
             if archive.read(2) != b"PK":
                 report["failures"].append("the export downloaded is not a zip")

@@ -177,6 +177,31 @@ import Testing
         }
     }
 
+    /// An export is answered only for its own vault: a member removed from a vault got fresh
+    /// URLs of the archive they exported there for 24 hours, by asking with a vault of their own.
+    @Test func anExportIsReachedOnlyThroughItsOwnVault() async throws {
+        try await TestServer.with { server in
+            let ana = try await server.newUser()
+            let laptop = try await ana.newDevice("Ana's laptop")
+            _ = try await laptop.write("a.md", "Ana's note\n")
+            let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first { $0.name == "default" }?.vaultID)
+            let ben = try await server.newUser()
+            let benShared = try await ben.newDevice("Ben's laptop").inVault(vault.uuidString)
+            let benOwn = try await ben.newDevice("Ben's other laptop")
+            try Self.setRole(server, vault: vault, user: ben.email, role: "reader")
+            let started = try await benShared.api.startExport(benShared.session)
+            var status = started
+            for _ in 0..<200 where status.state == .running {
+                try await Task.sleep(for: .milliseconds(50))
+                status = try await benShared.api.exportStatus(started.exportID, session: benShared.session)
+            }
+            #expect(status.state == .ready && status.downloadURL != nil, "\(status)")
+            try Self.setRole(server, vault: vault, user: ben.email, role: nil)
+            #expect(await Self.refusal { _ = try await benShared.api.exportStatus(started.exportID, session: benShared.session) } == "404 not_found")
+            #expect(await Self.refusal { _ = try await benOwn.api.exportStatus(started.exportID, session: benOwn.session) } == "404 not_found", "not through his own vault either")
+        }
+    }
+
     static func refusal(_ call: () async throws -> Void) async -> String {
         do {
             try await call()

@@ -228,9 +228,16 @@ import Testing
                 #expect(page.body.contains("The archive is ready"), "\(page.body)")
                 let anchor = try #require(page.body.range(of: "\">Download the zip</a>"))
                 let opening = try #require(page.body[..<anchor.lowerBound].range(of: "<a href=\"", options: .backwards))
-                let link = String(page.body[opening.upperBound..<anchor.lowerBound])
-                let zip = try await laptop.download(try #require(URL(string: link.replacingOccurrences(of: "&amp;", with: "&"))))
-                #expect(zip.prefix(2) == Data("PK".utf8), "a zip")
+                let link = String(page.body[opening.upperBound..<anchor.lowerBound]).replacingOccurrences(of: "&amp;", with: "&")
+                // Served as a download named for the vault and the day (it came as a bare hash).
+                let zip = try await web.get(link)
+                #expect(zip.status == 200 && zip.headers["content-type"] == "application/zip" && zip.body.hasPrefix("PK"), "\(zip.status) \(zip.headers)")
+                let day = String(WireDate.format(server.clock.now).prefix(10))
+                #expect(zip.headers["content-disposition"] == "attachment; filename=\"default \(day).zip\"; filename*=UTF-8''default%20\(day).zip", "\(zip.headers)")
+                // Opened again later, the page shows the finished export.
+                let again = try await web.get(base + "export")
+                #expect(again.body.contains("The archive is ready") && again.body.contains(link.replacingOccurrences(of: "&", with: "&amp;")), "\(again.body)")
+                #expect(try await web.get(base + "export/download?id=\(UUID().uuidString)").status == 404)
             }
         }
     }

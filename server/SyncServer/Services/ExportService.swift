@@ -68,9 +68,12 @@ struct ExportService: Sendable {
         return try await status(scope, id: id)
     }
 
+    /// An export of this user's of the vault `scope` names, as it stands; the vault's own only, so
+    /// a member removed from a vault gets no fresh URL of its archive through a vault of theirs.
+    /// - Throws: ``ServiceError/notFound(_:)``.
     func status(_ scope: VaultScope, id: UUID) async throws -> ExportStatus {
         let stale = now().addingTimeInterval(-Self.staleAfter.seconds)
-        guard var job = try await db.withConnection({ try ExportQueries.job($0, id: id) }), job.userID == scope.userID else {
+        guard var job = try await db.withConnection({ try ExportQueries.job($0, id: id) }), job.userID == scope.userID, job.vaultID == scope.vaultID else {
             throw ServiceError.notFound("no export \(id) (exports are kept \(Int(Self.archiveTTL.seconds / 3600)) hours)")
         }
         if job.state == "running", job.heartbeatAt < stale {
@@ -86,6 +89,22 @@ struct ExportService: Sendable {
             status.expiresAt = expires
         }
         return status
+    }
+
+    /// This user's newest export of the vault, as it stands; nil when there is none (or it expired).
+    func newest(_ scope: VaultScope) async throws -> ExportStatus? {
+        guard let job = try await db.withConnection({ try ExportQueries.newestJob($0, vaultID: scope.vaultID, userID: scope.userID) }) else { return nil }
+        return try? await status(scope, id: job.id)
+    }
+
+    /// Where a ready export's archive is kept, for the web app to serve it as a download.
+    /// - Throws: ``ServiceError/notFound(_:)`` when it is not this user's of this vault, or not ready.
+    func archive(_ scope: VaultScope, id: UUID) async throws -> (key: BlobKey, sizeBytes: Int64, createdAt: Date) {
+        _ = try await status(scope, id: id)  // the same checks, and a stale job reported
+        guard let job = try await db.withConnection({ try ExportQueries.job($0, id: id) }), job.state == "ready",
+            let hash = job.archiveHash, let size = job.sizeBytes, job.createdAt.addingTimeInterval(Self.archiveTTL.seconds) > now()
+        else { throw ServiceError.notFound("export \(id) has no archive (yet, or any more)") }
+        return (BlobKey(vaultID: job.vaultID, contentHash: try ContentHash(hash)), size, job.createdAt)
     }
 
     private func build(id: UUID, scope: VaultScope, files: [ExportQueries.File]) async {
