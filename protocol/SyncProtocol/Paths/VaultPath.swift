@@ -57,19 +57,10 @@ public struct VaultPath: Hashable, Sendable, Comparable, CustomStringConvertible
 
     public static func < (lhs: VaultPath, rhs: VaultPath) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    /// The first character of the path that shows nothing or reorders the text around it: a
-    /// bidirectional override, embedding, isolate or mark (`evil\u{202E}dm.txt` shows as
-    /// `evilxt.md`), or a zero-width or invisible formatting character. Every page and terminal
-    /// that shows the name could be fooled by it. The zero-width joiner and non-joiner are not
-    /// among them: emoji sequences and several scripts need them in ordinary words.
-    public var invisibleCharacter: Unicode.Scalar? {
-        // All of them are outside ASCII; most paths are ASCII and pay one pass over the bytes.
-        guard !rawValue.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
-        return rawValue.unicodeScalars.first { Self.invisibleScalars.contains($0.value) }
-    }
-
-    private static let invisibleScalars: Set<UInt32> = Set([0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0xFEFF])
-        .union(0x202A...0x202E).union(0x2060...0x2064).union(0x2066...0x206F)
+    /// The first character of the path that shows nothing or reorders the text around it
+    /// (``NameCharacters/invisible(in:)``): every page and terminal that shows the name could be
+    /// fooled by it.
+    public var invisibleCharacter: Unicode.Scalar? { NameCharacters.invisible(in: rawValue) }
 
     /// Why this path may not be a name the vault does not hold yet (it has an
     /// ``invisibleCharacter``), or nil when it may.

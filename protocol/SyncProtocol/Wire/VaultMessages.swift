@@ -41,7 +41,7 @@ public struct VaultInfo: Codable, Sendable, Equatable {
     /// characters, and not shaped like a vault id (the `X-VaultSync-Vault` header takes either).
     public static func isValidName(_ name: String) -> Bool {
         guard !name.isEmpty, name.count <= 100, !name.contains("/"), UUID(uuidString: name) == nil,
-            name.trimmingCharacters(in: .whitespaces) == name, (try? VaultPath(name)) != nil
+            name.trimmingCharacters(in: .whitespaces) == name, (try? VaultPath(name)) != nil, NameCharacters.invisible(in: name) == nil
         else { return false }
         return true
     }

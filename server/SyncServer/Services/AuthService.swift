@@ -230,6 +230,11 @@ struct AuthService: Sendable {
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
             !email.contains(where: { $0.isWhitespace })
         else { throw ServiceError.invalidCredentialsFormat("'\(raw.prefix(80))' is not an email address") }
+        // A new account's email is shown to the people it shares with: it must read as what it is.
+        if NameCharacters.invisible(in: email) != nil || parts.contains(where: { NameCharacters.mixesLookalikeScripts(String($0)) }) {
+            throw ServiceError.invalidCredentialsFormat(
+                "'\(raw.prefix(80))' holds an invisible character, or mixes Latin letters with Cyrillic or Greek ones that look alike: it would read as another address")
+        }
         return email
     }
 }

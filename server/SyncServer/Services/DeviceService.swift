@@ -112,6 +112,9 @@ struct DeviceService: Sendable {
         guard !name.isEmpty, name.count <= 200, !name.contains(where: \.isNewline) else {
             throw ServiceError.invalidRequest("device_name must be 1 to 200 characters on one line")
         }
+        if let scalar = NameCharacters.invisible(in: name) {
+            throw ServiceError.invalidRequest("device_name holds an invisible or text-reordering character (U+\(String(scalar.value, radix: 16, uppercase: true))), which would make it show as another name")
+        }
         return name
     }
 

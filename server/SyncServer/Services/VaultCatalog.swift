@@ -64,7 +64,7 @@ struct VaultCatalog: Sendable {
 
     private static func checkedName(_ name: String) throws -> String {
         guard VaultInfo.isValidName(name) else {
-            throw ServiceError.invalidRequest("'\(name.prefix(120))' cannot name a vault: use 1 to 100 characters that could name a folder (no '/', no leading or trailing space or dot, not an id)")
+            throw ServiceError.invalidRequest("'\(name.prefix(120))' cannot name a vault: use 1 to 100 characters that could name a folder (no '/', no leading or trailing space or dot, no invisible or text-reordering character, not an id)")
         }
         return name
     }

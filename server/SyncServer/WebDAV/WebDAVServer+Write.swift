@@ -120,7 +120,7 @@ extension WebDAVServer {
     func makeCollection(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
         try Self.refuseBody(request)
         guard !target.path.isEmpty else { throw DAVFailure(status: .methodNotAllowed, message: "the vault's root exists already") }
-        _ = try VaultPath(target.path)
+        if let refusal = try VaultPath(target.path).newNameRefusal { throw ServiceError.invalidPath(refusal) }
         let fileThere = try await vault.davFile(scope, path: target.path) != nil
         let folderThere = try await vault.davFolderExists(scope, path: target.path)
         if fileThere || folderThere {
