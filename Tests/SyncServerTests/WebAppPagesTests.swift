@@ -338,6 +338,7 @@ import Testing
                 let image = try await web.get(base + "view?path=pics/cat.png&version=1")
                 #expect(image.status == 200 && image.headers["content-type"] == "image/png" && Data(image.body.utf8).count > 0, "\(image.headers)")
                 #expect(image.headers["content-security-policy"]?.contains("sandbox") == true && image.headers["x-content-type-options"] == "nosniff", "\(image.headers)")
+                #expect(image.headers["content-length"] == String(png.count), "streamed with its length: \(image.headers)")
                 let pdfPage = try await web.get(base + "file?path=paper.pdf")
                 #expect(pdfPage.body.contains("view?path=paper.pdf&amp;version=1\">Open the PDF</a>"), "\(pdfPage.body)")
                 let pdf = try await web.get(base + "view?path=paper.pdf")

@@ -50,17 +50,13 @@ extension WebApp {
         guard let id = request.uri.queryParameters.get("id").flatMap(UUID.init(uuidString:)) else { throw ServiceError.invalidRequest("which export is missing (id)") }
         let archive = try await exports.archive(scope, id: id)
         let content = try await vault.blobs.store.read(archive.key, from: 0)
-        let total = archive.sizeBytes
         return Response(
             status: .ok,
             headers: [
-                .contentType: "application/zip", .contentLength: String(total), .cacheControl: "no-store",
+                .contentType: "application/zip", .contentLength: String(archive.sizeBytes), .cacheControl: "no-store",
                 .contentDisposition: Self.attachment(named: "\(scope.vaultName) \(WireDate.format(archive.createdAt).prefix(10)).zip"),
             ],
-            body: ResponseBody(contentLength: Int(total)) { writer in
-                for try await chunk in content.chunks { try await writer.write(chunk) }
-                try await writer.finish(nil)
-            })
+            body: content.responseBody(length: archive.sizeBytes))
     }
 
     /// `Content-Disposition: attachment` naming `name`: an ASCII `filename` for every browser

@@ -67,17 +67,7 @@ extension WebDAVServer {
         headers[.contentLength] = String(length)
         guard !head, length > 0, let hash = file.contentHash else { return Response(status: status, headers: headers) }
         let content = try await vault.blobs.store.read(BlobKey(vaultID: scope.vaultID, contentHash: ContentHash(alreadyValidated: hash)), from: offset)
-        let total = length
-        return Response(status: status, headers: headers, body: ResponseBody(contentLength: Int(total)) { writer in
-            var remaining = total
-            for try await chunk in content.chunks where remaining > 0 {
-                var chunk = chunk
-                if Int64(chunk.readableBytes) > remaining { chunk = chunk.getSlice(at: chunk.readerIndex, length: Int(remaining)) ?? chunk }
-                remaining -= Int64(chunk.readableBytes)
-                try await writer.write(chunk)
-            }
-            try await writer.finish(nil)
-        })
+        return Response(status: status, headers: headers, body: content.responseBody(length: length))
     }
 
     /// Whether an `If-Match` (`weak: false`) or `If-None-Match` (`weak: true`) list names `etag`
