@@ -51,7 +51,7 @@ import Testing
             #expect(wrong.exitCode == 1 && wrong.stderr.contains("could not be opened: the passphrase or recovery key is wrong"), "\(wrong)")
             let none = try await run(["init", stranger.path, "--json"] + link)
             #expect(none.exitCode == 64 && none.stderr.contains("this vault is end-to-end encrypted: give its passphrase"), "\(none)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: stranger.path).isEmpty, "no .vaultsync, no files")
+            #expect(!FileManager.default.fileExists(atPath: stranger.path), "the folder init made is gone again: no .vaultsync, no files")
 
             let status = try await run(["status", phone.path, "--json"])
             #expect(try status.json()["encrypted"] as? Bool == true, "\(status)")

@@ -53,6 +53,24 @@ import Testing
 
     /// One address gets its bound of connections and no more: with a timeout no connection meets,
     /// exactly those over the bound are answered 503 and closed; the others stay open.
+    /// A body trickled a byte a second, each inside the idle timeout, is answered `408` and its
+    /// connection closed once the wait passed the grace (it was held forever), while a body sent
+    /// at once is served.
+    @Test func aBodyTrickledAByteASecondIsEnded() async throws {
+        try await TestServer.with(configure: { $0.connectionIdleTimeout = .seconds(5); $0.minimumBodyRate = 100; $0.bodyRateGrace = .seconds(2) }) { server in
+            let port = try #require(server.baseURL.port)
+            let user = try await server.newUser()
+            let clients = try await SlowClients.start(port: port, source: "127.0.0.5", kinds: ["bodytrickle": 3, "refusedtrickle": 2], seconds: 20)
+            #expect(try await server.api.login(email: user.email, password: user.password).userID == user.tokens.userID, "a body sent at once is served")
+            let outcomes = try await clients.outcomes()
+            for kind in ["bodytrickle", "refusedtrickle"] {
+                let trickled = try #require(outcomes[kind])
+                #expect(trickled.closed == trickled.opened && (trickled.latestClose ?? 99) < 12, "\(kind): \(trickled)")
+                #expect(trickled.answers == ["HTTP/1.1 408 Request Timeout": trickled.opened], "\(kind): \(trickled)")
+            }
+        }
+    }
+
     @Test func oneAddressGetsOnlyItsBoundOfConnections() async throws {
         try await TestServer.with(configure: { $0.connectionIdleTimeout = .seconds(120); $0.maxConnectionsPerAddress = 5 }) { server in
             let port = try #require(server.baseURL.port)

@@ -2,7 +2,8 @@ public import Foundation
 
 /// Misbehaving HTTP clients, as an attacker runs them: a child process (Python's standard
 /// library) opens connections from one local source address and holds them, each of a kind (idle;
-/// half a header; a header trickled a byte a second; a body that never comes; TLS, an unknown
+/// half a header; a header trickled a byte a second; a body that never comes, or one trickled a
+/// byte a second (read, or refused before it is read); TLS, an unknown
 /// method or a 100 KiB header on the plain port), and reports for each kind how many the server
 /// answered what and closed when.
 public struct SlowClients: Sendable {
@@ -34,6 +35,8 @@ public struct SlowClients: Sendable {
             "half": b"GET /health HTTP/1.1\r\nHost: x\r\n",
             "trickle": b"GET /health HTTP/1.1\r\n",
             "body": b"POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"email\":",
+            "bodytrickle": b"POST /auth/login HTTP/1.1\r\nHost: x\r\nX-VaultSync-Protocol: 1\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{",
+            "refusedtrickle": b"POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{",
             "tls": bytes.fromhex("160301020001000200030300") + b"\x00" * 200,
             "method": b"BREW /health HTTP/1.1\r\nHost: x\r\n\r\n",
             "huge": b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100000 + b"\r\n\r\n",
@@ -80,7 +83,7 @@ public struct SlowClients: Sendable {
             if time.time() - last_trickle >= 1:
                 last_trickle = time.time()
                 for c in live:
-                    if c["kind"] == "trickle" and c["closed"] is None:
+                    if c["kind"] in ("trickle", "bodytrickle", "refusedtrickle") and c["closed"] is None:
                         try: c["sock"].send(b"X")
                         except OSError: pass
         result = {}

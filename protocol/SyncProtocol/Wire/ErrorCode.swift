@@ -129,6 +129,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     /// Too many failed sign-ins (for this account from this address, or from this address):
     /// wait `Retry-After` seconds.
     public static let tooManyRequests: ErrorCode = "too_many_requests"
+    /// The request's body came too slowly (below the server's minimum rate): send it again.
+    public static let requestTimeout: ErrorCode = "request_timeout"
     /// An incremental cursor is older than the oldest change the server remembers.
     public static let cursorExpired: ErrorCode = "cursor_expired"
 

@@ -29,6 +29,11 @@ public struct ServerConfiguration: Sendable {
     /// Connections one client address may hold open at once; nil: no bound (default 256). Trusted
     /// proxies are exempt.
     public var maxConnectionsPerAddress: Int? = 256
+    /// Bytes a second a request's body must average once the server waited ``bodyRateGrace`` for
+    /// it (``BodyRateMiddleware``); 0: no minimum (default 1,024).
+    public var minimumBodyRate = 1024
+    /// How long a body may come at any pace before ``minimumBodyRate`` applies (default 30 s).
+    public var bodyRateGrace: Duration = .seconds(30)
     /// When failed sign-ins make a client wait (``SignInThrottle``).
     /// Where tests hold requests and the purge to run races in a chosen order; none in production.
     public var pausePoints = PausePoints.none

@@ -30,6 +30,7 @@ public enum VaultSyncServer {
     ) async throws -> some ApplicationProtocol {
         let parts = try await ServerParts.open(configuration, clock: clock, logger: logger)
         let router = Router(context: ServerRequestContext.self)
+        router.middlewares.add(BodyRateMiddleware(minimumRate: configuration.minimumBodyRate, grace: configuration.bodyRateGrace))
         router.middlewares.add(RequestMetricsMiddleware(metrics: parts.metrics))
         router.middlewares.add(SecurityHeadersMiddleware())
         router.middlewares.add(RequestLogMiddleware())

@@ -83,6 +83,8 @@ enum ServiceError: Error, Equatable {
     case unavailable(String, retryAfterSeconds: Int)
     /// Too many failed sign-ins for this account from this address, or from this address.
     case tooManyRequests(String, retryAfterSeconds: Int)
+    /// The request's body came slower than the server's minimum rate (``BodyRateMiddleware``).
+    case bodyTooSlow(String)
     /// The blob store is out of space (full disk, filesystem quota): nothing was stored.
     case storageUnavailable(String)
 }

@@ -23,10 +23,13 @@ struct ServerRequestContext: RequestContext, WebSocketRequestContext {
     let webSocket = WebSocketHandlerReference<ServerRequestContext>()
     /// The IP address of the connection's peer (a proxy's, behind one: see ``ClientAddress``).
     let peerAddress: String?
+    /// The connection, for a middleware that must end it (``BodyRateMiddleware``).
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.peerAddress = source.channel.remoteAddress?.ipAddress
+        self.channel = source.channel
     }
 
     var maxUploadSize: Int { Self.maxBodyBytes }

@@ -123,6 +123,8 @@ extension ServiceError {
             (.serviceUnavailable, ErrorBody(code: .unavailable, message: m))
         case .tooManyRequests(let m, _):
             (.tooManyRequests, ErrorBody(code: .tooManyRequests, message: m))
+        case .bodyTooSlow(let m):
+            (.requestTimeout, ErrorBody(code: .requestTimeout, message: m))
         case .storageUnavailable(let m):
             (.init(code: 507, reasonPhrase: "Insufficient Storage"), ErrorBody(code: .storageUnavailable, message: m))
         }
@@ -138,6 +140,21 @@ extension ServiceError {
         case .methodNotAllowed(let allowed) where !allowed.isEmpty: [.allow: allowed.joined(separator: ", ")]
         default: [:]
         }
+    }
+
+    /// The error's answer: its status, headers and envelope (naming `requestID`).
+    func response(requestID: String? = nil) -> Response {
+        var response = Self.envelope(wire.status, wire.body, requestID: requestID)
+        response.headers.append(contentsOf: headers)
+        return response
+    }
+
+    /// An envelope answer with `status` and `body`.
+    static func envelope(_ status: HTTPResponse.Status, _ body: ErrorBody, requestID: String?) -> Response {
+        var envelope = ErrorEnvelope(error: body)
+        envelope.error.requestID = requestID
+        let data = (try? WireCoding.encoder().encode(envelope)) ?? Data()
+        return Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 
     /// Turns any error a handler threw into a domain error, or nil for a server fault.
@@ -188,22 +205,14 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            let body: ErrorBody
-            let status: HTTPResponse.Status
-            var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
             if let mapped = ServiceError.from(error) {
-                (status, body) = mapped.wire
-                headers.append(contentsOf: mapped.headers)
+                response = mapped.response(requestID: context.id)
             } else {
                 context.logger.error(
                     "request failed",
                     metadata: ["error": "\(String(reflecting: error))", "http.method": "\(request.method)", "http.path": "\(request.uri.path)"])
-                (status, body) = (.internalServerError, ErrorBody(code: .internalError, message: "internal server error; report the request id"))
+                response = ServiceError.envelope(.internalServerError, ErrorBody(code: .internalError, message: "internal server error; report the request id"), requestID: context.id)
             }
-            var envelope = ErrorEnvelope(error: body)
-            envelope.error.requestID = context.id
-            let data = (try? WireCoding.encoder().encode(envelope)) ?? Data()
-            response = Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
         response.headers[HTTPField.Name(SyncHeader.requestID)!] = context.id
         return response

@@ -181,6 +181,12 @@ public enum ServerSettings {
         default: { $0.maxConnectionsPerAddress.map(String.init) ?? "0" }
     ) { $0.configuration.maxConnectionsPerAddress = $1 == 0 ? nil : $1 }
 
+    public static let minBodyRate = ServerSetting.integer(
+        "min-body-rate", "VAULTSYNC_MIN_BODY_RATE", valueName: "bytes", minimum: 0,
+        "Bytes a second a request's body must average once the server has waited 30 s for it (a body trickled slower is answered 408 and its connection closed); 0 for no minimum.",
+        default: { "\($0.minimumBodyRate)" }
+    ) { $0.configuration.minimumBodyRate = $1 }
+
     public static let trustedProxy = ServerSetting.list(
         "trusted-proxy", "VAULTSYNC_TRUSTED_PROXIES", valueName: "ip", separator: ",",
         "Address of a reverse proxy or load balancer in front of this server (repeatable; comma-separated in the environment): from it, the client's address is taken from X-Forwarded-For (for sign-in throttling and logs)."
@@ -295,7 +301,7 @@ public enum ServerSettings {
         hostname, port, publicURL, blobStore, blobAccess, s3CreateBucket, maxBatchFiles, maxFileBytes, accessTokenTTL, refreshRetryGraceSeconds,
         blobURLTTL, databasePoolSize, databaseWaitSeconds,
     ] + retention + quotas + [
-        purgeIntervalMinutes, gcInterval, eventPingSeconds, idleTimeoutSeconds, maxConnectionsPerAddress, trustedProxy, oidc, appleClientIDs, appleWeb,
+        purgeIntervalMinutes, gcInterval, eventPingSeconds, idleTimeoutSeconds, maxConnectionsPerAddress, minBodyRate, trustedProxy, oidc, appleClientIDs, appleWeb,
         identityTrustRoots, noSignup, signupLimit, noWeb, noWebDAV, webDAVAllowHTTP,
         apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, apnsEnvironment, fcmServiceAccountFile, pushIntervalSeconds, pushCAFile,
         jwtSecret, s3AccessKeyID, s3SecretAccessKey, s3SessionToken, metricsToken,
