@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "SyncCore", dependencies: ["SyncProtocol"], path: "client/SyncCore", swiftSettings: swiftSettings),
         .target(name: "VaultCrypto", dependencies: ["SyncProtocol", crypto, cryptoExtras], path: "client/VaultCrypto", swiftSettings: swiftSettings),
         .target(name: "CFileStat", path: "client/CFileStat"),
-        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "VaultCrypto", "CFileStat", grdb, log, zip, asyncHTTPClient, nioCore, nioPosix, nioHTTP1, nioWebSocket, webSocketClient, httpTypes], path: "client/SyncClient", swiftSettings: swiftSettings),
+        .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "VaultCrypto", "CFileStat", grdb, log, zip, asyncHTTPClient, nioCore, nioPosix, nioHTTP1, nioSSL, nioWebSocket, webSocketClient, httpTypes], path: "client/SyncClient", swiftSettings: swiftSettings),
 
         // MARK: executables
         .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),

@@ -33,6 +33,10 @@ struct CLIFailure {
             }
         case let error as SyncAPIError where error.isSessionRefused:
             self.init(message: "the server no longer accepts this device's session (\(error.serverMessage)): run 'vaultsync login'", exitCode: 4)
+        case let error as URLError where error.code == .cannotFindHost:
+            // Not "try again later": a name that does not resolve is most often mistyped.
+            let name = (error.userInfo[NSLocalizedDescriptionKey] as? String).map { " (\($0))" } ?? ""
+            self.init(message: "cannot reach the server: its name does not resolve\(name); check the server's address, or the network", exitCode: 1)
         case let error where Unreachable.matches(error):
             self.init(message: "\(Unreachable.describe(error)); try again later", exitCode: 3)
         case let error as URLError:

@@ -3,6 +3,7 @@ public import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -132,8 +133,10 @@ public struct AsyncHTTPTransport: HTTPTransport {
     }
 
     /// Runs `body`, turning NIO's and AsyncHTTPClient's failures into the `URLError` codes
-    /// URLSession would have used (``EventSocket`` maps its connection failures the same way).
-    static func mappingFailures<T>(_ body: () async throws -> T) async throws -> T {
+    /// URLSession would have used (``EventSocket`` maps its connection failures the same way): a
+    /// name that does not resolve is `cannotFindHost` (naming it), a TLS handshake that fails
+    /// (`https://` to a plain-HTTP server) `secureConnectionFailed`, saying so in words.
+    package static func mappingFailures<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as HTTPClientError {
@@ -144,8 +147,13 @@ public struct AsyncHTTPTransport: HTTPTransport {
             case .invalidURL, .emptyHost, .emptyScheme: throw URLError(.badURL)
             default: throw URLError(.badServerResponse, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
             }
-        } catch is NIOConnectionError {
-            throw URLError(.cannotConnectToHost)
+        } catch let error as NIOConnectionError {
+            guard error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil else { throw URLError(.cannotConnectToHost) }
+            throw URLError(.cannotFindHost, userInfo: [NSLocalizedDescriptionKey: "the name '\(error.host)' does not resolve"])
+        } catch is NIOSSLError {
+            throw Self.notTLS
+        } catch is BoringSSLError {
+            throw Self.notTLS
         } catch let error as IOError where [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(error.errnoCode) {
             throw URLError(.cannotConnectToHost)
         } catch let error as IOError where [ECONNRESET, EPIPE].contains(error.errnoCode) {
@@ -157,6 +165,12 @@ public struct AsyncHTTPTransport: HTTPTransport {
         } catch is SocketAddressError {
             throw URLError(.cannotFindHost)
         }
+    }
+
+    private static var notTLS: URLError {
+        URLError(.secureConnectionFailed, userInfo: [
+            NSLocalizedDescriptionKey: "the secure connection failed: the server does not speak TLS at this address (if it serves plain HTTP, use http://), or its TLS is broken"
+        ])
     }
 }
 

@@ -28,7 +28,7 @@ public enum Unreachable {
     }
 
     private static let needsTheUser: Set<URLError.Code> = [
-        .badURL, .unsupportedURL, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+        .badURL, .unsupportedURL, .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
         .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired, .userAuthenticationRequired,
     ]
 
