@@ -46,12 +46,17 @@ import Testing
             let recovered = try await run(["init", tablet.path] + link, recoveryKey: recoveryKey.lowercased().replacingOccurrences(of: "-", with: " "))
             #expect(recovered.exitCode == 0 && FileManager.default.fileExists(atPath: tablet.appendingPathComponent("journal/monday.md").path), "\(recovered)")
 
-            // A wrong passphrase, or none at all: one line, and the folder is left as it was.
+            // A wrong passphrase, or none at all: one line, and the folder is left as it was, with
+            // no device or session of it left on the server.
+            let devicesBefore = try await server.api.devices(accessToken: tokens.accessToken).devices.count
+            let sessionsBefore = try await server.api.sessions(accessToken: tokens.accessToken).sessions.count
             let wrong = try await run(["init", stranger.path] + link, passphrase: "not the passphrase")
             #expect(wrong.exitCode == 1 && wrong.stderr.contains("could not be opened: the passphrase or recovery key is wrong"), "\(wrong)")
             let none = try await run(["init", stranger.path, "--json"] + link)
             #expect(none.exitCode == 64 && none.stderr.contains("this vault is end-to-end encrypted: give its passphrase"), "\(none)")
             #expect(!FileManager.default.fileExists(atPath: stranger.path), "the folder init made is gone again: no .vaultsync, no files")
+            #expect(try await server.api.devices(accessToken: tokens.accessToken).devices.count == devicesBefore, "no device left behind")
+            #expect(try await server.api.sessions(accessToken: tokens.accessToken).sessions.count == sessionsBefore, "no session left behind")
 
             let status = try await run(["status", phone.path, "--json"])
             #expect(try status.json()["encrypted"] as? Bool == true, "\(status)")

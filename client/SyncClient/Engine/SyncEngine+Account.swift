@@ -65,6 +65,8 @@ extension SyncEngine {
         fresh.laterVaultKeys = sameVault ? kept?.laterVaultKeys : nil
         fresh.sharingKeys = kept?.sharingKeys  // the account's, whichever vault
         try credentials.save(fresh)
+        // Linked again: the session it held before ends, rather than staying alive unused.
+        if let kept, kept.refreshToken != fresh.refreshToken { try? await api.logout(refreshToken: kept.refreshToken) }
         let engine = try SyncEngine(root: root, transport: transport)
         try await engine.store.setMeta(.server, server.absoluteString)
         try await engine.store.setMeta(.userID, tokens.userID.uuidString)

@@ -24,8 +24,8 @@ public enum VaultKeyChoice: Sendable {
 extension SyncEngine {
     /// Links `root` as ``link(root:server:credential:deviceName:vault:createVault:transport:)``
     /// does, then makes or opens the vault's key. A folder that was not linked before is left as
-    /// it was when the key step fails (a wrong passphrase, a vault that is not empty): signed out,
-    /// and its `.vaultsync` removed.
+    /// it was when the key step fails (a wrong passphrase, a vault that is not empty): the device
+    /// registered for it revoked (its session with it), and its `.vaultsync` removed.
     /// - Returns: the engine, and the recovery key of a vault this call made encrypted (to show
     ///   the user once: it is not stored anywhere).
     public static func link(
@@ -41,6 +41,10 @@ extension SyncEngine {
             return (try SyncEngine(root: root, transport: transport), recoveryKey)
         } catch {
             if !linkedBefore {
+                // The device was made for this link: it goes with it, not left in `devices`.
+                if let device = try? CredentialStore(stateFolder: stateFolder).load()?.deviceID {
+                    _ = try? await engine.revokeDevice(device)
+                }
                 try? await engine.logout()
                 try? FileManager.default.removeItem(at: stateFolder)
             }
