@@ -191,4 +191,30 @@ import Testing
             #expect(try await laptop.read("n.md") == "the laptop's\n")
         }
     }
+
+    /// Stacked shared locks and their owner XML, and dead properties, are bounded (each kept what
+    /// no quota counted: 63 MB of database for an account whose usage read 1 byte).
+    @Test func locksAndPropertiesAreBounded() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (dav, _) = try await WebDAVTests.client(user, server)
+            #expect(try await dav.put("/dav/default/a.md", "a\n").status == 201)
+            func lock(owner: String) async throws -> Int {
+                let body = "<?xml version=\"1.0\"?><D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>\(owner)</D:owner></D:lockinfo>"
+                return try await dav.send("LOCK", "/dav/default/a.md", body: Data(body.utf8), headers: ["Depth": "0"]).status
+            }
+            #expect(try await lock(owner: String(repeating: "o", count: 5_000)) == 400, "owner XML over 4 KiB")
+            for index in 0..<16 { #expect(try await lock(owner: "client \(index)") == 200, "shared lock \(index)") }
+            #expect(try await lock(owner: "one too many") == 400, "a path holds at most 16 locks")
+            let value = String(repeating: "v", count: 60_000)
+            func patch(_ names: [String]) async throws -> String {
+                let props = names.map { "<Z:\($0)>\(value)</Z:\($0)>" }.joined()
+                let body = "<?xml version=\"1.0\"?><D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:set><D:prop>\(props)</D:prop></D:set></D:propertyupdate>"
+                return Self.text(try await dav.send("PROPPATCH", "/dav/default/", body: Data(body.utf8)))
+            }
+            #expect(try await patch(["p1", "p2", "p3", "p4"]).contains("HTTP/1.1 200 OK"))
+            let refused = try await patch(["p5"])
+            #expect(refused.contains("HTTP/1.1 403") && refused.contains("256 KiB"), "\(refused)")
+        }
+    }
 }

@@ -138,6 +138,33 @@ import Testing
         }
     }
 
+    /// What properties keep is bounded per path and per vault, as values only a quota would
+    /// otherwise bound; a patch that shrinks what is kept is always taken.
+    @Test func propertiesAreBoundedInBytes() {
+        let (a, b) = (Self.foo("a"), Self.foo("b"))
+        let big = String(repeating: "x", count: DAVPropPatch.maxValueBytes)
+        let fourBig = Set((0..<4).map { Self.foo("v\($0)") })
+        let sizes = Dictionary(uniqueKeysWithValues: fourBig.map { ($0, DAVPropPatch.maxValueBytes) })
+        if case .refuse(let answers, let reason) = DAVPropPatch.decide([.set(a, "1"), .set(b, big)], existing: fourBig, sizes: sizes) {
+            #expect(answers == [.init(property: a, status: 403), .init(property: b, status: 403)] && reason.contains("256 KiB"), "each property that grows: \(answers) \(reason)")
+        } else {
+            Issue.record("a path past its bytes is refused")
+        }
+        #expect(DAVPropPatch.decide([.remove(Self.foo("v0")), .set(b, "small")], existing: fourBig, sizes: sizes) == .apply([Self.foo("v0"): String?.none, b: "small"]))
+        let nearlyFull = DAVPropPatch.maxBytesPerVault - 10
+        if case .refuse(_, let reason) = DAVPropPatch.decide([.set(a, "more than ten bytes")], existing: [], vaultBytes: nearlyFull) {
+            #expect(reason.contains("MiB of WebDAV properties"), "\(reason)")
+        } else {
+            Issue.record("a vault past its bytes is refused")
+        }
+        #expect(DAVPropPatch.decide([.set(a, "short")], existing: [], vaultBytes: nearlyFull) == .apply([a: "short"]))
+    }
+
+    @Test(arguments: [(0, 0, true), (DAVLockRule.maxPerPath - 1, 0, true), (DAVLockRule.maxPerPath, 0, false), (0, DAVLockRule.maxPerVault, false)])
+    func locksAreBounded(_ onPath: Int, _ inVault: Int, _ taken: Bool) {
+        #expect((DAVLockRule.refusal(onPath: onPath, inVault: inVault) == nil) == taken)
+    }
+
     @Test func aLockInfo() throws {
         let info = try LockInfo.parse(Data("""
             <?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:shared/></D:lockscope><D:locktype><D:write/></D:locktype>

@@ -33,6 +33,11 @@ enum WebDAVLockQueries {
         try db.query("DELETE FROM webdav_locks WHERE vault_id = $1 AND expires_at <= $2", [vaultID, now])
     }
 
+    /// The vault's live locks (expired ones are gone after ``lockVault(_:vaultID:now:)``).
+    static func count(_ db: PostgresConnection, vaultID: UUID) throws -> Int {
+        Int(try db.query("SELECT count(*) FROM webdav_locks WHERE vault_id = $1", [vaultID]).first?.int64(0) ?? 0)
+    }
+
     static func insert(_ db: PostgresConnection, vaultID: UUID, deviceID: UUID?, _ lock: DAVLock) throws {
         try db.query(
             "INSERT INTO webdav_locks (token, vault_id, path, deep, exclusive, owner, device_id, timeout_seconds, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",

@@ -17,6 +17,11 @@ enum WebDAVPropertyQueries {
         return found
     }
 
+    /// The bytes of every property value the vault keeps.
+    static func bytes(_ db: PostgresConnection, vaultID: UUID) throws -> Int {
+        Int(try db.query("SELECT COALESCE(sum(octet_length(value)), 0)::bigint FROM webdav_properties WHERE vault_id = $1", [vaultID]).first?.int64(0) ?? 0)
+    }
+
     /// Sets (a value) and removes (nil) properties of `path`.
     static func apply(_ db: PostgresConnection, vaultID: UUID, path: String, _ changes: [DAVProperty: String?]) throws {
         for (property, value) in changes {

@@ -15,7 +15,9 @@ extension VaultService {
         try await db.transaction { db in
             try WebDAVLockQueries.lockVault(db, vaultID: scope.vaultID, now: now())
             let existing = try WebDAVPropertyQueries.properties(db, vaultID: scope.vaultID, paths: [path])[path] ?? []
-            let decision = DAVPropPatch.decide(updates, existing: Set(existing.map(\.0)))
+            let decision = DAVPropPatch.decide(
+                updates, existing: Set(existing.map(\.0)), sizes: Dictionary(existing.map { ($0.0, $0.1.utf8.count) }, uniquingKeysWith: { a, _ in a }),
+                vaultBytes: try WebDAVPropertyQueries.bytes(db, vaultID: scope.vaultID))
             if case .apply(let changes) = decision { try WebDAVPropertyQueries.apply(db, vaultID: scope.vaultID, path: path, changes) }
             return decision
         }
@@ -43,6 +45,9 @@ extension VaultService {
             try WebDAVLockQueries.lockVault(db, vaultID: scope.vaultID, now: now)
             let around = try WebDAVLockQueries.around(db, vaultID: scope.vaultID, path: path, now: now)
             guard !DAVLockRule.conflicts(path: path, deep: deep, exclusive: exclusive, with: around) else { return nil }
+            if let refusal = DAVLockRule.refusal(onPath: around.filter { $0.path == path }.count, inVault: try WebDAVLockQueries.count(db, vaultID: scope.vaultID)) {
+                throw ServiceError.invalidRequest(refusal)
+            }
             let lock = DAVLock(
                 token: "urn:uuid:" + UUID().uuidString.lowercased(), path: path, deep: deep, exclusive: exclusive, owner: owner,
                 timeoutSeconds: timeoutSeconds, expiresAt: now.addingTimeInterval(TimeInterval(timeoutSeconds)), holder: scope.userID)

@@ -55,6 +55,20 @@ enum DAVLockRule {
         }
     }
 
+    /// The most live locks one path, and one vault, keeps (shared locks stack, each with the
+    /// client's owner XML), and the longest owner XML.
+    static let maxPerPath = 16
+    static let maxPerVault = 1000
+    static let maxOwnerBytes = 4 * 1024
+
+    /// Why a new lock is refused when `onPath` locks are on its path and `inVault` in its vault;
+    /// nil when it may be taken.
+    static func refusal(onPath: Int, inVault: Int) -> String? {
+        if onPath >= maxPerPath { return "a path holds at most \(maxPerPath) locks: unlock one first" }
+        if inVault >= maxPerVault { return "a vault holds at most \(maxPerVault) locks: unlock some first" }
+        return nil
+    }
+
     /// The seconds a lock is granted for, from a `Timeout` header (`Second-N`, `Infinite`, a
     /// list of them: the first the server takes), at most a day; an hour when there is none.
     static func timeout(_ header: String?) -> Int {
@@ -119,6 +133,10 @@ struct LockInfo: Equatable, Sendable {
             scope.namespace == "DAV:", scope.name == "exclusive" || scope.name == "shared"
         else { throw ServiceError.invalidRequest("the body is not a DAV:lockinfo with a lockscope, exclusive or shared") }
         guard tree.child("locktype")?.child("write") != nil else { throw ServiceError.invalidRequest("only write locks are served (locktype write)") }
-        return LockInfo(exclusive: scope.name == "exclusive", owner: tree.child("owner")?.innerXML ?? "")
+        let owner = tree.child("owner")?.innerXML ?? ""
+        guard owner.utf8.count <= DAVLockRule.maxOwnerBytes else {
+            throw ServiceError.invalidRequest("a lock's owner is at most \(DAVLockRule.maxOwnerBytes / 1024) KiB of XML")
+        }
+        return LockInfo(exclusive: scope.name == "exclusive", owner: owner)
     }
 }

@@ -38,9 +38,13 @@ enum DAVPropPatch {
     static let protected: Set<DAVProperty> = Set(
         ["displayname", "resourcetype", "getetag", "getlastmodified", "getcontentlength", "getcontenttype", "lockdiscovery", "supportedlock", "creationdate"].map(DAVProperty.dav))
 
-    /// The most dead properties a path keeps, and the longest value.
+    /// The most dead properties a path keeps, the longest value, the most bytes of values a path
+    /// keeps, and a vault (what no quota counts, so it is bounded here: 12.5 MiB a path, on
+    /// every path and empty folder, grew a database to 63 MB while the account's usage read 1 byte).
     static let maxPerPath = 200
     static let maxValueBytes = 64 * 1024
+    static let maxBytesPerPath = 256 * 1024
+    static let maxBytesPerVault = 16 * 1024 * 1024
 
     enum Decision: Equatable, Sendable {
         /// Each property's final value (nil: removed), to be applied together.
@@ -55,8 +59,9 @@ enum DAVPropPatch {
         let status: Int
     }
 
-    /// `updates` in order against the names the path has now (`existing`).
-    static func decide(_ updates: [PropertyUpdate], existing: Set<DAVProperty>) -> Decision {
+    /// `updates` in order against the names the path has now (`existing`), with the bytes of their
+    /// values (`sizes`) and of the whole vault's (`vaultBytes`).
+    static func decide(_ updates: [PropertyUpdate], existing: Set<DAVProperty>, sizes: [DAVProperty: Int] = [:], vaultBytes: Int = 0) -> Decision {
         var final: [DAVProperty: String?] = [:]
         for update in updates {
             switch update {
@@ -79,6 +84,17 @@ enum DAVPropPatch {
         if reason == nil, after.count > maxPerPath {
             refused.formUnion(order.filter { final[$0] ?? nil != nil && !existing.contains($0) })
             reason = "a path keeps at most \(maxPerPath) properties"
+        }
+        let bytesBefore = existing.reduce(0) { $0 + (sizes[$1] ?? 0) }
+        let bytesAfter = after.reduce(0) { total, property in total + ((final[property] ?? nil)?.utf8.count ?? (final[property] == nil ? sizes[property] ?? 0 : 0)) }
+        let growing = order.filter { ((final[$0] ?? nil)?.utf8.count ?? 0) > (sizes[$0] ?? 0) }
+        if reason == nil, bytesAfter > maxBytesPerPath, bytesAfter > bytesBefore {
+            refused.formUnion(growing)
+            reason = "a path keeps at most \(maxBytesPerPath / 1024) KiB of properties"
+        }
+        if reason == nil, vaultBytes - bytesBefore + bytesAfter > maxBytesPerVault, bytesAfter > bytesBefore {
+            refused.formUnion(growing)
+            reason = "a vault keeps at most \(maxBytesPerVault / 1024 / 1024) MiB of WebDAV properties"
         }
         guard let reason else { return .apply(final) }
         return .refuse(order.map { Answer(property: $0, status: refused.contains($0) ? 403 : 424) }, reason: reason)
