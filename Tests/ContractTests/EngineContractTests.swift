@@ -357,6 +357,28 @@ import FoundationNetworking
         }
     }
 
+    /// A file edited while its bytes travel is refused by the server as not the bytes declared:
+    /// the sync says it changed while it was sent, counts nothing against it, and the next sync
+    /// sends it as it is now (it said "server answered 400 content_mismatch" and counted it).
+    @Test func aFileEditedWhileItIsSentIsSentAgainNotCounted() async throws {
+        try await twoVaults { a, b in
+            let first = String(repeating: "written before the sync. ", count: 4_000)
+            let edited = first.uppercased()
+            try a.write("draft.txt", first)
+            let root = a.root
+            let editing = HookedTransport { request in
+                if request.httpMethod == "PUT" { try Data(edited.utf8).write(to: root.appendingPathComponent("draft.txt")) }
+            }
+            let report = try await SyncEngine(root: a.root, transport: editing).sync()
+            #expect(report.failures == ["draft.txt: it changed while it was sent; the next sync sends it as it is now"], "\(report)")
+            #expect(report.parked.isEmpty, "\(report)")
+            #expect(try await SyncEngine(root: a.root).state.failures().isEmpty, "nothing counted against the file")
+            #expect(try await SyncEngine(root: a.root).sync().pushed.map(\.rawValue) == ["draft.txt"])
+            try await b.sync()
+            #expect(b.read("draft.txt") == edited)
+        }
+    }
+
     /// A note merged here whose push did not go out holds the other device's version: deleted
     /// here before the next sync, it is that version the user deleted, and it stays deleted
     /// (found by the simulation, issue 36: the deletion was taken for one of the older version,

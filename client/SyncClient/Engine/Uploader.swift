@@ -100,6 +100,11 @@ struct Uploader: Sendable {
         // server: parts of a large file, whole blobs), not a failure of these files.
         if let gone = failures.values.first(where: { Unreachable.matches($0) }) { throw gone }
         for (path, error) in failures.sorted(by: { $0.key < $1.key }) {
+            if let file = byPath[path], Self.changedWhileSent(file, error, root: root) {
+                // Not the file's fault, and not worth a parking count: the next sync sends it as it is now.
+                outcome.failures.append(Failure(path: path, message: "it changed while it was sent; the next sync sends it as it is now", counts: false))
+                continue
+            }
             outcome.failures.append(Failure(path: path, message: "\(error)", counts: SyncReport.belongsToFile(error)))
         }
         if let noSpace = failures.values.lazy.compactMap({ $0 as? SyncAPIError }).first(where: { $0.code == .storageUnavailable }) {
@@ -153,6 +158,14 @@ struct Uploader: Sendable {
             _ = try await session.run { [api] in try await api.confirmConflict(answer.conflict.id, session: $0) }
         }
         try await store.setServerRecord(answer.conflict.id, hash: plaintextHash ?? hash, for: conflict.path)
+    }
+
+    /// Whether the server refused `file`'s bytes as not the ones declared (`content_mismatch`)
+    /// because the file on disk is no longer what was hashed: edited while it was sent.
+    static func changedWhileSent(_ file: PushCandidate, _ error: any Error, root: URL) -> Bool {
+        guard file.sealed == nil, let error = error as? SyncAPIError, error.code == .contentMismatch else { return false }
+        let now = try? FileHashing.hash(fileAt: root.appendingPathComponent(file.diskPath).path)
+        return now != file.hash
     }
 
     /// Records what a confirm (or a committing push) made current, and the cursor it moved.
