@@ -114,7 +114,7 @@ struct AccountDelete: AsyncParsableCommand {
         }
         let deleted = try await engine.deleteAccount(proof: proof)
         if json { return try printJSON(deleted) }
-        print("account deleted: \(deleted.vaults) vault\(deleted.vaults == 1 ? "" : "s"), \(deleted.files) files, \(deleted.devices) device\(deleted.devices == 1 ? "" : "s") removed from the server; the files in \(root.path) stay")
+        print("account deleted: \(deleted.vaults) vault\(deleted.vaults == 1 ? "" : "s"), \(counted(deleted.files, "file")), \(deleted.devices) device\(deleted.devices == 1 ? "" : "s") removed from the server; the files in \(root.path) stay")
     }
 }
 

@@ -23,7 +23,7 @@ struct Init: AsyncParsableCommand {
     @Option(help: "Your email address (to sign in with a password).") var email: String?
     @OptionGroup var identity: IdentityOptions
     @Option(help: "A one-time code from the web app's 'Add a device' page: signs in without the password.") var enroll: String?
-    @Option(help: "A name for this device (default: the host name).") var deviceName: String?
+    @Option(help: "A name for this device (default: the host name and a short suffix, e.g. 'laptop-k7q2').") var deviceName: String?
     @Flag(help: "Create the account first.") var createAccount = false
     @Option(help: "With --create-account: an invitation code from the server's operator (a server that takes no sign-ups needs one).") var invitation: String?
     @Option(name: .customLong("vault"), help: "Which vault to sync with: one of yours by name, one shared with you as OWNER/NAME (joining it when you are invited), or its id (default: the one the folder synced with before, else 'default').") var vaultName: String?
@@ -81,7 +81,7 @@ struct Init: AsyncParsableCommand {
         let choice: VaultKeyChoice = encrypt ? .create(passphrase: try passphrase.newPassphrase()) : .unlock { try passphrase.secret() }
         let (engine, recoveryKey) = try await SyncEngine.link(
             root: root, server: try serverURL(server), credential: credential,
-            deviceName: deviceName ?? ProcessInfo.processInfo.hostName, vault: vaultName, createVault: createVault, joinCode: join, key: choice)
+            deviceName: deviceName ?? DeviceName.byDefault(), vault: vaultName, createVault: createVault, joinCode: join, key: choice)
         let named = join == nil ? vaultName : try? await engine.linkedVault().qualifiedName
         if !json { print("linked \(root.path) to \(server) as \(email ?? identity.provider ?? "an enrolment code")\(named.map { ", vault '\($0)'" } ?? "")\(engine.isEncrypted ? " (end-to-end encrypted)" : "")") }
         if let recoveryKey { printRecoveryKey(recoveryKey, toStandardError: json) }

@@ -61,6 +61,22 @@ struct CLIFailure {
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 
+    /// A failure no case above explains, as exit 1 with `message`.
+    init(unexplained message: String) {
+        self.init(message: message, exitCode: 1)
+    }
+
+    /// An error for people: a file system's in its own words, others as they describe themselves.
+    static func describe(_ error: any Error) -> String {
+        let system = error as NSError
+        if error is CocoaError || error is POSIXError || system.domain == NSCocoaErrorDomain || system.domain == NSPOSIXErrorDomain {
+            let text = system.localizedDescription
+            guard let file = system.userInfo[NSFilePathErrorKey] as? String, !text.contains(file) else { return text }
+            return "\(file): \(text)"
+        }
+        return "\(error)"
+    }
+
     private init(message: String, exitCode: Int32) {
         self.message = message
         self.exitCode = exitCode

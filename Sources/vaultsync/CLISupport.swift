@@ -27,6 +27,11 @@ func vaultURL(_ path: String?) -> URL {
     URL(fileURLWithPath: path ?? FileManager.default.currentDirectoryPath).standardizedFileURL
 }
 
+/// `count` and `noun`, plural unless the count is one: "1 file", "2 files".
+func counted(_ count: Int, _ noun: String) -> String {
+    "\(count) \(noun)\(count == 1 ? "" : "s")"
+}
+
 func printJSON(_ value: some Encodable) throws {
     let encoder = WireCoding.encoder()
     encoder.outputFormatting.insert(.prettyPrinted)

@@ -99,7 +99,7 @@ struct Export: AsyncParsableCommand {
         let destination = URL(fileURLWithPath: out).standardizedFileURL
         let manifest = try await SyncEngine(root: vaultURL(directory)).export(to: destination, progress: ProgressPrinter().handler)
         let bytes = manifest.files.reduce(Int64(0)) { $0 + $1.sizeBytes }
-        print("exported \(manifest.files.count) files (\(bytes) bytes) to \(destination.path); every entry matches the manifest")
+        print("exported \(counted(manifest.files.count, "file")) (\(bytes) bytes) to \(destination.path); every entry matches the manifest")
     }
 }
 
@@ -114,7 +114,7 @@ struct Import: AsyncParsableCommand {
     func run() async throws {
         let zip = URL(fileURLWithPath: archive).standardizedFileURL
         let (manifest, report) = try await SyncEngine(root: vaultURL(vault)).importArchive(zip, progress: ProgressPrinter().handler)
-        if !json { print("imported \(manifest.files.count) files from \(zip.path)") }
+        if !json { print("imported \(counted(manifest.files.count, "file")) from \(zip.path)") }
         try finish(report, json: json)
     }
 }

@@ -64,7 +64,7 @@ struct KeysCreate: AsyncParsableCommand {
         if json { return try printJSON(Output(safetyNumber: made.safetyNumber, recoveryKey: made.recoveryKey)) }
         print("""
             Your sharing keys are made. Your safety number: \(made.safetyNumber)
-            Their recovery key, shown this once and stored nowhere:
+            Your sharing keys' recovery key, shown this once and stored nowhere:
 
                 \(made.recoveryKey)
 

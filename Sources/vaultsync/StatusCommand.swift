@@ -20,6 +20,7 @@ struct Status: AsyncParsableCommand {
         var server: String?
         var email: String?
         var deviceID: String?
+        var deviceName: String?
         var signedIn: Bool
         var lastSyncTime: String?
         var openConflicts: Int
@@ -39,6 +40,7 @@ struct Status: AsyncParsableCommand {
             case status, vault, server, email, failing, watcher, encrypted
             case notSynced = "not_synced"
             case deviceID = "device_id"
+            case deviceName = "device_name"
             case signedIn = "signed_in"
             case lastSyncTime = "last_sync_time"
             case openConflicts = "open_conflicts"
@@ -70,7 +72,7 @@ struct Status: AsyncParsableCommand {
     func run() async throws {
         let state = try await VaultStatus.read(root: vaultURL(directory))
         var output = Output(
-            status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID,
+            status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID, deviceName: state.deviceName,
             signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
             failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
             notSynced: state.notSynced.sorted { $0.key < $1.key }.map { NotSynced(path: $0.key, reason: $0.value) },
@@ -84,7 +86,7 @@ struct Status: AsyncParsableCommand {
         }
         if json { return try printJSON(output) }
         print("status: \(output.status)\(Self.explain(state.status, vault: state.vault))")
-        print("vault: \(output.vault)\(state.encrypted ? " (end-to-end encrypted)" : "")\nserver: \(output.server ?? "-")\ndevice: \(output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
+        print("vault: \(output.vault)\(state.encrypted ? " (end-to-end encrypted)" : "")\nserver: \(output.server ?? "-")\ndevice: \(output.deviceName.map { "\($0) (\(output.deviceID ?? "-"))" } ?? output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
         if let watcher = state.watcher {
             let connection = watcher.connected ? "connected" : "OFFLINE (local changes queue until the server is back)"
             let last = watcher.lastSyncAt.map { "last sync \(WireDate.format($0)) \(watcher.lastSyncStatus ?? "")" } ?? "no sync yet"

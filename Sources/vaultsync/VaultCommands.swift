@@ -35,7 +35,7 @@ struct VaultsList: AsyncParsableCommand {
         for info in vaults {
             let mine = info.vaultID == linked
             let shared = info.owner == nil ? "" : "  \(info.role?.rawValue ?? "member")"
-            print("\(info.qualifiedName)\(shared)  \(info.files) files  \(info.bytes) bytes  created \(WireDate.format(info.createdAt))\(info.encrypted == true ? "  encrypted" : "")\(mine ? "  (this folder)" : "")")
+            print("\(info.qualifiedName)\(shared)  \(counted(info.files, "file"))  \(info.bytes) bytes  created \(WireDate.format(info.createdAt))\(info.encrypted == true ? "  encrypted" : "")\(mine ? "  (this folder)" : "")")
         }
     }
 }
@@ -82,12 +82,12 @@ struct VaultsDelete: AsyncParsableCommand {
         let target = try vaultNamed(name, in: try await engine.vaults())
         if !yes {
             guard isatty(STDIN_FILENO) == 1 else { throw CLIRefusal("refusing to delete the vault '\(name)' without --yes when not on a terminal; nothing was deleted") }
-            print("This deletes the vault '\(name)' (\(target.files) files) and its history on the server, for good. Type its name to confirm: ", terminator: "")
+            print("This deletes the vault '\(name)' (\(counted(target.files, "file"))) and its history on the server, for good. Type its name to confirm: ", terminator: "")
             guard readLine(strippingNewline: true) == name else { throw CLIRefusal("not confirmed; nothing was deleted") }
         }
         let deleted = try await engine.deleteVault(target.vaultID, confirmName: name)
         if json { return try printJSON(deleted) }
-        print("deleted vault '\(name)': \(deleted.files) files and \(deleted.blobs) stored blobs removed from the server")
+        print("deleted vault '\(name)': \(counted(deleted.files, "file")) and \(counted(deleted.blobs, "stored blob")) removed from the server")
     }
 }
 
@@ -125,7 +125,7 @@ struct VaultsRekey: AsyncParsableCommand {
         let outcome = try await engine.rekeyVault(contents: contents)
         _ = try await engine.sync()
         if json { return try printJSON(Output(namesGeneration: outcome.generation, renamed: outcome.renamed, resealed: outcome.resealed)) }
-        let files = outcome.renamed == 1 ? "1 file" : "\(outcome.renamed) files"
+        let files = counted(outcome.renamed, "file")
         print("renamed \(files)\(outcome.resealed ? ", contents sealed again," : "") under key generation \(outcome.generation); other devices switch at their next sync")
     }
 }

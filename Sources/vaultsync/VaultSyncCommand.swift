@@ -12,7 +12,9 @@ struct VaultSyncCommand: AsyncParsableCommand {
         discussion: """
             Exit codes: 0 success (also when conflicts remain open: the output says so), \
             1 a failure (some files could not be synced, or an error), \
-            3 the server is unreachable (changes stay pending), 4 the device must sign in again ('vaultsync login').
+            3 the server is unreachable (changes stay pending), 4 the device must sign in again ('vaultsync login'), \
+            5 the folder's vault was deleted on the server or is no longer shared with you, \
+            64 the command line is wrong (nothing was done).
 
             Passwords come from VAULTSYNC_PASSWORD, --password-stdin, or a prompt on a terminal. \
             An encrypted vault's passphrase comes from VAULTSYNC_PASSPHRASE, --passphrase-stdin, or a prompt; \
@@ -43,7 +45,13 @@ struct VaultSyncCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("error: \(failure.message)\n".utf8))
                 exit(withError: ExitCode(failure.exitCode))
             }
-            exit(withError: error)
+            // The command line itself is ArgumentParser's to explain (with the usage); anything
+            // else went wrong around a right command line: one `error:` line, as for the rest.
+            guard exitCode(for: error) == .failure, !(error is ExitCode) else { exit(withError: error) }
+            let message = CLIFailure.describe(error)
+            if let reporting = parsed as? any JSONReporting, reporting.json { CLIFailure(unexplained: message).printJSON() }
+            FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+            exit(withError: ExitCode.failure)
         }
     }
 }

@@ -120,7 +120,7 @@ extension SyncEngine {
         }
         return try await link(
             root: root, server: server, credential: .idToken(provider: provider, token: idToken, nonce: nonce),
-            deviceName: record.deviceName ?? ProcessInfo.processInfo.hostName, transport: transport)
+            deviceName: record.deviceName ?? DeviceName.byDefault(), transport: transport)
     }
 
     /// Signs a linked, signed-out vault back in (after `logout`, or when the server ended the
@@ -133,7 +133,7 @@ extension SyncEngine {
             throw SyncEngineError.notLinked(root.path)
         }
         guard let email = email ?? record.email else { throw SyncEngineError.emailNeeded(root.path) }
-        return try await link(root: root, server: server, email: email, password: password, deviceName: record.deviceName ?? ProcessInfo.processInfo.hostName, transport: transport)
+        return try await link(root: root, server: server, email: email, password: password, deviceName: record.deviceName ?? DeviceName.byDefault(), transport: transport)
     }
 
     /// Ends this device's session: the server revokes its refresh tokens and the local copy is removed.

@@ -10,6 +10,8 @@ public struct VaultStatus: Sendable, Equatable {
     public var server: String?
     public var email: String?
     public var deviceID: String?
+    /// This device's name, as linked.
+    public var deviceName: String?
     /// Whether this device holds a session (false after `logout`).
     public var signedIn: Bool
     public var lastSyncTime: String?
@@ -44,7 +46,7 @@ public struct VaultStatus: Sendable, Equatable {
             syncing: VaultLock.isHeld(stateFolder: stateFolder), signedIn: signedIn, lastSync: last,
             parked: failing.contains(where: \.parked), heldDeletions: held != nil, openConflicts: conflicts)
         return VaultStatus(
-            status: status, vault: root.path, server: link.server, email: link.email, deviceID: link.deviceID?.uuidString.lowercased(),
+            status: status, vault: root.path, server: link.server, email: link.email, deviceID: link.deviceID?.uuidString.lowercased(), deviceName: link.deviceName,
             signedIn: signedIn, lastSyncTime: try await store.meta(.lastSyncTime), openConflicts: conflicts, failing: failing,
             storageFull: try await store.meta(.storageFull), heldDeletions: held, watcher: WatcherRecord.running(stateFolder: stateFolder),
             encrypted: try await store.meta(.vaultKeyID) != nil, lastFailure: try await store.meta(.lastFailure),

@@ -66,6 +66,6 @@ public struct EventSocket: Sendable {
         if close.closeCode == .unknown(VaultEventClose.tokenExpired) { return .tokenExpired }
         if close.closeCode == .unknown(VaultEventClose.vaultDeleted) { return .vaultDeleted(close.reason ?? "the vault was deleted") }
         if close.closeCode == .unknown(VaultEventClose.membershipEnded) { return .vaultDeleted(close.reason ?? "you are no longer a member of the vault") }
-        return .closed(close.reason ?? "closed (\(close.closeCode))")
+        return .closed(close.reason ?? (close.closeCode == .normalClosure ? "the server closed the connection" : "the server closed the connection (\(close.closeCode))"))
     }
 }
