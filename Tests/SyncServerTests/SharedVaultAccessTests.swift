@@ -116,23 +116,38 @@ import Testing
     }
 
     /// The status and code of a refused call.
+    /// Ana's vault with her note `a.md`, and Ben, a reader of it, with a device in it.
+    struct ReaderOfAnas {
+        let ana: TestUser
+        let laptop: TestDevice
+        let vault: UUID
+        let ben: TestUser
+        let phone: TestDevice
+        var unpacked: (TestDevice, UUID, TestUser, TestDevice) { (laptop, vault, ben, phone) }
+    }
+
+    static func readerOfAnas(_ server: TestServer, benDevice: String = "Ben's phone") async throws -> ReaderOfAnas {
+        let ana = try await server.newUser()
+        let laptop = try await ana.newDevice("Ana's laptop")
+        _ = try await laptop.write("a.md", "Ana's note\n")
+        let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first { $0.name == "default" }?.vaultID)
+        let ben = try await server.newUser()
+        let phone = try await ben.newDevice(benDevice).inVault(vault.uuidString)
+        try setRole(server, vault: vault, user: ben.email, role: "reader")
+        return ReaderOfAnas(ana: ana, laptop: laptop, vault: vault, ben: ben, phone: phone)
+    }
+
     /// A reader cannot close conflict records, by the API or the web page's buttons: the owner's
     /// device kept its unmerged text in one, and a closed record is dropped by that device.
     @Test func aReaderClosesNoConflictRecord() async throws {
         try await TestServer.with { server in
-            let ana = try await server.newUser()
-            let laptop = try await ana.newDevice("Ana's laptop")
-            _ = try await laptop.write("a.md", "Ana's note\n")
+            let (laptop, vault, ben, phone) = try await Self.readerOfAnas(server).unpacked
             let kept = Data("Ana's unmerged text\n".utf8)
             let record = try await laptop.api.recordConflict(
                 RecordConflictRequest(
                     path: try VaultPath("a.md"), remoteVersion: 1, contentHash: ContentHasher.hash(kept), sizeBytes: Int64(kept.count),
                     description: "both changed", content: kept),
                 session: laptop.session)
-            let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first { $0.name == "default" }?.vaultID)
-            let ben = try await server.newUser()
-            let phone = try await ben.newDevice("Ben's phone").inVault(vault.uuidString)
-            try Self.setRole(server, vault: vault, user: ben.email, role: "reader")
             #expect(await Self.refusal { _ = try await phone.api.resolveConflict(ResolveConflictRequest(ids: [record.conflict.id], resolution: "kept_server"), session: phone.session) } == "403 read_only")
             try await WebClient.with(server.baseURL) { web in
                 _ = try await web.signIn(email: ben.email, password: ben.password)
@@ -154,13 +169,7 @@ import Testing
     /// are refused before the bytes are stored: each stored up to 2 MiB that no quota counted.
     @Test func aReadersRefusedWritesStoreNoBytes() async throws {
         try await TestServer.with { server in
-            let ana = try await server.newUser()
-            let laptop = try await ana.newDevice("Ana's laptop")
-            _ = try await laptop.write("a.md", "Ana's note\n")
-            let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first { $0.name == "default" }?.vaultID)
-            let ben = try await server.newUser()
-            let phone = try await ben.newDevice("Ben's phone").inVault(vault.uuidString)
-            try Self.setRole(server, vault: vault, user: ben.email, role: "reader")
+            let (_, vault, _, phone) = try await Self.readerOfAnas(server).unpacked
             let stored = server.storedBlobFiles()
             let bytes = Data(String(repeating: "a reader's bytes ", count: 2_000).utf8)
             let file = PushFile(path: try VaultPath("b.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: nil, content: bytes)
@@ -181,14 +190,8 @@ import Testing
     /// URLs of the archive they exported there for 24 hours, by asking with a vault of their own.
     @Test func anExportIsReachedOnlyThroughItsOwnVault() async throws {
         try await TestServer.with { server in
-            let ana = try await server.newUser()
-            let laptop = try await ana.newDevice("Ana's laptop")
-            _ = try await laptop.write("a.md", "Ana's note\n")
-            let vault = try #require(try await server.api.vaults(accessToken: ana.tokens.accessToken).first { $0.name == "default" }?.vaultID)
-            let ben = try await server.newUser()
-            let benShared = try await ben.newDevice("Ben's laptop").inVault(vault.uuidString)
+            let (_, vault, ben, benShared) = try await Self.readerOfAnas(server, benDevice: "Ben's laptop").unpacked
             let benOwn = try await ben.newDevice("Ben's other laptop")
-            try Self.setRole(server, vault: vault, user: ben.email, role: "reader")
             let started = try await benShared.api.startExport(benShared.session)
             var status = started
             for _ in 0..<200 where status.state == .running {
