@@ -18,6 +18,18 @@ import Testing
         #expect(plan.clearOnSuccess == ["account:ada@example.com|203.0.113.9"], "a success must not reset the count a distributed guesser fills")
     }
 
+    /// App passwords count apart from password sign-ins, and the account from everywhere only
+    /// past a ceiling nobody reaches by accident.
+    @Test func appPasswordsHaveCountsOfTheirOwn() {
+        let plan = SignInAdmission.appPasswordPlan(account: "ada@example.com", address: "203.0.113.9", policy: Self.policy)
+        #expect(plan.waitFor == ["app:ada@example.com|203.0.113.9", "address:203.0.113.9", "app-everywhere:ada@example.com"])
+        #expect(plan.countFailure == [
+            .init(key: "app:ada@example.com|203.0.113.9", free: 3), .init(key: "address:203.0.113.9", free: 20),
+            .init(key: "app-everywhere:ada@example.com", free: 1000),
+        ])
+        #expect(plan.clearOnSuccess == ["app:ada@example.com|203.0.113.9"])
+    }
+
     @Test func withATicketOnlyTheTicketsOwnCountApplies() {
         let plan = SignInAdmission.plan(account: "ada@example.com", address: "203.0.113.9", ticketID: "t1", policy: Self.policy)
         #expect(plan.waitFor == ["ticket:t1"])

@@ -64,6 +64,24 @@ import Testing
         }
     }
 
+    /// Wrong app passwords sent from many addresses lock out neither the account's WebDAV
+    /// clients nor its sign-in (eleven from eleven addresses did both, for a quarter of an hour).
+    @Test func wrongAppPasswordsFromManyAddressesLockNobodyOut() async throws {
+        try await TestServer.with(configure: Self.configure) { server in
+            let user = try await server.newUser()
+            let created = try await server.api.makeAppPassword(name: "phone", accessToken: user.tokens.accessToken)
+            func dav(_ password: String, from address: String) async throws -> Int {
+                let basic = "Basic " + Data("\(user.email):\(password)".utf8).base64EncodedString()
+                return try await WebDAVTests.DAVClient.send(
+                    "PROPFIND", server.baseURL.absoluteString + "/dav/default/", headers: ["Authorization": basic, "Depth": "0", "X-Forwarded-For": address]
+                ).status
+            }
+            for index in 0..<11 { #expect(try await dav("AAAA-AAAA-AAAA-AAAA-AAAA-AAAA", from: "198.51.100.\(index + 1)") == 401) }
+            #expect(try await dav(created.password, from: "203.0.113.77") == 207, "the owner's WebDAV client still signs in")
+            #expect(try await Self.login(server, user.email, user.password, from: "203.0.113.78").status == 200, "and so does the owner")
+        }
+    }
+
     @Test func oneAddressGuessingManyAccountsIsSlowedToo() async throws {
         try await TestServer.with(configure: Self.configure) { server in
             let user = try await server.newUser()

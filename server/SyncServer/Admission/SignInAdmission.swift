@@ -45,6 +45,25 @@ enum SignInAdmission {
             clearOnSuccess: [fromAddress])
     }
 
+    /// The plan for a check of one of `account`'s app passwords from `address` (WebDAV): its own
+    /// counts, apart from password sign-ins', so that failed app passwords never make the web or
+    /// a device's sign-in wait; the account from one address and the address as for passwords,
+    /// and the account from every address only past a high ceiling (an app password holds 120
+    /// random bits, so this bounds load, not guessing): eleven wrong ones from eleven addresses
+    /// locked every WebDAV client of the account out.
+    static func appPasswordPlan(account: String, address: String, policy: SignInThrottlePolicy) -> Plan {
+        let fromAddress = "app:\(account)|\(address)"
+        let addressKey = "address:\(address)"
+        let everywhere = "app-everywhere:\(account)"
+        return Plan(
+            waitFor: [fromAddress, addressKey, everywhere],
+            countFailure: [
+                Count(key: fromAddress, free: policy.freeAccountFailures), Count(key: addressKey, free: policy.freeAddressFailures),
+                Count(key: everywhere, free: policy.freeAppPasswordFailuresEverywhere),
+            ],
+            clearOnSuccess: [fromAddress])
+    }
+
     /// The name an email's counts and tickets are kept under: trimmed, in lower case.
     static func accountName(_ email: String) -> String {
         email.trimmingCharacters(in: .whitespaces).lowercased()

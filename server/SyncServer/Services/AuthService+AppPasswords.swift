@@ -34,7 +34,7 @@ extension AuthService {
     /// 120 random bits, so a burst of guesses gains nothing.
     /// - Throws: ``ServiceError/invalidCredentials``, ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
     func appPasswordHolder(email: String, password: String, address: String) async throws -> AppPasswordQueries.Holder {
-        let plan = throttle.plan(email: email, address: address, ticketID: nil)
+        let plan = throttle.appPasswordPlan(email: email, address: address)
         try await throttle.check(plan)
         let hash = OneTimeCode.normalized(password, length: Self.appPasswordGroups * 4).map(OneTimeCode.hash)
         let holder = try await hash.asyncFlatMap { hash in try await db.withConnection { try AppPasswordQueries.holder($0, email: email, hash: hash) } }

@@ -10,6 +10,9 @@ public struct SignInThrottlePolicy: Sendable, Equatable {
     /// Failures of one account from all addresses together before waits begin (for devices
     /// without a sign-in ticket).
     public var freeAccountFailuresEverywhere = 10
+    /// Failed app passwords of one account from all addresses together before waits begin: a
+    /// ceiling on load, high enough that nobody can lock an account's WebDAV clients out.
+    public var freeAppPasswordFailuresEverywhere = 1000
     /// The longest wait.
     public var longestWait: Duration = .seconds(15 * 60)
     /// Failures older than this are forgotten.
@@ -80,6 +83,11 @@ struct SignInThrottle: Sendable {
                     """, [count.key, count.free])
             }
         }
+    }
+
+    /// The plan for a check of one of `email`'s app passwords from `address`.
+    func appPasswordPlan(email: String, address: String) -> SignInAdmission.Plan {
+        SignInAdmission.appPasswordPlan(account: SignInAdmission.accountName(email), address: address, policy: policy)
     }
 
     /// Refuses a check while one of the plan's counts must still wait (app passwords: see
