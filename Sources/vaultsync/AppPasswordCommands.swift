@@ -21,10 +21,25 @@ struct AppPassword: AsyncParsableCommand {
         @Option(help: "The vault folder (default: the current folder).") var vault: String?
         @Flag(help: "Print JSON.") var json = false
 
+        /// The `--json` answer: the password with where and as whom a WebDAV client signs in.
+        struct Output: Encodable {
+            let created: AppPasswordCreated
+            let url: String
+            let user: String?
+
+            func encode(to encoder: any Encoder) throws {
+                try created.encode(to: encoder)
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(url, forKey: .url)
+                try container.encodeIfPresent(user, forKey: .user)
+            }
+
+            enum Keys: String, CodingKey { case url, user }
+        }
+
         func run() async throws {
             let engine = try SyncEngine(root: vaultURL(vault))
             let created = try await engine.makeAppPassword(name: name)
-            if json { return try printJSON(created) }
             let status = try await VaultStatus.read(root: vaultURL(vault))
             // A vault shared with the account is reached by its id (a name is looked up among its own).
             let linked = try? await engine.linkedVault()
@@ -32,9 +47,11 @@ struct AppPassword: AsyncParsableCommand {
             var server = status.server ?? "SERVER"
             while server.hasSuffix("/") { server.removeLast() }
             let folder = name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? name
+            let url = "\(server)/dav/\(folder)/"
+            if json { return try printJSON(Output(created: created, url: url, user: status.email)) }
             print("""
                 app password for '\(created.deviceName)': \(created.password)
-                It is shown only now. In the WebDAV client: URL \(server)/dav/\(folder)/  user \(status.email ?? "your email")  password the one above.
+                It is shown only now. In the WebDAV client: URL \(url)  user \(status.email ?? "your email")  password the one above.
                 Revoke it with 'vaultsync devices revoke \(created.deviceID.uuidString.prefix(8).lowercased())'.
                 """)
         }

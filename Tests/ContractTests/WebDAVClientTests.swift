@@ -66,6 +66,7 @@ import Testing
             let made = try await CLIProcess.run("vaultsync", ["app-password", "create", "rclone on the laptop", "--vault", native.path, "--json"], environment: environment)
             #expect(made.exitCode == 0, "\(made)")
             let password = try #require(try made.json()["password"] as? String)
+            #expect(try made.json()["url"] as? String == server.baseURL.absoluteString + "/dav/default/" && made.json()["user"] as? String == email, "\(made.stdout)")
             let human = try await CLIProcess.run("vaultsync", ["app-password", "create", "another", "--vault", native.path], environment: environment)
             #expect(human.exitCode == 0 && human.stdout.contains("/dav/default/") && human.stdout.contains("user \(email)"), "\(human)")
 
