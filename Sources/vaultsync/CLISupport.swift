@@ -38,10 +38,38 @@ func printJSON(_ value: some Encodable) throws {
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
 
+/// A sync report as `--json` prints it: a run that failed as a whole (offline, signed out) also
+/// carries `error` and `exit_code`, as every command's failure does with `--json`.
+struct ReportOutput: Encodable {
+    let report: SyncReport
+
+    enum Keys: String, CodingKey {
+        case error
+        case exitCode = "exit_code"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        guard let code = wholeRunExitCode(report) else { return }
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(report.notices.last ?? report.status.rawValue, forKey: .error)
+        try container.encode(code.rawValue, forKey: .exitCode)
+    }
+}
+
+/// The exit code of a run that failed as a whole, nil otherwise.
+func wholeRunExitCode(_ report: SyncReport) -> ExitCode? {
+    switch report.status {
+    case .offline: ExitCodes.offline
+    case .unauthenticated: ExitCodes.unauthenticated
+    default: nil
+    }
+}
+
 /// Prints a sync report and turns its status into the exit code.
 func finish(_ report: SyncReport, json: Bool) throws {
     if json {
-        try printJSON(report)
+        try printJSON(ReportOutput(report: report))
     } else {
         print("pushed \(report.pushed.count), pulled \(report.pulled.count), merged \(report.merged.count), deleted here \(report.deletedLocally.count), deleted on the server \(report.deletedRemotely.count)")
         for notice in report.notices { print("note: \(notice)") }

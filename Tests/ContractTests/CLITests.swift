@@ -153,6 +153,11 @@ import Glibc
         // The server is gone.
         let offline = try await vaultsync(["sync", phone.path])
         #expect(offline.exitCode == 3, "\(offline)")
+        // With --json, the report carries the documented error and exit code too.
+        let offlineJSON = try await vaultsync(["sync", phone.path, "--json"])
+        let answer = try offlineJSON.json()
+        #expect(offlineJSON.exitCode == 3 && answer["exit_code"] as? Int == 3 && answer["status"] as? String == "OFFLINE", "\(offlineJSON)")
+        #expect((answer["error"] as? String)?.contains("cannot reach the server") == true, "\(offlineJSON)")
         #expect(try await status(phone)["status"] as? String == "OFFLINE")
         #expect(try await status(phone)["status"] as? String == "OFFLINE", "OFFLINE stays until a sync gets through")
         let unreachable = try await vaultsync(["status", phone.path, "--usage"])
