@@ -20,11 +20,20 @@ struct VaultSyncCommand: AsyncParsableCommand {
             An encrypted vault's passphrase comes from VAULTSYNC_PASSPHRASE, --passphrase-stdin, or a prompt; \
             its recovery key from VAULTSYNC_RECOVERY_KEY or --recovery-key-stdin.
             """,
-        version: ReleaseVersion.current,
         subcommands: [
             Signup.self, Init.self, Login.self, Passphrase.self, Logout.self, Sync.self, Watch.self, Status.self, Conflicts.self, Resolve.self, Retry.self, Repair.self,
             History.self, Restore.self, Export.self, Import.self, Log.self, Devices.self, AppPassword.self, Vaults.self, Members.self, Invitations.self, Keys.self, Account.self, Nonce.self, ServerInfo.self,
         ])
+
+    /// The release, as `vaultsync --version` prints it. A flag of this command alone (not
+    /// ArgumentParser's `version:`, which every subcommand's help would list beside `restore`'s own
+    /// `--version N`).
+    @Flag(help: "Show the version.") var version = false
+
+    func run() async throws {
+        guard version else { throw CleanExit.helpRequest(self) }
+        print(ReleaseVersion.current)
+    }
 
     /// Runs the command; failures the README documents become their exit code and one line on
     /// standard error (``CLIFailure``), the rest are ArgumentParser's usage errors.

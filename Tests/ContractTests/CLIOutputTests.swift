@@ -15,6 +15,15 @@ import Testing
         }
     }
 
+    /// `restore --help` lists its own `--version N` once (ArgumentParser's version flag was
+    /// listed beside it in every subcommand), and `vaultsync --version` still prints the release.
+    @Test func restoreHasOneVersionOption() async throws {
+        let help = try await vaultsync(["restore", "--help"])
+        let options = help.stdout.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("--version") }
+        #expect(options.count == 1 && options[0].contains("The version to restore"), "\(help.stdout)")
+        #expect(try await vaultsync(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty == false)
+    }
+
     /// A failure around a right command line (a folder that cannot be made) is one `error:` line,
     /// exit 1, without the usage that follows a wrong command line; `--json` adds the object.
     @Test func aFailureOfTheEnvironmentIsOneErrorLine() async throws {
