@@ -34,15 +34,7 @@ enum SignInAdmission {
             let ticket = "ticket:\(ticketID)"
             return Plan(waitFor: [ticket], countFailure: [Count(key: ticket, free: policy.freeAccountFailures)], clearOnSuccess: [ticket, fromAddress])
         }
-        let everywhere = "everywhere:\(account)"
-        let addressKey = "address:\(address)"
-        return Plan(
-            waitFor: [fromAddress, addressKey, everywhere],
-            countFailure: [
-                Count(key: fromAddress, free: policy.freeAccountFailures), Count(key: addressKey, free: policy.freeAddressFailures),
-                Count(key: everywhere, free: policy.freeAccountFailuresEverywhere),
-            ],
-            clearOnSuccess: [fromAddress])
+        return threeCounts(fromAddress: fromAddress, address: address, everywhere: Count(key: "everywhere:\(account)", free: policy.freeAccountFailuresEverywhere), policy)
     }
 
     /// The plan for a check of one of `account`'s app passwords from `address` (WebDAV): its own
@@ -52,15 +44,18 @@ enum SignInAdmission {
     /// random bits, so this bounds load, not guessing): eleven wrong ones from eleven addresses
     /// locked every WebDAV client of the account out.
     static func appPasswordPlan(account: String, address: String, policy: SignInThrottlePolicy) -> Plan {
-        let fromAddress = "app:\(account)|\(address)"
+        threeCounts(
+            fromAddress: "app:\(account)|\(address)", address: address,
+            everywhere: Count(key: "app-everywhere:\(account)", free: policy.freeAppPasswordFailuresEverywhere), policy)
+    }
+
+    /// The account from one address (cleared by a success), the address, and the account from
+    /// every address: what a check without a ticket waits for and counts.
+    private static func threeCounts(fromAddress: String, address: String, everywhere: Count, _ policy: SignInThrottlePolicy) -> Plan {
         let addressKey = "address:\(address)"
-        let everywhere = "app-everywhere:\(account)"
         return Plan(
-            waitFor: [fromAddress, addressKey, everywhere],
-            countFailure: [
-                Count(key: fromAddress, free: policy.freeAccountFailures), Count(key: addressKey, free: policy.freeAddressFailures),
-                Count(key: everywhere, free: policy.freeAppPasswordFailuresEverywhere),
-            ],
+            waitFor: [fromAddress, addressKey, everywhere.key],
+            countFailure: [Count(key: fromAddress, free: policy.freeAccountFailures), Count(key: addressKey, free: policy.freeAddressFailures), everywhere],
             clearOnSuccess: [fromAddress])
     }
 
