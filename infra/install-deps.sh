@@ -3,7 +3,8 @@
 # does nothing when everything is present. The Swift 6 toolchain itself must already be on PATH.
 # With --tests (infra/test.sh), also what the tests run against: systemd, haproxy, chromium, litmus, rclone and curl
 # with apt, and from PyPI moto's S3 server (the S3 blob store's tests), schemathesis (the OpenAPI
-# fuzz test), and Playwright with axe (the web app's browser tests).
+# fuzz test), Playwright with axe (the web app's browser tests), and webdav4 (a WebDAV client the
+# WebDAV tests drive: fsspec's, which sends no Depth and finds answers by the URL it asked for).
 # With --bench (bench/*.sh), also rsync (the floors) and syncthing (bench/peers.sh runs it beside VaultSync).
 set -euo pipefail
 tests=false
@@ -56,3 +57,9 @@ if ! python3 -c "import playwright, axe_playwright_python" 2>/dev/null; then
   python3 -m pip install --quiet "playwright==1.65.2" "axe-playwright-python==0.1.8"
 fi
 python3 -c "import playwright, axe_playwright_python" || { echo "error: playwright or axe-playwright-python did not install" >&2; exit 1; }
+# webdav4: a real WebDAV client of PyPI's, driven by the WebDAV tests.
+if ! python3 -c "import webdav4" 2>/dev/null; then
+  echo "installing: webdav4 (pip)"
+  python3 -m pip install --quiet "webdav4==0.11.0"
+fi
+python3 -c "import webdav4" || { echo "error: webdav4 did not install" >&2; exit 1; }

@@ -66,6 +66,17 @@ struct DAVTarget: Equatable, Sendable {
         }
     }
 
+    /// The href of the resource a request named: its own spelling when that is not NFC (a name
+    /// sent in NFD), so that a client finding its answer by the URL it asked for (webdav4 does)
+    /// finds it; the NFC href otherwise.
+    static func href(requested raw: String, vault: String, path: String, collection: Bool) -> String {
+        let asSent = String(raw.prefix { $0 != "?" })
+        guard let decoded = asSent.removingPercentEncoding, !decoded.unicodeScalars.elementsEqual(VaultPath.normalised(decoded).unicodeScalars) else {
+            return href(vault: vault, path: path, collection: collection)
+        }
+        return collection && !asSent.hasSuffix("/") ? asSent + "/" : asSent
+    }
+
     /// The href of `path` in `vault`, each segment percent-encoded; a collection's ends in `/`.
     static func href(vault: String, path: String, collection: Bool) -> String {
         var bytes: [UInt8] = []

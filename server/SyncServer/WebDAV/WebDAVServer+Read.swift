@@ -30,7 +30,10 @@ extension WebDAVServer {
         return Self.multistatus(resources.map { resource in
             let lockdiscovery = DAVLockXML.discovery(DAVLockRule.covering(resource.path, locks), vault: target.vault, now: now)
             return DAVProperties.entry(
-                resource, href: DAVTarget.href(vault: target.vault, path: resource.path, collection: resource.collection),
+                resource,
+                href: resource.path == target.path
+                    ? DAVTarget.href(requested: request.uri.path, vault: target.vault, path: target.path, collection: resource.collection)
+                    : DAVTarget.href(vault: target.vault, path: resource.path, collection: resource.collection),
                 displayName: DAVProperties.displayName(resource.path, vault: scope.vaultName), body: body,
                 dead: dead[resource.path] ?? [], lockdiscovery: lockdiscovery)
         })
