@@ -27,6 +27,14 @@ func vaultURL(_ path: String?) -> URL {
     URL(fileURLWithPath: path ?? FileManager.default.currentDirectoryPath).standardizedFileURL
 }
 
+/// Whether `argument` names a folder linked to a vault (it holds `.vaultsync/`), so a command
+/// whose other arguments are vault paths takes the folder first as `sync` does.
+func isLinkedFolder(_ argument: String) -> Bool {
+    var isFolder: ObjCBool = false
+    let state = vaultURL(argument).appendingPathComponent(".vaultsync").path
+    return FileManager.default.fileExists(atPath: state, isDirectory: &isFolder) && isFolder.boolValue
+}
+
 /// `count` and `noun`, plural unless the count is one: "1 file", "2 files".
 func counted(_ count: Int, _ noun: String) -> String {
     "\(count) \(noun)\(count == 1 ? "" : "s")"

@@ -19,16 +19,21 @@ struct Sync: AsyncParsableCommand {
 }
 
 struct Retry: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Try parked files again (all of them, or the paths given), then sync.")
-    @Argument(help: "Parked paths, relative to the vault (default: every parked file).") var paths: [String] = []
+    static let configuration = CommandConfiguration(
+        abstract: "Try parked files again (all of them, or the paths given), then sync.",
+        discussion: "The vault folder is the first argument when it names a linked folder ('vaultsync retry ~/notes', as 'sync' takes it), or --vault.")
+    @Argument(help: ArgumentHelp("The vault folder, then parked paths relative to the vault (default: the current folder, every parked file).", valueName: "folder-or-path"))
+    var arguments: [String] = []
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
     @Flag(help: "Print the sync report as JSON.") var json = false
 
     func run() async throws {
+        var paths = arguments, folder = vault
+        if folder == nil, let first = paths.first, isLinkedFolder(first) { folder = paths.removeFirst() }
         let chosen = try paths.map { path in
             do { return try VaultPath(path) } catch { throw ValidationError("\(path): \(error)") }
         }
-        let engine = try SyncEngine(root: vaultURL(vault))
+        let engine = try SyncEngine(root: vaultURL(folder))
         let unparked = try await engine.retry(chosen.isEmpty ? nil : chosen)
         if !json { print(unparked.isEmpty ? "nothing was parked" : "trying again: \(unparked.map(\.rawValue).joined(separator: ", "))") }
         try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
