@@ -37,7 +37,7 @@ final class ProgressPrinter: @unchecked Sendable {
         guard progress.phase == .transferring, progress.filesTotal > 0 else { return }
         if phaseChanged || started == nil { started = now }
         let interval: TimeInterval = isTerminal ? 0.1 : 5
-        let done = progress.filesDone == progress.filesTotal
+        let done = progress.filesDone == progress.filesTotal && progress.bytesDone >= progress.bytesTotal
         guard phaseChanged || done || now.timeIntervalSince(lastDraw) >= interval else { return }
         lastDraw = now
         let line = Self.describe(progress, elapsed: now.timeIntervalSince(started ?? now))

@@ -41,7 +41,13 @@ import Testing
             try laptop.write("inbox/idea.md", "---\ntags: [a, b]\n---\nsecond\n")
             try laptop.delete("gone.md")
             try await laptop.sync()
-            let manifest = try await laptop.engine.export(to: zipA)
+            let seen = Shared([SyncProgress]())
+            let manifest = try await laptop.engine.export(to: zipA) { progress in seen.update { $0.append(progress) } }
+            // The download counts its bytes (issue 52): the last report before "finished" has them all.
+            let transfers = seen.current.filter { $0.phase == .transferring }
+            let last = try #require(transfers.last)
+            #expect(last.bytesTotal > 0 && last.bytesDone == last.bytesTotal && last.filesDone == 3, "\(transfers)")
+            #expect(transfers.map(\.bytesDone) == transfers.map(\.bytesDone).sorted(), "never goes back")
             #expect(Set(manifest.files.map(\.path.rawValue)) == ["inbox/idea.md", "caf\u{E9}/menu.md", "attachments/big.bin"])
             #expect(manifest.files.first { $0.path.rawValue == "inbox/idea.md" }?.version == 2)
             #expect(manifest.files.allSatisfy { $0.updatedByDevice == "laptop" })

@@ -21,9 +21,18 @@ extension SyncEngine {
         guard status.state == .ready, let url = status.downloadURL else {
             throw ExportError.failed(status.error ?? "the server could not write the export")
         }
-        progress?(SyncProgress(phase: .transferring, filesDone: status.fileCount ?? 0, filesTotal: status.fileCount ?? 0, bytesTotal: status.sizeBytes ?? 0))
-        let downloaded = try await api.downloadBlobToFile(from: url, session: await session.vaultSession)
+        let downloaded = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-export-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: downloaded) }
+        let files = status.fileCount ?? 0, total = status.sizeBytes ?? 0
+        let vaultSession = await session.vaultSession
+        var report: (@Sendable (Int64) -> Void)?
+        if let progress {
+            report = { bytes in progress(SyncProgress(phase: .transferring, filesDone: files, filesTotal: files, bytesDone: min(bytes, total), bytesTotal: total)) }
+        }
+        let api = self.api
+        try await Self.reportingGrowth(of: downloaded, every: .milliseconds(200), as: report) {
+            try await api.downloadBlob(from: url, into: downloaded, session: vaultSession)
+        }
         var manifest = try ExportArchive.verify(downloaded)
         let staged = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString.prefix(8))")
         if let cipher = remote.cipher {
@@ -47,6 +56,24 @@ extension SyncEngine {
         }
         progress?(SyncProgress(phase: .finished))
         return manifest
+    }
+
+    /// Runs `body`, which writes `file` as bytes arrive, and reports the file's size every
+    /// `interval` meanwhile and once at the end: the archive's download counts its bytes.
+    static func reportingGrowth(of file: URL, every interval: Duration, as report: (@Sendable (Int64) -> Void)?, _ body: @Sendable () async throws -> Void) async throws {
+        guard let report else { return try await body() }
+        let size: @Sendable () -> Int64 = { (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? 0 }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    report(size())
+                    try await Task.sleep(for: interval)
+                }
+            }
+            defer { group.cancelAll() }
+            try await body()
+        }
+        report(size())
     }
 
     /// Imports an export archive into this vault, which must be empty here and on the server:
