@@ -20,4 +20,17 @@ import Testing
             #expect(!FileManager.default.fileExists(atPath: folder.path))
         }
     }
+
+    /// A server name that does not resolve (a typo): said so, exit 1 (not 3, "try again later").
+    /// `.invalid` never resolves (RFC 6761), so the answer comes at once and asks nothing outside.
+    @Test func aNameThatDoesNotResolveIsSaidSoNotOffline() async throws {
+        let folder = newFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let email = "dns-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let answer = try await vaultsync(["init", folder.path, "--server", "http://vaultsync-nowhere.invalid:8080", "--email", email, "--create-account"])
+        #expect(answer.exitCode == 1, "\(answer)")
+        #expect(answer.stderr.contains("its name does not resolve") && answer.stderr.contains("vaultsync-nowhere.invalid"), "\(answer)")
+        #expect(!answer.stderr.contains("try again later") && answer.stderr.split(separator: "\n").count == 1, "\(answer)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
 }
