@@ -166,10 +166,11 @@ import Testing
     }
 
     /// A reader's writes that carry their bytes (an inline push, a conflict record sent inline)
-    /// are refused before the bytes are stored: each stored up to 2 MiB that no quota counted.
+    /// are refused before the bytes are stored: each stored up to 2 MiB that no quota counted. A
+    /// reader's export, kept in the owner's storage, is refused too.
     @Test func aReadersRefusedWritesStoreNoBytes() async throws {
         try await TestServer.with { server in
-            let (_, vault, _, phone) = try await Self.readerOfAnas(server).unpacked
+            let (_, vault, ben, phone) = try await Self.readerOfAnas(server).unpacked
             let stored = server.storedBlobFiles()
             let bytes = Data(String(repeating: "a reader's bytes ", count: 2_000).utf8)
             let file = PushFile(path: try VaultPath("b.md"), contentHash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), baseVersion: nil, content: bytes)
@@ -179,6 +180,16 @@ import Testing
             let record = RecordConflictRequest(
                 path: try VaultPath("a.md"), remoteVersion: 1, contentHash: ContentHasher.hash(other), sizeBytes: Int64(other.count), description: "mine", content: other)
             #expect(await Self.refusal { _ = try await phone.api.recordConflict(record, session: phone.session) } == "403 read_only")
+            // An export is kept in the owner's storage: a reader's used up Ana's quota (issue 53).
+            #expect(await Self.refusal { _ = try await phone.api.startExport(phone.session) } == "403 read_only")
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: ben.email, password: ben.password)
+                let page = try await web.get("/app/vaults/\(vault.uuidString.lowercased())/export")
+                #expect(page.status == 200 && page.body.contains("You are a reader of this vault") && !page.body.contains("Export the vault now"), "\(page.body)")
+                let token = try #require(page.formToken)
+                let posted = try await web.post("/app/vaults/\(vault.uuidString.lowercased())/export", form: ["form_token": token])
+                #expect(posted.status == 403, "\(posted.status)")
+            }
             #expect(server.storedBlobFiles() == stored, "no bytes stored")
             let db = try PostgresConnection(connectionString: server.databaseURL)
             let recorded = try db.query("SELECT count(*) FROM blobs WHERE vault_id = $1", [vault]).first?.int(0)
@@ -191,6 +202,7 @@ import Testing
     @Test func anExportIsReachedOnlyThroughItsOwnVault() async throws {
         try await TestServer.with { server in
             let (_, vault, ben, benShared) = try await Self.readerOfAnas(server, benDevice: "Ben's laptop").unpacked
+            try Self.setRole(server, vault: vault, user: ben.email, role: "writer")  // a reader makes no export
             let benOwn = try await ben.newDevice("Ben's other laptop")
             let started = try await benShared.api.startExport(benShared.session)
             var status = started

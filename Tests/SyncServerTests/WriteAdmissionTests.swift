@@ -109,6 +109,15 @@ import Testing
             request: commit([file("copy.md", base: nil, "kept")]),
             expected: WritePlan(writes: [write("copy.md", 1, "kept")], recordBlobs: blob("kept"))),
         Case(
+            rule: "bytes stored for a push count toward the quota also when their file conflicts: they are kept",
+            snapshot: vault([row("a.md", 7, "theirs")], blobs: ["mine"], quotaBytes: 5, used: .init(bytes: 2, files: 1)),
+            request: commit([file("a.md", base: 6, "mine")]),
+            expected: WritePlan(
+                recordBlobs: blob("mine"),
+                refusal: .pushOverQuota(
+                    "storage full: 2 of 5 bytes kept, 4 more needed; history counts too (a deleted file's bytes are freed when its retention ends), so ask for a larger quota",
+                    usage: UsageResponse(bytesUsed: 2, quotaBytes: 5, fileCount: 1, quotaFiles: nil, maxFileBytes: 1 << 30)))),
+        Case(
             rule: "the same new bytes named twice in one push count once",
             snapshot: vault(blobs: ["twin"], quotaBytes: 8, used: .init(bytes: 4, files: 0)),
             request: commit([file("a.md", base: nil, "twin"), file("b.md", base: nil, "twin")]),

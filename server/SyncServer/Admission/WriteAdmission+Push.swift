@@ -22,6 +22,11 @@ extension WriteAdmission {
         var claimed = snapshot.live  // letter-case keys taken, also by files written above in this batch
         var growth = account.reservedElsewhere
         var counted: Set<String> = []
+        // Bytes stored for the push are kept (and counted) whatever becomes of their files, a
+        // conflict's too: they must fit as a written file's do.
+        for (hash, size) in plan.recordBlobs.sorted(by: { $0.key < $1.key }) {
+            growth.bytes += self.growth(hash, sizeBytes: size, replacing: nil, in: snapshot, counted: &counted).bytes
+        }
         for file in push.files {
             let path = file.path.rawValue
             let row = snapshot.current[path]

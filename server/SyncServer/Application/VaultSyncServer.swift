@@ -146,10 +146,10 @@ public enum VaultSyncServer {
         let exportsFolder = configuration.dataDirectory.appendingPathComponent("exports")
         try? FileManager.default.removeItem(at: exportsFolder)  // scratch of archives being written when this instance stopped
         let background = BackgroundJobs()
-        let exports = ExportService(db: pool, blobs: parts.gateway, fileIO: parts.fileIO, folder: exportsFolder, runner: background, now: now, logger: parts.logger)
+        let exports = ExportService(db: pool, blobs: parts.gateway, limits: parts.limits, fileIO: parts.fileIO, folder: exportsFolder, runner: background, now: now, logger: parts.logger)
         let vault = VaultService(
             db: pool, blobs: parts.gateway, limits: parts.limits, retention: configuration.tombstoneRetention,
-            history: DatabaseHistory(db: pool, refreshAfter: configuration.historyCheckInterval), metrics: parts.metrics, now: now, pause: configuration.pausePoints)
+            history: DatabaseHistory(db: pool, refreshAfter: configuration.historyCheckInterval), metrics: parts.metrics, now: now, logger: parts.logger, pause: configuration.pausePoints)
         VaultRoutes(vault: vault, exports: exports).add(to: group)
         let events = EventRoutes(vault: vault, feed: parts.feed, presence: parts.pushes?.presence, metrics: parts.metrics)
         events.addLongPoll(to: group)

@@ -46,17 +46,26 @@ enum ExportQueries {
         !(try db.query("UPDATE export_jobs SET files_done = $2, heartbeat_at = $3 WHERE id = $1 AND state = 'running' RETURNING 1", [id, filesDone, now]).isEmpty)
     }
 
-    /// Marks the job ready with its archive, recorded as a blob of the vault; false when the job is
-    /// gone. The vault's earlier finished jobs go: one archive per vault is kept (theirs become
-    /// unreferenced blobs, which the purge collects).
-    static func finish(_ db: PostgresConnection, id: UUID, vaultID: UUID, archiveHash: String, sizeBytes: Int64, now: Date) throws -> Bool {
+    /// Marks the job ready with its archive, recorded as a blob of the vault; nil when the job is
+    /// gone. The vault's earlier finished jobs go: one archive per vault is kept. Returns the
+    /// hashes of their archives, for the caller to remove (``BlobCollector``).
+    static func finish(_ db: PostgresConnection, id: UUID, vaultID: UUID, archiveHash: String, sizeBytes: Int64, now: Date) throws -> [String]? {
         guard !(try db.query(
             "UPDATE export_jobs SET state = 'ready', archive_hash = $2, size_bytes = $3, files_done = file_count, heartbeat_at = $4 WHERE id = $1 AND state = 'running' RETURNING 1",
             [id, archiveHash, sizeBytes, now]).isEmpty)
-        else { return false }
+        else { return nil }
         try PushQueries.recordBlobs(db, vaultID: vaultID, hashes: [archiveHash], sizes: [sizeBytes], now: now)
-        try db.query("DELETE FROM export_jobs WHERE vault_id = $1 AND id <> $2 AND state <> 'running'", [vaultID, id])
-        return true
+        return try db.query(
+            "DELETE FROM export_jobs WHERE vault_id = $1 AND id <> $2 AND state <> 'running' RETURNING archive_hash", [vaultID, id]
+        ).compactMap { $0.optionalString(0) }.filter { $0 != archiveHash }
+    }
+
+    /// The archives of the vault's finished jobs other than `id` (one, or none), with their sizes.
+    static func finishedArchives(_ db: PostgresConnection, vaultID: UUID, except id: UUID) throws -> [(hash: String, sizeBytes: Int64)] {
+        try db.query(
+            "SELECT archive_hash, size_bytes FROM export_jobs WHERE vault_id = $1 AND id <> $2 AND state = 'ready' AND archive_hash IS NOT NULL",
+            [vaultID, id]
+        ).map { (hash: try $0.string(0), sizeBytes: try $0.optionalInt64(1) ?? 0) }
     }
 
     /// The vault's running job, if any.

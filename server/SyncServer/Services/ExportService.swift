@@ -13,10 +13,14 @@ import ZIPFoundation
 /// grow with the vault), then stores the finished archive in the blob store as a blob of the vault.
 /// Any server instance answers for a job and hands out its archive's URL (presigned, or on the
 /// server like any blob). A job beats while it works: one whose instance died is reported as
-/// failed. Archives are kept ``archiveTTL``, then the purge collects them.
+/// failed. Archives are kept ``archiveTTL``, then the purge collects them. An archive is a blob of
+/// the vault, so it counts toward the vault's owner's quota: it is stored only when it fits (the
+/// vault's earlier archive, replaced by it, counted as freed), and the replaced one is removed at
+/// once. Readers make none: they would fill the owner's storage.
 struct ExportService: Sendable {
     let db: PostgresPool
     let blobs: BlobGateway
+    let limits: VaultLimits
     let fileIO: NIOThreadPool
     /// Scratch space for archives being written (this instance's).
     let folder: URL
@@ -35,6 +39,7 @@ struct ExportService: Sendable {
     /// running one when there is one (one at a time per vault, also for two requests at once), a
     /// ready one when the vault did not change since it started, else a new one.
     func start(_ scope: VaultScope) async throws -> ExportStatus {
+        if WriteAdmission.roleRefusal(scope.role) != nil { throw ServiceError.readOnly }
         try await removeExpired()
         let (current, job) = try await db.withConnection { db in
             (try ExportQueries.changeSequence(db, vaultID: scope.vaultID), try ExportQueries.newestJob(db, vaultID: scope.vaultID, userID: scope.userID))
@@ -124,10 +129,14 @@ struct ExportService: Sendable {
         }
         do {
             try await writeArchive(target, scratch: scratch, files: files, scope: scope, alive: alive)
-            guard try await keep(target, id: id, vaultID: scope.vaultID) else { throw JobGone() }
+            guard try await keep(target, id: id, scope: scope) else { throw JobGone() }
             logger.info("export ready", metadata: ["export": "\(id)", "files": "\(files.count)"])
         } catch is JobGone {
             logger.notice("export dropped: its vault was deleted", metadata: ["export": "\(id)"])
+        } catch let full as NoRoom {
+            logger.notice("export does not fit the quota", metadata: ["export": "\(id)"])
+            let now = now()
+            try? await db.withConnection { try ExportQueries.fail($0, id: id, error: full.reason, now: now) }
         } catch {
             // Cancelled at shutdown, whatever the interrupted call threw.
             let cancelled = Task.isCancelled
@@ -144,6 +153,11 @@ struct ExportService: Sendable {
 
     /// The job's vault (or account) was deleted while it ran.
     private struct JobGone: Error {}
+
+    /// The archive does not fit the vault's owner's quota; `reason` says by how much.
+    private struct NoRoom: Error {
+        let reason: String
+    }
 
     /// Writes every file and the manifest into the zip at `target`; the archive is closed on return.
     private func writeArchive(
@@ -176,17 +190,55 @@ struct ExportService: Sendable {
 
     /// Puts the finished archive in the blob store, as a blob of the vault, and marks the job
     /// ready; false when the job is gone meanwhile (its vault was deleted: the bytes go too).
-    private func keep(_ archive: URL, id: UUID, vaultID: UUID) async throws -> Bool {
+    /// The quota is checked before the bytes are stored and again, with the owner's row locked
+    /// as every counted write locks it, where the job is marked ready; bytes of a refused archive
+    /// and of the archive it replaced are removed at once (``BlobCollector``).
+    private func keep(_ archive: URL, id: UUID, scope: VaultScope) async throws -> Bool {
         let hash = try await fileIO.runIfActive { try Self.hash(fileAt: archive) }
-        let key = BlobKey(vaultID: vaultID, contentHash: hash.hash)
+        let key = BlobKey(vaultID: scope.vaultID, contentHash: hash.hash)
+        try await db.withConnection { try checkRoom($0, scope: scope, id: id, sizeBytes: hash.size) }
         guard let opened = try await OpenFile.open(archive.path, io: fileIO) else { throw ServiceError.notFound("the archive vanished") }
         try await blobs.store.write(FileChunks(file: opened, io: fileIO), key: key, sizeBytes: hash.size)
         let now = now()
-        let kept = try await db.transaction { try ExportQueries.finish($0, id: id, vaultID: vaultID, archiveHash: hash.hash.rawValue, sizeBytes: hash.size, now: now) }
-        if !kept, try await !db.withConnection({ try ExportQueries.vaultExists($0, id: vaultID) }) {
-            try? await blobs.store.delete(key)
+        let replaced: [String]?
+        do {
+            replaced = try await db.transaction { tx in
+                try QuotaQueries.lockUser(tx, userID: scope.ownerID)
+                try checkRoom(tx, scope: scope, id: id, sizeBytes: hash.size)
+                return try ExportQueries.finish(tx, id: id, vaultID: scope.vaultID, archiveHash: hash.hash.rawValue, sizeBytes: hash.size, now: now)
+            }
+        } catch {
+            await collect([hash.hash.rawValue], in: scope.vaultID)
+            throw error
         }
-        return kept
+        guard let replaced else {
+            if try await !db.withConnection({ try ExportQueries.vaultExists($0, id: scope.vaultID) }) { try? await blobs.store.delete(key) }
+            return false
+        }
+        await collect(replaced, in: scope.vaultID)
+        return true
+    }
+
+    /// Throws ``NoRoom`` when an archive of `sizeBytes` does not fit the vault's owner's quota, the
+    /// vault's finished archive (which it replaces) counted as freed.
+    private func checkRoom(_ db: PostgresConnection, scope: VaultScope, id: UUID, sizeBytes: Int64) throws {
+        let account = try VaultSnapshotQueries.accountLimits(db, userID: scope.ownerID, defaults: limits)
+        guard account.quotaBytes != nil else { return }
+        let freed = try ExportQueries.finishedArchives(db, vaultID: scope.vaultID, except: id).reduce(0) { $0 + $1.sizeBytes }
+        let usage = try QuotaQueries.usage(db, userID: scope.ownerID)
+        if let reason = account.overflow(usage, adding: QuotaQueries.Usage(bytes: sizeBytes - freed, files: 0)) {
+            throw NoRoom(reason: "the archive (\(sizeBytes) bytes) does not fit: \(reason)")
+        }
+    }
+
+    /// Removes the bytes of these archives of the vault unless something names them; a failure
+    /// is logged (the purge finds them later).
+    private func collect(_ hashes: [String], in vaultID: UUID) async {
+        do {
+            _ = try await BlobCollector(db: db, store: blobs.store, logger: logger).collect(hashes.map { (vaultID: vaultID, hash: $0) }, now: now())
+        } catch {
+            logger.error("an export archive's bytes could not be removed", metadata: ["vault": "\(vaultID)", "error": "\(error)"])
+        }
     }
 
     /// Streams a blob from the store into `file`, checking its size.

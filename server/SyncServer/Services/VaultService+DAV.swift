@@ -125,9 +125,10 @@ extension VaultService {
 
     /// Deletes bytes stored for a write that was then refused, unless something names them
     /// (``BlobCollector``); a failure is logged, and `blobs gc` finds them later.
-    func discardUnnamed(_ scope: VaultScope, hash: ContentHash, logger: Logger) async {
+    func discardUnnamed(_ scope: VaultScope, hashes: [String]) async {
+        guard !hashes.isEmpty else { return }
         do {
-            _ = try await BlobCollector(db: db, store: blobs.store, logger: logger).collect([(vaultID: scope.vaultID, hash: hash.rawValue)], now: now())
+            _ = try await BlobCollector(db: db, store: blobs.store, logger: logger).collect(hashes.map { (vaultID: scope.vaultID, hash: $0) }, now: now())
         } catch {
             logger.error("bytes stored for a refused write could not be removed", metadata: ["vault": "\(scope.vaultID)", "error": "\(error)"])
         }

@@ -10,8 +10,8 @@ extension VaultService {
     /// - Returns: the plan, the cursor the device may move to (``VaultWriter/carryOut(_:after:sent:history:)``),
     ///   and what `then` returned.
     /// - Throws: the plan's ``WriteRefusal`` as a ``ServiceError`` once the transaction committed
-    ///   (it records the bytes stored for the refused write, for the purge): every door answers a
-    ///   refused write the same way.
+    ///   and the bytes stored for the refused write were removed (``discardUnnamed(_:hashes:)``):
+    ///   every door answers a refused write the same way.
     func write<Then: Sendable>(
         _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "",
         _ prepare: @escaping @Sendable (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads),
@@ -25,7 +25,12 @@ extension VaultService {
             let cursor = try VaultWriter(tx: tx, scope: scope, now: now).carryOut(plan, after: snapshot, sent: sent, history: history)
             return (plan: plan, cursor: cursor, then: try then(tx, plan))
         }
-        if let refusal = written.plan.refusal { throw refusal.serviceError }
+        if let refusal = written.plan.refusal {
+            // Bytes stored for the refused write go now: counted until the purge, they would
+            // hold the account over its quota.
+            await discardUnnamed(scope, hashes: Array(written.plan.recordBlobs.keys))
+            throw refusal.serviceError
+        }
         return written
     }
 
@@ -42,10 +47,9 @@ extension VaultService {
 extension VaultService {
     /// Before bytes sent inline are stored: the role refusal, or the quota refusal ``WriteAdmission``
     /// would give `request` now, as if they were stored (`reads.found` names them), read outside
-    /// the vault's lock; nil when it may be written as far as they go. Bytes stored for a write
-    /// that is then refused are recorded for the purge and count as kept until it runs, so a
-    /// reader's write, or one that cannot fit, stores nothing. The checks under the lock stay the
-    /// ones that hold; this one only spares the bytes.
+    /// the vault's lock; nil when it may be written as far as they go, so a reader's write, or one
+    /// that cannot fit, stores nothing. The checks under the lock stay the ones that hold (bytes
+    /// stored for a write they refuse are removed after it); this one only spares the bytes.
     func refusalBeforeStoring(_ db: PostgresConnection, _ scope: VaultScope, _ request: WriteRequest, _ reads: VaultSnapshotQueries.Reads) throws -> WriteRefusal? {
         if let refusal = WriteAdmission.roleRefusal(scope.role) { return refusal }
         let account = try accountLimits(db, userID: scope.ownerID)

@@ -15,6 +15,7 @@ struct VaultService: Sendable {
     let history: DatabaseHistory
     let metrics: ServerMetrics
     let now: @Sendable () -> Date
+    let logger: Logger
     /// Where tests hold a write (``PausePoints``); nothing in production.
     var pause: PausePoints = .none
 

@@ -21,7 +21,7 @@ extension WebApp {
         let scope = try await scope(caller, context)
         var model = chrome(caller, title: "Export").merging([
             "heading": "Export \(scope.vaultName)", "crumbs": crumbs(scope, folder: "", last: "Export"), "action": Self.base(scope) + "export",
-            "encrypted": scope.encrypted,
+            "encrypted": scope.encrypted, "reader": !scope.role.writes,
         ]) { $1 }
         // Opened again without an id, the page shows this user's newest export of the vault.
         var shown = try await request.uri.queryParameters.get("id").flatMap(UUID.init(uuidString:)).asyncFlatMap { try await exports.status(scope, id: $0) }

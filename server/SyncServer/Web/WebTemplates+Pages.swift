@@ -262,12 +262,13 @@ extension WebTemplates {
         {{#running}}<p role="status">Writing the archive: {{progress}}. This page reloads by itself.</p>{{/running}}
         {{#ready}}<p role="status">The archive is ready ({{size}}). <a href="{{downloadHref}}">Download the zip</a></p>{{/ready}}
         {{#failed}}<p role="alert">{{failed}}</p>{{/failed}}
-        {{^running}}{{^encrypted}}
+        {{#reader}}<p>You are a reader of this vault: an export is kept in its owner's storage, so its owner, admins and writers make them. A folder you sync holds every file.</p>{{/reader}}
+        {{^running}}{{^encrypted}}{{^reader}}
         <form method="post" action="{{action}}">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <button type="submit">Export the vault now</button>
         </form>
-        {{/encrypted}}{{/running}}
+        {{/reader}}{{/encrypted}}{{/running}}
         {{> footer}}
         """
 

@@ -84,7 +84,7 @@ extension WebDAVServer {
         } catch {
             // A write refused after its bytes were stored leaves none behind (unless something
             // came to name them meanwhile).
-            if stored { await vault.discardUnnamed(scope, hash: body.hash, logger: logger) }
+            if stored { await vault.discardUnnamed(scope, hashes: [body.hash.rawValue]) }
             throw error
         }
     }
