@@ -173,7 +173,8 @@ import Testing
                 #expect(usage.breakdown?.exportBytes == status.sizeBytes && usage.breakdown?.unreferencedBytes == unreferenced && usage.bytesUsed <= 20_000, "round \(round): \(usage)")
             }
             // An archive that does not fit (the one it would replace counted as freed) is not kept, and says why.
-            try await device.write("c.md", String(repeating: "x", count: 40), base: 4)
+            let noise = (0..<400).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()  // does not deflate away
+            try await device.write("c.md", noise, base: 4)
             let before = try await device.api.usage(device.session)
             #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email, UserLimitOverrides(quotaBytes: before.bytesUsed - (before.breakdown?.exportBytes ?? 0) + 10)))
             let full = try await export(device)

@@ -7,8 +7,8 @@ import TestSupport
 import Testing
 
 /// The account's usage as counters the writes keep (`vault_usage`, issue 35): after every kind of
-/// change (pushes, a new version, deletions, restores, undelete, a conflict record, the purge, a
-/// deleted vault) the counters equal what the vaults hold, summed the slow way; the purge folds
+/// change (pushes, a new version, deletions, restores, undelete, a conflict record, WebDAV
+/// properties and locks, the purge, a deleted vault) the counters equal what the vaults hold, summed the slow way; the purge folds
 /// each vault's rows into one, and so does a read that finds them piled up.
 @Suite struct UsageCounterTests {
     @Test func theCountersEqualWhatTheVaultsHoldAfterEveryKindOfChange() async throws {
@@ -42,6 +42,18 @@ import Testing
                 path: try VaultPath("a.md"), remoteVersion: 3, contentHash: ContentHasher.hash(theirs), sizeBytes: Int64(theirs.count),
                 description: "both edited", content: theirs), session: laptop.session)
             try check("a conflict record's bytes")
+            let (dav, _) = try await WebDAVTests.client(ana, server)
+            let patch = "<?xml version=\"1.0\"?><D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:set><D:prop><Z:colour>blue</Z:colour><Z:tag>a</Z:tag></D:prop></D:set></D:propertyupdate>"
+            #expect(try await dav.send("PROPPATCH", "/dav/default/a.md", body: Data(patch.utf8)).status == 207)
+            let info = "<?xml version=\"1.0\"?><D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>Ana's phone</D:owner></D:lockinfo>"
+            let locked = try await dav.send("LOCK", "/dav/default/a.md", body: Data(info.utf8), headers: ["Depth": "0"])
+            #expect(locked.status == 200)
+            try check("WebDAV properties and a lock")
+            let token = try #require(locked.headers["lock-token"])
+            #expect(try await dav.send("UNLOCK", "/dav/default/a.md", headers: ["Lock-Token": token]).status == 204)
+            let unpatch = "<?xml version=\"1.0\"?><D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:set><D:prop><Z:colour>a longer blue</Z:colour></D:prop></D:set><D:remove><D:prop><Z:tag/></D:prop></D:remove></D:propertyupdate>"
+            #expect(try await dav.send("PROPPATCH", "/dav/default/a.md", body: Data(unpatch.utf8)).status == 207)
+            try check("an unlock, a property changed and one removed")
             _ = try await api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("e.md"), baseVersion: 1)]), session: laptop.session)
             server.clock.advance(by: 400 * 24 * 3600)
             _ = try await server.purge()

@@ -1,6 +1,7 @@
 import Foundation
 import SyncClient
 import SyncProtocol
+import SyncServer
 import TestSupport
 import Testing
 
@@ -196,8 +197,9 @@ import Testing
         }
     }
 
-    /// Stacked shared locks and their owner XML, and dead properties, are bounded (each kept what
-    /// no quota counted: 63 MB of database for an account whose usage read 1 byte).
+    /// Stacked shared locks and their owner XML, and dead properties, are bounded and counted in
+    /// the account's usage (each kept what no quota counted: 63 MB of database for an account whose
+    /// usage read 1 byte).
     @Test func locksAndPropertiesAreBounded() async throws {
         try await TestServer.with { server in
             let user = try await server.newUser()
@@ -219,6 +221,21 @@ import Testing
             #expect(try await patch(["p1", "p2", "p3", "p4"]).contains("HTTP/1.1 200 OK"))
             let refused = try await patch(["p5"])
             #expect(refused.contains("HTTP/1.1 403") && refused.contains("256 KiB"), "\(refused)")
+
+            // What they keep counts toward the quota (issue 53), and a patch past it is refused.
+            #expect(try await dav.put("/dav/default/b.md", "b\n").status == 201)  // a.md is locked
+            let device = try await user.newDevice()
+            let usage = try await device.api.usage(device.session)
+            let webdav = try #require(usage.breakdown?.webdavBytes)
+            #expect(webdav > 4 * 60_000 && webdav < 4 * 60_400 + 16 * 200 && usage.bytesUsed == 4 + webdav, "\(usage)")
+            #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email, UserLimitOverrides(quotaBytes: usage.bytesUsed + 1_000)))
+            let body = "<?xml version=\"1.0\"?><D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:set><D:prop><Z:big>\(value)</Z:big></D:prop></D:set></D:propertyupdate>"
+            let full = Self.text(try await dav.send("PROPPATCH", "/dav/default/b.md", body: Data(body.utf8)))
+            #expect(full.contains("HTTP/1.1 507 Insufficient Storage") && full.contains("storage full"), "\(full)")
+            let remove = "<?xml version=\"1.0\"?><D:propertyupdate xmlns:D=\"DAV:\" xmlns:Z=\"urn:z\"><D:remove><D:prop><Z:p1/><Z:p2/></D:prop></D:remove></D:propertyupdate>"
+            #expect(Self.text(try await dav.send("PROPPATCH", "/dav/default/", body: Data(remove.utf8))).contains("HTTP/1.1 200 OK"))
+            let after = try #require(try await device.api.usage(device.session).breakdown?.webdavBytes)
+            #expect(webdav - after > 2 * 60_000, "removed properties are counted no more: \(webdav) then \(after)")
         }
     }
 }

@@ -160,6 +160,26 @@ import Testing
         #expect(DAVPropPatch.decide([.set(a, "short")], existing: [], vaultBytes: nearlyFull) == .apply([a: "short"]))
     }
 
+    /// What properties keep counts toward the quota: namespace, name and value bytes past the
+    /// account's room are refused with 507; a patch that keeps no more is taken when full.
+    @Test(arguments: [
+        (Int64?.none, "0123456789", true), (Int64(100), "0123456789", true), (Int64(10), "0123456789", false),
+        (Int64(0), "", true), (Int64(-5), "", true),
+    ])
+    func propertiesCountTowardTheQuota(_ room: Int64?, _ value: String, _ taken: Bool) {
+        let a = Self.foo("a")  // namespace and name: DAVPropPatch.keptBytes counts them
+        let existing: Set<DAVProperty> = value.isEmpty ? [a] : []
+        let sizes: [DAVProperty: Int] = value.isEmpty ? [a: 20] : [:]
+        let decision = DAVPropPatch.decide([.set(a, value)], existing: existing, sizes: sizes, room: room)
+        if taken {
+            #expect(decision == .apply([a: value]))
+        } else if case .refuse(let answers, let reason) = decision {
+            #expect(answers == [.init(property: a, status: 507)] && reason.contains("storage full"), "\(answers) \(reason)")
+        } else {
+            Issue.record("past the room is refused: \(decision)")
+        }
+    }
+
     @Test(arguments: [(0, 0, true), (DAVLockRule.maxPerPath - 1, 0, true), (DAVLockRule.maxPerPath, 0, false), (0, DAVLockRule.maxPerVault, false)])
     func locksAreBounded(_ onPath: Int, _ inVault: Int, _ taken: Bool) {
         #expect((DAVLockRule.refusal(onPath: onPath, inVault: inVault) == nil) == taken)

@@ -45,25 +45,37 @@ public struct UsageBreakdown: Codable, Sendable, Equatable {
     public var exportBytes: Int64
     /// Content nothing names any more (or not yet: an upload being confirmed); the purge removes it.
     public var unreferencedBytes: Int64
+    /// What WebDAV clients keep besides files: dead properties (names and values) and lock owners.
+    /// Absent from older servers' answers (0).
+    public var webdavBytes: Int64
 
-    public init(currentBytes: Int64, conflictBytes: Int64, historyBytes: Int64, exportBytes: Int64, unreferencedBytes: Int64) {
+    public init(currentBytes: Int64, conflictBytes: Int64, historyBytes: Int64, exportBytes: Int64, unreferencedBytes: Int64, webdavBytes: Int64 = 0) {
         self.currentBytes = currentBytes
         self.conflictBytes = conflictBytes
         self.historyBytes = historyBytes
         self.exportBytes = exportBytes
         self.unreferencedBytes = unreferencedBytes
+        self.webdavBytes = webdavBytes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            currentBytes: try c.decode(Int64.self, forKey: .currentBytes), conflictBytes: try c.decode(Int64.self, forKey: .conflictBytes),
+            historyBytes: try c.decode(Int64.self, forKey: .historyBytes), exportBytes: try c.decode(Int64.self, forKey: .exportBytes),
+            unreferencedBytes: try c.decode(Int64.self, forKey: .unreferencedBytes), webdavBytes: try c.decodeIfPresent(Int64.self, forKey: .webdavBytes) ?? 0)
     }
 
     /// The parts in order, with the words a person reads them under.
     public var parts: [(label: String, bytes: Int64)] {
-        [("current files", currentBytes), ("conflicts", conflictBytes), ("history", historyBytes), ("exports", exportBytes), ("awaiting the purge", unreferencedBytes)]
+        [("current files", currentBytes), ("conflicts", conflictBytes), ("history", historyBytes), ("exports", exportBytes), ("awaiting the purge", unreferencedBytes), ("WebDAV properties and locks", webdavBytes)]
     }
 
     /// The parts on one line: `current files 100, conflicts 0, history 60, …`.
     public var summary: String { parts.map { "\($0.label) \($0.bytes)" }.joined(separator: ", ") }
 
     /// Every part added up: `bytes_used`.
-    public var total: Int64 { currentBytes + conflictBytes + historyBytes + exportBytes + unreferencedBytes }
+    public var total: Int64 { currentBytes + conflictBytes + historyBytes + exportBytes + unreferencedBytes + webdavBytes }
 
     enum CodingKeys: String, CodingKey {
         case currentBytes = "current_bytes"
@@ -71,5 +83,6 @@ public struct UsageBreakdown: Codable, Sendable, Equatable {
         case historyBytes = "history_bytes"
         case exportBytes = "export_bytes"
         case unreferencedBytes = "unreferenced_bytes"
+        case webdavBytes = "webdav_bytes"
     }
 }

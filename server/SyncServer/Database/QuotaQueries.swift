@@ -4,7 +4,7 @@ import SyncProtocol
 
 /// SQL for per-user limits and usage. Usage counts, across all the user's vaults, the bytes kept in
 /// the blob store (every recorded blob: current files, history, conflict records, export archives)
-/// and the number of live files.
+/// and by WebDAV (dead properties, lock owners), and the number of live files.
 enum QuotaQueries {
     /// A user's overrides (nil: the server default).
     struct Overrides: Sendable, Equatable {
@@ -78,7 +78,18 @@ enum QuotaQueries {
             SELECT (SELECT COALESCE(SUM(b.size_bytes), 0) FROM blobs b JOIN vaults v ON v.id = b.vault_id WHERE v.user_id = $1),
                    (SELECT COUNT(*) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = $1 AND NOT f.is_deleted)
             """, [userID]).first
-        return Usage(bytes: try row?.int64(0) ?? 0, files: try row?.int64(1) ?? 0)
+        return Usage(bytes: (try row?.int64(0) ?? 0) + (try webdavBytes(db, userID: userID)), files: try row?.int64(1) ?? 0)
+    }
+
+    /// What WebDAV keeps in the user's vaults besides files: dead properties' names and values,
+    /// and lock owners (counted by migration 28's triggers alike).
+    static func webdavBytes(_ db: PostgresConnection, userID: UUID) throws -> Int64 {
+        try db.query(
+            """
+            SELECT (SELECT COALESCE(SUM(octet_length(p.namespace) + octet_length(p.name) + octet_length(p.value)), 0)
+                    FROM webdav_properties p JOIN vaults v ON v.id = p.vault_id WHERE v.user_id = $1)
+                 + (SELECT COALESCE(SUM(octet_length(l.owner)), 0) FROM webdav_locks l JOIN vaults v ON v.id = l.vault_id WHERE v.user_id = $1)
+            """, [userID]).first?.int64(0) ?? 0
     }
 
     /// What the user's kept bytes are made of: each recorded blob under the first of current file,
@@ -102,7 +113,7 @@ enum QuotaQueries {
             """, [userID]).first
         return UsageBreakdown(
             currentBytes: try row?.int64(0) ?? 0, conflictBytes: try row?.int64(1) ?? 0, historyBytes: try row?.int64(2) ?? 0,
-            exportBytes: try row?.int64(3) ?? 0, unreferencedBytes: try row?.int64(4) ?? 0)
+            exportBytes: try row?.int64(3) ?? 0, unreferencedBytes: try row?.int64(4) ?? 0, webdavBytes: try webdavBytes(db, userID: userID))
     }
 
     /// What other open pushes of the user reserved: the bytes of their content no vault of theirs

@@ -15,9 +15,11 @@ extension VaultService {
         try await db.transaction { db in
             try WebDAVLockQueries.lockVault(db, vaultID: scope.vaultID, now: now())
             let existing = try WebDAVPropertyQueries.properties(db, vaultID: scope.vaultID, paths: [path])[path] ?? []
+            let account = try accountLimits(db, userID: scope.ownerID)
+            let room = try account.quotaBytes.map { $0 - (try QuotaQueries.usage(db, userID: scope.ownerID).bytes) }
             let decision = DAVPropPatch.decide(
                 updates, existing: Set(existing.map(\.0)), sizes: Dictionary(existing.map { ($0.0, $0.1.utf8.count) }, uniquingKeysWith: { a, _ in a }),
-                vaultBytes: try WebDAVPropertyQueries.bytes(db, vaultID: scope.vaultID))
+                vaultBytes: try WebDAVPropertyQueries.bytes(db, vaultID: scope.vaultID), room: room)
             if case .apply(let changes) = decision { try WebDAVPropertyQueries.apply(db, vaultID: scope.vaultID, path: path, changes) }
             return decision
         }

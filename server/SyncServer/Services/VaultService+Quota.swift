@@ -14,7 +14,7 @@ struct AccountLimits: Sendable, Equatable {
     }
 
     /// The full usage answer of `userID` under these limits, with its breakdown (`bytes_used` is
-    /// the parts' sum, read in one statement).
+    /// the parts' sum).
     func usageReport(_ db: PostgresConnection, userID: UUID) throws -> UsageResponse {
         let breakdown = try QuotaQueries.breakdown(db, userID: userID)
         let files = try QuotaQueries.usage(db, userID: userID).files

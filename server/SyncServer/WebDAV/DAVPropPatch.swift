@@ -39,8 +39,8 @@ enum DAVPropPatch {
         ["displayname", "resourcetype", "getetag", "getlastmodified", "getcontentlength", "getcontenttype", "lockdiscovery", "supportedlock", "creationdate"].map(DAVProperty.dav))
 
     /// The most dead properties a path keeps, the longest value, the most bytes of values a path
-    /// keeps, and a vault (what no quota counts, so it is bounded here: 12.5 MiB a path, on
-    /// every path and empty folder, grew a database to 63 MB while the account's usage read 1 byte).
+    /// keeps, and a vault (12.5 MiB a path, on every path and empty folder, grew a database to
+    /// 63 MB while the account's usage read 1 byte); what they keep counts toward the quota too.
     static let maxPerPath = 200
     static let maxValueBytes = 64 * 1024
     static let maxBytesPerPath = 256 * 1024
@@ -59,9 +59,15 @@ enum DAVPropPatch {
         let status: Int
     }
 
+    /// The bytes a property keeps toward the account's quota: its name and value.
+    static func keptBytes(_ property: DAVProperty, valueBytes: Int) -> Int {
+        property.namespace.utf8.count + property.name.utf8.count + valueBytes
+    }
+
     /// `updates` in order against the names the path has now (`existing`), with the bytes of their
-    /// values (`sizes`) and of the whole vault's (`vaultBytes`).
-    static func decide(_ updates: [PropertyUpdate], existing: Set<DAVProperty>, sizes: [DAVProperty: Int] = [:], vaultBytes: Int = 0) -> Decision {
+    /// values (`sizes`), of the whole vault's (`vaultBytes`), and what the account may still keep
+    /// (`room`, nil without a quota: more is refused with `507 Insufficient Storage`).
+    static func decide(_ updates: [PropertyUpdate], existing: Set<DAVProperty>, sizes: [DAVProperty: Int] = [:], vaultBytes: Int = 0, room: Int64? = nil) -> Decision {
         var final: [DAVProperty: String?] = [:]
         for update in updates {
             switch update {
@@ -85,9 +91,11 @@ enum DAVPropPatch {
             refused.formUnion(order.filter { final[$0] ?? nil != nil && !existing.contains($0) })
             reason = "a path keeps at most \(maxPerPath) properties"
         }
+        let valueAfter = { (property: DAVProperty) in (final[property] ?? nil)?.utf8.count ?? (final[property] == nil ? sizes[property] ?? 0 : 0) }
         let bytesBefore = existing.reduce(0) { $0 + (sizes[$1] ?? 0) }
-        let bytesAfter = after.reduce(0) { total, property in total + ((final[property] ?? nil)?.utf8.count ?? (final[property] == nil ? sizes[property] ?? 0 : 0)) }
+        let bytesAfter = after.reduce(0) { $0 + valueAfter($1) }
         let growing = order.filter { ((final[$0] ?? nil)?.utf8.count ?? 0) > (sizes[$0] ?? 0) }
+        var status = 403
         if reason == nil, bytesAfter > maxBytesPerPath, bytesAfter > bytesBefore {
             refused.formUnion(growing)
             reason = "a path keeps at most \(maxBytesPerPath / 1024) KiB of properties"
@@ -96,7 +104,13 @@ enum DAVPropPatch {
             refused.formUnion(growing)
             reason = "a vault keeps at most \(maxBytesPerVault / 1024 / 1024) MiB of WebDAV properties"
         }
+        let growth = after.reduce(0) { $0 + keptBytes($1, valueBytes: valueAfter($1)) } - existing.reduce(0) { $0 + keptBytes($1, valueBytes: sizes[$1] ?? 0) }
+        if reason == nil, let room, growth > 0, Int64(growth) > room {
+            refused.formUnion(order.filter { final[$0] ?? nil != nil })
+            status = 507
+            reason = "storage full: the properties need \(growth) bytes more and the account has \(max(0, room)) left; remove properties or ask for a larger quota"
+        }
         guard let reason else { return .apply(final) }
-        return .refuse(order.map { Answer(property: $0, status: refused.contains($0) ? 403 : 424) }, reason: reason)
+        return .refuse(order.map { Answer(property: $0, status: refused.contains($0) ? status : 424) }, reason: reason)
     }
 }

@@ -126,8 +126,9 @@ extension WebDAVServer {
         case .apply(let changes):
             entry.propstats = [("200 OK", updates.map(\.property).filter { changes[$0] != nil }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })]
         case .refuse(let answers, let reason):
-            entry.propstats = [403, 424].map { code in
-                (code == 403 ? "403 Forbidden" : "424 Failed Dependency", answers.filter { $0.status == code }.map(\.property))
+            let lines = [403: "403 Forbidden", 507: "507 Insufficient Storage", 424: "424 Failed Dependency"]
+            entry.propstats = [403, 507, 424].map { code in
+                (lines[code] ?? "", answers.filter { $0.status == code }.map(\.property))
             }.filter { !$0.1.isEmpty }
             entry.description = reason
         }
