@@ -109,23 +109,37 @@ def safety_number(agreement_public, signing_public):
     return " ".join("%05d" % (int.from_bytes(digest[g * 5:g * 5 + 5], "big") % 100000) for g in range(6))
 
 
-def member_wrap(vault_key, recipient_public, sender_signing, ephemeral, nonce):
+def member_context(vault_id, generation):
+    """Format 2 binds the vault and the generation into the wrap and its signature; format 1 (read
+    for grants made before it) binds neither."""
+    return b"" if vault_id is None else vault_id + struct.pack(">I", generation)
+
+
+def member_wrap(vault_key, recipient_public, sender_signing, ephemeral, nonce, vault_id=None, generation=None):
+    form = b"\x01" if vault_id is None else b"\x02"
+    context = member_context(vault_id, generation)
     ephemeral_public = raw_public(ephemeral)
     shared = ephemeral.exchange(X25519PublicKey.from_public_bytes(recipient_public))
     kek = HKDF(algorithm=hashes.SHA256(), length=32, salt=ephemeral_public + recipient_public, info=b"vaultsync v1 member wrap").derive(shared)
     kid = key_id(vault_key)
-    aad = b"vaultsync v1 member key\x01" + kid + recipient_public
-    wrapped = b"\x01" + ephemeral_public + nonce + AESGCM(kek).encrypt(nonce, vault_key, aad)
-    return wrapped, sender_signing.sign(b"vaultsync v1 member key signature" + kid + recipient_public + wrapped)
+    aad = b"vaultsync v1 member key" + form + context + kid + recipient_public
+    wrapped = form + ephemeral_public + nonce + AESGCM(kek).encrypt(nonce, vault_key, aad)
+    signed_form = b"" if vault_id is None else form
+    return wrapped, sender_signing.sign(b"vaultsync v1 member key signature" + signed_form + context + kid + recipient_public + wrapped)
 
 
-def member_unwrap(vault_key_id, wrapped, signature, recipient, sender_signing_public):
+def member_unwrap(vault_key_id, wrapped, signature, recipient, sender_signing_public, vault_id=None, generation=None):
+    form = wrapped[:1]
+    assert form == (b"\x01" if vault_id is None else b"\x02")
+    context = member_context(vault_id, generation)
+    signed_form = b"" if vault_id is None else form
     recipient_public = raw_public(recipient)
-    Ed25519PublicKey.from_public_bytes(sender_signing_public).verify(signature, b"vaultsync v1 member key signature" + vault_key_id + recipient_public + wrapped)
+    Ed25519PublicKey.from_public_bytes(sender_signing_public).verify(
+        signature, b"vaultsync v1 member key signature" + signed_form + context + vault_key_id + recipient_public + wrapped)
     ephemeral_public, nonce = wrapped[1:33], wrapped[33:45]
     shared = recipient.exchange(X25519PublicKey.from_public_bytes(ephemeral_public))
     kek = HKDF(algorithm=hashes.SHA256(), length=32, salt=ephemeral_public + recipient_public, info=b"vaultsync v1 member wrap").derive(shared)
-    return AESGCM(kek).decrypt(nonce, wrapped[45:], b"vaultsync v1 member key\x01" + vault_key_id + recipient_public)
+    return AESGCM(kek).decrypt(nonce, wrapped[45:], b"vaultsync v1 member key" + form + context + vault_key_id + recipient_public)
 
 
 def seal_sharing_keys(kek, agreement, signing, nonce):
@@ -169,6 +183,9 @@ def generations(vault_key):
     ephemeral, nonce = X25519PrivateKey.from_private_bytes(bytes(range(0x70, 0x90))), bytes(range(0x90, 0x9c))
     wrapped, signature = member_wrap(second, raw_public(member_agreement), owner_signing, ephemeral, nonce)
     assert member_unwrap(key_id(second), wrapped, signature, member_agreement, raw_public(owner_signing)) == second
+    vault_id, generation = bytes(range(0xb0, 0xc0)), 2
+    bound_wrapped, bound_signature = member_wrap(second, raw_public(member_agreement), owner_signing, ephemeral, nonce, vault_id, generation)
+    assert member_unwrap(key_id(second), bound_wrapped, bound_signature, member_agreement, raw_public(owner_signing), vault_id, generation) == second
     path = "attachments/after removal.png"
     return {
         "second_key_hex": second.hex(), "second_key_id_hex": key_id(second).hex(), "file_salt_hex": salt.hex(), "segment_size": 32,
@@ -176,6 +193,8 @@ def generations(vault_key):
         "path": path, "encrypted_path": encrypt_path(vault_key, path),
         "rekeyed_path": encrypt_path(second, path), "rekeyed_fingerprint": fingerprint(second, path),
         "ephemeral_private_hex": bytes(range(0x70, 0x90)).hex(), "nonce_hex": nonce.hex(), "wrapped_hex": wrapped.hex(), "signature_hex": signature.hex(),
+        "bound_vault_id_hex": vault_id.hex(), "bound_generation": generation,
+        "bound_wrapped_hex": bound_wrapped.hex(), "bound_signature_hex": bound_signature.hex(),
     }
 
 

@@ -29,21 +29,24 @@ struct MembersList: AsyncParsableCommand {
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
     @Flag(help: "Print JSON.") var json = false
 
-    /// The list with each person's safety number, and whether it changed since this folder saw it.
+    /// The list with each person's safety number and how it stands on this folder.
     struct Output: Encodable {
         struct Person: Encodable {
             let member: VaultMember
             let safetyNumber: String?
             let numberChanged: Bool
+            let numberStanding: PinnedNumber?
             enum CodingKeys: String, CodingKey {
                 case safetyNumber = "safety_number"
                 case numberChanged = "number_changed"
+                case numberStanding = "number_standing"
             }
             func encode(to encoder: any Encoder) throws {
                 try member.encode(to: encoder)
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encodeIfPresent(safetyNumber, forKey: .safetyNumber)
                 try container.encode(numberChanged, forKey: .numberChanged)
+                try container.encodeIfPresent(numberStanding?.rawValue, forKey: .numberStanding)
             }
         }
         let vaultID: UUID
@@ -60,16 +63,22 @@ struct MembersList: AsyncParsableCommand {
     func run() async throws {
         let engine = try SyncEngine(root: vaultURL(vault))
         let list = try await engine.members()
-        let changed = try await engine.changedNumbers(list.members)
+        let standing = try await engine.numberStanding(list.members)
         if json {
-            let people = list.members.map { Output.Person(member: $0, safetyNumber: $0.safetyNumber, numberChanged: changed.contains($0.userID)) }
+            let people = list.members.map {
+                Output.Person(member: $0, safetyNumber: $0.safetyNumber, numberChanged: standing[$0.userID] == .changed, numberStanding: standing[$0.userID])
+            }
             return try printJSON(Output(vaultID: list.vaultID, vaultName: list.vaultName, members: people, invitations: list.invitations))
         }
         print("vault '\(list.vaultName)' (\(list.vaultID.uuidString.lowercased()))")
         for member in list.members {
             print("  \(member.email)  \(member.role.rawValue)\(member.addedAt.map { "  since \(WireDate.format($0))" } ?? "")  \(member.userID.uuidString.lowercased().prefix(8))")
             if let number = member.safetyNumber {
-                let note = changed.contains(member.userID) ? "  CHANGED since this folder last saw it: compare it with them, then 'vaultsync members confirm \(member.email)'" : ""
+                let note = switch standing[member.userID] {
+                case .changed?: "  CHANGED since this folder pinned it: compare it with them, then 'vaultsync members confirm \(member.email)'"
+                case .notPinned?: "  not pinned on this folder: compare it with them, then 'vaultsync members confirm \(member.email)'"
+                default: ""
+                }
                 print("    safety number \(number)\(note)")
             }
         }
@@ -207,8 +216,8 @@ func pickInvitation(_ text: String, from invitations: [VaultInvitation]) throws 
 
 struct MembersConfirm: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "confirm", abstract: "Take a member's changed safety number as the one you compared with them.",
-        discussion: "A number that changed is shown as CHANGED by 'vaultsync members', and keys that person signs are not taken, until you compare the new number with them (in person, on a call) and confirm it here.")
+        commandName: "confirm", abstract: "Pin a member's safety number as the one you compared with them.",
+        discussion: "A number that changed is shown as CHANGED by 'vaultsync members', and one this folder never pinned as 'not pinned'. Keys that person signs are not taken (once changed), and a renewed vault key is not given to them, until you compare the number with them (in person, on a call) and confirm it here.")
     @Argument(help: "The member: their email or user id.") var member: String
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
 

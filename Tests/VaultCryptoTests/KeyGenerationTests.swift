@@ -26,6 +26,10 @@ import Testing
             let nonce_hex: String
             let wrapped_hex: String
             let signature_hex: String
+            let bound_vault_id_hex: String
+            let bound_generation: Int
+            let bound_wrapped_hex: String
+            let bound_signature_hex: String
         }
         let generations: Generations
     }
@@ -82,14 +86,27 @@ import Testing
     @Test func theSecondGenerationWrappedToTheMemberMatchesTheReference() throws {
         let owner = try SharingKeyTests.keys(SharingKeyTests.sharing.owner)
         let member = try SharingKeyTests.keys(SharingKeyTests.sharing.member)
-        let wrapped = try MemberWrappedKey.wrap(
-            Self.second, to: member.publicKeys, by: owner,
-            ephemeral: try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Self.bytes(Self.vector.ephemeral_private_hex)),
-            nonce: try AES.GCM.Nonce(data: Self.bytes(Self.vector.nonce_hex)))
-        #expect(Hex.encode(wrapped.wrapped) == Self.vector.wrapped_hex && Hex.encode(wrapped.signature) == Self.vector.signature_hex)
-        #expect(try wrapped.unwrap(keyID: Self.second.id, with: member, from: owner.publicKeys).id == Self.second.id)
+        let ephemeral = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Self.bytes(Self.vector.ephemeral_private_hex))
+        let nonce = try AES.GCM.Nonce(data: Self.bytes(Self.vector.nonce_hex))
+        let legacy = try MemberWrappedKey.wrapUnbound(Self.second, to: member.publicKeys, by: owner, ephemeral: ephemeral, nonce: nonce)
+        #expect(Hex.encode(legacy.wrapped) == Self.vector.wrapped_hex && Hex.encode(legacy.signature) == Self.vector.signature_hex)
+        // Format 2 binds the vault and the generation (the reference's bytes, byte for byte).
+        let vaultID = UUID(uuid: try #require(Self.uuidBytes(Self.bytes(Self.vector.bound_vault_id_hex))))
+        let context = MemberWrappedKey.Context(vaultID: vaultID, generation: Self.vector.bound_generation)
+        let wrapped = try MemberWrappedKey.wrap(Self.second, to: member.publicKeys, by: owner, for: context, ephemeral: ephemeral, nonce: nonce)
+        #expect(Hex.encode(wrapped.wrapped) == Self.vector.bound_wrapped_hex && Hex.encode(wrapped.signature) == Self.vector.bound_signature_hex)
+        #expect(try wrapped.unwrap(keyID: Self.second.id, for: context, with: member, from: owner.publicKeys).id == Self.second.id)
         #expect(throws: VaultCryptoError.self, "named as generation 1, it is refused") {
-            try wrapped.unwrap(keyID: Self.first.id, with: member, from: owner.publicKeys)
+            try wrapped.unwrap(keyID: Self.first.id, for: context, with: member, from: owner.publicKeys)
         }
+        #expect(throws: VaultCryptoError.self, "given as generation 1's wrap, it is refused") {
+            try wrapped.unwrap(keyID: Self.second.id, for: .init(vaultID: vaultID, generation: 1), with: member, from: owner.publicKeys)
+        }
+    }
+
+    static func uuidBytes(_ data: Data) -> uuid_t? {
+        guard data.count == 16 else { return nil }
+        let b = Array(data)
+        return (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
     }
 }

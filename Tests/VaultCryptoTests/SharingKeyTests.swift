@@ -48,37 +48,54 @@ import Testing
     @Test func aVaultKeyWrappedToAMemberIsTheReferencesBytes() throws {
         let (owner, member) = (try Self.keys(Self.sharing.owner), try Self.keys(Self.sharing.member))
         let ephemeral = try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: Self.bytes(Self.sharing.ephemeral_private_hex))
-        let wrapped = try MemberWrappedKey.wrap(
+        let wrapped = try MemberWrappedKey.wrapUnbound(
             Self.vaultKey, to: member.publicKeys, by: owner, ephemeral: ephemeral, nonce: try AES.GCM.Nonce(data: Self.bytes(Self.sharing.nonce_hex)))
         #expect(wrapped.wrapped == Self.bytes(Self.sharing.wrapped_hex))
-        // The reference's signature (Ed25519 is deterministic) opens here, and this one's there.
+        // The reference's signature (Ed25519 is deterministic) opens here, and this one's there:
+        // format 1, which older clients wrote, is still read (it names no vault or generation).
         let reference = MemberWrappedKey(wrapped: Self.bytes(Self.sharing.wrapped_hex), signature: Self.bytes(Self.sharing.signature_hex))
-        #expect(try reference.unwrap(keyID: Self.vaultKey.id, with: member, from: owner.publicKeys).bytes == Self.vaultKey.bytes)
-        #expect(try wrapped.unwrap(keyID: Self.vaultKey.id, with: member, from: owner.publicKeys).bytes == Self.vaultKey.bytes)
+        #expect(try reference.unwrap(keyID: Self.vaultKey.id, for: Self.context, with: member, from: owner.publicKeys).bytes == Self.vaultKey.bytes)
+        #expect(try wrapped.unwrap(keyID: Self.vaultKey.id, for: Self.context, with: member, from: owner.publicKeys).bytes == Self.vaultKey.bytes)
     }
 
-    @Test func aWrappedKeyOpensOnlyForItsMemberFromItsSigner() throws {
+    static let context = MemberWrappedKey.Context(vaultID: UUID(uuidString: "B0B1B2B3-B4B5-B6B7-B8B9-BABBBCBDBEBF")!, generation: 1)
+
+    @Test func aWrappedKeyOpensOnlyForItsMemberFromItsSignerForItsVaultAndGeneration() throws {
         let (owner, member, stranger) = (try Self.keys(Self.sharing.owner), try Self.keys(Self.sharing.member), SharingKeys.generate())
-        let wrapped = try MemberWrappedKey.wrap(Self.vaultKey, to: member.publicKeys, by: owner)
+        let wrapped = try MemberWrappedKey.wrap(Self.vaultKey, to: member.publicKeys, by: owner, for: Self.context)
         let id = Self.vaultKey.id
-        #expect(throws: VaultCryptoError.self, "another account's keys") { try wrapped.unwrap(keyID: id, with: stranger, from: owner.publicKeys) }
+        #expect(wrapped.wrapped.first == 2)
+        #expect(try wrapped.unwrap(keyID: id, for: Self.context, with: member, from: owner.publicKeys).bytes == Self.vaultKey.bytes)
+        #expect(throws: VaultCryptoError.self, "another account's keys") { try wrapped.unwrap(keyID: id, for: Self.context, with: stranger, from: owner.publicKeys) }
         #expect(throws: VaultCryptoError.self, "signed by someone else (the server making a key up)") {
-            try wrapped.unwrap(keyID: id, with: member, from: stranger.publicKeys)
+            try wrapped.unwrap(keyID: id, for: Self.context, with: member, from: stranger.publicKeys)
         }
-        let madeUp = try MemberWrappedKey.wrap(VaultKey.generate(), to: member.publicKeys, by: stranger)
+        // The server moving a grant to another vault, or to another generation of this one.
+        #expect(throws: VaultCryptoError.self, "another vault") {
+            try wrapped.unwrap(keyID: id, for: .init(vaultID: UUID(), generation: 1), with: member, from: owner.publicKeys)
+        }
+        #expect(throws: VaultCryptoError.self, "another generation") {
+            try wrapped.unwrap(keyID: id, for: .init(vaultID: Self.context.vaultID, generation: 2), with: member, from: owner.publicKeys)
+        }
+        var relabelled = wrapped.wrapped
+        relabelled[0] = 1
+        #expect(throws: VaultCryptoError.self, "a format 2 wrap passed off as format 1 (no context)") {
+            try MemberWrappedKey(wrapped: relabelled, signature: wrapped.signature).unwrap(keyID: id, for: Self.context, with: member, from: owner.publicKeys)
+        }
+        let madeUp = try MemberWrappedKey.wrap(VaultKey.generate(), to: member.publicKeys, by: stranger, for: Self.context)
         #expect(throws: VaultCryptoError.self, "a key the server made up, under the owner's name") {
-            try MemberWrappedKey(wrapped: madeUp.wrapped, signature: wrapped.signature).unwrap(keyID: id, with: member, from: owner.publicKeys)
+            try MemberWrappedKey(wrapped: madeUp.wrapped, signature: wrapped.signature).unwrap(keyID: id, for: Self.context, with: member, from: owner.publicKeys)
         }
-        #expect(throws: VaultCryptoError.self, "another key id") { try wrapped.unwrap(keyID: VaultKey.generate().id, with: member, from: owner.publicKeys) }
+        #expect(throws: VaultCryptoError.self, "another key id") { try wrapped.unwrap(keyID: VaultKey.generate().id, for: Self.context, with: member, from: owner.publicKeys) }
         for index in [0, 1, 40, 60, 92] {
             var bytes = wrapped.wrapped
             bytes[index] ^= 0x01
             #expect(throws: VaultCryptoError.self, "byte \(index) changed") {
-                try MemberWrappedKey(wrapped: bytes, signature: wrapped.signature).unwrap(keyID: id, with: member, from: owner.publicKeys)
+                try MemberWrappedKey(wrapped: bytes, signature: wrapped.signature).unwrap(keyID: id, for: Self.context, with: member, from: owner.publicKeys)
             }
         }
         #expect(throws: VaultCryptoError.self, "cut short") {
-            try MemberWrappedKey(wrapped: wrapped.wrapped.dropLast(), signature: wrapped.signature).unwrap(keyID: id, with: member, from: owner.publicKeys)
+            try MemberWrappedKey(wrapped: wrapped.wrapped.dropLast(), signature: wrapped.signature).unwrap(keyID: id, for: Self.context, with: member, from: owner.publicKeys)
         }
     }
 

@@ -68,18 +68,20 @@ public struct SharingPublicKeys: Sendable, Hashable {
     }
 }
 
-/// A vault key wrapped to one member's agreement key (format 1), and the signature of the member
-/// who wrapped it, so that a device takes only a key a person of the vault gave, never one the
-/// server made up.
+/// A vault key wrapped to one member's agreement key for one vault and generation (format 2),
+/// and the signature of the member who wrapped it, so that a device takes only a key a person of
+/// the vault gave for that vault and that generation, never one the server made up or moved.
 ///
-/// `wrapped` = `01` ‖ ephemeral X25519 public key (32) ‖ nonce (12) ‖ AES-256-GCM ciphertext of the
+/// `wrapped` = `02` ‖ ephemeral X25519 public key (32) ‖ nonce (12) ‖ AES-256-GCM ciphertext of the
 /// vault key (32) ‖ tag (16): 93 bytes. The key-encryption key is HKDF-SHA256 of the X25519 shared
 /// secret, with the ephemeral and the recipient's public keys as salt and `"vaultsync v1 member
-/// wrap"` as info; the authenticated data is `"vaultsync v1 member key"` ‖ `01` ‖ key id ‖ the
-/// recipient's public key. `signature` is Ed25519 over `"vaultsync v1 member key signature"` ‖ key
-/// id ‖ the recipient's agreement key ‖ `wrapped`.
+/// wrap"` as info. With the context = vault id (16) ‖ generation (4, big-endian), the authenticated
+/// data is `"vaultsync v1 member key"` ‖ `02` ‖ context ‖ key id ‖ the recipient's public key, and
+/// `signature` is Ed25519 over `"vaultsync v1 member key signature"` ‖ `02` ‖ context ‖ key id ‖
+/// the recipient's agreement key ‖ `wrapped`. Format 1 (`01`, no context, the signature without
+/// the format byte) is still read: grants made before format 2 open until the key is renewed.
 public struct MemberWrappedKey: Sendable, Equatable {
-    public static let format: UInt8 = 1
+    public static let format: UInt8 = 2
     public static let wrappedByteCount = 1 + 32 + 12 + VaultKey.byteCount + 16
 
     public let wrapped: Data
@@ -90,37 +92,73 @@ public struct MemberWrappedKey: Sendable, Equatable {
         self.signature = signature
     }
 
-    /// `key` wrapped to `recipient`, signed by `sender`. The ephemeral key and nonce are fresh
-    /// unless given (the known-answer tests give them).
+    /// What a wrap is for: the vault and the key's generation in it.
+    public struct Context: Sendable, Equatable {
+        public let vaultID: UUID
+        public let generation: Int
+
+        public init(vaultID: UUID, generation: Int) {
+            self.vaultID = vaultID
+            self.generation = generation
+        }
+
+        var bytes: Data {
+            let id = vaultID.uuid
+            let g = UInt32(clamping: generation)
+            return Data([id.0, id.1, id.2, id.3, id.4, id.5, id.6, id.7, id.8, id.9, id.10, id.11, id.12, id.13, id.14, id.15])
+                + Data([UInt8(g >> 24), UInt8(g >> 16 & 0xFF), UInt8(g >> 8 & 0xFF), UInt8(g & 0xFF)])
+        }
+    }
+
+    /// `key` wrapped to `recipient` for `context`, signed by `sender`. The ephemeral key and nonce
+    /// are fresh unless given (the known-answer tests give them).
     public static func wrap(
-        _ key: VaultKey, to recipient: SharingPublicKeys, by sender: SharingKeys,
+        _ key: VaultKey, to recipient: SharingPublicKeys, by sender: SharingKeys, for context: Context,
         ephemeral: Curve25519.KeyAgreement.PrivateKey = .init(), nonce: AES.GCM.Nonce = .init()
+    ) throws -> MemberWrappedKey {
+        try wrap(key, to: recipient, by: sender, format: format, context: context.bytes, ephemeral: ephemeral, nonce: nonce)
+    }
+
+    /// Format 1, which binds no vault or generation: for the known-answer tests of what older
+    /// clients wrote. Nothing writes it any more.
+    static func wrapUnbound(
+        _ key: VaultKey, to recipient: SharingPublicKeys, by sender: SharingKeys, ephemeral: Curve25519.KeyAgreement.PrivateKey, nonce: AES.GCM.Nonce
+    ) throws -> MemberWrappedKey {
+        try wrap(key, to: recipient, by: sender, format: 1, context: Data(), ephemeral: ephemeral, nonce: nonce)
+    }
+
+    private static func wrap(
+        _ key: VaultKey, to recipient: SharingPublicKeys, by sender: SharingKeys, format: UInt8, context: Data,
+        ephemeral: Curve25519.KeyAgreement.PrivateKey, nonce: AES.GCM.Nonce
     ) throws -> MemberWrappedKey {
         let recipientKey = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: recipient.agreement)
         let ephemeralPublic = ephemeral.publicKey.rawRepresentation
         let kek = try keyEncryptionKey(try ephemeral.sharedSecretFromKeyAgreement(with: recipientKey), ephemeralPublic, recipient.agreement)
-        let box = try AES.GCM.seal(key.bytes, using: kek, nonce: nonce, authenticating: aad(key.id, recipient.agreement))
+        let box = try AES.GCM.seal(key.bytes, using: kek, nonce: nonce, authenticating: aad(format, context, key.id, recipient.agreement))
         let wrapped = Data([format]) + ephemeralPublic + Data(box.nonce) + box.ciphertext + box.tag
-        return MemberWrappedKey(wrapped: wrapped, signature: try sender.signing.signature(for: signed(key.id, recipient.agreement, wrapped)))
+        return MemberWrappedKey(wrapped: wrapped, signature: try sender.signing.signature(for: signed(format, context, key.id, recipient.agreement, wrapped)))
     }
 
-    /// The vault key `keyID` names, when `sender` signed this and it was wrapped to `keys`.
-    /// - Throws: ``VaultCryptoError/corrupt(_:)`` for a signature that is not the sender's or bytes
-    ///   that fail authentication; ``VaultCryptoError/malformed(_:)`` for another format.
-    public func unwrap(keyID: KeyID, with keys: SharingKeys, from sender: SharingPublicKeys) throws(VaultCryptoError) -> VaultKey {
-        guard wrapped.count == Self.wrappedByteCount, wrapped.first == Self.format else {
+    /// The vault key `keyID` names, when `sender` signed this for `context` and it was wrapped to
+    /// `keys` (a format 1 wrap names no context and is taken for any).
+    /// - Throws: ``VaultCryptoError/corrupt(_:)`` for a signature that is not the sender's (or
+    ///   not for this vault and generation) or bytes that fail authentication;
+    ///   ``VaultCryptoError/malformed(_:)`` for another format.
+    public func unwrap(keyID: KeyID, for context: Context, with keys: SharingKeys, from sender: SharingPublicKeys) throws(VaultCryptoError) -> VaultKey {
+        guard wrapped.count == Self.wrappedByteCount, let format = wrapped.first, format == 1 || format == Self.format else {
             throw .malformed("a member's wrapped key of format \(wrapped.first.map(String.init) ?? "none") and \(wrapped.count) bytes is not one this client reads: update vaultsync")
         }
+        let bound = format == 1 ? Data() : context.bytes
         let own = keys.agreement.publicKey.rawRepresentation
         guard let signer = try? Curve25519.Signing.PublicKey(rawRepresentation: sender.signing),
-            signer.isValidSignature(signature, for: Self.signed(keyID, own, wrapped))
-        else { throw .corrupt("a vault key signed for this account") }
+            signer.isValidSignature(signature, for: Self.signed(format, bound, keyID, own, wrapped))
+        else { throw .corrupt("a vault key signed for this account (for generation \(context.generation) of this vault)") }
         let ephemeralPublic = wrapped.subdata(in: 1..<33)
         let bytes: Data
         do {
             let ephemeral = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: ephemeralPublic)
             let kek = try Self.keyEncryptionKey(try keys.agreement.sharedSecretFromKeyAgreement(with: ephemeral), ephemeralPublic, own)
-            bytes = try AES.GCM.open(AES.GCM.SealedBox(combined: wrapped.subdata(in: 33..<wrapped.count)), using: kek, authenticating: Self.aad(keyID, own))
+            bytes = try AES.GCM.open(AES.GCM.SealedBox(combined: wrapped.subdata(in: 33..<wrapped.count)), using: kek, authenticating: Self.aad(format, bound, keyID, own))
         } catch {
             throw .corrupt("a vault key wrapped to this account")
         }
@@ -133,12 +171,13 @@ public struct MemberWrappedKey: Sendable, Equatable {
         secret.hkdfDerivedSymmetricKey(using: SHA256.self, salt: ephemeral + recipient, sharedInfo: Data(Label.memberWrap.utf8), outputByteCount: 32)
     }
 
-    static func aad(_ id: KeyID, _ recipient: Data) -> Data {
-        Data(Label.memberKey.utf8) + [format] + id.bytes + recipient
+    static func aad(_ format: UInt8, _ context: Data, _ id: KeyID, _ recipient: Data) -> Data {
+        Data(Label.memberKey.utf8) + [format] + context + id.bytes + recipient
     }
 
-    static func signed(_ id: KeyID, _ recipient: Data, _ wrapped: Data) -> Data {
-        Data(Label.memberSignature.utf8) + id.bytes + recipient + wrapped
+    /// Format 1 signed no format byte; format 2 signs it and the context.
+    static func signed(_ format: UInt8, _ context: Data, _ id: KeyID, _ recipient: Data, _ wrapped: Data) -> Data {
+        Data(Label.memberSignature.utf8) + (format == 1 ? Data() : Data([format])) + context + id.bytes + recipient + wrapped
     }
 }
 

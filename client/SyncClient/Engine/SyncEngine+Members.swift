@@ -20,13 +20,11 @@ extension SyncEngine {
         vaults.first { id == nil ? $0.owner == nil && $0.name == "default" : $0.vaultID == id }
     }
 
-    /// The vault's people. Each safety number seen here for the first time is remembered, so that
-    /// a later change shows (``changedNumbers(_:)``).
+    /// The vault's people, as the server lists them. Listing pins no safety number: the list is the
+    /// server's, and a key renewal gives a key only to numbers this folder pinned (``RecipientTrust``).
     public func members() async throws -> VaultMemberList {
         let id = try await linkedVault().vaultID
-        let list = try await session.run { [api] in try await api.members(of: id, accessToken: $0.accessToken) }
-        try await see(list.members.compactMap { member in member.safetyNumber.map { (member.userID, $0) } })
-        return list
+        return try await session.run { [api] in try await api.members(of: id, accessToken: $0.accessToken) }
     }
 
     /// Invites an account by email, or (email nil) makes a code to hand to someone. In an

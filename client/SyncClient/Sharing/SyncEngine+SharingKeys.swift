@@ -97,8 +97,9 @@ extension SyncEngine {
 
     // MARK: safety numbers seen
 
-    /// The safety numbers this folder saw, by person: a number that changes afterwards is shown as
-    /// changed, and keys that person signs are not taken until it is confirmed.
+    /// The safety numbers this folder pinned, by person (at an invitation from here, a confirmation,
+    /// or a key taken that they signed): a number that changes afterwards is shown as changed, and
+    /// keys that person signs are not taken, nor a renewed key given to them, until it is confirmed.
     func seenNumbers() async throws -> [UUID: String] {
         guard let text = try await store.meta(.seenSafetyNumbers), let data = text.data(using: .utf8) else { return [:] }
         let decoded = (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
@@ -110,21 +111,26 @@ extension SyncEngine {
         var seen = try await seenNumbers()
         let before = seen
         for (id, number) in people where confirming || seen[id] == nil { seen[id] = number }
-        guard seen != before else { return }  // listing members writes nothing when nobody is new
+        guard seen != before else { return }  // nothing written when nobody is new
         let text = String(decoding: try JSONEncoder().encode(Dictionary(uniqueKeysWithValues: seen.map { ($0.key.uuidString, $0.value) })), as: UTF8.self)
         try await store.setMeta(.seenSafetyNumbers, text)
     }
 
-    /// The members whose safety number is not the one this folder saw before.
-    public func changedNumbers(_ members: [VaultMember]) async throws -> Set<UUID> {
+    /// How each member's safety number stands on this folder (members without sharing keys are
+    /// left out): the server's list pins nothing, and a key renewal gives a key only to `.pinned`
+    /// and `.own` numbers.
+    public func numberStanding(_ members: [VaultMember]) async throws -> [UUID: PinnedNumber] {
         let seen = try await seenNumbers()
-        return Set(members.compactMap { member in
-            guard let number = member.safetyNumber, let before = seen[member.userID], before != number else { return nil }
-            return member.userID
-        })
+        let own = try await heldSharingKeys()?.publicKeys.safetyNumber
+        var standing: [UUID: PinnedNumber] = [:]
+        for member in members {
+            guard let number = member.safetyNumber else { continue }
+            standing[member.userID] = number == own ? .own : seen[member.userID].map { $0 == number ? .pinned : .changed } ?? .notPinned
+        }
+        return standing
     }
 
-    /// Takes a member's current safety number as the one compared with them.
+    /// Takes a member's current safety number as the one compared with them (pins it).
     public func confirmNumber(of member: VaultMember) async throws -> String {
         guard let number = member.safetyNumber else { throw SyncEngineError.sharingKeys("\(member.email) has no sharing keys yet") }
         try await see([(member.userID, number)], confirming: true)
@@ -149,4 +155,16 @@ extension SealedSharingKeys {
             publicKeys: try SharingPublicKeys(agreement: stored.agreementKey, signing: stored.signingKey), scrypt: stored.scrypt,
             passphraseSealed: stored.passphraseSealed, recoverySealed: stored.recoverySealed)
     }
+}
+
+/// How a member's safety number stands on a folder (``SyncEngine/numberStanding(_:)``).
+public enum PinnedNumber: String, Sendable {
+    /// The number this folder pinned.
+    case pinned
+    /// Not the number this folder pinned.
+    case changed
+    /// This folder never pinned one for them.
+    case notPinned = "not_pinned"
+    /// The number of this account's own keys, as this device holds them.
+    case own
 }

@@ -24,8 +24,9 @@ extension SyncEngine {
                 "\(person.email)'s safety number changed since this device last saw it; nothing was sent. Ask them for theirs ('vaultsync keys show'), compare, and invite with --safety-number")
         }
         try await see([(person.userID, recipient.safetyNumber)], confirming: expectedNumber != nil)
+        let vaultID = try await linkedVault().vaultID
         return try cipher.keys.generations.enumerated().map { index, key in
-            let wrapped = try MemberWrappedKey.wrap(key, to: recipient, by: sharing)
+            let wrapped = try MemberWrappedKey.wrap(key, to: recipient, by: sharing, for: .init(vaultID: vaultID, generation: index + 1))
             return KeyGrant(generation: index + 1, keyID: key.id.description, wrapped: wrapped.wrapped, signature: wrapped.signature)
         }
     }
@@ -44,7 +45,7 @@ extension SyncEngine {
             guard let id = KeyID(hex: received.grant.keyID) else { throw SyncEngineError.sharingKeys("the server named a key id that is not one ('\(received.grant.keyID.prefix(20))')") }
             do {
                 keys[received.grant.generation] = try MemberWrappedKey(wrapped: received.grant.wrapped, signature: received.grant.signature)
-                    .unwrap(keyID: id, with: sharing, from: signer)
+                    .unwrap(keyID: id, for: .init(vaultID: vaultID, generation: received.grant.generation), with: sharing, from: signer)
             } catch {
                 throw SyncEngineError.sharingKeys("generation \(received.grant.generation) of the vault's key, given to this account, did not open: \(error.description)")
             }
@@ -100,7 +101,9 @@ extension SyncEngine {
     }
 
     /// Makes the vault key's next generation, wrapped to everyone in the vault and each account
-    /// invited to it, and seals under it from now on. Owner and admins.
+    /// invited to it, and seals under it from now on. Owner and admins. Refused, giving nobody
+    /// anything, when a recipient's safety number is not the one this folder pinned, or was never
+    /// pinned (``RecipientTrust``).
     /// - Returns: the new generation.
     @discardableResult
     public func rotateVaultKey() async throws -> Int {
@@ -110,22 +113,26 @@ extension SyncEngine {
         let list = try await session.run { [api] in try await api.keyList(of: vaultID, accessToken: $0.accessToken) }
         if list.generation > cipher.keys.generations.count { try await takeNewGenerations() }
         let people = try await session.run { [api] in try await api.members(of: vaultID, accessToken: $0.accessToken) }
-        var recipients: [(UUID, SharingPublicKeys)] = []
+        var recipients: [RecipientTrust.Recipient] = []
         for member in people.members {
             guard let keys = member.sharingKeys else { throw SyncEngineError.sharingKeys("\(member.email) has no sharing keys, so the vault's new key cannot be given to them") }
-            recipients.append((member.userID, keys))
+            recipients.append(.init(userID: member.userID, email: member.email, keys: keys))
         }
         for invitation in people.invitations ?? [] {
             guard let email = invitation.email else { continue }
             let person = try await session.run { [api] in try await api.personKeys(email: email, accessToken: $0.accessToken) }
-            recipients.append((person.userID, try SharingPublicKeys(agreement: person.agreementKey, signing: person.signingKey)))
+            recipients.append(.init(userID: person.userID, email: email, keys: try SharingPublicKeys(agreement: person.agreementKey, signing: person.signingKey)))
         }
+        // The list is the server's: a key it added would receive this generation and every later one.
+        let doubts = RecipientTrust.doubts(recipients, own: sharing.publicKeys, pinned: try await seenNumbers())
+        guard doubts.isEmpty else { throw SyncEngineError.sharingKeys(RecipientTrust.refusal(doubts)) }
         let key = VaultKey.generate()
+        let generation = cipher.keys.generations.count + 1
         let request = RotateKeyRequest(
-            generation: cipher.keys.generations.count + 1, keyID: key.id.description,
-            recipients: try recipients.map { id, keys in
-                let wrapped = try MemberWrappedKey.wrap(key, to: keys, by: sharing)
-                return RecipientKey(userID: id, wrapped: wrapped.wrapped, signature: wrapped.signature)
+            generation: generation, keyID: key.id.description,
+            recipients: try recipients.map { recipient in
+                let wrapped = try MemberWrappedKey.wrap(key, to: recipient.keys, by: sharing, for: .init(vaultID: vaultID, generation: generation))
+                return RecipientKey(userID: recipient.userID, wrapped: wrapped.wrapped, signature: wrapped.signature)
             })
         _ = try await session.run { [api] in try await api.rotateKey(request, of: vaultID, accessToken: $0.accessToken) }
         let generations = cipher.keys.generations + [key]
