@@ -97,6 +97,33 @@ import Testing
         }
     }
 
+    /// A WebDAV `PUT` of a new note makes three checkouts of its own, as an API push does: one
+    /// read before the body, the look at its bytes, and the write's transaction (it made about
+    /// eleven). The door's sign-in (the throttle and the app password, on one connection) and the
+    /// vault's scope come before every WebDAV method.
+    @Test func aWebDAVPutTakesThreeConnectionsBeyondTheDoor() async throws {
+        try await TestServer.with(configure: { $0.metricsToken = "scrape-me-0123456789" }) { server in
+            let user = try await server.newUser()
+            let (dav, _) = try await WebDAVTests.client(user, server)
+            #expect(try await dav.put("/dav/default/warm.md", "up").status == 201)  // the database history's id is read once, then kept
+            func checkouts() async throws -> Double {
+                let scraped = try await RawHTTP.send(
+                    "GET", URL(string: server.baseURL.absoluteString + "/metrics")!, headers: ["Authorization": "Bearer scrape-me-0123456789"], protocolVersion: nil)
+                let line = String(decoding: scraped.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("vaultsync_database_checkouts_total ") }
+                return try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") })
+            }
+            let first = try await checkouts()
+            let scrape = try await checkouts() - first
+            var before = try await checkouts()
+            #expect(try await dav.send("OPTIONS", "/dav/default/").status == 200)
+            let signIn = try await checkouts() - before - scrape
+            before = try await checkouts()
+            #expect(try await dav.put("/dav/default/new.md", "a new note\n").status == 201)
+            let put = try await checkouts() - before - scrape
+            #expect(signIn == 1 && put - signIn - 1 == 3, "sign-in \(signIn), PUT \(put) in all (the scope is one)")
+        }
+    }
+
     @Test func readinessSaysWhetherTheDatabaseAndItsSchemaAreReady() async throws {
         try await TestServer.with { server in
             let url = URL(string: server.baseURL.absoluteString + "/health/ready")!

@@ -81,6 +81,8 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, Expressi
     public static let operatorOnly: ErrorCode = "operator_only"
     /// A write to a shared vault by a member whose role there is reader: nothing was changed.
     public static let readOnly: ErrorCode = "read_only"
+    /// A WebDAV write to a path another client locked (`423`): nothing was written.
+    public static let locked: ErrorCode = "locked"
     /// What only a vault's owner may do (its key envelope), asked for by a member of it.
     public static let ownerOnly: ErrorCode = "owner_only"
     /// Inviting, changing a role or removing a member, asked for by a member of the vault who is

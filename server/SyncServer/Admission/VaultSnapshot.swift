@@ -28,6 +28,8 @@ struct VaultSnapshot: Sendable, Equatable {
     var recorded: Set<String> = []
     /// The account's limits and room; nil for a write that cannot grow it (a delete).
     var account: Account?
+    /// The live WebDAV locks around the path a WebDAV write names (read for one only).
+    var locks: [DAVLock] = []
 
     struct Account: Sendable, Equatable {
         var limits: AccountLimits

@@ -12,6 +12,7 @@ enum WriteAdmission {
     /// paths would be names no device reads any more.
     static func admit(_ request: WriteRequest, in snapshot: VaultSnapshot, by role: VaultRole, names: Int? = nil) -> WritePlan {
         if let refusal = roleRefusal(role) { return WritePlan(refusal: refusal) }
+        if let refusal = lockRefusal(request.lockCondition, snapshot.locks) { return WritePlan(refusal: refusal) }
         if case .rekey(let rekey) = request { return self.rekey(rekey, snapshot, by: role) }
         // Records are closed under any name generation: they name paths, not versions to make.
         if case .resolveConflicts = request { return WritePlan() }
@@ -38,6 +39,13 @@ enum WriteAdmission {
     /// bytes are stored: ``VaultService/refusalBeforeStoring(_:_:_:_:)``).
     static func roleRefusal(_ role: VaultRole) -> WriteRefusal? {
         role.writes ? nil : .readOnly
+    }
+
+    /// The lock rule: a WebDAV write is refused whole when a lock covering it is not the
+    /// writer's, named in the request (the locks read under the vault's lock).
+    static func lockRefusal(_ condition: WriteRequest.LockCondition?, _ locks: [DAVLock]) -> WriteRefusal? {
+        guard let condition, let lock = DAVLockRule.blocking(condition.write, locks, submitted: condition.submitted, by: condition.holder).first else { return nil }
+        return .locked(path: lock.path)
     }
 
     /// The letter-case rule: a path may take its key unless another live path holds it.

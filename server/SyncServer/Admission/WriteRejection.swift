@@ -44,6 +44,8 @@ enum WriteRefusal: Sendable, Equatable {
     case conflictOverQuota(String, usage: UsageResponse)
     /// The writer is a reader of the vault: nothing is written.
     case readOnly
+    /// A WebDAV lock on `path` (or above it) that the writer did not name: nothing is written.
+    case locked(path: String)
     /// The request's paths are under another name generation than the vault's (`current`).
     case namesChanged(current: Int)
     /// The write would bring back a name a rekey left (its file lives on under its new name).

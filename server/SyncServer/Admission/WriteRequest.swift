@@ -48,6 +48,25 @@ enum WriteRequest: Sendable {
         /// The server stored the files' bytes itself (a WebDAV `PUT`): committing, each file
         /// whose bytes the vault holds is written, as inline bytes are.
         var storedByServer = false
+        /// A WebDAV write's locks (``LockCondition``); nil for every other door.
+        var locks: LockCondition?
+    }
+
+    /// A WebDAV write under RFC 4918's locks: refused when a lock covering `write` is not one
+    /// of `holder`'s named in `submitted` (``DAVLockRule/blocking(_:_:submitted:by:)``), the
+    /// locks read under the vault's lock, which `LOCK` takes too.
+    struct LockCondition: Sendable, Equatable {
+        var write: DAVLockRule.Write
+        var submitted: Set<String>
+        var holder: UUID
+    }
+
+    /// The write's lock condition, if it has one.
+    var lockCondition: LockCondition? {
+        switch self {
+        case .push(let push), .move(let push, _): push.locks
+        default: nil
+        }
     }
 }
 

@@ -49,6 +49,8 @@ enum ServiceError: Error, Equatable {
     case operatorOnly
     /// A write to a shared vault by a member whose role there is `reader`.
     case readOnly
+    /// A WebDAV write to a path another client locked (RFC 4918 §6), with what to do.
+    case locked(String)
     /// What only a vault's owner does (its key envelope), asked for by a member.
     case ownerOnly(String)
     /// Managing a shared vault's members, asked for by a member who is neither its owner nor an admin.

@@ -97,6 +97,8 @@ extension ServiceError {
             (.conflict, ErrorBody(code: .alreadyMember, message: message))
         case .membershipEnded(let message):
             (.gone, ErrorBody(code: .membershipEnded, message: message))
+        case .locked(let message):
+            (.init(code: 423, reasonPhrase: "Locked"), ErrorBody(code: .locked, message: message))
         case .readOnly:
             (.forbidden, ErrorBody(code: .readOnly, message: "you are a reader of this vault: it syncs to you, but nothing you change is written to it (ask its owner or an admin for the writer role)"))
         case .operatorOnly:

@@ -56,6 +56,8 @@ extension WriteRefusal {
             .quotaExceeded(reason + " (the conflict is not kept on the server; the device keeps its copy)", usage: usage)
         case .readOnly:
             .readOnly
+        case .locked(let path):
+            .locked("'\(path)' is locked (WebDAV LOCK); send its lock token in an If header, or wait for it to be unlocked; nothing was written")
         case .namesChanged(let current):
             .namesChanged("the vault's names were re-encrypted under key generation \(current) since this device read them: read the state again (a device switches names), then send again; nothing was written")
         case .nameLeft(let path):

@@ -35,9 +35,12 @@ extension AuthService {
     /// - Throws: ``ServiceError/invalidCredentials``, ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
     func appPasswordHolder(email: String, password: String, address: String) async throws -> AppPasswordQueries.Holder {
         let plan = throttle.appPasswordPlan(email: email, address: address)
-        try await throttle.check(plan)
         let hash = OneTimeCode.normalized(password, length: Self.appPasswordGroups * 4).map(OneTimeCode.hash)
-        let holder = try await hash.asyncFlatMap { hash in try await db.withConnection { try AppPasswordQueries.holder($0, email: email, hash: hash) } }
+        // The throttle and the password on one connection: every WebDAV request signs in.
+        let holder = try await db.withConnection { [throttle] db in
+            try throttle.check(plan, on: db)
+            return try hash.flatMap { try AppPasswordQueries.holder(db, email: email, hash: $0) }
+        }
         guard let holder else {
             try await throttle.failed(plan)
             throw ServiceError.invalidCredentials

@@ -94,10 +94,14 @@ struct SignInThrottle: Sendable {
     /// ``AuthService/appPasswordHolder(email:password:address:)``).
     /// - Throws: ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
     func check(_ plan: SignInAdmission.Plan) async throws {
+        try await db.withConnection { try check(plan, on: $0) }
+    }
+
+    /// ``check(_:)`` on a connection the caller holds (so a sign-in reads the throttle and the
+    /// credential on one).
+    func check(_ plan: SignInAdmission.Plan, on db: PostgresConnection) throws {
         let now = now()
-        let until = try await db.withConnection { db in
-            try db.query("SELECT max(blocked_until) FROM sign_in_failures WHERE key = ANY($1) AND blocked_until > $2", [plan.waitFor, now]).first?.optionalDate(0)
-        }
+        let until = try db.query("SELECT max(blocked_until) FROM sign_in_failures WHERE key = ANY($1) AND blocked_until > $2", [plan.waitFor, now]).first?.optionalDate(0)
         guard let until else { return }
         let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
         throw ServiceError.tooManyRequests("too many failed sign-ins: try again in \(seconds) s", retryAfterSeconds: seconds)

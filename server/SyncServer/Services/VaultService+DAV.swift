@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import Postgres
 import SyncProtocol
 
@@ -13,11 +14,53 @@ extension VaultService {
 
     /// The resource at `path` and, with `depth` 1, its members; nil when nothing is there.
     func davResources(_ scope: VaultScope, path: String, depth: Int) async throws -> [DAVResource]? {
-        try await db.withConnection { db in
-            if !path.isEmpty, let file = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path) { return [DAVListing.file(file)] }
-            let entries = try WebDAVQueries.live(db, vaultID: scope.vaultID, prefix: path.isEmpty ? "" : path + "/", limit: Self.davListingLimit)
-            let collections = try WebDAVQueries.collections(db, vaultID: scope.vaultID, under: path)
-            return DAVListing.folder(path, depth: depth, entries: entries, collections: collections)
+        try await db.withConnection { try Self.davResources($0, vaultID: scope.vaultID, path: path, depth: depth) }
+    }
+
+    static func davResources(_ db: PostgresConnection, vaultID: UUID, path: String, depth: Int) throws -> [DAVResource]? {
+        if !path.isEmpty, let file = try WebDAVQueries.file(db, vaultID: vaultID, path: path) { return [DAVListing.file(file)] }
+        let entries = try WebDAVQueries.live(db, vaultID: vaultID, prefix: path.isEmpty ? "" : path + "/", limit: davListingLimit)
+        let collections = try WebDAVQueries.collections(db, vaultID: vaultID, under: path)
+        return DAVListing.folder(path, depth: depth, entries: entries, collections: collections)
+    }
+
+    /// What a write at a path knows before it reads a body (``davSight(_:path:ifPaths:)``).
+    struct DAVSight: Sendable {
+        /// The live file there.
+        var current: BrowseQueries.Entry?
+        /// Whether a folder is there (the root, a live file below it, or a WebDAV collection).
+        var isFolder: Bool
+        var parentExists: Bool
+        /// The live locks on the path, above and below it.
+        var locks: [DAVLock]
+        /// What an `If` header sees at each path it names: the ETag and the covering locks' tokens.
+        var states: [String: DAVIfHeader.State]
+        var maxFileBytes: Int64
+        /// The deletion mark, read before any bytes are looked for or stored.
+        var watermark: Int64
+    }
+
+    /// What a write at `path` (and an `If` header naming `ifPaths`) needs before it reads a
+    /// body, on one connection: a `PUT` takes three in all, this, the look at its bytes
+    /// (``davStore(_:path:body:base:watermark:)``), and its write's transaction.
+    func davSight(_ scope: VaultScope, path: String, ifPaths: Set<String>) async throws -> DAVSight {
+        let (now, limits) = (now(), limits)
+        return try await db.withConnection { db in
+            let current = path.isEmpty ? nil : try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path)
+            let isFolder = try current == nil && (path.isEmpty || WebDAVQueries.folderExists(db, vaultID: scope.vaultID, path: path))
+            let parent = path.split(separator: "/").dropLast().joined(separator: "/")
+            let parentExists = try parent.isEmpty || WebDAVQueries.folderExists(db, vaultID: scope.vaultID, path: parent)
+            var states: [String: DAVIfHeader.State] = [:]
+            for named in ifPaths {
+                let etag = try Self.davResources(db, vaultID: scope.vaultID, path: named, depth: 0)?.first?.etag
+                let tokens = DAVLockRule.covering(named, try WebDAVLockQueries.around(db, vaultID: scope.vaultID, path: named, now: now)).map(\.token)
+                states[named] = DAVIfHeader.State(etag: etag, tokens: Set(tokens))
+            }
+            return DAVSight(
+                current: current, isFolder: isFolder, parentExists: parentExists,
+                locks: try WebDAVLockQueries.around(db, vaultID: scope.vaultID, path: path, now: now), states: states,
+                maxFileBytes: try VaultSnapshotQueries.accountLimits(db, userID: scope.ownerID, defaults: limits).maxFileBytes,
+                watermark: try BlobGuardQueries.watermark(db))
         }
     }
 
@@ -73,14 +116,18 @@ extension VaultService {
     /// - Throws: the push's refusals (quota, size) as ``ServiceError``s.
     /// `mtime`, when the client gave one (`X-OC-Mtime`), is what WebDAV lists as the version's
     /// modification time.
+    /// `locks`: the WebDAV lock condition, checked by admission under the vault's lock.
     func davPut(
-        _ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64, mtime: Date? = nil
+        _ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64, mtime: Date? = nil,
+        locks: WriteRequest.LockCondition? = nil
     ) async throws -> DAVPutOutcome {
         let now = now()
         let (plan, _, _) = try await write(scope, now: now) { db in
             // Read under the vault's lock, the current version cannot change before this write.
             let resolved: DAVBase = base != .current ? base : try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path.rawValue).map { .version($0.version) } ?? .absent
-            let (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: resolved, watermark: watermark, now: now)
+            var (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: resolved, watermark: watermark, now: now)
+            push.locks = locks
+            if locks != nil { reads.locksAround = (path.rawValue, now) }
             return (.push(push), reads)
         } then: { db, plan in
             if let mtime, let written = plan.writes.first {
@@ -93,14 +140,21 @@ extension VaultService {
         return .written(version: written.version)
     }
 
-    /// The largest file the account may write.
-    func davMaxFileBytes(_ scope: VaultScope) async throws -> Int64 {
-        try await db.withConnection { try accountLimits($0, userID: scope.ownerID).maxFileBytes }
-    }
-
-    /// Whether the vault records these bytes already (then a `PUT` of them stores nothing).
-    func davKnows(_ scope: VaultScope, hash: ContentHash, sizeBytes: Int64) async throws -> Bool {
-        try await db.withConnection { try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [hash.rawValue])[hash.rawValue] == sizeBytes }
+    /// A `PUT`'s bytes in the store, unless the vault records them already: on one connection,
+    /// whether it does and, when not, the quota refusal the write would meet
+    /// (``refusalBeforeStoring(_:_:_:_:)``, thrown: a file that cannot fit stores nothing); then
+    /// the bytes are stored. Returns whether they were (the caller removes them when the write is
+    /// refused after all: ``discardUnnamed(_:hashes:)``).
+    func davStore(_ scope: VaultScope, path: VaultPath, body: SpooledBody, base: DAVBase, io: NIOThreadPool) async throws -> Bool {
+        let (push, reads) = try davPush(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: .max, now: now())
+        let known = try await db.withConnection { db -> Bool in
+            if try PushQueries.knownBlobs(db, vaultID: scope.vaultID, hashes: [body.hash.rawValue])[body.hash.rawValue] == body.sizeBytes { return true }
+            if let refusal = try self.refusalBeforeStoring(db, scope, .push(push), reads) { throw refusal.serviceError }
+            return false
+        }
+        guard !known else { return false }
+        try await blobs.store.write(try await body.chunks(io: io), key: BlobKey(vaultID: scope.vaultID, contentHash: body.hash), sizeBytes: body.sizeBytes)
+        return true
     }
 
     /// The committing push a `PUT` is, and what it reads.
@@ -116,13 +170,6 @@ extension VaultService {
         return (push, reads)
     }
 
-    /// Before a `PUT`'s bytes are stored: the quota refusal its write would meet
-    /// (``refusalBeforeStoring(_:_:_:_:)``), so that a file that cannot fit stores nothing.
-    func davQuotaCheck(_ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase) async throws {
-        let (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: base, watermark: .max, now: now())
-        if let refusal = try await db.withConnection({ try refusalBeforeStoring($0, scope, .push(push), reads) }) { throw refusal.serviceError }
-    }
-
     /// Deletes bytes stored for a write that was then refused, unless something names them
     /// (``BlobCollector``); a failure is logged, and `blobs gc` finds them later.
     func discardUnnamed(_ scope: VaultScope, hashes: [String]) async {
@@ -134,7 +181,7 @@ extension VaultService {
         }
     }
 
-    /// The deletion mark before bytes are stored for ``davPut(_:path:hash:sizeBytes:base:watermark:)``.
+    /// The deletion mark, read before bytes are stored for a write.
     func davWatermark() async throws -> Int64 {
         try await db.withConnection { try BlobGuardQueries.watermark($0) }
     }

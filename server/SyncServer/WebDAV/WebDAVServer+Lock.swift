@@ -11,29 +11,54 @@ extension WebDAVServer {
     static let lockTokenHeader = HTTPField.Name("Lock-Token")!
     static let timeoutHeader = HTTPField.Name("Timeout")!
 
-    /// Refuses a write whose `If` header does not hold (`412`) or that a lock covers whose token
-    /// it does not submit (`423`).
-    func admit(_ request: Request, _ scope: VaultScope, _ target: DAVTarget, _ writes: [DAVLockRule.Write]) async throws {
-        var submitted: Set<String> = []
+    /// The request's `If` header, and the vault path each of its resources names (nil: one
+    /// outside this vault, which holds no state here); nil without one.
+    func ifCondition(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) throws -> (header: DAVIfHeader, paths: [String: String?])? {
         let fields = request.headers[values: Self.ifHeader]
-        if !fields.isEmpty {
-            let condition = try DAVIfHeader.parse(fields: fields)
-            var states: [String: DAVIfHeader.State] = [:]
-            for resource in Set(condition.lists.map { $0.resource ?? "" }) {
-                states[resource] = try await state(resource.isEmpty ? target.path : tagged(resource, scope, target), scope)
-            }
-            guard condition.holds({ states[$0 ?? ""] ?? DAVIfHeader.State(etag: nil, tokens: []) }) else {
+        guard !fields.isEmpty else { return nil }
+        let header = try DAVIfHeader.parse(fields: fields)
+        var paths: [String: String?] = [:]
+        for resource in Set(header.lists.map { $0.resource ?? "" }) { paths[resource] = resource.isEmpty ? target.path : tagged(resource, scope, target) }
+        return (header, paths)
+    }
+
+    /// Refuses a write whose `If` header does not hold against `states` (`412`) or that one of
+    /// `locks` covers whose token it does not submit (`423`); returns the tokens it submitted.
+    func admitted(
+        _ condition: (header: DAVIfHeader, paths: [String: String?])?, states: [String: DAVIfHeader.State], locks: (DAVLockRule.Write) -> [DAVLock],
+        _ writes: [DAVLockRule.Write], _ scope: VaultScope
+    ) throws -> Set<String> {
+        var submitted: Set<String> = []
+        if let condition {
+            let none = DAVIfHeader.State(etag: nil, tokens: [])
+            guard condition.header.holds({ resource in (condition.paths[resource ?? ""] ?? nil).flatMap { states[$0] } ?? none }) else {
                 throw DAVFailure(status: .preconditionFailed, message: "the If header's conditions do not hold (a lock token or ETag that is not current); nothing was changed")
             }
-            submitted = condition.tokens
+            submitted = condition.header.tokens
         }
         for write in writes {
-            let path = switch write { case .content(let path), .membership(let path): path }
-            let blocking = DAVLockRule.blocking(write, try await vault.davLocks(scope, around: path), submitted: submitted, by: scope.userID)
-            if let lock = blocking.first {
-                throw DAVFailure(status: .init(code: 423, reasonPhrase: "Locked"), message: "'\(lock.path.isEmpty ? scope.vaultName : lock.path)' is locked (WebDAV LOCK); send its lock token in an If header, or wait for it to be unlocked")
+            if let lock = DAVLockRule.blocking(write, locks(write), submitted: submitted, by: scope.userID).first {
+                throw WriteRefusal.locked(path: lock.path.isEmpty ? scope.vaultName : lock.path).serviceError
             }
         }
+        return submitted
+    }
+
+    /// Refuses a write whose `If` header does not hold (`412`) or that a lock covers whose token
+    /// it does not submit (`423`), reading what they name; returns the tokens it submitted.
+    @discardableResult
+    func admit(_ request: Request, _ scope: VaultScope, _ target: DAVTarget, _ writes: [DAVLockRule.Write]) async throws -> Set<String> {
+        let condition = try ifCondition(request, scope, target)
+        var states: [String: DAVIfHeader.State] = [:]
+        for case let path? in (condition?.paths ?? [:]).values { states[path] = try await state(path, scope) }
+        var locks: [String: [DAVLock]] = [:]
+        for write in writes {
+            let path = switch write { case .content(let path), .membership(let path): path }
+            locks[path] = try await vault.davLocks(scope, around: path)
+        }
+        return try admitted(condition, states: states, locks: { write in
+            switch write { case .content(let path), .membership(let path): locks[path] ?? [] }
+        }, writes, scope)
     }
 
     /// The path a tagged `If` list names, nil when it is not in this vault.
@@ -85,9 +110,10 @@ extension WebDAVServer {
             let path = try VaultPath(target.path)
             let empty = try await SpooledBody.spool(AsyncStream<ByteBuffer> { $0.finish() }, in: spool, path: path, limit: 0, io: io)
             defer { empty.remove() }
-            _ = try await write(empty, scope, path, conditional: true, logger: context.logger) { current in
-                guard current == nil else { throw DAVFailure(status: .conflict, message: "'\(target.path)' was made meanwhile: lock it again") }
-            }
+            let sight = try await vault.davSight(scope, path: target.path, ifPaths: [])
+            _ = try await write(
+                empty, scope, path, base: .absent, sight: sight, locks: .init(write: .membership(target.path), submitted: [lock.token], holder: scope.userID),
+                changed: DAVFailure(status: .conflict, message: "'\(target.path)' was made meanwhile: lock it again"))
         } catch {
             _ = try? await vault.davUnlock(scope, token: lock.token, path: target.path)
             throw error

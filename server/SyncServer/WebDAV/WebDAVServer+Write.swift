@@ -9,30 +9,31 @@ import SyncProtocol
 extension WebDAVServer {
     /// A file's next version. With `If-Match` it replaces only the version whose ETag it names
     /// and with `If-None-Match: *` only nothing (`412` otherwise, nothing changed); without them it
-    /// replaces whatever is current (which stays in history). The body is hashed as it arrives,
-    /// stored once, and written as a committing push of those bytes.
+    /// replaces whatever is current (which stays in history). One read before the body decides
+    /// everything that can be decided then (so a refused `PUT` receives and stores nothing); the
+    /// body is hashed as it arrives, stored once, and written as a committing push of those bytes,
+    /// whose admission checks the base, the locks and the quota again under the vault's lock.
     func put(_ request: Request, _ context: Context, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
         guard !target.path.isEmpty, !target.trailingSlash else { throw DAVFailure(status: .methodNotAllowed, message: "a folder takes no PUT: put a file into it") }
         let path = try VaultPath(target.path)
-        let current = try await vault.davFile(scope, path: target.path)
-        if current == nil, try await vault.davFolderExists(scope, path: target.path) {
-            throw DAVFailure(status: .methodNotAllowed, message: "'\(target.path)' is a folder")
-        }
-        try await requireParent(scope, target)
-        try await admit(request, scope, target, [current != nil ? .content(target.path) : .membership(target.path)])
-        // Before the body is read: a write its preconditions refuse receives and stores nothing.
-        try Self.checkPreconditions(request, current: current.map { DAVListing.file($0).etag })
-        let limit = try await vault.davMaxFileBytes(scope)
-        if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > limit {
-            throw ServiceError.fileTooLarge(path: path, size: declared, limit: limit)
+        let condition = try ifCondition(request, scope, target)
+        let sight = try await vault.davSight(scope, path: target.path, ifPaths: Set((condition?.paths ?? [:]).values.compactMap { $0 }))
+        if sight.current == nil, sight.isFolder { throw DAVFailure(status: .methodNotAllowed, message: "'\(target.path)' is a folder") }
+        try Self.requireParent(sight, target)
+        let write: DAVLockRule.Write = sight.current != nil ? .content(target.path) : .membership(target.path)
+        let submitted = try admitted(condition, states: sight.states, locks: { _ in sight.locks }, [write], scope)
+        try Self.checkPreconditions(request, current: sight.current.map { DAVListing.file($0).etag })
+        if let declared = request.headers[.contentLength].flatMap(Int64.init), declared > sight.maxFileBytes {
+            throw ServiceError.fileTooLarge(path: path, size: declared, limit: sight.maxFileBytes)
         }
         let mtime = try Self.mtime(request)
-        let body = try await SpooledBody.spool(request.body, in: spool, path: path, limit: limit, io: io)
+        let body = try await SpooledBody.spool(request.body, in: spool, path: path, limit: sight.maxFileBytes, io: io)
         defer { body.remove() }
         let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
-        var response = try await write(body, scope, path, conditional: conditional, mtime: mtime, logger: context.logger) {
-            try Self.checkPreconditions(request, current: $0)
-        }
+        var response = try await self.write(
+            body, scope, path, base: conditional ? sight.current.map { .version($0.version) } ?? .absent : .current, sight: sight, mtime: mtime,
+            locks: .init(write: write, submitted: submitted, holder: scope.userID),
+            changed: DAVFailure(status: .preconditionFailed, message: "'\(path)' changed while this was written; nothing was written: read it again"))
         if mtime != nil { response.headers[Self.mtimeHeader] = "accepted" }
         return response
     }
@@ -50,34 +51,25 @@ extension WebDAVServer {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// `body` as the next version of `path` (its bytes stored first unless the vault has them).
-    /// `conditional`: `check` decides against the ETag current then (nil: no file) whether it may
-    /// be written, and a version written in between refuses it (`412`); otherwise it replaces
-    /// whatever is current when the write holds the vault's lock, so concurrent writers all land,
-    /// one after the other, each in history.
+    /// `body` as the next version of `path` on `base` (``VaultService/DAVBase``), as `sight` saw
+    /// the path: its bytes stored first unless the vault has them (``VaultService/davStore(_:path:body:base:io:)``),
+    /// then the write, whose admission checks `base`, `locks` and the quota under the vault's
+    /// lock. A file no longer at `base` is refused with `changed`; with `.current` concurrent
+    /// writers all land, one after the other, each in history.
     func write(
-        _ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, conditional: Bool, mtime: Date? = nil, logger: Logger, check: (String?) throws -> Void
+        _ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, base: VaultService.DAVBase, sight: VaultService.DAVSight, mtime: Date? = nil,
+        locks: WriteRequest.LockCondition, changed: DAVFailure
     ) async throws -> Response {
-        let watermark = try await vault.davWatermark()
-        var stored = false
-        if try await !vault.davKnows(scope, hash: body.hash, sizeBytes: body.sizeBytes) {
-            let current = try await vault.davFile(scope, path: path.rawValue)
-            try await vault.davQuotaCheck(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: current.map { .version($0.version) } ?? .absent)
-            try await vault.blobs.store.write(try await body.chunks(io: io), key: BlobKey(vaultID: scope.vaultID, contentHash: body.hash), sizeBytes: body.sizeBytes)
-            stored = true
-        }
+        let stored = try await vault.davStore(scope, path: path, body: body, base: sight.current.map { .version($0.version) } ?? .absent, io: io)
         do {
-            let current = try await vault.davFile(scope, path: path.rawValue)
-            try check(current.map { DAVListing.file($0).etag })
-            let base: VaultService.DAVBase = conditional ? current.map { .version($0.version) } ?? .absent : .current
-            switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: watermark, mtime: mtime) {
+            switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: sight.watermark, mtime: mtime, locks: locks) {
             case .written:
-                // New or replaced as seen just before; another writer in between may make it the other.
-                var response = Response(status: current == nil ? .created : .noContent)
+                // New or replaced as seen before the body; another writer in between may make it the other.
+                var response = Response(status: sight.current == nil ? .created : .noContent)
                 response.headers[.eTag] = DAVListing.etag(body.hash.rawValue)
                 return response
             case .changed:
-                throw DAVFailure(status: .preconditionFailed, message: "'\(path)' changed while this was written; nothing was written: read it again")
+                throw changed
             case .rejected(let rejected):
                 throw Self.failure(rejected)
             }
@@ -134,10 +126,18 @@ extension WebDAVServer {
 
     /// `409` unless the folder `target` would be in exists (RFC 4918 §9.7.1, §9.3.1).
     func requireParent(_ scope: VaultScope, _ target: DAVTarget) async throws {
-        let parent = target.path.split(separator: "/").dropLast().joined(separator: "/")
-        guard try await vault.davFolderExists(scope, path: parent) else {
-            throw DAVFailure(status: .conflict, message: "the folder '\(parent)' does not exist: make it first (MKCOL)")
-        }
+        guard try await vault.davFolderExists(scope, path: Self.parent(of: target)) else { throw Self.missingParent(target) }
+    }
+
+    /// `409` unless `sight` saw the folder `target` would be in.
+    static func requireParent(_ sight: VaultService.DAVSight, _ target: DAVTarget) throws {
+        guard sight.parentExists else { throw missingParent(target) }
+    }
+
+    private static func parent(of target: DAVTarget) -> String { target.path.split(separator: "/").dropLast().joined(separator: "/") }
+
+    private static func missingParent(_ target: DAVTarget) -> DAVFailure {
+        DAVFailure(status: .conflict, message: "the folder '\(parent(of: target))' does not exist: make it first (MKCOL)")
     }
 
     /// The answer when the push's rule turned a file down.
