@@ -39,9 +39,9 @@ enum DAVErrors {
             response.headers[.wwwAuthenticate] = realm
             return response
         case .quotaExceeded(let message, _):
-            return text(.init(code: 507, reasonPhrase: "Insufficient Storage"), message)
+            return text(insufficientStorage, message)
         case .storageUnavailable(let message):
-            return text(.init(code: 507, reasonPhrase: "Insufficient Storage"), message)
+            return text(insufficientStorage, message)
         case .tooManyRequests(_, let seconds), .unavailable(_, let seconds):
             var response = text(status, body.message)
             response.headers[.retryAfter] = String(seconds)
@@ -50,6 +50,19 @@ enum DAVErrors {
             return text(status, body.message)
         }
     }
+
+    /// The error for a file the write's rule turned down (``WritePlan/Rejected``): the API's for a
+    /// name (a bad path, one taken in another letter case), WebDAV's own status otherwise.
+    static func failure(_ rejected: WritePlan.Rejected) -> any Error {
+        switch rejected.why {
+        case .caseTaken(let existing): ServiceError.pathCaseConflict(path: rejected.path, existing: existing)
+        case .newName(let error): ServiceError.invalidPath(error)
+        case .overQuota(let reason): DAVFailure(status: insufficientStorage, message: reason)
+        default: DAVFailure(status: .conflict, message: rejected.fileError.message)
+        }
+    }
+
+    static let insufficientStorage = HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
 
     static func text(_ status: HTTPResponse.Status, _ message: String) -> Response {
         Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: message + "\n")))

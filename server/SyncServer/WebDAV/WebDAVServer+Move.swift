@@ -48,7 +48,7 @@ extension WebDAVServer {
         }
         switch try await vault.davRelocate(scope, from: target.path, to: destination.path, files, move: move) {
         case .written: break
-        case .rejected(let rejected): throw Self.failure(rejected)
+        case .rejected(let rejected): throw DAVErrors.failure(rejected)
         case .changed: throw DAVFailure(status: .conflict, message: "'\(target.path)' or its destination changed meanwhile; nothing was \(move ? "moved" : "copied"): try again")
         }
         if source.isFolder {

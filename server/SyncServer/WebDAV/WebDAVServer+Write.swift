@@ -71,7 +71,7 @@ extension WebDAVServer {
             case .changed:
                 throw changed
             case .rejected(let rejected):
-                throw Self.failure(rejected)
+                throw DAVErrors.failure(rejected)
             }
         } catch {
             // A write refused after its bytes were stored leaves none behind (unless something
@@ -138,15 +138,5 @@ extension WebDAVServer {
 
     private static func missingParent(_ target: DAVTarget) -> DAVFailure {
         DAVFailure(status: .conflict, message: "the folder '\(parent(of: target))' does not exist: make it first (MKCOL)")
-    }
-
-    /// The answer when the push's rule turned a file down.
-    static func failure(_ rejected: WritePlan.Rejected) -> any Error {
-        switch rejected.why {
-        case .caseTaken(let existing): ServiceError.pathCaseConflict(path: rejected.path, existing: existing)
-        case .newName(let error): ServiceError.invalidPath(error)
-        case .overQuota(let reason): DAVFailure(status: .init(code: 507, reasonPhrase: "Insufficient Storage"), message: reason)
-        default: DAVFailure(status: .conflict, message: rejected.fileError.message)
-        }
     }
 }
