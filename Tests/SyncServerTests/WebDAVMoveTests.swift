@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import SyncClient
 import SyncProtocol
 @testable import SyncServer
@@ -35,6 +36,35 @@ import Testing
             _ = try await laptop.write("Note.md", "edited\n", base: changes.files.first?.version)
             let edited = WebDAVTests.text(try await dav.propfind("/dav/default/Note.md", depth: "0"))
             #expect(!edited.contains("2023"), "\(edited)")
+        }
+    }
+
+    /// A folder moved over an existing folder is one change (issue 54): the folder there was
+    /// deleted in a change of its own first, so a device could sync between the two and see the
+    /// destination gone and the moved files not there yet. Counted on the change feed's channel.
+    @Test func aFolderMovedOverAnotherIsOneChange() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let laptop = try await user.newDevice("laptop")
+            let (dav, _) = try await WebDAVTests.client(user, server)
+            for folder in ["from", "to"] { #expect(try await dav.send("MKCOL", "/dav/default/" + folder).status == 201) }
+            for path in ["from/a.md", "from/b.md", "to/a.md", "to/old.md"] { #expect(try await dav.put("/dav/default/" + path, path).status == 201) }
+            let listener = try PostgresListener(connectionString: server.databaseURL, channels: [ChangeFeedQueries.channel], logger: TestCluster.quietLogger)
+            defer { listener.stop() }
+            try await Task.sleep(for: .milliseconds(200))  // LISTEN is in place
+            let moved = try await dav.send("MOVE", "/dav/default/from", headers: ["Destination": "/dav/default/to", "Overwrite": "T"])
+            #expect(moved.status == 204, "\(WebDAVTests.text(moved))")
+            #expect(try await dav.put("/dav/default/sentinel.md", "after").status == 201)
+            var notices: [[String]] = []
+            for await event in listener.events {
+                guard case .notification(_, let payload) = event, let notice = try? JSONDecoder().decode(ChangeFeedQueries.Notice.self, from: Data(payload.utf8)) else { continue }
+                if notice.p == ["sentinel.md"] { break }
+                notices.append(notice.p)
+            }
+            #expect(notices.count == 1 && Set(notices.first ?? []) == ["from/a.md", "from/b.md", "to/a.md", "to/b.md", "to/old.md"], "\(notices)")
+            let files = try await laptop.allChanges().files.map(\.path.rawValue)
+            #expect(Set(files) == ["to/a.md", "to/b.md", "sentinel.md"], "\(files)")
+            #expect(try await laptop.read("to/a.md") == "from/a.md")
         }
     }
 }

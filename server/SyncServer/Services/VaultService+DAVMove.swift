@@ -15,24 +15,35 @@ extension VaultService {
     /// and a move tombstones the sources in the same change (``WriteAdmission/move(_:sources:_:)``),
     /// so no device ever sees both or neither. Dead properties go along (a move also keeps the
     /// modification times and leaves its source's collections, properties and locks behind).
-    func davRelocate(_ scope: VaultScope, from source: String, to destination: String, _ files: [DAVRelocation], move: Bool) async throws -> DAVPutOutcome {
+    /// `replacing`: the destination's files nothing takes the place of, tombstoned in the same
+    /// change; `clearing`: the destination's collections, properties and locks go too (a folder
+    /// was there, or one takes its place).
+    func davRelocate(
+        _ scope: VaultScope, from source: String, to destination: String, _ files: [DAVRelocation], replacing: [BrowseQueries.Entry] = [], clearing: Bool = false,
+        move: Bool
+    ) async throws -> DAVPutOutcome {
         let now = now()
         let pushFiles = files.map {
             PushFile(path: $0.destination, contentHash: ContentHash(alreadyValidated: $0.source.contentHash ?? ""), sizeBytes: $0.source.sizeBytes, baseVersion: $0.base.version)
         }
-        let sources = move ? files.map { DeleteFile(path: VaultPath(alreadyValidated: $0.source.path), baseVersion: $0.source.version) } : []
+        let sources = (move ? files.map(\.source) : []) + replacing
+        let tombstones = sources.map { DeleteFile(path: VaultPath(alreadyValidated: $0.path), baseVersion: $0.version) }
         let push = WriteRequest.Push(
             files: pushFiles, keys: try caseKeys(pushFiles, in: scope), commit: true, expires: now.addingTimeInterval(limits.blobURLTTL.seconds), storedByServer: true)
         let hashes = Dictionary(pushFiles.map { ($0.contentHash.rawValue, $0.sizeBytes) }) { first, _ in first }
-        let paths = pushFiles.map(\.path.rawValue) + sources.map(\.path.rawValue)
+        let paths = pushFiles.map(\.path.rawValue) + tombstones.map(\.path.rawValue)
         let watermark = try await davWatermark()
         let (plan, _, _) = try await write(scope, now: now) { _ in
             let reads = VaultSnapshotQueries.Reads(
                 paths: paths, keys: Array(push.keys.values), watermark: watermark, lookUp: Array(hashes.keys),
                 account: .limitsAndReservations(lockUser: true, paths: pushFiles.map(\.path.rawValue), now: now))
-            return (move ? .move(push, sources: sources) : .push(push), reads)
+            return (tombstones.isEmpty ? .push(push) : .move(push, sources: tombstones), reads)
         } then: { db, plan in
-            guard !plan.writes.isEmpty || files.isEmpty else { return }
+            guard !plan.writes.isEmpty || (files.isEmpty && replacing.isEmpty) else { return }
+            if clearing {
+                try WebDAVQueries.removeCollections(db, vaultID: scope.vaultID, under: destination)
+                try WebDAVLockQueries.remove(db, vaultID: scope.vaultID, under: destination)
+            }
             try WebDAVPropertyQueries.remove(db, vaultID: scope.vaultID, under: destination)
             try WebDAVPropertyQueries.copy(db, vaultID: scope.vaultID, from: source, to: destination)
             guard move else { return }
@@ -42,7 +53,7 @@ extension VaultService {
             try WebDAVLockQueries.remove(db, vaultID: scope.vaultID, under: source)
         }
         if let rejected = plan.rejected.first { return .rejected(rejected) }
-        guard plan.writes.count == files.count + sources.count else { return .changed }
+        guard plan.writes.count == files.count + tombstones.count else { return .changed }
         metrics.versionsConfirmed(files.count)
         return .written(version: plan.writes.last?.version ?? 0)
     }

@@ -7,8 +7,8 @@ import SyncProtocol
 /// (``VaultService/davRelocate(_:from:to:_:move:)``): each file at the destination is a new
 /// version that names the bytes the source's names (nothing is uploaded or stored again), and a
 /// move tombstones the source in the same change. `Overwrite: F` refuses an existing destination
-/// (`412`); with `T` (the default) an existing folder there is deleted first and an existing file
-/// gets the next version, its old one staying in history.
+/// (`412`); with `T` (the default) what an existing folder there holds is deleted in that same
+/// change and an existing file gets the next version, its old one staying in history.
 extension WebDAVServer {
     func copyOrMove(_ request: Request, _ scope: VaultScope, _ target: DAVTarget, move: Bool) async throws -> Response {
         let header = request.headers[HTTPField.Name("Destination")!]
@@ -37,16 +37,17 @@ extension WebDAVServer {
         try await admit(request, scope, target, (move ? [.membership(target.path)] : []) + [.membership(destination.path)])
         let existing = try await vault.davTree(scope, path: destination.path)
         if existing != nil, !overwrite { throw DAVFailure(status: .preconditionFailed, message: "'\(destination.path)' exists and Overwrite is F; nothing was changed") }
-        if let existing, existing.isFolder || source.isFolder { _ = try await vault.davDelete(scope, path: destination.path) }
         // A folder copy at Depth 0 is the folder alone; a move is always the whole tree.
         let shallow = !move && source.isFolder && depthHeader == "0"
-        var files: [VaultService.DAVRelocation] = []
-        for file in shallow ? [] : source.files {
+        let there = Dictionary((existing?.files ?? []).map { ($0.path, $0) }) { first, _ in first }
+        let files = try (shallow ? [] : source.files).map { file in
             let path = try VaultPath(destination.path + String(file.path.dropFirst(target.path.count)))
-            let current = try await vault.davFile(scope, path: path.rawValue)
-            files.append(.init(source: file, destination: path, base: current.map { .version($0.version) } ?? .absent))
+            return VaultService.DAVRelocation(source: file, destination: path, base: there[path.rawValue].map { .version($0.version) } ?? .absent)
         }
-        switch try await vault.davRelocate(scope, from: target.path, to: destination.path, files, move: move) {
+        // What the destination holds that nothing takes the place of goes in the same change.
+        let taken = Set(files.map(\.destination.rawValue))
+        let replaced = (existing?.files ?? []).filter { !taken.contains($0.path) }
+        switch try await vault.davRelocate(scope, from: target.path, to: destination.path, files, replacing: replaced, clearing: existing?.isFolder == true || source.isFolder, move: move) {
         case .written: break
         case .rejected(let rejected): throw DAVErrors.failure(rejected)
         case .changed: throw DAVFailure(status: .conflict, message: "'\(target.path)' or its destination changed meanwhile; nothing was \(move ? "moved" : "copied"): try again")
