@@ -152,15 +152,22 @@ import Testing
                 let second = try await Self.conflict(phone, "a.md", "phone again\n", remote: 2)
                 _ = try await laptop.write("a.md", "laptop moved on\n", base: 2)
                 let stale = try await web.post(base + "settle", form: ["id": second.uuidString, "base": "2", "keep": "merged", "text": "my merge\n", "form_token": token])
-                #expect(stale.status == 400 && stale.body.contains("changed on the server"), "\(stale)")
+                #expect(stale.status == 409 && stale.body.contains("changed on the server"), "a conflict, not a bad request: \(stale)")
                 #expect(try await laptop.read("a.md") == "laptop moved on\n")
+                #expect(try await laptop.api.conflicts(session: laptop.session).conflicts.map(\.id) == [second], "the record stays open")
                 // A merge written in the page, on the current version.
                 let merged = try await web.post(base + "settle", form: ["id": second.uuidString, "base": "3", "keep": "merged", "text": "laptop moved on\r\nphone again\r\n", "form_token": token])
                 #expect(merged.status == 303 && merged.location?.contains("settled=a.md") == true, "\(merged)")
                 #expect(try await laptop.read("a.md") == "laptop moved on\nphone again\n")
 
-                // Keeping the server's version changes no file.
+                // A merge that does not fit is refused with the quota's own code and words.
                 let third = try await Self.conflict(phone, "a.md", "ignored\n", remote: 4)
+                let used = try await laptop.api.usage(laptop.session).bytesUsed
+                #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email, UserLimitOverrides(quotaBytes: used)))
+                let full = try await web.post(base + "settle", form: ["id": third.uuidString, "base": "4", "keep": "merged", "text": "a merge with new bytes\n", "form_token": token])
+                #expect(full.status == 429 && full.body.contains("storage full"), "\(full.status) \(full.body)")
+                #expect(try await VaultSyncServer.setUserLimits(configuration: server.configuration, logger: TestCluster.quietLogger, email: user.email, UserLimitOverrides()))
+                // Keeping the server's version changes no file.
                 _ = try await web.post(base + "settle", form: ["id": third.uuidString, "base": "4", "keep": "server", "form_token": token])
                 #expect(try await laptop.read("a.md") == "laptop moved on\nphone again\n")
                 let versions = try await laptop.api.history(try VaultPath("a.md"), session: laptop.session).versions

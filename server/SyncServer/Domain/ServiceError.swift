@@ -51,6 +51,9 @@ enum ServiceError: Error, Equatable {
     case readOnly
     /// A WebDAV write to a path another client locked (RFC 4918 §6), with what to do.
     case locked(String)
+    /// The one file of a write was turned down, with the rejection's own code and words (the
+    /// web app's conflict page writes one file).
+    case fileRefused(FileError)
     /// What only a vault's owner does (its key envelope), asked for by a member.
     case ownerOnly(String)
     /// Managing a shared vault's members, asked for by a member who is neither its owner nor an admin.

@@ -97,6 +97,8 @@ extension ServiceError {
             (.conflict, ErrorBody(code: .alreadyMember, message: message))
         case .membershipEnded(let message):
             (.gone, ErrorBody(code: .membershipEnded, message: message))
+        case .fileRefused(let error):
+            (Self.status(of: error.code), ErrorBody(code: error.code, message: error.message))
         case .locked(let message):
             (.init(code: 423, reasonPhrase: "Locked"), ErrorBody(code: .locked, message: message))
         case .readOnly:
@@ -129,6 +131,18 @@ extension ServiceError {
             (.requestTimeout, ErrorBody(code: .requestTimeout, message: m))
         case .storageUnavailable(let m):
             (.init(code: 507, reasonPhrase: "Insufficient Storage"), ErrorBody(code: .storageUnavailable, message: m))
+        }
+    }
+
+    /// The status a refused file's code answers with when it is the request's whole answer, as
+    /// the same code does elsewhere.
+    static func status(of code: ErrorCode) -> HTTPResponse.Status {
+        switch code {
+        case .quotaExceeded: .tooManyRequests
+        case .invalidPath, .invalidRequest: .badRequest
+        case .fileTooLarge: .contentTooLarge
+        case .uploadMissing, .reservationNotFound: .notFound
+        default: .conflict
         }
     }
 

@@ -4,10 +4,10 @@ import SyncProtocol
 
 /// A vault's open conflicts, each shown beside the server's version and settled here: keep the
 /// server's version, keep the device's, or save text merged in the page. Keeping a side or saving
-/// a merge is a push of that content on the version shown (``VaultService/push(_:_:)``, then
-/// ``VaultService/confirm(_:_:)`` when its bytes were not sent inline), so a file changed meanwhile
-/// is refused, never overwritten; then the record is closed (``VaultService/resolveConflict(_:_:)``),
-/// and each device with a copy of the conflict takes the server's version at its next sync.
+/// a merge is one write of that content on the version shown, closing the record in the same
+/// transaction (``VaultService/settleConflict(_:id:base:_:)``), so a file changed meanwhile is
+/// refused with its own code and words, never overwritten; each device with a copy of the
+/// conflict takes the server's version at its next sync.
 extension WebApp {
     func addConflictPages(to vaultPages: RouterGroup<ServerRequestContext>) {
         vaultPages.get("conflicts") { request, context in try await page(request, context) { try await conflictsPage($0, request, context) } }
@@ -61,45 +61,25 @@ extension WebApp {
 
     func settle(_ caller: Caller, _ form: [String: String], _ context: ServerRequestContext) async throws -> Response {
         let scope = try await scope(caller, context)
-        let record = try await openRecord(scope, form["id"])
+        guard let id = form["id"].flatMap(UUID.init(uuidString:)) else { throw ServiceError.invalidRequest("which conflict is missing") }
         guard let base = form["base"].flatMap(Int.init) else { throw ServiceError.invalidRequest("which version of the file was shown is missing") }
-        let resolution: String
+        let settlement: ConflictSettlement
         switch form["keep"] {
         case "server":
-            resolution = "kept_remote"
+            settlement = .keepServer
         case "device":
-            try await write(scope, record.path, hash: record.contentHash, sizeBytes: record.sizeBytes, content: nil, base: base)
-            resolution = "kept_recorded"
+            settlement = .keepRecorded
         case "merged":
-            let text = (form["text"] ?? "").replacingOccurrences(of: "\r\n", with: "\n")
-            let bytes = Data(text.utf8)
+            let bytes = Data((form["text"] ?? "").replacingOccurrences(of: "\r\n", with: "\n").utf8)
             guard Int64(bytes.count) <= InlineContent.maxFileBytes else {
                 throw ServiceError.invalidRequest("a merge of more than \(InlineContent.maxFileBytes / 1024) KiB is made on a device (vaultsync resolve)")
             }
-            try await write(scope, record.path, hash: ContentHasher.hash(bytes), sizeBytes: Int64(bytes.count), content: bytes, base: base)
-            resolution = "merged"
+            settlement = .merged(bytes)
         default:
             throw ServiceError.invalidRequest("which side to keep is missing")
         }
-        _ = try await vault.resolveConflict(scope, ResolveConflictRequest(ids: [record.id], resolution: resolution))
-        return Response.redirect(to: Self.base(scope) + "conflicts?settled=" + Self.query(record.path.rawValue), type: .normal)
-    }
-
-    /// Writes `path`'s next version on `base` as a device's push would; a file changed since is refused.
-    private func write(_ scope: VaultScope, _ path: VaultPath, hash: ContentHash, sizeBytes: Int64, content: Data?, base: Int) async throws {
-        let pushed = try await vault.push(scope, PushRequest(
-            files: [PushFile(path: path, contentHash: hash, sizeBytes: sizeBytes, baseVersion: base == 0 ? nil : base, content: content)], commitInline: true))
-        if let rejected = pushed.rejected.first { throw ServiceError.invalidRequest(rejected.message) }
-        guard pushed.conflicts.isEmpty else {
-            throw ServiceError.invalidRequest("'\(path)' changed on the server since this page was shown: open the conflict again to see its new version")
-        }
-        if pushed.committed?.confirmed.isEmpty == false { return }
-        guard let reserved = pushed.uploads.first, !reserved.uploadRequired else { throw ServiceError.invalidRequest("the device's version of '\(path)' is no longer kept") }
-        let confirmed = try await vault.confirm(scope, ConfirmRequest(confirmed: [ConfirmItem(path: path, version: reserved.newVersion)]))
-        if let failed = confirmed.failed.first { throw ServiceError.invalidRequest(failed.message) }
-        guard confirmed.conflicts.isEmpty else {
-            throw ServiceError.invalidRequest("'\(path)' changed on the server since this page was shown: open the conflict again to see its new version")
-        }
+        let path = try await vault.settleConflict(scope, id: id, base: base, settlement)
+        return Response.redirect(to: Self.base(scope) + "conflicts?settled=" + Self.query(path.rawValue), type: .normal)
     }
 
     private func openRecord(_ scope: VaultScope, _ raw: String?) async throws -> ConflictInfo {
