@@ -94,14 +94,15 @@ enum FileStateQueries {
         return result
     }
 
-    /// Locks the vault row until commit and returns its last change sequence number. Every writer
-    /// of `file_state` calls this first, so writers of one vault are serialised and sequence
-    /// numbers are handed out in commit order.
+    /// Locks the vault row until commit and returns its last change sequence number: the one
+    /// vault lock. Every writer of `file_state` takes it first, so writers of one vault are
+    /// serialised and sequence numbers are handed out in commit order; what else must not change
+    /// beside a write (who holds the vault's key, WebDAV locks) takes it too.
     /// Also returns the vault's purge mark (``FileVersionRule/first(purgeMark:)``).
     @discardableResult
     static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws -> (sequence: Int64, purgeMark: Int64, namesGeneration: Int, namesSince: Int64) {
         guard let row = try db.query(
-            "UPDATE vaults SET change_seq = change_seq WHERE id = $1 RETURNING change_seq, purged_through_seq, names_generation, names_since_seq", [vaultID]).first
+            "SELECT change_seq, purged_through_seq, names_generation, names_since_seq FROM vaults WHERE id = $1 FOR UPDATE", [vaultID]).first
         else {
             throw ServiceError.notFound("vault not found")
         }

@@ -106,11 +106,6 @@ enum SharingKeyQueries {
         }
     }
 
-    /// Holds the vault's row until the transaction ends: one change to who holds its key at a time.
-    static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws {
-        try db.query("SELECT 1 FROM vaults WHERE id = $1 FOR UPDATE", [vaultID])
-    }
-
     /// Records generation `generation` of the vault's key: every membership ended so far is
     /// renewed past.
     static func addGeneration(_ db: PostgresConnection, vaultID: UUID, generation: Int, keyID: String, madeBy: UUID, now: Date) throws {

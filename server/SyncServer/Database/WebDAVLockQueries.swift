@@ -29,7 +29,7 @@ enum WebDAVLockQueries {
 
     /// Holds the vault's locks still while a lock is decided (the vault's row, as writes take it).
     static func lockVault(_ db: PostgresConnection, vaultID: UUID, now: Date) throws {
-        try db.query("SELECT 1 FROM vaults WHERE id = $1 FOR UPDATE", [vaultID])
+        _ = try FileStateQueries.lockVault(db, vaultID: vaultID)
         try db.query("DELETE FROM webdav_locks WHERE vault_id = $1 AND expires_at <= $2", [vaultID, now])
     }
 

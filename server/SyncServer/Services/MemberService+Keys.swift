@@ -67,7 +67,7 @@ extension MemberService {
         let now = now()
         try await db.transaction { tx in
             let vault = try Self.reach(tx, userID: userID, vaultID: vaultID)
-            try SharingKeyQueries.lockVault(tx, vaultID: vault.id)  // one rotation at a time, and no member joins meanwhile
+            _ = try FileStateQueries.lockVault(tx, vaultID: vault.id)  // one rotation at a time, and no member joins meanwhile
             let keyIDs = vault.encrypted ? try SharingKeyQueries.keyIDs(tx, vaultID: vault.id) : []
             let people = try VaultMemberQueries.members(tx, vaultID: vault.id).map(\.userID) + VaultInvitationQueries.invitees(tx, vaultID: vault.id, now: now)
             let recipients = request.recipients.map(\.userID)

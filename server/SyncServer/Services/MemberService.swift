@@ -38,7 +38,7 @@ struct MemberService: Sendable {
         let now = now()
         var made = try await db.transaction { tx in
             let vault = try Self.reach(tx, userID: userID, vaultID: vaultID)
-            if vault.encrypted { try SharingKeyQueries.lockVault(tx, vaultID: vault.id) }  // no new generation meanwhile
+            if vault.encrypted { _ = try FileStateQueries.lockVault(tx, vaultID: vault.id) }  // no new generation meanwhile
             let keyIDs = vault.encrypted ? try SharingKeyQueries.keyIDs(tx, vaultID: vault.id) : []
             let grants = request.keys ?? []
             let action = MemberAdmission.Action.invite(
