@@ -89,8 +89,9 @@ let package = Package(
         .target(name: "SyncClient", dependencies: ["SyncCore", "SyncProtocol", "VaultCrypto", "CFileStat", grdb, log, zip, asyncHTTPClient, nioCore, nioPosix, nioHTTP1, nioSSL, nioWebSocket, webSocketClient, httpTypes], path: "client/SyncClient", swiftSettings: swiftSettings),
 
         // MARK: executables
-        .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),
-        .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", argumentParser, log], swiftSettings: swiftSettings),
+        .target(name: "CommandLineSecrets", dependencies: [argumentParser], swiftSettings: swiftSettings),
+        .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", "SyncProtocol", "CommandLineSecrets", argumentParser, log], swiftSettings: swiftSettings),
+        .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", "CommandLineSecrets", argumentParser, log], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vaultsync-bench",
             dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "VaultCrypto", "TestSupport", "SeededRandom", "Postgres", argumentParser, log],

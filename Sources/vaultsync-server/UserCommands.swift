@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSecrets
 import Foundation
 import SyncProtocol
 import SyncServer
@@ -42,7 +43,7 @@ struct User: AsyncParsableCommand {
         func run() async throws {
             let (values, logger) = try Self.setUp()
             let configuration = values.configuration
-            let password = try newPassword(for: email, fromStdin: passwordStdin, environment: ProcessInfo.processInfo.environment)
+            let password = try newPassword(for: email, fromStdin: passwordStdin)
             do {
                 let id = try await VaultSyncServer.createUser(configuration: configuration, logger: logger, email: email, password: password)
                 print("\(email): account created (user \(id.uuidString.lowercased())); sign in with 'vaultsync init DIR --server URL --email \(email)'")
@@ -64,7 +65,7 @@ struct User: AsyncParsableCommand {
         func run() async throws {
             let (values, logger) = try Self.setUp()
             let configuration = values.configuration
-            let password = try newPassword(for: email, fromStdin: passwordStdin, environment: ProcessInfo.processInfo.environment)
+            let password = try newPassword(for: email, fromStdin: passwordStdin)
             do {
                 guard try await VaultSyncServer.resetPassword(configuration: configuration, logger: logger, email: email, password: password) else {
                     throw AdminFailure("no user with email '\(email)'")
@@ -103,17 +104,17 @@ struct User: AsyncParsableCommand {
     }
 }
 
-/// A password an admin command sets: from standard input, `VAULTSYNC_NEW_PASSWORD`, or a prompt.
-private func newPassword(for email: String, fromStdin: Bool, environment: [String: String]) throws -> String {
-    if fromStdin {
-        guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw AdminFailure("no password on standard input") }
-        return line
+/// A password an admin command sets: from standard input, `VAULTSYNC_NEW_PASSWORD`, or a prompt
+/// (``SecretSource``, as `vaultsync` reads its secrets); a refusal is one line, no usage.
+private func newPassword(for email: String, fromStdin: Bool) throws -> String {
+    let source = SecretSource(
+        what: "password", stdin: fromStdin, environment: "VAULTSYNC_NEW_PASSWORD", prompt: "New password for \(email): ",
+        missing: "no password: set VAULTSYNC_NEW_PASSWORD or use --password-stdin")
+    do {
+        return try source.read()
+    } catch let error as ValidationError {
+        throw AdminFailure(error.message)
     }
-    if let value = environment["VAULTSYNC_NEW_PASSWORD"], !value.isEmpty { return value }
-    guard isatty(STDIN_FILENO) == 1, let typed = getpass("New password for \(email): ") else {
-        throw AdminFailure("no password: set VAULTSYNC_NEW_PASSWORD or use --password-stdin")
-    }
-    return String(cString: typed)
 }
 
 /// A refusal of an admin command: one line on standard error, exit code 1 (no usage text).

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSecrets
 import Foundation
 import SyncClient
 import SyncProtocol

@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 
 #if canImport(Glibc)
@@ -8,21 +8,31 @@ import Glibc
 /// Where one secret (a password, a passphrase, a recovery key) comes from, always in the same
 /// order: a line of standard input when the command's `--…-stdin` flag asks for it, else the
 /// environment, else a prompt on a terminal (typed twice for a new secret), else a clear error.
-struct SecretSource {
+/// Both executables read their secrets so.
+package struct SecretSource {
     /// What the secret is, for messages ("password", "passphrase").
-    var what: String
+    package var what: String
     /// Read from the next line of standard input.
-    var stdin = false
+    package var stdin = false
     /// The environment variable that may hold it.
-    var environment: String?
+    package var environment: String?
     /// What a terminal prompt says.
-    var prompt: String
+    package var prompt: String
     /// A new secret: typed twice on a terminal, and the two must agree.
-    var typedTwice = false
+    package var typedTwice = false
     /// The error when none is given.
-    var missing: String
+    package var missing: String
 
-    func read() throws -> String {
+    package init(what: String, stdin: Bool = false, environment: String? = nil, prompt: String, typedTwice: Bool = false, missing: String) {
+        self.what = what
+        self.stdin = stdin
+        self.environment = environment
+        self.prompt = prompt
+        self.typedTwice = typedTwice
+        self.missing = missing
+    }
+
+    package func read() throws -> String {
         if stdin { return try Self.line(what) }
         if let value = environment.flatMap(Self.environment) { return value }
         guard let first = Self.typed(prompt) else { throw ValidationError(missing) }
@@ -33,13 +43,13 @@ struct SecretSource {
     }
 
     /// The next line of standard input, which must not be empty.
-    static func line(_ what: String) throws -> String {
+    package static func line(_ what: String) throws -> String {
         guard let line = readLine(strippingNewline: true), !line.isEmpty else { throw ValidationError("no \(what) on standard input") }
         return line
     }
 
     /// A variable's value, unless it is unset or empty.
-    static func environment(_ key: String) -> String? {
+    package static func environment(_ key: String) -> String? {
         ProcessInfo.processInfo.environment[key].flatMap { $0.isEmpty ? nil : $0 }
     }
 
