@@ -71,6 +71,14 @@ import Testing
         }
     }
 
+    /// The server's count of connections taken from its pool, as `/metrics` says it.
+    static func checkouts(_ server: TestServer) async throws -> Double {
+        let scraped = try await RawHTTP.send(
+            "GET", URL(string: server.baseURL.absoluteString + "/metrics")!, headers: ["Authorization": "Bearer scrape-me-0123456789"], protocolVersion: nil)
+        let line = String(decoding: scraped.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("vaultsync_database_checkouts_total ") }
+        return try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") })
+    }
+
     /// A push of notes committed inline uses the connection pool three times: the vault's scope
     /// (with the session check), the look at which bytes are stored, and the write's transaction.
     @Test func aPushOfInlineNotesTakesThreeConnectionsFromThePool() async throws {
@@ -78,12 +86,7 @@ import Testing
             let device = try await server.newUser().newDevice()
             try await device.write("warm.md", "up")  // the database history's id is read once, then kept
             let cursor = try await device.allChanges().cursor
-            func checkouts() async throws -> Double {
-                let scraped = try await RawHTTP.send(
-                    "GET", URL(string: server.baseURL.absoluteString + "/metrics")!, headers: ["Authorization": "Bearer scrape-me-0123456789"], protocolVersion: nil)
-                let line = String(decoding: scraped.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("vaultsync_database_checkouts_total ") }
-                return try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") })
-            }
+            func checkouts() async throws -> Double { try await Self.checkouts(server) }
             let first = try await checkouts()
             let scrape = try await checkouts() - first  // what a scrape itself takes
             let before = try await checkouts()
@@ -106,12 +109,7 @@ import Testing
             let user = try await server.newUser()
             let (dav, _) = try await WebDAVTests.client(user, server)
             #expect(try await dav.put("/dav/default/warm.md", "up").status == 201)  // the database history's id is read once, then kept
-            func checkouts() async throws -> Double {
-                let scraped = try await RawHTTP.send(
-                    "GET", URL(string: server.baseURL.absoluteString + "/metrics")!, headers: ["Authorization": "Bearer scrape-me-0123456789"], protocolVersion: nil)
-                let line = String(decoding: scraped.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("vaultsync_database_checkouts_total ") }
-                return try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") })
-            }
+            func checkouts() async throws -> Double { try await Self.checkouts(server) }
             let first = try await checkouts()
             let scrape = try await checkouts() - first
             var before = try await checkouts()
