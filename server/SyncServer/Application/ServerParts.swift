@@ -66,10 +66,7 @@ struct ServerParts: Sendable {
         if configuration.quotaBytes != nil, configuration.versionRetention == nil {
             logger.notice("the byte quota counts every version kept, and old versions are kept as long as their file exists: set --version-retention (30d, say) so that history makes room again")
         }
-        let limits = VaultLimits(
-            maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
-            maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL, uploadSessionTTL: configuration.uploadGrace,
-            defaultQuotaBytes: configuration.quotaBytes, defaultQuotaFiles: configuration.quotaFiles, minimumScryptLogN: configuration.minimumScryptLogN)
+        let limits = VaultLimits(configuration)
         return ServerParts(
             configuration: configuration, now: now, logger: logger, secret: secret, metrics: metrics, database: database, fileIO: fileIO,
             address: address, serverURLs: serverURLs, store: store,

@@ -91,9 +91,7 @@ extension VaultSyncServer {
             try await pool.withConnection { db in
                 guard let userID = try AccountQueries.userID(db, email: email) else { return nil }
                 let overrides = try QuotaQueries.overrides(db, userID: userID)
-                let effective = AccountLimits(
-                    quotaBytes: overrides.quotaBytes ?? configuration.quotaBytes, quotaFiles: overrides.quotaFiles ?? configuration.quotaFiles,
-                    maxFileBytes: overrides.maxFileBytes ?? configuration.maxFileBytes)
+                let effective = try VaultSnapshotQueries.accountLimits(db, userID: userID, defaults: VaultLimits(configuration))
                 return (UserLimitOverrides(quotaBytes: overrides.quotaBytes, quotaFiles: overrides.quotaFiles, maxFileBytes: overrides.maxFileBytes), try effective.usageReport(db, userID: userID))
             }
         }

@@ -12,3 +12,13 @@ struct VaultLimits: Sendable {
     /// The smallest scrypt cost (log2 N) a new key envelope may ask for.
     var minimumScryptLogN = 15
 }
+
+extension VaultLimits {
+    /// The limits `configuration` sets (the server's, and the admin commands' with it).
+    init(_ configuration: ServerConfiguration) {
+        self.init(
+            maxBatchFiles: configuration.maxBatchFiles, maxFileBytes: configuration.maxFileBytes,
+            maxStatePage: configuration.maxStatePage, blobURLTTL: configuration.blobURLTTL, uploadSessionTTL: configuration.uploadGrace,
+            defaultQuotaBytes: configuration.quotaBytes, defaultQuotaFiles: configuration.quotaFiles, minimumScryptLogN: configuration.minimumScryptLogN)
+    }
+}
