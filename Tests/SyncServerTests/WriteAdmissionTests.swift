@@ -25,6 +25,17 @@ import Testing
     @Test(arguments: undeleteCases) func undelete(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot, by: c.role) == c.expected) }
     @Test(arguments: conflictBytesCases) func conflictBytes(_ c: Case) { #expect(WriteAdmission.admit(c.request, in: c.snapshot, by: c.role) == c.expected) }
 
+    /// The upload rule every door that takes uploaded bytes meets (confirm, a conflict record, a repair).
+    @Test(arguments: [
+        (BlobCheck?.some(.verified(sizeBytes: 5)), WriteRejection?.none),
+        (BlobCheck?.some(.verified(sizeBytes: 4)), WriteRejection?.some(.sizeMismatch(stored: 4, declared: 5))),
+        (BlobCheck?.some(.mismatch("not that hash")), WriteRejection?.some(.hashMismatch("not that hash"))),
+        (BlobCheck?.none, WriteRejection?.some(.notUploaded)),
+    ])
+    func uploadRule(_ check: BlobCheck?, _ rejection: WriteRejection?) {
+        #expect(WriteAdmission.uploadCheck(check, declared: 5) == rejection)
+    }
+
     @Test(arguments: verifyCases) func verifyUploads(_ c: VerifyCase) {
         let result = WriteAdmission.verifyUploads([c.item], reservations: c.reservations, checks: c.checks, now: Self.now)
         #expect(result.verified == c.verified && result.rejected.map(\.why) == c.rejected.map { [$0] } ?? [])

@@ -80,18 +80,25 @@ extension WriteAdmission {
                 rejected.append(.init(path: item.path, why: .noReservation(version: item.version)))
                 continue
             }
-            switch checks[reservation.contentHash] {
-            case .verified(let size) where size == reservation.sizeBytes:
+            if let why = uploadCheck(checks[reservation.contentHash], declared: reservation.sizeBytes) {
+                rejected.append(.init(path: item.path, why: why))
+            } else {
                 verified.append(reservation)
-            case .verified(let size):
-                rejected.append(.init(path: item.path, why: .sizeMismatch(stored: size, declared: reservation.sizeBytes)))
-            case .mismatch(let why):
-                rejected.append(.init(path: item.path, why: .hashMismatch(why)))
-            case nil:
-                rejected.append(.init(path: item.path, why: .notUploaded))
             }
         }
         return (verified, rejected)
+    }
+
+    /// The upload rule: bytes a device (or a repair) uploaded count only when the store holds
+    /// exactly the declared size hashing to their key (`check`: what the store said; nil: nothing
+    /// there). Nil when they do; otherwise why not. Confirms, conflict records and repairs meet it.
+    static func uploadCheck(_ check: BlobCheck?, declared: Int64) -> WriteRejection? {
+        switch check {
+        case .verified(let size) where size == declared: nil
+        case .verified(let size): .sizeMismatch(stored: size, declared: declared)
+        case .mismatch(let why): .hashMismatch(why)
+        case nil: .notUploaded
+        }
     }
 
     /// Makes each verified reservation current while the server still holds the version it was

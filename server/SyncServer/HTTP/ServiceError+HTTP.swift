@@ -139,9 +139,8 @@ extension ServiceError {
     static func status(of code: ErrorCode) -> HTTPResponse.Status {
         switch code {
         case .quotaExceeded: .tooManyRequests
-        case .invalidPath, .invalidRequest: .badRequest
+        case .invalidPath, .invalidRequest, .contentMismatch: .badRequest
         case .fileTooLarge: .contentTooLarge
-        case .uploadMissing, .reservationNotFound: .notFound
         default: .conflict
         }
     }

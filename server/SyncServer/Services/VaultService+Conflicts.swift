@@ -65,17 +65,12 @@ extension VaultService {
             let (watermark, known) = try await db.withConnection {
                 (try BlobGuardQueries.watermark($0), try PushQueries.knownBlobs($0, vaultID: scope.vaultID, hashes: [record.contentHash]))
             }
+            let path = VaultPath(alreadyValidated: record.path)
             if known[record.contentHash] != record.sizeBytes {
-                let key = BlobKey(vaultID: scope.vaultID, contentHash: try ContentHash(record.contentHash))
-                switch try await blobs.verify([key])[key] {
-                case .verified(let size) where size == record.sizeBytes: break
-                case .verified(let size): throw ServiceError.contentMismatch("the uploaded bytes are \(size) bytes, \(record.sizeBytes) were declared")
-                case .mismatch(let why): throw ServiceError.contentMismatch(why)
-                case nil: throw ServiceError.uploadMissing("the conflict's bytes were never uploaded: PUT them to the upload URL first")
-                }
+                let checks = try await blobChecks(scope, hashes: [record.contentHash])
+                if let why = WriteAdmission.uploadCheck(checks[record.contentHash], declared: record.sizeBytes) { throw ServiceError.fileRefused(why.fileError(path)) }
             }
             let reads = VaultSnapshotQueries.Reads(found: [record.contentHash: record.sizeBytes], watermark: watermark)
-            let path = VaultPath(alreadyValidated: record.path)
             let plan = try await write(scope, now: now, locked: false) { _ in
                 (.conflictBytes(path: path, hash: record.contentHash, sizeBytes: record.sizeBytes, required: true), reads)
             } then: { tx, plan in

@@ -36,11 +36,15 @@ extension VaultService {
         }
         let damaged = try await db.withConnection { try RepairQueries.damaged($0, vaultID: scope.vaultID, hashes: hashes, limit: Self.repairPageSize) }
         let store = blobs.store
+        // The stored bytes read back and hashed again: a repair is taken only for whole bytes.
         let checked = await mapBounded(damaged, limit: 4) { blob -> (RepairQueries.Damaged, Bool) in
             guard let hash = try? ContentHash(blob.hash) else { return (blob, false) }
             let key = BlobKey(vaultID: scope.vaultID, contentHash: hash)
-            guard (try? await store.size(of: key)) == blob.sizeBytes else { return (blob, false) }
-            return (blob, (try? await store.storedHash(key)) == hash)
+            var check: BlobCheck?
+            if let size = try? await store.size(of: key) {
+                check = (try? await store.storedHash(key)) == hash ? .verified(sizeBytes: size) : .mismatch("the stored bytes do not hash to \(hash)")
+            }
+            return (blob, WriteAdmission.uploadCheck(check, declared: blob.sizeBytes) == nil)
         }
         let whole = checked.filter(\.1).map(\.0)
         let now = now()
