@@ -49,27 +49,33 @@ extension SyncEngine {
             if policy.needsBase, let base { baseData = ContentHasher.hash(remoteData) == base.hash ? remoteData : try await downloader.base(path, base) }
             decision = policy.merge(local: localData, remote: remoteData, base: baseData, localIsNewer: localIsNewer)
             remote = .bytes(remoteData)
-        } else if try await self.remote.cipher?.plaintextHash(of: download.contentHash) ?? download.contentHash == local.hash {
-            // The same bytes on both sides.
-            try await store.recordSynced([path: SyncedEntry(hash: local.hash, version: download.version)], at: now())
-            result.pulled.append(path)
-            return result
-        } else if let base, try await self.remote.cipher?.plaintextHash(of: download.contentHash) ?? download.contentHash == base.hash {
-            // The server's version holds what was synced here (renamed by a rekey): only this
-            // device changed the file, so its version goes up on top.
-            result.followUps.append(PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: local.sizeBytes, base: download.version))
-            return result
         } else {
-            guard let fetched = try await downloader.fetch([download])[path]?.get() else { throw SyncFileError.corruptDownload }
-            try await store.recordCiphertexts(fetched.ciphertext.map { [$0] } ?? [])
-            if let base, fetched.hash == base.hash {
-                // What was synced here, sealed again by a rekey: only this device changed the file.
-                try? FileManager.default.removeItem(at: fetched.url)
+            // From the hashes first (``MergeShortcut``): the server's plaintext hash when it is
+            // known before fetching, then the fetched bytes' own.
+            let known = try await self.remote.cipher?.plaintextHash(of: download.contentHash) ?? download.contentHash
+            var shortcut = MergeShortcut.of(local: local.hash, remote: known, base: base?.hash)
+            var fetched: StagedFile?
+            if shortcut == .decide {
+                guard let file = try await downloader.fetch([download])[path]?.get() else { throw SyncFileError.corruptDownload }
+                try await store.recordCiphertexts(file.ciphertext.map { [$0] } ?? [])
+                fetched = file
+                shortcut = MergeShortcut.of(local: local.hash, remote: file.hash, base: base?.hash)
+            }
+            switch shortcut {
+            case .sameBytes:
+                if let fetched { try? FileManager.default.removeItem(at: fetched.url) }
+                try await store.recordSynced([path: SyncedEntry(hash: local.hash, version: download.version)], at: now())
+                result.pulled.append(path)
+                return result
+            case .onlyHereChanged:
+                if let fetched { try? FileManager.default.removeItem(at: fetched.url) }
                 result.followUps.append(PushCandidate(path: path, diskPath: local.diskPath, hash: local.hash, sizeBytes: local.sizeBytes, base: download.version))
                 return result
+            case .decide:
+                guard let fetched else { throw SyncFileError.corruptDownload }
+                remote = .file(fetched.url)
+                decision = policy.decideUnread(localIsNewer: localIsNewer)
             }
-            remote = .file(fetched.url)
-            decision = policy.decideUnread(localIsNewer: localIsNewer)
         }
         switch decision {
         case .merged(let data):
