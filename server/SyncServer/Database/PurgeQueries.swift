@@ -21,6 +21,7 @@ enum PurgeQueries {
         guard !paths.isEmpty else { return 0 }
         let highest = try purged.map { try $0.int64(1) }.max() ?? 0
         try db.query("DELETE FROM file_versions WHERE vault_id = $1 AND path = ANY($2::text[])", [vaultID, paths])
+        try WebDAVSeenQueries.forget(db, vaultID: vaultID, paths: paths)
         let sequence = try db.query("UPDATE vaults SET purged_through_seq = GREATEST(purged_through_seq, $2) WHERE id = $1 RETURNING change_seq", [vaultID, highest])
         try ChangeFeedQueries.announce(db, vaultID: vaultID, sequence: try sequence.first?.int64(0) ?? highest, deviceID: nil, paths: paths)
         return paths.count

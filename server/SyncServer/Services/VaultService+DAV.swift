@@ -130,9 +130,9 @@ extension VaultService {
             if locks != nil { reads.locksAround = (path.rawValue, now) }
             return (.push(push), reads)
         } then: { db, plan in
-            if let mtime, let written = plan.writes.first {
-                try WebDAVQueries.setMtime(db, vaultID: scope.vaultID, path: path.rawValue, version: written.version, mtime: mtime)
-            }
+            guard let written = plan.writes.first else { return }
+            if let mtime { try WebDAVQueries.setMtime(db, vaultID: scope.vaultID, path: path.rawValue, version: written.version, mtime: mtime) }
+            try WebDAVSeenQueries.saw(db, vaultID: scope.vaultID, deviceID: scope.deviceID, versions: [path.rawValue: written.version])
         }
         if let rejected = plan.rejected.first { return .rejected(rejected) }
         guard let written = plan.writes.first else { return .changed }
@@ -186,29 +186,54 @@ extension VaultService {
         try await db.withConnection { try BlobGuardQueries.watermark($0) }
     }
 
+    /// What a WebDAV `DELETE` came to: the files it tombstoned, and those it kept because their
+    /// current version is newer than the one this client last saw (another device's edit).
+    struct DAVDeletion: Sendable, Equatable {
+        var deleted: [VaultPath] = []
+        var kept: [VaultPath] = []
+    }
+
     /// Tombstones for the file at `path`, or for every live file below the folder `path`, in one
-    /// change, and forgets the WebDAV collections, properties and locks there. False when nothing
-    /// was there.
-    func davDelete(_ scope: VaultScope, path: String) async throws -> Bool {
+    /// change, and forgets the WebDAV collections, properties and locks there; nil when nothing
+    /// was there. Each file's base is the version this client last saw (``WebDAVSeenQueries``;
+    /// the current one when it never saw one, or `confirmed`: an `If-Match` named it), so an edit
+    /// it never saw is kept: admission's delete rule makes it a conflict, and it stays.
+    func davDelete(_ scope: VaultScope, path: String, confirmed: Bool = false) async throws -> DAVDeletion? {
         let now = now()
         let (plan, _, hadCollections) = try await write(scope, now: now) { db in
-            let files: [DeleteFile]
+            let live: [BrowseQueries.Entry]
             if !path.isEmpty, let file = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path) {
-                files = [DeleteFile(path: VaultPath(alreadyValidated: file.path), baseVersion: file.version)]
+                live = [file]
             } else {
-                files = try WebDAVQueries.live(db, vaultID: scope.vaultID, prefix: path.isEmpty ? "" : path + "/", limit: .max).map {
-                    DeleteFile(path: VaultPath(alreadyValidated: $0.path), baseVersion: $0.version)
-                }
+                live = try WebDAVQueries.live(db, vaultID: scope.vaultID, prefix: path.isEmpty ? "" : path + "/", limit: .max)
             }
+            let seen = confirmed ? [:] : try WebDAVSeenQueries.seen(db, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: live.map(\.path))
+            let files = live.map { DeleteFile(path: VaultPath(alreadyValidated: $0.path), baseVersion: seen[$0.path] ?? $0.version) }
             return (.delete(files), VaultSnapshotQueries.Reads(paths: files.map(\.path.rawValue)))
-        } then: { db, _ in
+        } then: { db, plan in
             let hadCollections = try !WebDAVQueries.collections(db, vaultID: scope.vaultID, under: path).isEmpty
             try WebDAVQueries.removeCollections(db, vaultID: scope.vaultID, under: path)
-            try WebDAVPropertyQueries.remove(db, vaultID: scope.vaultID, under: path)
-            try WebDAVLockQueries.remove(db, vaultID: scope.vaultID, under: path)
+            if plan.conflicts.isEmpty {
+                try WebDAVPropertyQueries.remove(db, vaultID: scope.vaultID, under: path)
+                try WebDAVLockQueries.remove(db, vaultID: scope.vaultID, under: path)
+            } else {
+                // The kept files keep their properties and locks.
+                for written in plan.writes { try WebDAVPropertyQueries.remove(db, vaultID: scope.vaultID, under: written.path.rawValue) }
+            }
             return hadCollections
         }
-        return !plan.writes.isEmpty || !plan.conflicts.isEmpty || hadCollections
+        guard !plan.writes.isEmpty || !plan.conflicts.isEmpty || hadCollections else { return nil }
+        return DAVDeletion(deleted: plan.writes.map(\.path), kept: plan.conflicts.map(\.path))
+    }
+
+    /// Records that this client holds `versions` of these paths (it received or sent their bytes).
+    func davSaw(_ scope: VaultScope, _ versions: [String: Int]) async throws {
+        try await db.withConnection { try WebDAVSeenQueries.saw($0, vaultID: scope.vaultID, deviceID: scope.deviceID, versions: versions) }
+    }
+
+    /// The version of each of `paths` this client last saw (a path it never saw is absent).
+    func davSeen(_ scope: VaultScope, paths: [String]) async throws -> [String: Int] {
+        try await db.withConnection { try WebDAVSeenQueries.seen($0, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: paths) }
     }
 
     /// Keeps a collection at `path` (its parent exists): WebDAV lists it until it is deleted over

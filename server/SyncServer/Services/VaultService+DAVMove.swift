@@ -40,6 +40,11 @@ extension VaultService {
             return (tombstones.isEmpty ? .push(push) : .move(push, sources: tombstones), reads)
         } then: { db, plan in
             guard !plan.writes.isEmpty || (files.isEmpty && replacing.isEmpty) else { return }
+            // The client sent these bytes to their new places: it has seen those versions.
+            let destinations = Set(files.map(\.destination))
+            try WebDAVSeenQueries.saw(
+                db, vaultID: scope.vaultID, deviceID: scope.deviceID,
+                versions: Dictionary(plan.writes.filter { destinations.contains($0.path) }.map { ($0.path.rawValue, $0.version) }) { a, _ in a })
             if clearing {
                 try WebDAVQueries.removeCollections(db, vaultID: scope.vaultID, under: destination)
                 try WebDAVLockQueries.remove(db, vaultID: scope.vaultID, under: destination)

@@ -35,6 +35,13 @@ extension WebDAVServer {
             throw DAVFailure(status: .conflict, message: "the destination's folder does not exist: make it first (MKCOL)")
         }
         try await admit(request, scope, target, (move ? [.membership(target.path)] : []) + [.membership(destination.path)])
+        // A move takes the source away: an edit this client never read stays where it is.
+        if move, request.headers[.ifMatch] == nil {
+            let seen = try await vault.davSeen(scope, paths: source.files.map(\.path))
+            if let unseen = source.files.first(where: { file in seen[file.path].map { $0 < file.version } ?? false }) {
+                throw DAVFailure(status: .preconditionFailed, message: Self.unseenEdit(unseen.path) + "; nothing was moved: sync to get that version")
+            }
+        }
         let existing = try await vault.davTree(scope, path: destination.path)
         if existing != nil, !overwrite { throw DAVFailure(status: .preconditionFailed, message: "'\(destination.path)' exists and Overwrite is F; nothing was changed") }
         // A folder copy at Depth 0 is the folder alone; a move is always the whole tree.

@@ -53,6 +53,7 @@ extension WebDAVServer {
             .contentType: DAVListing.contentType(file.path), .eTag: resource.etag, .lastModified: DAVListing.httpDate(file.updatedAt), .acceptRanges: "bytes",
         ]
         if let wanted = request.headers[.ifNoneMatch], Self.matches(wanted, etag: resource.etag, weak: true) {
+            if !head { try await vault.davSaw(scope, [file.path: file.version]) }  // it holds these bytes
             return Response(status: .notModified, headers: headers)
         }
         var (status, offset, length) = (HTTPResponse.Status.ok, Int64(0), file.sizeBytes)
@@ -68,6 +69,8 @@ extension WebDAVServer {
             }
         }
         headers[.contentLength] = String(length)
+        // A read of the bytes to their end is what this client saw (a `PROPFIND` is not).
+        if !head, offset + length == file.sizeBytes { try await vault.davSaw(scope, [file.path: file.version]) }
         guard !head, length > 0, let hash = file.contentHash else { return Response(status: status, headers: headers) }
         let content = try await vault.blobs.store.read(BlobKey(vaultID: scope.vaultID, contentHash: ContentHash(alreadyValidated: hash)), from: offset)
         return Response(status: status, headers: headers, body: content.responseBody(length: length))

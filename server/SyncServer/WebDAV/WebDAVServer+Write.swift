@@ -91,7 +91,11 @@ extension WebDAVServer {
         }
     }
 
-    /// A file's tombstone, or a folder's: every live file below it in one change.
+    /// A file's tombstone, or a folder's: every live file below it in one change. A file whose
+    /// current version is newer than the one this client last saw (another device's edit it
+    /// never read) is kept: a file's `DELETE` answers `412` and changes nothing; a folder's deletes
+    /// the rest and lists the kept files in a `207`. With `If-Match`, the ETag decides, as in
+    /// standard WebDAV.
     func delete(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
         guard !target.path.isEmpty else { throw DAVFailure(status: .forbidden, message: "the vault itself is not deleted over WebDAV: delete it in the web app or with vaultsync") }
         try await admit(request, scope, target, [.membership(target.path)])
@@ -101,10 +105,23 @@ extension WebDAVServer {
                 throw DAVFailure(status: .preconditionFailed, message: "the file is not at the version this client last saw (If-Match); nothing was deleted")
             }
         }
-        guard try await vault.davDelete(scope, path: target.path) else {
+        guard let deletion = try await vault.davDelete(scope, path: target.path, confirmed: request.headers[.ifMatch] != nil) else {
             throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
         }
-        return Response(status: .noContent)
+        guard !deletion.kept.isEmpty else { return Response(status: .noContent) }
+        if deletion.kept == [try VaultPath(target.path)] {
+            throw DAVFailure(status: .preconditionFailed, message: Self.unseenEdit(target.path) + "; nothing was deleted: sync to get that version")
+        }
+        return Self.multistatus(deletion.kept.map { path in
+            Multistatus.Entry(
+                href: DAVTarget.href(vault: target.vault, path: path.rawValue, collection: false), status: "HTTP/1.1 412 Precondition Failed",
+                description: Self.unseenEdit(path.rawValue) + "; it was kept (the rest was deleted): sync to get that version")
+        })
+    }
+
+    /// Why a file another device changed since this client last read it is kept.
+    static func unseenEdit(_ path: String) -> String {
+        "'\(path)' was changed on another device since this client last read it"
     }
 
     /// An empty folder, kept for WebDAV clients until a file is put into it (native devices have
