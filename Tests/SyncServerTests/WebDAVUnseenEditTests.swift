@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import SyncClient
 import SyncProtocol
 import TestSupport
@@ -50,6 +51,14 @@ import Testing
             let (other, _) = try await WebDAVTests.client(user, server, name: "rclone")
             #expect(try await other.send("DELETE", "/dav/default/trip/a.md").status == 204)
             #expect(try await desktop.read("trip/a.md") == nil)
+
+            // What a client saw of a path goes with the path's purge.
+            let db = try PostgresConnection(connectionString: server.databaseURL)
+            let rows = { try db.query("SELECT count(*) FROM webdav_seen WHERE path LIKE 'trip/%'").first?.int(0) ?? -1 }
+            #expect(try rows() > 0)
+            server.clock.advance(by: 400 * 24 * 3600)
+            _ = try await server.purge()
+            #expect(try rows() == 0)
         }
     }
 }
