@@ -182,6 +182,11 @@ import Testing
             #expect(await Self.refusal { _ = try await phone.api.recordConflict(record, session: phone.session) } == "403 read_only")
             // An export is kept in the owner's storage: a reader's used up Ana's quota (issue 53).
             #expect(await Self.refusal { _ = try await phone.api.startExport(phone.session) } == "403 read_only")
+            do {
+                _ = try await phone.api.startExport(phone.session)
+            } catch let error as SyncAPIError {
+                #expect(error.serverMessage.contains("an export is kept in its owner's storage"), "says why, not 'nothing you change is written': \(error)")
+            }
             try await WebClient.with(server.baseURL) { web in
                 _ = try await web.signIn(email: ben.email, password: ben.password)
                 let page = try await web.get("/app/vaults/\(vault.uuidString.lowercased())/export")

@@ -36,7 +36,7 @@ extension SyncEngine {
         if remote.cipher != nil, let email {
             let person = try await session.run { [api] in try await api.personKeys(email: email, accessToken: $0.accessToken) }
             try await takeNewGenerations()
-            keys = try await grants(to: person, expectedNumber: safetyNumber)
+            keys = try await grants(to: person, in: id, expectedNumber: safetyNumber)
         }
         let request = InviteRequest(email: email, code: email == nil ? true : nil, role: role, keys: keys)
         return try await session.run { [api] in try await api.invite(request, to: id, accessToken: $0.accessToken) }

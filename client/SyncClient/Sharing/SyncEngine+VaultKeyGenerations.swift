@@ -6,11 +6,11 @@ import VaultCrypto
 /// (`docs/decisions/0003-shared-encrypted-vaults.md`): given to people when they are invited,
 /// taken when given to this account, renewed when a member leaves or is removed.
 extension SyncEngine {
-    /// Every generation this folder holds, wrapped to `person` and signed by this account: what
-    /// an invitation to an encrypted vault carries.
+    /// Every generation this folder holds, wrapped to `person` for the vault `vaultID` and signed
+    /// by this account: what an invitation to an encrypted vault carries.
     /// - Parameter expectedNumber: the safety number the inviter compared with the person, if any;
     ///   another one refuses (the server may have given another key).
-    func grants(to person: PersonKeys, expectedNumber: String?) async throws -> [KeyGrant] {
+    func grants(to person: PersonKeys, in vaultID: UUID, expectedNumber: String?) async throws -> [KeyGrant] {
         guard let cipher = remote.cipher else { return [] }
         let sharing = try await requireSharingKeys()
         let recipient = try SharingPublicKeys(agreement: person.agreementKey, signing: person.signingKey)
@@ -24,7 +24,6 @@ extension SyncEngine {
                 "\(person.email)'s safety number changed since this device last saw it; nothing was sent. Ask them for theirs ('vaultsync keys show'), compare, and invite with --safety-number")
         }
         try await see([(person.userID, recipient.safetyNumber)], confirming: expectedNumber != nil)
-        let vaultID = try await linkedVault().vaultID
         return try cipher.keys.generations.enumerated().map { index, key in
             let wrapped = try MemberWrappedKey.wrap(key, to: recipient, by: sharing, for: .init(vaultID: vaultID, generation: index + 1))
             return KeyGrant(generation: index + 1, keyID: key.id.description, wrapped: wrapped.wrapped, signature: wrapped.signature)

@@ -4,7 +4,8 @@ import Postgres
 /// SQL for what each WebDAV client last saw of each path (``Migration/webdavSeen``).
 enum WebDAVSeenQueries {
     /// Records that `deviceID` holds `version` of each path (a newer one stays: a slow `GET` of
-    /// an older version ending after a `PUT` does not take it back).
+    /// an older version ending after a `PUT` does not take it back). A version recorded already
+    /// writes nothing: a client's every `GET` comes here.
     static func saw(_ db: PostgresConnection, vaultID: UUID, deviceID: UUID, versions: [String: Int]) throws {
         guard !versions.isEmpty else { return }
         let paths = Array(versions.keys)
@@ -12,7 +13,7 @@ enum WebDAVSeenQueries {
             """
             INSERT INTO webdav_seen (vault_id, path, device_id, version)
             SELECT $1, t.path, $2, t.version FROM unnest($3::text[], $4::int[]) AS t(path, version)
-            ON CONFLICT (vault_id, path, device_id) DO UPDATE SET version = GREATEST(webdav_seen.version, EXCLUDED.version)
+            ON CONFLICT (vault_id, path, device_id) DO UPDATE SET version = EXCLUDED.version WHERE webdav_seen.version < EXCLUDED.version
             """, [vaultID, deviceID, paths, paths.map { versions[$0] ?? 0 }])
     }
 

@@ -47,8 +47,9 @@ enum ServiceError: Error, Equatable {
     case invitationRefused
     /// The operator's pages, for an account that is not an admin.
     case operatorOnly
-    /// A write to a shared vault by a member whose role there is `reader`.
-    case readOnly
+    /// A write to a shared vault by a member whose role there is `reader`; the words, when the
+    /// write is not a change of the vault's files (an export), say what it is.
+    case readOnly(String? = nil)
     /// A WebDAV write to a path another client locked (RFC 4918 §6), with what to do.
     case locked(String)
     /// The one file of a write was turned down, with the rejection's own code and words (the

@@ -101,8 +101,8 @@ extension ServiceError {
             (Self.status(of: error.code), ErrorBody(code: error.code, message: error.message))
         case .locked(let message):
             (.init(code: 423, reasonPhrase: "Locked"), ErrorBody(code: .locked, message: message))
-        case .readOnly:
-            (.forbidden, ErrorBody(code: .readOnly, message: "you are a reader of this vault: it syncs to you, but nothing you change is written to it (ask its owner or an admin for the writer role)"))
+        case .readOnly(let reason):
+            (.forbidden, ErrorBody(code: .readOnly, message: reason ?? "you are a reader of this vault: it syncs to you, but nothing you change is written to it (ask its owner or an admin for the writer role)"))
         case .operatorOnly:
             (.forbidden, ErrorBody(code: .operatorOnly, message: "only the server's operators (accounts marked with 'vaultsync-server user set-admin') may do this"))
         case .emailTaken:

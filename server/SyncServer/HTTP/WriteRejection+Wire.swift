@@ -55,7 +55,7 @@ extension WriteRefusal {
         case .conflictOverQuota(let reason, let usage):
             .quotaExceeded(reason + " (the conflict is not kept on the server; the device keeps its copy)", usage: usage)
         case .readOnly:
-            .readOnly
+            .readOnly()
         case .locked(let path):
             .locked("'\(path)' is locked (WebDAV LOCK); send its lock token in an If header, or wait for it to be unlocked; nothing was written")
         case .namesChanged(let current):

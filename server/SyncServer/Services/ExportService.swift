@@ -39,7 +39,9 @@ struct ExportService: Sendable {
     /// running one when there is one (one at a time per vault, also for two requests at once), a
     /// ready one when the vault did not change since it started, else a new one.
     func start(_ scope: VaultScope) async throws -> ExportStatus {
-        if WriteAdmission.roleRefusal(scope.role) != nil { throw ServiceError.readOnly }
+        if WriteAdmission.roleRefusal(scope.role) != nil {
+            throw ServiceError.readOnly("you are a reader of this vault: an export is kept in its owner's storage, so its owner, admins and writers make them; a folder you sync holds every file")
+        }
         try await removeExpired()
         let (current, job) = try await db.withConnection { db in
             (try ExportQueries.changeSequence(db, vaultID: scope.vaultID), try ExportQueries.newestJob(db, vaultID: scope.vaultID, userID: scope.userID))

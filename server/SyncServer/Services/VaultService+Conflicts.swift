@@ -98,7 +98,7 @@ extension VaultService {
     }
 
     /// `POST /vault/conflicts/resolve`: closes the vault's open records among the ids, through
-    /// the write gate (a reader's request is refused: ``ServiceError/readOnly``).
+    /// the write gate (a reader's request is refused: ``ServiceError/readOnly(_:)``).
     func resolveConflict(_ scope: VaultScope, _ request: ResolveConflictRequest) async throws -> ResolveConflictResponse {
         guard request.ids.count <= limits.maxBatchFiles else { throw ServiceError.batchTooLarge(count: request.ids.count, limit: limits.maxBatchFiles) }
         let resolution = String(request.resolution.prefix(40))

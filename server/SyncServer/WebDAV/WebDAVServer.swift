@@ -70,7 +70,7 @@ struct WebDAVServer: RouterMiddleware {
         }
         // A reader of a shared vault reads: every WebDAV write is refused, also those that make
         // no version (properties, locks, empty folders).
-        if !scope.role.writes, !["PROPFIND", "GET", "HEAD"].contains(method) { throw ServiceError.readOnly }
+        if !scope.role.writes, !["PROPFIND", "GET", "HEAD"].contains(method) { throw ServiceError.readOnly() }
         switch method {
         case "PROPFIND": return try await propfind(request, context, scope, target)
         case "GET": return try await get(request, scope, target, head: false)
