@@ -33,18 +33,23 @@ extension AuthService {
     /// taken and given back each time would make a transaction dearer, and an app password holds
     /// 120 random bits, so a burst of guesses gains nothing.
     /// - Throws: ``ServiceError/invalidCredentials``, ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
-    func appPasswordHolder(email: String, password: String, address: String) async throws -> AppPasswordQueries.Holder {
+    /// What `then` reads for the holder is read on the same connection (the WebDAV door signs in,
+    /// resolves the vault and reads what its method needs on one).
+    func appPasswordHolder<Then: Sendable>(
+        email: String, password: String, address: String, then: @escaping @Sendable (PostgresConnection, AppPasswordQueries.Holder) throws -> Then
+    ) async throws -> (holder: AppPasswordQueries.Holder, then: Then) {
         let plan = throttle.appPasswordPlan(email: email, address: address)
         let hash = OneTimeCode.normalized(password, length: Self.appPasswordGroups * 4).map(OneTimeCode.hash)
         // The throttle and the password on one connection: every WebDAV request signs in.
-        let holder = try await db.withConnection { [throttle] db in
+        let found = try await db.withConnection { [throttle] db -> (AppPasswordQueries.Holder, Then)? in
             try throttle.check(plan, on: db)
-            return try hash.flatMap { try AppPasswordQueries.holder(db, email: email, hash: $0) }
+            guard let holder = try hash.flatMap({ try AppPasswordQueries.holder(db, email: email, hash: $0) }) else { return nil }
+            return (holder, try then(db, holder))
         }
-        guard let holder else {
+        guard let found else {
             try await throttle.failed(plan)
             throw ServiceError.invalidCredentials
         }
-        return holder
+        return found
     }
 }

@@ -91,7 +91,7 @@ struct SignInThrottle: Sendable {
     }
 
     /// Refuses a check while one of the plan's counts must still wait (app passwords: see
-    /// ``AuthService/appPasswordHolder(email:password:address:)``).
+    /// ``AuthService/appPasswordHolder(email:password:address:then:)``).
     /// - Throws: ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.
     func check(_ plan: SignInAdmission.Plan) async throws {
         try await db.withConnection { try check(plan, on: $0) }

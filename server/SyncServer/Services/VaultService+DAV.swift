@@ -41,27 +41,31 @@ extension VaultService {
     }
 
     /// What a write at `path` (and an `If` header naming `ifPaths`) needs before it reads a
-    /// body, on one connection: a `PUT` takes three in all, this, the look at its bytes
-    /// (``davStore(_:path:body:base:watermark:)``), and its write's transaction.
+    /// body. A `PUT` reads it on the connection its door signed in on and takes three in all:
+    /// that one, the look at its bytes (``davStore(_:path:body:base:io:)``), and its write's
+    /// transaction.
     func davSight(_ scope: VaultScope, path: String, ifPaths: Set<String>) async throws -> DAVSight {
-        let (now, limits) = (now(), limits)
-        return try await db.withConnection { db in
-            let current = path.isEmpty ? nil : try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path)
-            let isFolder = try current == nil && (path.isEmpty || WebDAVQueries.folderExists(db, vaultID: scope.vaultID, path: path))
-            let parent = path.split(separator: "/").dropLast().joined(separator: "/")
-            let parentExists = try parent.isEmpty || WebDAVQueries.folderExists(db, vaultID: scope.vaultID, path: parent)
-            var states: [String: DAVIfHeader.State] = [:]
-            for named in ifPaths {
-                let etag = try Self.davResources(db, vaultID: scope.vaultID, path: named, depth: 0)?.first?.etag
-                let tokens = DAVLockRule.covering(named, try WebDAVLockQueries.around(db, vaultID: scope.vaultID, path: named, now: now)).map(\.token)
-                states[named] = DAVIfHeader.State(etag: etag, tokens: Set(tokens))
-            }
-            return DAVSight(
-                current: current, isFolder: isFolder, parentExists: parentExists,
-                locks: try WebDAVLockQueries.around(db, vaultID: scope.vaultID, path: path, now: now), states: states,
-                maxFileBytes: try VaultSnapshotQueries.accountLimits(db, userID: scope.ownerID, defaults: limits).maxFileBytes,
-                watermark: try BlobGuardQueries.watermark(db))
+        try await db.withConnection { try self.davSight($0, scope, path: path, ifPaths: ifPaths) }
+    }
+
+    /// ``davSight(_:path:ifPaths:)`` on a connection the caller holds.
+    func davSight(_ db: PostgresConnection, _ scope: VaultScope, path: String, ifPaths: Set<String>) throws -> DAVSight {
+        let now = now()
+        let current = path.isEmpty ? nil : try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path)
+        let isFolder = try current == nil && (path.isEmpty || WebDAVQueries.folderExists(db, vaultID: scope.vaultID, path: path))
+        let parent = path.split(separator: "/").dropLast().joined(separator: "/")
+        let parentExists = try parent.isEmpty || WebDAVQueries.folderExists(db, vaultID: scope.vaultID, path: parent)
+        var states: [String: DAVIfHeader.State] = [:]
+        for named in ifPaths {
+            let etag = try Self.davResources(db, vaultID: scope.vaultID, path: named, depth: 0)?.first?.etag
+            let tokens = DAVLockRule.covering(named, try WebDAVLockQueries.around(db, vaultID: scope.vaultID, path: named, now: now)).map(\.token)
+            states[named] = DAVIfHeader.State(etag: etag, tokens: Set(tokens))
         }
+        return DAVSight(
+            current: current, isFolder: isFolder, parentExists: parentExists,
+            locks: try WebDAVLockQueries.around(db, vaultID: scope.vaultID, path: path, now: now), states: states,
+            maxFileBytes: try VaultSnapshotQueries.accountLimits(db, userID: scope.ownerID, defaults: self.limits).maxFileBytes,
+            watermark: try BlobGuardQueries.watermark(db))
     }
 
     /// What is at `path`: a file, or a folder with every live file and WebDAV collection below it.

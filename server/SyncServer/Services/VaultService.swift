@@ -35,25 +35,25 @@ struct VaultService: Sendable {
             }
             throw ServiceError.deviceRequired("\(SyncHeader.device) '\(deviceHeader.prefix(64))' is not a device id")
         }
+        return try await db.withConnection { try self.scope($0, claims: claims, vaultName: vaultName, deviceID: deviceID) }
+    }
+
+    /// ``scope(claims:vaultName:deviceHeader:)`` on a connection the caller holds.
+    func scope(_ db: PostgresConnection, claims: AccessClaims, vaultName: String?, deviceID: UUID) throws -> VaultScope {
         let name = vaultName ?? AccountQueries.defaultVaultName
-        let now = now()
         let checkedAt = ContinuousClock.now
         let userID = claims.userID
-        let (vault, gone, device, caller): (AccountQueries.Reachable?, ServiceError?, DeviceQueries.Standing, Caller) =
-            try await db.withConnection { db in
-                let caller = try SessionCheck.caller(claims, db)
-                let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now)
-                if device == .active, caller.session.deviceID == nil { try SessionQueries.bind(db, id: caller.session.id, deviceID: deviceID) }
-                let vault = try AccountQueries.vault(db, userID: userID, nameOrID: name)
-                return (vault, vault == nil ? try Self.gone(db, userID: userID, nameOrID: name) : nil, device, caller)
-            }
+        let caller = try SessionCheck.caller(claims, db)
+        let device = try DeviceQueries.touch(db, userID: userID, deviceID: deviceID, now: now())
+        if device == .active, caller.session.deviceID == nil { try SessionQueries.bind(db, id: caller.session.id, deviceID: deviceID) }
         switch device {
         case .active: break
-        case .revoked: throw ServiceError.unauthorized("device \(deviceHeader) was revoked: sign in again to sync as a new device")
-        case .unknown: throw ServiceError.deviceRequired("device \(deviceHeader) is not registered to this account")
+        case .revoked: throw ServiceError.unauthorized("device \(deviceID.uuidString) was revoked: sign in again to sync as a new device")
+        case .unknown: throw ServiceError.deviceRequired("device \(deviceID.uuidString) is not registered to this account")
         }
-        if let gone { throw gone }
-        guard let vault else { throw ServiceError.notFound("no vault '\(name.prefix(64))' on this account") }
+        guard let vault = try AccountQueries.vault(db, userID: userID, nameOrID: name) else {
+            throw try Self.gone(db, userID: userID, nameOrID: name) ?? ServiceError.notFound("no vault '\(name.prefix(64))' on this account")
+        }
         return VaultScope(
             userID: userID, ownerID: vault.ownerID, role: vault.role, sessionID: caller.session.id, vaultID: vault.id, deviceID: deviceID, vaultName: vault.name,
             encrypted: vault.encrypted, checkedAt: checkedAt)

@@ -13,7 +13,7 @@ extension WebDAVServer {
 
     /// The request's `If` header, and the vault path each of its resources names (nil: one
     /// outside this vault, which holds no state here); nil without one.
-    func ifCondition(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) throws -> (header: DAVIfHeader, paths: [String: String?])? {
+    static func ifCondition(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) throws -> (header: DAVIfHeader, paths: [String: String?])? {
         let fields = request.headers[values: Self.ifHeader]
         guard !fields.isEmpty else { return nil }
         let header = try DAVIfHeader.parse(fields: fields)
@@ -48,7 +48,7 @@ extension WebDAVServer {
     /// it does not submit (`423`), reading what they name; returns the tokens it submitted.
     @discardableResult
     func admit(_ request: Request, _ scope: VaultScope, _ target: DAVTarget, _ writes: [DAVLockRule.Write]) async throws -> Set<String> {
-        let condition = try ifCondition(request, scope, target)
+        let condition = try Self.ifCondition(request, scope, target)
         var states: [String: DAVIfHeader.State] = [:]
         for case let path? in (condition?.paths ?? [:]).values { states[path] = try await state(path, scope) }
         var locks: [String: [DAVLock]] = [:]
@@ -62,7 +62,7 @@ extension WebDAVServer {
     }
 
     /// The path a tagged `If` list names, nil when it is not in this vault.
-    private func tagged(_ resource: String, _ scope: VaultScope, _ target: DAVTarget) -> String? {
+    private static func tagged(_ resource: String, _ scope: VaultScope, _ target: DAVTarget) -> String? {
         guard let named = try? DAVTarget.destination(resource), [target.vault, scope.vaultName, scope.vaultID.uuidString.lowercased()].contains(named.vault) else { return nil }
         return named.path
     }

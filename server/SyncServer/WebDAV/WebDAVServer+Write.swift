@@ -13,11 +13,12 @@ extension WebDAVServer {
     /// everything that can be decided then (so a refused `PUT` receives and stores nothing); the
     /// body is hashed as it arrives, stored once, and written as a committing push of those bytes,
     /// whose admission checks the base, the locks and the quota again under the vault's lock.
-    func put(_ request: Request, _ context: Context, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
+    /// `sight` is what the door read for it on the connection it signed in on (``VaultService/davSight(_:_:path:ifPaths:)``).
+    func put(_ request: Request, _ context: Context, _ scope: VaultScope, _ target: DAVTarget, sight: VaultService.DAVSight?) async throws -> Response {
         guard !target.path.isEmpty, !target.trailingSlash else { throw DAVFailure(status: .methodNotAllowed, message: "a folder takes no PUT: put a file into it") }
         let path = try VaultPath(target.path)
-        let condition = try ifCondition(request, scope, target)
-        let sight = try await vault.davSight(scope, path: target.path, ifPaths: Set((condition?.paths ?? [:]).values.compactMap { $0 }))
+        let condition = try Self.ifCondition(request, scope, target)
+        guard let sight else { throw ServiceError.readOnly() }  // the door reads one for every PUT it lets through
         if sight.current == nil, sight.isFolder { throw DAVFailure(status: .methodNotAllowed, message: "'\(target.path)' is a folder") }
         try Self.requireParent(sight, target)
         let write: DAVLockRule.Write = sight.current != nil ? .content(target.path) : .membership(target.path)

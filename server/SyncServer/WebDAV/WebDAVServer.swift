@@ -4,11 +4,12 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOPosix
+import Postgres
 import SyncProtocol
 
 /// `/dav/`: every plain vault of the account over WebDAV (RFC 4918), for the sync clients people
 /// already have (Remotely Save, rclone, a file manager). A client signs in with HTTP Basic: the
-/// account's email and an app password (``AuthService/appPasswordHolder(email:password:address:)``),
+/// account's email and an app password (``AuthService/appPasswordHolder(email:password:address:then:)``),
 /// which is a device of the account, so every write is named as that device's in history. Reads
 /// come from the vault's state; writes are the vault's own writes (``VaultService`` `dav…`), so
 /// they meet every rule a device meets and reach the other devices through the change feed.
@@ -56,13 +57,19 @@ struct WebDAVServer: RouterMiddleware {
                 status: .forbidden,
                 message: "WebDAV takes passwords only over TLS: reach this server through https (see docs/webdav.md), or its operator starts it with --webdav-allow-http")
         }
-        let holder = try await signIn(request, context)
+        // One connection signs in, resolves the vault and reads what a PUT decides before its body.
+        let (holder, entry) = try await signIn(request, context) { [vault] db, holder -> (scope: VaultScope, sight: VaultService.DAVSight?)? in
+            guard method != "OPTIONS", let target, !(method == "MKCOL" && target.path.isEmpty) else { return nil }
+            let scope = try vault.scope(
+                db, claims: AccessClaims(userID: holder.userID, sessionID: holder.sessionID, expiresAt: vault.now().addingTimeInterval(60)),
+                vaultName: target.vault, deviceID: holder.deviceID)
+            guard method == "PUT", !scope.encrypted, scope.role.writes else { return (scope, nil) }
+            let condition = try Self.ifCondition(request, scope, target)
+            return (scope, try vault.davSight(db, scope, path: target.path, ifPaths: Set((condition?.paths ?? [:]).values.compactMap { $0 })))
+        }
         if method == "OPTIONS" { return options() }
         guard let target else { return try await accountRoot(request, holder, method: method) }
-        if method == "MKCOL", target.path.isEmpty { return try await makeVault(request, holder, target) }
-        let scope = try await vault.scope(
-            claims: AccessClaims(userID: holder.userID, sessionID: holder.sessionID, expiresAt: now().addingTimeInterval(60)),
-            vaultName: target.vault, deviceHeader: holder.deviceID.uuidString)
+        guard let (scope, sight) = entry else { return try await makeVault(request, holder, target) }
         guard !scope.encrypted else {
             throw DAVFailure(
                 status: .forbidden,
@@ -75,7 +82,7 @@ struct WebDAVServer: RouterMiddleware {
         case "PROPFIND": return try await propfind(request, context, scope, target)
         case "GET": return try await get(request, scope, target, head: false)
         case "HEAD": return try await get(request, scope, target, head: true)
-        case "PUT": return try await put(request, context, scope, target)
+        case "PUT": return try await put(request, context, scope, target, sight: sight)
         case "DELETE": return try await delete(request, scope, target)
         case "MKCOL": return try await makeCollection(request, scope, target)
         case "COPY": return try await copyOrMove(request, scope, target, move: false)
@@ -100,15 +107,18 @@ struct WebDAVServer: RouterMiddleware {
         return trustedProxies.contains(peer)
     }
 
-    /// The holder of the request's HTTP Basic credentials.
-    private func signIn(_ request: Request, _ context: Context) async throws -> AppPasswordQueries.Holder {
+    /// The holder of the request's HTTP Basic credentials, and what `then` reads for them on the
+    /// same connection.
+    private func signIn<Then: Sendable>(
+        _ request: Request, _ context: Context, then: @escaping @Sendable (PostgresConnection, AppPasswordQueries.Holder) throws -> Then
+    ) async throws -> (AppPasswordQueries.Holder, Then) {
         guard let header = request.headers[.authorization], header.lowercased().hasPrefix("basic "),
             let decoded = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)).flatMap({ String(data: $0, encoding: .utf8) }),
             let colon = decoded.firstIndex(of: ":")
         else { throw ServiceError.unauthorized("WebDAV needs HTTP Basic credentials") }
         return try await auth.appPasswordHolder(
             email: String(decoded[..<colon]), password: String(decoded[decoded.index(after: colon)...]),
-            address: context.clientAddress(request, trusting: trustedProxies))
+            address: context.clientAddress(request, trusting: trustedProxies), then: then)
     }
 
     private func options() -> Response {
