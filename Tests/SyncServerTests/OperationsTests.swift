@@ -73,10 +73,16 @@ import Testing
 
     /// The server's count of connections taken from its pool, as `/metrics` says it.
     static func checkouts(_ server: TestServer) async throws -> Double {
+        try await metric(server, "vaultsync_database_checkouts_total")
+    }
+
+    /// A metric's value as `/metrics` says it (`name` with its labels as written there), of a
+    /// server started with the metrics token `scrape-me-0123456789`.
+    static func metric(_ server: TestServer, _ name: String) async throws -> Double {
         let scraped = try await RawHTTP.send(
             "GET", URL(string: server.baseURL.absoluteString + "/metrics")!, headers: ["Authorization": "Bearer scrape-me-0123456789"], protocolVersion: nil)
-        let line = String(decoding: scraped.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("vaultsync_database_checkouts_total ") }
-        return try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") })
+        let line = String(decoding: scraped.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return try #require(line.flatMap { Double($0.split(separator: " ").last ?? "") }, "\(name) in /metrics")
     }
 
     /// A push of notes committed inline uses the connection pool three times: the vault's scope

@@ -51,6 +51,7 @@ import Testing
             // UNLOCK with a wrong token changes nothing; with the token, the others write again.
             #expect(try await finder.send("UNLOCK", "/dav/default/n.md", headers: ["Lock-Token": "<urn:uuid:00000000-0000-0000-0000-000000000000>"]).status == 409)
             #expect(try await phone.send("UNLOCK", "/dav/default/n.md", headers: ["Lock-Token": token]).status == 204)
+            #expect(try await finder.send("GET", "/dav/default/n.md").status == 200)  // a blind write replaces only what its client read
             #expect(try await finder.put("/dav/default/n.md", "finder's\n").status == 204)
             let versions = try await laptop.api.history(try VaultPath("n.md"), session: laptop.session).versions
             #expect(versions.map(\.device) == ["finder", "laptop", "phone", "phone"], "\(versions)")

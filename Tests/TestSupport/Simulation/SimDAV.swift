@@ -24,6 +24,12 @@ struct SimDAV: Sendable {
     /// What a write came to.
     enum Written: Equatable {
         case written
+        /// A blind write over an edit the client never read: merged with it (`X-VaultSync-Write: merged`).
+        case merged
+        /// A blind write kept as a conflict record beside the current version (`conflict`).
+        case keptAsConflict
+        /// A blind write the current version held already (`unchanged`).
+        case unchanged
         /// `412`: the file is not at the version the client named; nothing was written.
         case refused
         /// `403`: the person may not write (a reader); nothing was written.
@@ -62,11 +68,17 @@ struct SimDAV: Sendable {
         case .some(.none): headers["If-None-Match"] = "*"
         case .none: break
         }
-        let (status, _, body) = try await send("PUT", path, body: Data(text.utf8), headers: headers)
+        let (status, fields, body) = try await send("PUT", path, body: Data(text.utf8), headers: headers)
         if status == 412 && ifMatch != nil { return .refused }
         if status == 403 { return .forbidden }
         guard [201, 204].contains(status) else { throw UnexpectedAnswer(method: "PUT", path: path, status: status, body: body) }
-        return .written
+        switch fields["x-vaultsync-write"] {
+        case nil: return .written
+        case "merged": return .merged
+        case "conflict": return .keptAsConflict
+        case "unchanged": return .unchanged
+        case let other?: throw UnexpectedAnswer(method: "PUT", path: path, status: status, body: "X-VaultSync-Write: \(other)")
+        }
     }
 
     private func send(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: String], String) {

@@ -96,6 +96,9 @@ extension Simulation {
         }
         let lost = ledger.written.keys.filter { !present.contains($0) && !ledger.excused.contains($0) }.sorted()
         if !lost.isEmpty { return "edits lost: \(lost.map { "\($0) (in \(ledger.written[$0]!))" })" }
+        if let missing = try await notInOpenRecords(Set(ledger.inRecords.keys)).first {
+            return "a WebDAV write kept as a conflict record is in no open record: \(missing) (in \(ledger.inRecords[missing]!))"
+        }
         for device in devices.indices where !scenario.readers.contains(device) {
             let texts = Array(try files(device).values) + Array(conflictCopies(device).values)
             let leaked = ledger.readerTokens.filter { token in texts.contains { $0.contains(token) } }
@@ -149,5 +152,20 @@ extension Simulation {
             }
         }
         return nil
+    }
+
+    /// Those of `tokens` in no open conflict record on the server (read as the vault's reader
+    /// device reads them, opened with the vault's key in an encrypted vault).
+    func notInOpenRecords(_ tokens: Set<String>) async throws -> [String] {
+        guard !tokens.isEmpty else { return [] }
+        let session = try await readerSession()
+        let keys = try vaultKeys()
+        var found: Set<String> = []
+        for record in try await server.api.conflicts(session: session).conflicts {
+            guard let url = record.downloadURL else { continue }
+            let bytes = try await server.api.downloadBlob(from: url, session: session)
+            found.formUnion(Tokens.find(in: String(decoding: try keys.map { try FileFormat.open(bytes, with: $0.keys) } ?? bytes, as: UTF8.self)))
+        }
+        return tokens.subtracting(found).sorted()
     }
 }

@@ -38,19 +38,22 @@ extension Simulation {
         let (edited, replaced) = NoteText.apply(scenario.collisions ? .append : .ownLine, token: token, device: scenario.devices, to: text)
         if person == .reader { return try await readerWrite(path, edited, token: token, ifMatch: ifMatch ? .some(read?.etag) : nil, with: client) }
         if let replaced { ledger.excused.formUnion(Tokens.find(in: replaced)) }
-        // What a blind write replaces unseen: the edits made since it read stay in the server's history.
-        let current = ifMatch ? nil : try await serverContent(path)
+        // A blind write replaces nothing it did not read: an edit made since is merged, or the
+        // write is kept as a conflict record on the server, where its token must stay.
         let outcome = try await client.put(path, edited, ifMatch: ifMatch ? .some(read?.etag) : nil)
         if verbose { print("WebDAV write of \(path) \(token)\(person.client): \(outcome)") }
         switch outcome {
-        case .written: break
+        case .written, .merged, .unchanged: break
+        case .keptAsConflict:
+            if ifMatch { return "a WebDAV write of \(path) with If-Match was kept as a conflict record" }
+            ledger.inRecords[token] = path
+            return nil
         case .forbidden: return "the \(person)'s WebDAV write of \(path) was refused (403)"
         case .refused:
             // Only a copy kept from an earlier step may be out of date: one read just now names
             // the current version, and the server must take a write over it.
             return kept == nil ? "WebDAV refused a write with the ETag of \(path) read just before (\(read?.etag ?? "no file"))" : nil
         }
-        if let current { ledger.excused.formUnion(Set(Tokens.find(in: current)).subtracting(Tokens.find(in: text))) }
         ledger.written[token] = path
         ledger.mustBeGone[path] = nil
         return nil

@@ -95,6 +95,9 @@ public final class Simulation {
         var written: [String: String] = [:]
         /// Tokens a device removed having seen them (replaced them, or deleted their file).
         var excused: Set<String> = []
+        /// Tokens of WebDAV writes kept as conflict records on the server (a visible conflict):
+        /// each must be in an open record at the end.
+        var inRecords: [String: String] = [:]
         /// Paths deleted by a device that held every version any device or the server had, and
         /// not written since: they must stay gone.
         var mustBeGone: [String: Int] = [:]

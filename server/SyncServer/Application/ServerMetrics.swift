@@ -30,6 +30,7 @@ final class ServerMetrics: Sendable {
     private let verifyFigures: [String: Gauge]
     private let verifyFinished: Gauge
     private let damagedBlobs: Gauge
+    private let webdavBlindWrites: [String: Counter]
     private let requests = NIOLockedValueBox<[RequestKey: (count: Counter, duration: Timer)]>([:])
 
     private struct RequestKey: Hashable {
@@ -59,7 +60,14 @@ final class ServerMetrics: Sendable {
         })
         verifyFinished = Gauge(label: "vaultsync_blob_verify_finished_timestamp_seconds", factory: factory)
         damagedBlobs = Gauge(label: "vaultsync_blobs_damaged", factory: factory)
+        webdavBlindWrites = Dictionary(uniqueKeysWithValues: ["merged", "conflict", "unchanged"].map {
+            ($0, Counter(label: "vaultsync_webdav_blind_writes_total", dimensions: [("outcome", $0)], factory: factory))
+        })
     }
+
+    /// A WebDAV `PUT` without `If-Match` over an edit its client never saw: `merged`, kept as a
+    /// `conflict` record, or `unchanged` (the current version held its change).
+    func webdavBlindWrite(_ outcome: String) { webdavBlindWrites[outcome]?.increment() }
 
     /// Versions made current (confirmed, or committed inline by a push).
     func versionsConfirmed(_ count: Int) { if count > 0 { confirmedVersions.increment(by: count) } }

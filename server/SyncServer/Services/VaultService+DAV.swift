@@ -17,6 +17,23 @@ extension VaultService {
         try await db.withConnection { try Self.davResources($0, vaultID: scope.vaultID, path: path, depth: depth) }
     }
 
+    /// What a `PROPFIND` lists this client: ``davResources(_:path:depth:)``, except that a file
+    /// whose bytes it sent but the server merged or kept as a conflict record is shown once as
+    /// those bytes (``WebDAVSeenQueries/takeShown(_:vaultID:deviceID:path:depth:)``): a client
+    /// that records what it wrote from the listing after its `PUT` (Remotely Save) records its
+    /// own bytes, and its next sync sees the merge as a change made elsewhere and downloads it.
+    func davListing(_ scope: VaultScope, path: String, depth: Int) async throws -> [DAVResource]? {
+        try await db.withConnection { db in
+            guard let resources = try Self.davResources(db, vaultID: scope.vaultID, path: path, depth: depth) else { return nil }
+            let shown = try WebDAVSeenQueries.takeShown(db, vaultID: scope.vaultID, deviceID: scope.deviceID, path: path, depth: depth)
+            guard !shown.isEmpty else { return resources }
+            return resources.map { resource in
+                guard !resource.collection, let own = shown[resource.path] else { return resource }
+                return DAVResource(path: resource.path, collection: false, sizeBytes: own.sizeBytes, modified: own.at, etag: DAVListing.etag(own.hash), version: resource.version)
+            }
+        }
+    }
+
     static func davResources(_ db: PostgresConnection, vaultID: UUID, path: String, depth: Int) throws -> [DAVResource]? {
         if !path.isEmpty, let file = try WebDAVQueries.file(db, vaultID: vaultID, path: path) { return [DAVListing.file(file)] }
         let entries = try WebDAVQueries.live(db, vaultID: vaultID, prefix: path.isEmpty ? "" : path + "/", limit: davListingLimit)
@@ -98,17 +115,27 @@ extension VaultService {
         return try await db.withConnection { try WebDAVQueries.folderExists($0, vaultID: scope.vaultID, path: path) }
     }
 
-    /// What a `PUT` replaces: a version it names (its ETag matched), nothing, or whatever is
-    /// current when the write holds the vault's lock (a `PUT` without a condition).
+    /// What a `PUT` replaces: a version it names (its ETag matched, or the one its client last
+    /// saw), or nothing.
     enum DAVBase: Sendable, Equatable {
         case version(Int)
         case absent
-        case current
+        /// The version this client last saw (``WebDAVSeenQueries``), read under the vault's lock:
+        /// written on top of the current version when the client saw it (or no file is there),
+        /// `.changed` when another device's version it never saw is current (``BlindWrite``).
+        case seen
     }
 
     /// What a `PUT` came to.
     enum DAVPutOutcome: Sendable, Equatable {
         case written(version: Int)
+        /// A `PUT` without `If-Match` over an edit its client never saw: its bytes, then their
+        /// merge with that edit as this version (``davBlindPut(_:path:body:watermark:mtime:locks:)``).
+        case merged(version: Int)
+        /// Not merged: its bytes are this conflict record; the current version stays.
+        case kept(UUID)
+        /// The current version holds its change already: nothing was written.
+        case unchanged
         /// The file is not at the base any more: nothing was written.
         case changed
         /// The push's rule turned the file down (letter case, a new name's rules, the quota).
@@ -126,9 +153,16 @@ extension VaultService {
         locks: WriteRequest.LockCondition? = nil
     ) async throws -> DAVPutOutcome {
         let now = now()
-        let (plan, _, _) = try await write(scope, now: now) { db in
-            // Read under the vault's lock, the current version cannot change before this write.
-            let resolved: DAVBase = base != .current ? base : try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path.rawValue).map { .version($0.version) } ?? .absent
+        let plan: WritePlan
+        do {
+            (plan, _, _) = try await write(scope, now: now) { db in
+            var resolved = base
+            if base == .seen {
+                let current = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path.rawValue)?.version
+                let seen = try WebDAVSeenQueries.seen(db, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: [path.rawValue])[path.rawValue]
+                guard case .write(let on) = BlindWrite.route(seen: seen, current: current) else { throw DAVMoved() }
+                resolved = on.map { .version($0) } ?? .absent
+            }
             var (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: resolved, watermark: watermark, now: now)
             push.locks = locks
             if locks != nil { reads.locksAround = (path.rawValue, now) }
@@ -137,6 +171,9 @@ extension VaultService {
             guard let written = plan.writes.first else { return }
             if let mtime { try WebDAVQueries.setMtime(db, vaultID: scope.vaultID, path: path.rawValue, version: written.version, mtime: mtime) }
             try WebDAVSeenQueries.saw(db, vaultID: scope.vaultID, deviceID: scope.deviceID, versions: [path.rawValue: written.version])
+            }
+        } catch is DAVMoved {
+            return .changed
         }
         if let rejected = plan.rejected.first { return .rejected(rejected) }
         guard let written = plan.writes.first else { return .changed }
@@ -162,7 +199,7 @@ extension VaultService {
     }
 
     /// The committing push a `PUT` is, and what it reads.
-    private func davPush(
+    func davPush(
         _ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64, now: Date
     ) throws -> (WriteRequest.Push, VaultSnapshotQueries.Reads) {
         let file = PushFile(path: path, contentHash: hash, sizeBytes: sizeBytes, baseVersion: base.version)

@@ -17,12 +17,8 @@ extension VaultService {
         _ prepare: @escaping @Sendable (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads),
         then: @escaping @Sendable (PostgresConnection, WritePlan) throws -> Then
     ) async throws -> (plan: WritePlan, cursor: String?, then: Then) {
-        let written = try await db.transaction { [limits] tx in
-            let lock = locked ? try VaultSnapshotQueries.lock(tx, vaultID: scope.vaultID) : nil
-            let (request, reads) = try prepare(tx)
-            let snapshot = try VaultSnapshotQueries.read(tx, vaultID: scope.vaultID, userID: scope.ownerID, lock: lock, reads, limits: limits)
-            let plan = WriteAdmission.admit(request, in: snapshot, by: scope.role, names: scope.namesGeneration)
-            let cursor = try VaultWriter(tx: tx, scope: scope, now: now).carryOut(plan, after: snapshot, sent: sent, history: history)
+        let written = try await db.transaction { [self] tx in
+            let (plan, cursor) = try admitted(tx, scope, now: now, locked: locked, sent: sent, history: history, prepare)
             return (plan: plan, cursor: cursor, then: try then(tx, plan))
         }
         if let refusal = written.plan.refusal {
@@ -32,6 +28,21 @@ extension VaultService {
             throw refusal.serviceError
         }
         return written
+    }
+
+    /// One write through the gate on a transaction the caller holds: the vault's lock (taken
+    /// again by each write of a transaction, so each sees the one before), what the request
+    /// names, ``WriteAdmission``'s plan and ``VaultWriter``.
+    func admitted(
+        _ tx: PostgresConnection, _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "",
+        _ prepare: (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads)
+    ) throws -> (plan: WritePlan, cursor: String?) {
+        let lock = locked ? try VaultSnapshotQueries.lock(tx, vaultID: scope.vaultID) : nil
+        let (request, reads) = try prepare(tx)
+        let snapshot = try VaultSnapshotQueries.read(tx, vaultID: scope.vaultID, userID: scope.ownerID, lock: lock, reads, limits: limits)
+        let plan = WriteAdmission.admit(request, in: snapshot, by: scope.role, names: scope.namesGeneration)
+        let cursor = try VaultWriter(tx: tx, scope: scope, now: now).carryOut(plan, after: snapshot, sent: sent, history: history)
+        return (plan, cursor)
     }
 
     /// ``write(_:now:locked:sent:history:_:then:)`` with nothing after the writer.

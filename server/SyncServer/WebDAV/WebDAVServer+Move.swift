@@ -55,7 +55,7 @@ extension WebDAVServer {
         let taken = Set(files.map(\.destination.rawValue))
         let replaced = (existing?.files ?? []).filter { !taken.contains($0.path) }
         switch try await vault.davRelocate(scope, from: target.path, to: destination.path, files, replacing: replaced, clearing: existing?.isFolder == true || source.isFolder, move: move) {
-        case .written: break
+        case .written, .merged, .kept, .unchanged: break  // a relocation only writes or not
         case .rejected(let rejected): throw DAVErrors.failure(rejected)
         case .changed: throw DAVFailure(status: .conflict, message: "'\(target.path)' or its destination changed meanwhile; nothing was \(move ? "moved" : "copied"): try again")
         }

@@ -21,7 +21,7 @@ extension WebDAVServer {
             }
             throw Self.finiteDepthOnly
         }
-        guard let resources = try await vault.davResources(scope, path: target.path, depth: depth) else {
+        guard let resources = try await vault.davListing(scope, path: target.path, depth: depth) else {
             throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
         }
         let dead = try await vault.davProperties(scope, paths: resources.map(\.path))

@@ -32,7 +32,7 @@ extension WebDAVServer {
         defer { body.remove() }
         let conditional = request.headers[.ifMatch] != nil || request.headers[.ifNoneMatch] != nil
         var response = try await self.write(
-            body, scope, path, base: conditional ? sight.current.map { .version($0.version) } ?? .absent : .current, sight: sight, mtime: mtime,
+            body, scope, path, base: conditional ? sight.current.map { .version($0.version) } ?? .absent : nil, sight: sight, mtime: mtime,
             locks: .init(write: write, submitted: submitted, holder: scope.userID),
             changed: DAVFailure(status: .preconditionFailed, message: "'\(path)' changed while this was written; nothing was written: read it again"))
         if mtime != nil { response.headers[Self.mtimeHeader] = "accepted" }
@@ -52,28 +52,44 @@ extension WebDAVServer {
         return Date(timeIntervalSince1970: seconds)
     }
 
-    /// `body` as the next version of `path` on `base` (``VaultService/DAVBase``), as `sight` saw
-    /// the path: its bytes stored first unless the vault has them (``VaultService/davStore(_:path:body:base:io:)``),
-    /// then the write, whose admission checks `base`, `locks` and the quota under the vault's
-    /// lock. A file no longer at `base` is refused with `changed`; with `.current` concurrent
-    /// writers all land, one after the other, each in history.
+    /// `body` as the next version of `path` on `base` (``VaultService/DAVBase``; nil: a client
+    /// that sent no `If-Match`, whose write replaces only what it last saw and is merged with an
+    /// edit it never saw, ``VaultService/davBlindPut(_:path:body:watermark:mtime:locks:)``),
+    /// as `sight` saw the path: its bytes stored first unless the vault has them
+    /// (``VaultService/davStore(_:path:body:base:io:)``), then the write, whose admission checks
+    /// `base`, `locks` and the quota under the vault's lock. A file no longer at `base` is refused
+    /// with `changed`. The answer's `X-VaultSync-Write` says what a blind write came to: `merged`,
+    /// `conflict` (its bytes kept as a conflict record) or `unchanged`.
     func write(
-        _ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, base: VaultService.DAVBase, sight: VaultService.DAVSight, mtime: Date? = nil,
+        _ body: SpooledBody, _ scope: VaultScope, _ path: VaultPath, base: VaultService.DAVBase?, sight: VaultService.DAVSight, mtime: Date? = nil,
         locks: WriteRequest.LockCondition, changed: DAVFailure
     ) async throws -> Response {
         let stored = try await vault.davStore(scope, path: path, body: body, base: sight.current.map { .version($0.version) } ?? .absent, io: io)
         do {
-            switch try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: sight.watermark, mtime: mtime, locks: locks) {
+            let outcome = if let base {
+                try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: sight.watermark, mtime: mtime, locks: locks)
+            } else {
+                try await vault.davBlindPut(scope, path: path, body: body, watermark: sight.watermark, mtime: mtime, locks: locks)
+            }
+            var response: Response
+            switch outcome {
             case .written:
                 // New or replaced as seen before the body; another writer in between may make it the other.
-                var response = Response(status: sight.current == nil ? .created : .noContent)
+                response = Response(status: sight.current == nil ? .created : .noContent)
                 response.headers[.eTag] = DAVListing.etag(body.hash.rawValue)
                 return response
+            case .merged: response = Response(status: .noContent, headers: [Self.outcomeHeader: "merged"])
+            case .kept: response = Response(status: .noContent, headers: [Self.outcomeHeader: "conflict"])
+            case .unchanged: response = Response(status: .noContent, headers: [Self.outcomeHeader: "unchanged"])
             case .changed:
                 throw changed
             case .rejected(let rejected):
                 throw DAVErrors.failure(rejected)
             }
+            // The bytes it sent stay (a version in history, or a conflict record's) unless the
+            // current version held them already.
+            if outcome == .unchanged, stored { await vault.discardUnnamed(scope, hashes: [body.hash.rawValue]) }
+            return response
         } catch {
             // A write refused after its bytes were stored leaves none behind (unless something
             // came to name them meanwhile).
@@ -81,6 +97,8 @@ extension WebDAVServer {
             throw error
         }
     }
+
+    static let outcomeHeader = HTTPField.Name("X-VaultSync-Write")!
 
     /// `If-Match` and `If-None-Match` against the current ETag (nil: no file).
     static func checkPreconditions(_ request: Request, current: String?) throws {
