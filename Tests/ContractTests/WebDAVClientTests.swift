@@ -148,4 +148,62 @@ import Testing
             #expect(history.stdout.contains("rclone on the laptop"), "the deletion is named as the app password's device: \(history)")
         }
     }
+
+    /// rclone (Debian's package) copies a note over one a native device edited since rclone last
+    /// copied it down: rclone sends no `If-Match`, and on another server its copy replaces the
+    /// edit. Here the two are merged: the native device gets both edits, and rclone's next copies
+    /// down bring the merge.
+    @Test func rcloneOverAnEditItNeverCopiedIsMerged() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/rclone"), "rclone is not installed: apt-get install rclone (infra/install-deps.sh --tests does)")
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("rclone-merge-\(UUID().uuidString.prefix(8))")
+        let (native, phone) = (base.appendingPathComponent("native"), base.appendingPathComponent("phone"))
+        defer { try? FileManager.default.removeItem(at: base) }
+        try FileManager.default.createDirectory(at: native, withIntermediateDirectories: true)
+        try Data("# Plan\n\nline 1\nline 2\nline 3\n".utf8).write(to: native.appendingPathComponent("plan.md"))
+        try await TestServer.with { server in
+            let email = "rclone-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+            let environment = ["VAULTSYNC_PASSWORD": "correct horse battery"]
+            let linked = try await CLIProcess.run("vaultsync", ["init", native.path, "--server", server.baseURL.absoluteString, "--email", email, "--create-account"], environment: environment)
+            #expect(linked.exitCode == 0, "\(linked)")
+            func sync() async throws {
+                let synced = try await CLIProcess.run("vaultsync", ["sync", native.path], environment: environment, timeout: .seconds(120))
+                #expect(synced.exitCode == 0, "\(synced)")
+            }
+            try await sync()
+            let made = try await CLIProcess.run("vaultsync", ["app-password", "create", "rclone on the phone", "--vault", native.path, "--json"], environment: environment)
+            let password = try #require(try made.json()["password"] as? String, "\(made)")
+            let obscured = try await CLIProcess.run("/usr/bin/rclone", ["obscure", password])
+            let remote = [
+                "RCLONE_CONFIG_VS_TYPE": "webdav", "RCLONE_CONFIG_VS_URL": server.baseURL.absoluteString + "/dav/default/", "RCLONE_CONFIG_VS_VENDOR": "owncloud",
+                "RCLONE_CONFIG_VS_USER": email, "RCLONE_CONFIG_VS_PASS": obscured.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+            ]
+            func rclone(_ arguments: [String]) async throws -> CLIResult {
+                try await CLIProcess.run("/usr/bin/rclone", arguments + ["--config", "/dev/null", "--low-level-retries", "1", "--retries", "1"], environment: remote, timeout: .seconds(120))
+            }
+            func text(_ folder: URL) throws -> String { try String(contentsOf: folder.appendingPathComponent("plan.md"), encoding: .utf8) }
+            let down = try await rclone(["copy", "vs:", phone.path])
+            #expect(down.exitCode == 0 && (try? text(phone)) == "# Plan\n\nline 1\nline 2\nline 3\n", "\(down)")
+
+            // The native device edits line 1; rclone's copy edits line 3, later, and goes up.
+            server.clock.advance(by: 60)
+            try Data("# Plan\n\nline 1, natively\nline 2\nline 3\n".utf8).write(to: native.appendingPathComponent("plan.md"))
+            try await sync()
+            try Data("# Plan\n\nline 1\nline 2\nline 3, beside rclone\n".utf8).write(to: phone.appendingPathComponent("plan.md"))
+            try FileManager.default.setAttributes([.modificationDate: server.clock.now.addingTimeInterval(120)], ofItemAtPath: phone.appendingPathComponent("plan.md").path)
+            let up = try await rclone(["copy", phone.path, "vs:"])
+            #expect(up.exitCode == 0, "\(up)")
+            let merged = "# Plan\n\nline 1, natively\nline 2\nline 3, beside rclone\n"
+            try await sync()
+            #expect(try text(native) == merged, "the native edit is not replaced: both are current")
+
+            // rclone's copies down bring the merge (within two: its first listing after the
+            // upload may show it the bytes it sent).
+            server.clock.advance(by: 60)
+            for _ in 0..<2 where try text(phone) != merged {
+                let again = try await rclone(["copy", "vs:", phone.path])
+                #expect(again.exitCode == 0, "\(again)")
+            }
+            #expect(try text(phone) == merged)
+        }
+    }
 }
