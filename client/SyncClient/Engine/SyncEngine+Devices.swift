@@ -19,7 +19,12 @@ extension SyncEngine {
 
     /// An app password for a WebDAV client: a new device of the account named `name`, shown once.
     public func makeAppPassword(name: String) async throws -> AppPasswordCreated {
-        try await session.run { [api] in try await api.makeAppPassword(name: name, accessToken: $0.accessToken) }
+        try await makeAppPassword(AppPasswordRequest(name: name))
+    }
+
+    /// An app password reaching what `request` says (``AppPasswordRequest``).
+    public func makeAppPassword(_ request: AppPasswordRequest) async throws -> AppPasswordCreated {
+        try await session.run { [api] in try await api.makeAppPassword(request, accessToken: $0.accessToken) }
     }
 
     /// The account's live sessions (sign-ins), oldest first, each under its device or bound to none.

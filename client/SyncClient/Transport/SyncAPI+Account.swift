@@ -113,7 +113,12 @@ extension SyncAPI {
 
     /// Makes an app password for a WebDAV client (`POST /devices/app-passwords`).
     public func makeAppPassword(name: String, accessToken: String) async throws -> AppPasswordCreated {
-        try await call("POST", "devices/app-passwords", body: AppPasswordRequest(name: name), headers: ["Authorization": "Bearer \(accessToken)"])
+        try await makeAppPassword(AppPasswordRequest(name: name), accessToken: accessToken)
+    }
+
+    /// An app password reaching what `request` says (one vault, read-only, until a time).
+    public func makeAppPassword(_ request: AppPasswordRequest, accessToken: String) async throws -> AppPasswordCreated {
+        try await call("POST", "devices/app-passwords", body: request, headers: ["Authorization": "Bearer \(accessToken)"])
     }
 
     public func devices(accessToken: String) async throws -> DeviceList {

@@ -192,27 +192,57 @@ public struct ServerLimits: Codable, Sendable, Equatable {
 }
 
 /// `POST /devices/app-passwords`: a password for a WebDAV client (`/dav/`), which becomes a device
-/// of the account named `name`.
+/// of the account named `name`; reaching one vault only (`vault`: its id or name; absent: every
+/// vault the account reaches), only reading (`read_only`), until `expires_in_seconds` from now.
 public struct AppPasswordRequest: Codable, Sendable, Equatable {
     public var name: String
-    public init(name: String) { self.name = name }
+    public var vault: String?
+    public var readOnly: Bool?
+    public var expiresInSeconds: Int?
+
+    public init(name: String, vault: String? = nil, readOnly: Bool? = nil, expiresInSeconds: Int? = nil) {
+        (self.name, self.vault, self.readOnly, self.expiresInSeconds) = (name, vault, readOnly, expiresInSeconds)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, vault
+        case readOnly = "read_only"
+        case expiresInSeconds = "expires_in_seconds"
+    }
 }
 
-/// The answer: the password, shown this once (the server keeps only its hash), and its device.
+/// The answer: the password, shown this once (the server keeps only its hash), its device, and
+/// what it reaches.
 public struct AppPasswordCreated: Codable, Sendable, Equatable {
     public var password: String
     public var deviceID: UUID
     public var deviceName: String
+    /// The one vault it reaches (nil: every vault the account reaches).
+    public var vaultID: UUID?
+    public var readOnly: Bool
+    public var expiresAt: Date?
 
-    public init(password: String, deviceID: UUID, deviceName: String) {
-        self.password = password
-        self.deviceID = deviceID
-        self.deviceName = deviceName
+    public init(password: String, deviceID: UUID, deviceName: String, vaultID: UUID? = nil, readOnly: Bool = false, expiresAt: Date? = nil) {
+        (self.password, self.deviceID, self.deviceName) = (password, deviceID, deviceName)
+        (self.vaultID, self.readOnly, self.expiresAt) = (vaultID, readOnly, expiresAt)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        password = try container.decode(String.self, forKey: .password)
+        deviceID = try container.decode(UUID.self, forKey: .deviceID)
+        deviceName = try container.decode(String.self, forKey: .deviceName)
+        vaultID = try container.decodeIfPresent(UUID.self, forKey: .vaultID)
+        readOnly = try container.decodeIfPresent(Bool.self, forKey: .readOnly) ?? false
+        expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
     }
 
     enum CodingKeys: String, CodingKey {
         case password
         case deviceID = "device_id"
         case deviceName = "device_name"
+        case vaultID = "vault_id"
+        case readOnly = "read_only"
+        case expiresAt = "expires_at"
     }
 }

@@ -18,7 +18,7 @@ struct DeviceRoutes {
         }
         group.post("app-passwords") { request, context in
             let body = try await request.decode(as: AppPasswordRequest.self, context: context)
-            return try context.json(try await auth.makeAppPassword(try context.requireCaller(), name: body.name), status: .created)
+            return try context.json(try await auth.makeAppPassword(try context.requireCaller(), body), status: .created)
         }
         group.patch(":id") { request, context in
             let caller = try context.requireCaller()

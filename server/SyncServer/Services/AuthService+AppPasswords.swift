@@ -12,19 +12,36 @@ extension AuthService {
     static let appPasswordGroups = 6
 
     /// A new app password for the caller's account, and the device it is.
-    func makeAppPassword(_ caller: Caller, name: String) async throws -> AppPasswordCreated {
-        let name = try DeviceService.checkedName(name)
+    /// The longest an app password may be made to last by `expires_in_seconds`: ten years.
+    static let longestAppPasswordSeconds = 10 * 366 * 86_400
+
+    /// A new app password for the caller's account, and the device it is; reaching the vault
+    /// `request.vault` names only (one the account reaches: `404` otherwise), only reading when
+    /// `read_only`, until `expires_in_seconds` from now.
+    func makeAppPassword(_ caller: Caller, _ request: AppPasswordRequest) async throws -> AppPasswordCreated {
+        let name = try DeviceService.checkedName(request.name)
+        if let seconds = request.expiresInSeconds, !(1...Self.longestAppPasswordSeconds).contains(seconds) {
+            throw ServiceError.invalidRequest("expires_in_seconds is how long the app password lasts: 1 to \(Self.longestAppPasswordSeconds) seconds (ten years)")
+        }
         let password = OneTimeCode.generate(groups: Self.appPasswordGroups)
         let hash = OneTimeCode.hash(OneTimeCode.normalized(password, length: Self.appPasswordGroups * 4) ?? password)
         let now = now()
-        let device = try await db.transaction { tx in
+        let (device, reach) = try await db.transaction { tx in
+            var reach = AppPasswordQueries.Reach(readOnly: request.readOnly ?? false, expiresAt: request.expiresInSeconds.map { now.addingTimeInterval(TimeInterval($0)) })
+            if let vault = request.vault {
+                guard let found = try AccountQueries.vault(tx, userID: caller.userID, nameOrID: vault) else {
+                    throw ServiceError.notFound("no vault '\(vault.prefix(64))' on this account")
+                }
+                reach.vaultID = found.id
+            }
             let device = try DeviceQueries.insert(tx, userID: caller.userID, name: name, platform: "webdav", push: nil, now: now)
             let session = try SessionQueries.insert(tx, userID: caller.userID, now: now)
             try SessionQueries.bind(tx, id: session, deviceID: device.deviceID)
-            try AppPasswordQueries.insert(tx, id: UUID(), userID: caller.userID, deviceID: device.deviceID, sessionID: session, hash: hash, now: now)
-            return device
+            try AppPasswordQueries.insert(tx, id: UUID(), userID: caller.userID, deviceID: device.deviceID, sessionID: session, hash: hash, reach: reach, now: now)
+            return (device, reach)
         }
-        return AppPasswordCreated(password: password, deviceID: device.deviceID, deviceName: device.deviceName)
+        return AppPasswordCreated(
+            password: password, deviceID: device.deviceID, deviceName: device.deviceName, vaultID: reach.vaultID, readOnly: reach.readOnly, expiresAt: reach.expiresAt)
     }
 
     /// Who HTTP Basic credentials on `/dav/` sign in: the account's email and one of its app
@@ -39,11 +56,12 @@ extension AuthService {
         email: String, password: String, address: String, then: @escaping @Sendable (PostgresConnection, AppPasswordQueries.Holder) throws -> Then
     ) async throws -> (holder: AppPasswordQueries.Holder, then: Then) {
         let plan = throttle.appPasswordPlan(email: email, address: address)
+        let now = now()
         let hash = OneTimeCode.normalized(password, length: Self.appPasswordGroups * 4).map(OneTimeCode.hash)
         // The throttle and the password on one connection: every WebDAV request signs in.
         let found = try await db.withConnection { [throttle] db -> (AppPasswordQueries.Holder, Then)? in
             try throttle.check(plan, on: db)
-            guard let holder = try hash.flatMap({ try AppPasswordQueries.holder(db, email: email, hash: $0) }) else { return nil }
+            guard let holder = try hash.flatMap({ try AppPasswordQueries.holder(db, email: email, hash: $0, now: now) }) else { return nil }
             return (holder, try then(db, holder))
         }
         guard let found else {

@@ -29,7 +29,7 @@ extension WebApp {
         }
         app.post("devices/app-password") { request, context in
             try await action(request, context) { caller, form in
-                let created = try await auth.makeAppPassword(caller, name: form["name"] ?? "")
+                let created = try await auth.makeAppPassword(caller, Self.appPasswordRequest(form))
                 return try await devicesPage(caller, appPassword: created)
             }
         }
@@ -40,6 +40,18 @@ extension WebApp {
             }
         }
         app.get("storage") { request, context in try await page(request, context) { try await storagePage($0) } }
+    }
+
+    /// The Devices page's app password form: a name, the vault it reaches (empty: all), read-only,
+    /// and how many days it lasts (empty: until revoked).
+    static func appPasswordRequest(_ form: [String: String]) throws -> AppPasswordRequest {
+        let vault = form["vault"].flatMap { $0.isEmpty ? nil : $0 }
+        var seconds: Int?
+        if let days = form["expires_days"], !days.isEmpty {
+            guard let count = Int(days), count > 0 else { throw ServiceError.invalidRequest("'Lasts' is a number of days, or until revoked") }
+            seconds = count * 86_400
+        }
+        return AppPasswordRequest(name: form["name"] ?? "", vault: vault, readOnly: form["read_only"] == "on", expiresInSeconds: seconds)
     }
 
     func devicesPage(_ caller: Caller, done: String? = nil, appPassword: AppPasswordCreated? = nil) async throws -> Response {
@@ -62,9 +74,15 @@ extension WebApp {
         var server = serverURL()
         while server.hasSuffix("/") { server.removeLast() }
         model["davURL"] = server + "/dav/"
+        let vaults = try await catalog.list(userID: caller.userID).vaults.filter { $0.encrypted != true }
+        model["vaults"] = vaults.map { ["id": $0.vaultID.uuidString.lowercased(), "name": $0.qualifiedName] }
         if let appPassword {
             model["appPassword"] = appPassword.password
             model["appPasswordName"] = appPassword.deviceName
+            var reach = [appPassword.vaultID.map { id in "only the vault " + (vaults.first { $0.vaultID == id }?.qualifiedName ?? "you chose") } ?? "every vault"]
+            if appPassword.readOnly { reach.append("reading only") }
+            if let expires = appPassword.expiresAt { reach.append("until " + WireDate.format(expires)) }
+            model["appPasswordReach"] = reach.joined(separator: ", ")
             model["email"] = try await accounts.email(userID: caller.userID) ?? ""
         }
         return render("devices", model)

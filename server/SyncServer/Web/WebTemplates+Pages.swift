@@ -36,12 +36,16 @@ extension WebTemplates {
         <section aria-labelledby="password-heading" class="notice">
         <h2 id="password-heading">The app password for {{appPasswordName}}</h2>
         <p class="big"><strong>{{appPassword}}</strong></p>
-        <p>It is shown only now. User: {{email}}. URL: <code>{{davURL}}default/</code> (or another vault's name).</p>
+        <p>It reaches {{appPasswordReach}}. It is shown only now. User: {{email}}. URL: <code>{{davURL}}default/</code> (or another vault's name).</p>
         </section>
         {{/appPassword}}
         <form method="post" action="/app/devices/app-password" class="stacked">
         <input type="hidden" name="form_token" value="{{formToken}}">
         <label for="app-name">What it is for</label><input id="app-name" name="name" maxlength="100" required autocomplete="off">
+        <label for="app-vault">Vault it reaches</label>
+        <select id="app-vault" name="vault"><option value="">All your vaults</option>{{#vaults}}<option value="{{id}}">{{name}}</option>{{/vaults}}</select>
+        <label><input type="checkbox" name="read_only"> Read only (every write is refused)</label>
+        <label for="app-expires">Lasts (days; empty: until you revoke it)</label><input id="app-expires" name="expires_days" inputmode="numeric" pattern="[0-9]*" autocomplete="off">
         <button type="submit">Make an app password</button>
         </form>
         <h2>Everywhere</h2>

@@ -63,21 +63,29 @@ struct WebDAVServer: RouterMiddleware {
             let scope = try vault.scope(
                 db, claims: AccessClaims(userID: holder.userID, sessionID: holder.sessionID, expiresAt: vault.now().addingTimeInterval(60)),
                 vaultName: target.vault, deviceID: holder.deviceID)
-            guard method == "PUT", !scope.encrypted, scope.role.writes else { return (scope, nil) }
+            // An app password made for one vault reaches no other, as if the others were not there.
+            if let only = holder.reach.vaultID, only != scope.vaultID { throw ServiceError.notFound("no vault '\(target.vault.prefix(64))' on this account") }
+            guard method == "PUT", !scope.encrypted, Self.writes(scope, holder) else { return (scope, nil) }
             let condition = try Self.ifCondition(request, scope, target)
             return (scope, try vault.davSight(db, scope, path: target.path, ifPaths: Set((condition?.paths ?? [:]).values.compactMap { $0 })))
         }
         if method == "OPTIONS" { return options() }
         guard let target else { return try await accountRoot(request, holder, method: method) }
-        guard let (scope, sight) = entry else { return try await makeVault(request, holder, target) }
+        guard let (scope, sight) = entry else {
+            if holder.reach.readOnly { throw ServiceError.readOnly("this app password only reads: it makes no vault") }
+            if holder.reach.vaultID != nil { throw ServiceError.readOnly("this app password reaches one vault only: it makes no other") }
+            return try await makeVault(request, holder, target)
+        }
         guard !scope.encrypted else {
             throw DAVFailure(
                 status: .forbidden,
                 message: "the vault '\(scope.vaultName)' is end-to-end encrypted: the server holds only ciphertext, so it cannot serve it over WebDAV; sync it with vaultsync")
         }
-        // A reader of a shared vault reads: every WebDAV write is refused, also those that make
-        // no version (properties, locks, empty folders).
-        if !scope.role.writes, !["PROPFIND", "GET", "HEAD"].contains(method) { throw ServiceError.readOnly() }
+        // A reader of a shared vault reads, and so does a read-only app password: every WebDAV
+        // write is refused, also those that make no version (properties, locks, empty folders).
+        if !Self.writes(scope, holder), !["PROPFIND", "GET", "HEAD"].contains(method) {
+            throw ServiceError.readOnly(holder.reach.readOnly ? "this app password only reads: make one without --read-only to write (vaultsync app-password create)" : nil)
+        }
         switch method {
         case "PROPFIND": return try await propfind(request, context, scope, target)
         case "GET": return try await get(request, scope, target, head: false)
@@ -95,6 +103,11 @@ struct WebDAVServer: RouterMiddleware {
             response.headers[.allow] = Self.methods.joined(separator: ", ")
             return response
         }
+    }
+
+    /// Whether `holder` may write in `scope`: its role there writes and its app password is not read-only.
+    static func writes(_ scope: VaultScope, _ holder: AppPasswordQueries.Holder) -> Bool {
+        scope.role.writes && !holder.reach.readOnly
     }
 
     /// Whether Basic credentials may come from `peer` over this plain-HTTP socket: from this
@@ -135,7 +148,7 @@ struct WebDAVServer: RouterMiddleware {
         guard method == "PROPFIND" else { throw DAVFailure(status: .methodNotAllowed, message: "/dav/ lists your vaults: open one, /dav/VAULT/") }
         guard let depth = try Self.depth(request) else { throw Self.finiteDepthOnly }
         let body = try PropfindBody.parse(try await Self.smallBody(request))
-        let vaults = try await catalog.list(userID: holder.userID).vaults.filter { $0.encrypted != true }
+        let vaults = try await catalog.list(userID: holder.userID).vaults.filter { info in info.encrypted != true && (holder.reach.vaultID ?? info.vaultID) == info.vaultID }
         let root = DAVResource(path: "", collection: true, sizeBytes: 0, modified: vaults.map(\.createdAt).max() ?? Date(timeIntervalSince1970: 0), etag: "\"vaults-\(vaults.count)\"", version: nil)
         var entries = [DAVProperties.entry(root, href: DAVTarget.prefix, displayName: "vaults", body: body)]
         if depth > 0 {
