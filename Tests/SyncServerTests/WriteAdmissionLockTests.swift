@@ -50,6 +50,26 @@ import Testing
         }
     }
 
+    /// A WebDAV `DELETE` and a `MOVE` meet the same rule under the vault's lock: each path the
+    /// condition names is checked (a move's source and destination).
+    @Test func deletesAndMovesMeetTheLockRule() {
+        var snapshot = T.vault([T.row("a.md", 1, "old"), T.row("notes/b.md", 1, "old")], blobs: ["old"])
+        snapshot.locks = [Self.lock("notes", deep: true, by: Self.bo)]
+        let delete = { (path: String, submitted: Set<String>) in
+            WriteRequest.delete([DeleteFile(path: try! VaultPath(path), baseVersion: 1)], locks: .init(write: .membership(path), submitted: submitted, holder: Self.ana))
+        }
+        #expect(WriteAdmission.admit(delete("notes/b.md", []), in: snapshot, by: .owner) == WritePlan(refusal: .locked(path: "notes")))
+        #expect(WriteAdmission.admit(delete("a.md", []), in: snapshot, by: .owner).writes.map(\.path.rawValue) == ["a.md"])
+        // Moving a.md into the locked folder: its destination is covered.
+        guard case .push(var push) = T.commit([T.file("notes/a.md", base: nil, "old", inline: false)]) else { Issue.record("a push"); return }
+        push.storedByServer = true
+        push.locks = .init(writes: [.membership("a.md"), .membership("notes/a.md")], submitted: [], holder: Self.ana)
+        let move = WriteRequest.move(push, sources: [DeleteFile(path: try! VaultPath("a.md"), baseVersion: 1)])
+        #expect(WriteAdmission.admit(move, in: snapshot, by: .owner) == WritePlan(refusal: .locked(path: "notes")))
+        push.locks = .init(writes: [.membership("a.md"), .membership("elsewhere/a.md")], submitted: [], holder: Self.ana)
+        #expect(WriteAdmission.admit(.move(push, sources: [DeleteFile(path: try! VaultPath("a.md"), baseVersion: 1)]), in: snapshot, by: .owner).refusal == nil)
+    }
+
     @Test func aPushWithoutALockConditionIgnoresLocks() {
         var snapshot = T.vault([T.row("a.md", 1, "old")], blobs: ["new"])
         snapshot.locks = [Self.lock("a.md", by: Self.bo)]

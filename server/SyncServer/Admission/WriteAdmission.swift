@@ -23,7 +23,7 @@ enum WriteAdmission {
         return switch request {
         case .push(let push): self.push(push, snapshot)
         case .confirm(let reservations): confirm(reservations, snapshot)
-        case .delete(let files): delete(files, snapshot)
+        case .delete(let files, _): delete(files, snapshot)
         case .move(let push, let sources): move(push, sources: sources, snapshot)
         case .restore(let path, let version, let old): restore(path, version: version, old: old, snapshot)
         case .undelete(let candidates): undelete(candidates, snapshot)
@@ -44,8 +44,11 @@ enum WriteAdmission {
     /// The lock rule: a WebDAV write is refused whole when a lock covering it is not the
     /// writer's, named in the request (the locks read under the vault's lock).
     static func lockRefusal(_ condition: WriteRequest.LockCondition?, _ locks: [DAVLock]) -> WriteRefusal? {
-        guard let condition, let lock = DAVLockRule.blocking(condition.write, locks, submitted: condition.submitted, by: condition.holder).first else { return nil }
-        return .locked(path: lock.path)
+        guard let condition else { return nil }
+        for write in condition.writes {
+            if let lock = DAVLockRule.blocking(write, locks, submitted: condition.submitted, by: condition.holder).first { return .locked(path: lock.path) }
+        }
+        return nil
     }
 
     /// The letter-case rule: a path may take its key unless another live path holds it.

@@ -9,8 +9,9 @@ enum WriteRequest: Sendable {
     case push(Push)
     /// Make reserved versions current; the reservations' bytes were checked (``WriteAdmission/verifyUploads(_:reservations:checks:now:)``).
     case confirm([PushQueries.Reservation])
-    /// Tombstones for files still at the version the device last saw.
-    case delete([DeleteFile])
+    /// Tombstones for files still at the version the device last saw (a WebDAV `DELETE`'s
+    /// under its ``LockCondition``).
+    case delete([DeleteFile], locks: LockCondition? = nil)
     /// A rename: the sources' tombstones and the destinations' versions (a committing push of
     /// bytes the vault holds), all or none (``WriteAdmission/move(_:sources:_:)``).
     case move(Push, sources: [DeleteFile])
@@ -52,19 +53,31 @@ enum WriteRequest: Sendable {
         var locks: LockCondition?
     }
 
-    /// A WebDAV write under RFC 4918's locks: refused when a lock covering `write` is not one
-    /// of `holder`'s named in `submitted` (``DAVLockRule/blocking(_:_:submitted:by:)``), the
-    /// locks read under the vault's lock, which `LOCK` takes too.
+    /// A WebDAV write under RFC 4918's locks: refused when a lock covering one of `writes` is
+    /// not one of `holder`'s named in `submitted` (``DAVLockRule/blocking(_:_:submitted:by:)``),
+    /// the locks read under the vault's lock, which `LOCK` takes too.
     struct LockCondition: Sendable, Equatable {
-        var write: DAVLockRule.Write
+        var writes: [DAVLockRule.Write]
         var submitted: Set<String>
         var holder: UUID
+
+        init(writes: [DAVLockRule.Write], submitted: Set<String>, holder: UUID) {
+            (self.writes, self.submitted, self.holder) = (writes, submitted, holder)
+        }
+
+        init(write: DAVLockRule.Write, submitted: Set<String>, holder: UUID) {
+            self.init(writes: [write], submitted: submitted, holder: holder)
+        }
+
+        /// The paths whose locks it is checked against.
+        var paths: [String] { writes.map { switch $0 { case .content(let path), .membership(let path): path } } }
     }
 
     /// The write's lock condition, if it has one.
     var lockCondition: LockCondition? {
         switch self {
         case .push(let push), .move(let push, _): push.locks
+        case .delete(_, let locks): locks
         default: nil
         }
     }

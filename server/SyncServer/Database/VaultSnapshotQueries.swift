@@ -27,8 +27,8 @@ enum VaultSnapshotQueries {
         /// Recorded blobs to look up now, under their locks.
         var lookUp: [String] = []
         var account: AccountReads = .none
-        /// The WebDAV locks to read: those live at `now` on `path`, above and below it.
-        var locksAround: (path: String, now: Date)?
+        /// The WebDAV locks to read: those live at `now` on each of `paths`, above and below it.
+        var locksAround: (paths: [String], now: Date)?
     }
 
     enum AccountReads: Sendable {
@@ -62,7 +62,12 @@ enum VaultSnapshotQueries {
         let keys = Set(reads.keys).union(snapshot.current.values.map(\.pathKey))
         if !keys.isEmpty { snapshot.live = try FileStateQueries.livePaths(tx, vaultID: vaultID, keys: Array(keys)) }
         snapshot.account = try account(tx, vaultID: vaultID, userID: userID, reads.account, defaults: defaults)
-        if let around = reads.locksAround { snapshot.locks = try WebDAVLockQueries.around(tx, vaultID: vaultID, path: around.path, now: around.now) }
+        if let around = reads.locksAround {
+            var seen: Set<String> = []
+            for path in around.paths {
+                snapshot.locks += try WebDAVLockQueries.around(tx, vaultID: vaultID, path: path, now: around.now).filter { seen.insert($0.token).inserted }
+            }
+        }
         if snapshot.account?.usage != nil {
             snapshot.recorded = Set(recorded.keys)
             let found = reads.found.keys.filter { recorded[$0] == nil }

@@ -165,7 +165,7 @@ extension VaultService {
             }
             var (push, reads) = try davPush(scope, path: path, hash: hash, sizeBytes: sizeBytes, base: resolved, watermark: watermark, now: now)
             push.locks = locks
-            if locks != nil { reads.locksAround = (path.rawValue, now) }
+            if let locks { reads.locksAround = (locks.paths, now) }
             return (.push(push), reads)
         } then: { db, plan in
             guard let written = plan.writes.first else { return }
@@ -239,7 +239,8 @@ extension VaultService {
     /// was there. Each file's base is the version this client last saw (``WebDAVSeenQueries``;
     /// the current one when it never saw one, or `confirmed`: an `If-Match` named it), so an edit
     /// it never saw is kept: admission's delete rule makes it a conflict, and it stays.
-    func davDelete(_ scope: VaultScope, path: String, confirmed: Bool = false) async throws -> DAVDeletion? {
+    /// `locks`: the WebDAV lock condition, checked by admission under the vault's lock.
+    func davDelete(_ scope: VaultScope, path: String, confirmed: Bool = false, locks: WriteRequest.LockCondition? = nil) async throws -> DAVDeletion? {
         let now = now()
         let (plan, _, hadCollections) = try await write(scope, now: now) { db in
             let live: [BrowseQueries.Entry]
@@ -250,8 +251,11 @@ extension VaultService {
             }
             let seen = confirmed ? [:] : try WebDAVSeenQueries.seen(db, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: live.map(\.path))
             let files = live.map { DeleteFile(path: VaultPath(alreadyValidated: $0.path), baseVersion: seen[$0.path] ?? $0.version) }
-            return (.delete(files), VaultSnapshotQueries.Reads(paths: files.map(\.path.rawValue)))
+            var reads = VaultSnapshotQueries.Reads(paths: files.map(\.path.rawValue))
+            if let locks { reads.locksAround = (locks.paths, now) }
+            return (.delete(files, locks: locks), reads)
         } then: { db, plan in
+            guard plan.refusal == nil else { return false }  // refused (a lock): nothing of it goes
             let hadCollections = try !WebDAVQueries.collections(db, vaultID: scope.vaultID, under: path).isEmpty
             try WebDAVQueries.removeCollections(db, vaultID: scope.vaultID, under: path)
             if plan.conflicts.isEmpty {

@@ -120,7 +120,7 @@ extension VaultService {
             let (mine, _) = try admitted(tx, scope, now: now) { _ in
                 var (push, reads) = try davPush(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .version(over), watermark: watermark, now: now)
                 push.locks = locks
-                reads.locksAround = (path.rawValue, now)
+                reads.locksAround = (locks.paths, now)
                 return (.push(push), reads)
             }
             if let refusal = mine.refusal { throw refusal.serviceError }

@@ -20,7 +20,7 @@ extension VaultService {
     /// was there, or one takes its place).
     func davRelocate(
         _ scope: VaultScope, from source: String, to destination: String, _ files: [DAVRelocation], replacing: [BrowseQueries.Entry] = [], clearing: Bool = false,
-        move: Bool
+        move: Bool, locks: WriteRequest.LockCondition? = nil
     ) async throws -> DAVPutOutcome {
         let now = now()
         let pushFiles = files.map {
@@ -29,17 +29,19 @@ extension VaultService {
         let sources = (move ? files.map(\.source) : []) + replacing
         let tombstones = sources.map { DeleteFile(path: VaultPath(alreadyValidated: $0.path), baseVersion: $0.version) }
         let push = WriteRequest.Push(
-            files: pushFiles, keys: try caseKeys(pushFiles, in: scope), commit: true, expires: now.addingTimeInterval(limits.blobURLTTL.seconds), storedByServer: true)
+            files: pushFiles, keys: try caseKeys(pushFiles, in: scope), commit: true, expires: now.addingTimeInterval(limits.blobURLTTL.seconds), storedByServer: true,
+            locks: locks)
         let hashes = Dictionary(pushFiles.map { ($0.contentHash.rawValue, $0.sizeBytes) }) { first, _ in first }
         let paths = pushFiles.map(\.path.rawValue) + tombstones.map(\.path.rawValue)
         let watermark = try await davWatermark()
         let (plan, _, _) = try await write(scope, now: now) { _ in
-            let reads = VaultSnapshotQueries.Reads(
+            var reads = VaultSnapshotQueries.Reads(
                 paths: paths, keys: Array(push.keys.values), watermark: watermark, lookUp: Array(hashes.keys),
                 account: .limitsAndReservations(lockUser: true, paths: pushFiles.map(\.path.rawValue), now: now))
+            if let locks { reads.locksAround = (locks.paths, now) }
             return (tombstones.isEmpty ? .push(push) : .move(push, sources: tombstones), reads)
         } then: { db, plan in
-            guard !plan.writes.isEmpty || (files.isEmpty && replacing.isEmpty) else { return }
+            guard plan.refusal == nil, !plan.writes.isEmpty || (files.isEmpty && replacing.isEmpty) else { return }
             // The client sent these bytes to their new places: it has seen those versions.
             let destinations = Set(files.map(\.destination))
             try WebDAVSeenQueries.saw(

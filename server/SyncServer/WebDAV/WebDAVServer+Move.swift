@@ -34,7 +34,10 @@ extension WebDAVServer {
         guard try await vault.davFolderExists(scope, path: destination.path.split(separator: "/").dropLast().joined(separator: "/")) else {
             throw DAVFailure(status: .conflict, message: "the destination's folder does not exist: make it first (MKCOL)")
         }
-        try await admit(request, scope, target, (move ? [.membership(target.path)] : []) + [.membership(destination.path)])
+        // The If header here; the locks under the vault's lock, by admission.
+        let submitted = try await admit(request, scope, target, [])
+        let locks = WriteRequest.LockCondition(
+            writes: (move ? [.membership(target.path)] : []) + [.membership(destination.path)], submitted: submitted, holder: scope.userID)
         // A move takes the source away: an edit this client never read stays where it is.
         if move, request.headers[.ifMatch] == nil {
             let seen = try await vault.davSeen(scope, paths: source.files.map(\.path))
@@ -54,7 +57,9 @@ extension WebDAVServer {
         // What the destination holds that nothing takes the place of goes in the same change.
         let taken = Set(files.map(\.destination.rawValue))
         let replaced = (existing?.files ?? []).filter { !taken.contains($0.path) }
-        switch try await vault.davRelocate(scope, from: target.path, to: destination.path, files, replacing: replaced, clearing: existing?.isFolder == true || source.isFolder, move: move) {
+        switch try await vault.davRelocate(
+            scope, from: target.path, to: destination.path, files, replacing: replaced, clearing: existing?.isFolder == true || source.isFolder, move: move, locks: locks)
+        {
         case .written, .merged, .kept, .unchanged: break  // a relocation only writes or not
         case .rejected(let rejected): throw DAVErrors.failure(rejected)
         case .changed: throw DAVFailure(status: .conflict, message: "'\(target.path)' or its destination changed meanwhile; nothing was \(move ? "moved" : "copied"): try again")

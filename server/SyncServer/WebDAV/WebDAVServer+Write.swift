@@ -117,14 +117,16 @@ extension WebDAVServer {
     /// standard WebDAV.
     func delete(_ request: Request, _ scope: VaultScope, _ target: DAVTarget) async throws -> Response {
         guard !target.path.isEmpty else { throw DAVFailure(status: .forbidden, message: "the vault itself is not deleted over WebDAV: delete it in the web app or with vaultsync") }
-        try await admit(request, scope, target, [.membership(target.path)])
+        // The If header here; the locks under the vault's lock, by admission.
+        let submitted = try await admit(request, scope, target, [])
         if let wanted = request.headers[.ifMatch] {
             let current = try await vault.davFile(scope, path: target.path)
             guard let current, Self.matches(wanted, etag: DAVListing.file(current).etag, weak: false) else {
                 throw DAVFailure(status: .preconditionFailed, message: "the file is not at the version this client last saw (If-Match); nothing was deleted")
             }
         }
-        guard let deletion = try await vault.davDelete(scope, path: target.path, confirmed: request.headers[.ifMatch] != nil) else {
+        let locks = WriteRequest.LockCondition(write: .membership(target.path), submitted: submitted, holder: scope.userID)
+        guard let deletion = try await vault.davDelete(scope, path: target.path, confirmed: request.headers[.ifMatch] != nil, locks: locks) else {
             throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
         }
         guard !deletion.kept.isEmpty else { return Response(status: .noContent) }
