@@ -16,6 +16,7 @@ enum WriteAdmission {
         if case .rekey(let rekey) = request { return self.rekey(rekey, snapshot, by: role) }
         // Records are closed under any name generation: they name paths, not versions to make.
         if case .resolveConflicts = request { return WritePlan() }
+        if case .davState = request { return WritePlan() }
         if let current = snapshot.namesGeneration, current != (names ?? 1) { return WritePlan(refusal: .namesChanged(current: current)) }
         if !snapshot.leftNames.isEmpty, let left = request.madeLive.first(where: { snapshot.leftNames.contains($0.rawValue) }) {
             return WritePlan(refusal: .nameLeft(left))
@@ -29,7 +30,7 @@ enum WriteAdmission {
         case .undelete(let candidates): undelete(candidates, snapshot)
         case .conflictBytes(let path, let hash, let size, let required): conflictBytes(path, hash: hash, sizeBytes: size, required: required, snapshot)
         case .rekey(let rekey): self.rekey(rekey, snapshot, by: role)
-        case .resolveConflicts: WritePlan()
+        case .resolveConflicts, .davState: WritePlan()
         }
     }
 

@@ -25,6 +25,9 @@ enum WriteRequest: Sendable {
     /// Closing conflict records (the path is settled): makes no version, but ends what another
     /// member's device kept, so it is a write like any other.
     case resolveConflicts
+    /// A WebDAV write that makes no version (dead properties, an empty folder): admitted by the
+    /// role and lock rules alone, under the vault's lock, which `LOCK` takes too.
+    case davState(LockCondition)
     /// Every live path of an encrypted vault renamed under the name key of generation `names`, as
     /// one move (``WriteAdmission/rekey(_:)``).
     case rekey(Rekey)
@@ -78,6 +81,7 @@ enum WriteRequest: Sendable {
         switch self {
         case .push(let push), .move(let push, _): push.locks
         case .delete(_, let locks): locks
+        case .davState(let locks): locks
         default: nil
         }
     }
@@ -92,7 +96,7 @@ extension WriteRequest {
         case .restore(let path, _, _): [path]
         case .undelete(let candidates): candidates.map(\.path)
         case .rekey(let rekey): rekey.push.files.map(\.path)
-        case .delete, .conflictBytes, .resolveConflicts: []
+        case .delete, .conflictBytes, .resolveConflicts, .davState: []
         }
     }
 }

@@ -283,8 +283,20 @@ extension VaultService {
 
     /// Keeps a collection at `path` (its parent exists): WebDAV lists it until it is deleted over
     /// WebDAV, also when it holds no file.
-    func davMakeCollection(_ scope: VaultScope, path: String) async throws {
+    /// `locks` (nil: a collection a `COPY` or `MOVE` made, whose write was admitted already) is
+    /// admitted under the vault's lock (``WriteRequest/davState(_:)``).
+    func davMakeCollection(_ scope: VaultScope, path: String, locks: WriteRequest.LockCondition? = nil) async throws {
         let now = now()
-        try await db.transaction { try WebDAVQueries.addCollection($0, vaultID: scope.vaultID, path: path, now: now) }
+        guard let locks else {
+            try await db.transaction { try WebDAVQueries.addCollection($0, vaultID: scope.vaultID, path: path, now: now) }
+            return
+        }
+        _ = try await write(scope, now: now) { _ in
+            var reads = VaultSnapshotQueries.Reads()
+            reads.locksAround = (locks.paths, now)
+            return (.davState(locks), reads)
+        } then: { db, plan in
+            if plan.refusal == nil { try WebDAVQueries.addCollection(db, vaultID: scope.vaultID, path: path, now: now) }
+        }
     }
 }

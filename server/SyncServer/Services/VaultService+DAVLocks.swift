@@ -10,10 +10,16 @@ extension VaultService {
         try await db.withConnection { try WebDAVPropertyQueries.properties($0, vaultID: scope.vaultID, paths: paths) }
     }
 
-    /// A `PROPPATCH` of `path`: all of `updates` or none of them.
-    func davPatch(_ scope: VaultScope, path: String, _ updates: [PropertyUpdate]) async throws -> DAVPropPatch.Decision {
-        try await db.transaction { db in
-            try WebDAVLockQueries.lockVault(db, vaultID: scope.vaultID, now: now())
+    /// A `PROPPATCH` of `path`: all of `updates` or none of them, admitted under the vault's lock
+    /// (the role and `locks`: ``WriteRequest/davState(_:)``).
+    func davPatch(_ scope: VaultScope, path: String, _ updates: [PropertyUpdate], locks: WriteRequest.LockCondition) async throws -> DAVPropPatch.Decision {
+        let now = now()
+        return try await write(scope, now: now) { _ in
+            var reads = VaultSnapshotQueries.Reads()
+            reads.locksAround = (locks.paths, now)
+            return (.davState(locks), reads)
+        } then: { db, plan -> DAVPropPatch.Decision in
+            guard plan.refusal == nil else { return .refuse([], reason: "") }  // thrown once the transaction ends
             let existing = try WebDAVPropertyQueries.properties(db, vaultID: scope.vaultID, paths: [path])[path] ?? []
             let account = try accountLimits(db, userID: scope.ownerID)
             let room = try account.quotaBytes.map { $0 - (try QuotaQueries.usage(db, userID: scope.ownerID).bytes) }
@@ -22,7 +28,7 @@ extension VaultService {
                 vaultBytes: try WebDAVPropertyQueries.bytes(db, vaultID: scope.vaultID), room: room)
             if case .apply(let changes) = decision { try WebDAVPropertyQueries.apply(db, vaultID: scope.vaultID, path: path, changes) }
             return decision
-        }
+        }.then
     }
 
     /// Gives the properties at `source` and below to the same places under `destination`, in

@@ -146,9 +146,11 @@ extension WebDAVServer {
         guard try await vault.davResources(scope, path: target.path, depth: 0) != nil else {
             throw DAVFailure(status: .notFound, message: "nothing is at '\(target.path)' in '\(scope.vaultName)'")
         }
-        try await admit(request, scope, target, [.content(target.path)])
+        // The If header here; the locks under the vault's lock, by admission.
+        let submitted = try await admit(request, scope, target, [])
         var entry = Multistatus.Entry(href: DAVTarget.href(vault: target.vault, path: target.path, collection: target.trailingSlash))
-        switch try await vault.davPatch(scope, path: target.path, updates) {
+        let locks = WriteRequest.LockCondition(write: .content(target.path), submitted: submitted, holder: scope.userID)
+        switch try await vault.davPatch(scope, path: target.path, updates, locks: locks) {
         case .apply(let changes):
             entry.propstats = [("200 OK", updates.map(\.property).filter { changes[$0] != nil }.reduce(into: []) { if !$0.contains($1) { $0.append($1) } })]
         case .refuse(let answers, let reason):

@@ -157,8 +157,9 @@ extension WebDAVServer {
             throw DAVFailure(status: .methodNotAllowed, message: "'\(target.path)' exists already")
         }
         try await requireParent(scope, target)
-        try await admit(request, scope, target, [.membership(target.path)])
-        try await vault.davMakeCollection(scope, path: target.path)
+        // The If header here; the locks under the vault's lock, by admission.
+        let submitted = try await admit(request, scope, target, [])
+        try await vault.davMakeCollection(scope, path: target.path, locks: .init(write: .membership(target.path), submitted: submitted, holder: scope.userID))
         return Response(status: .created)
     }
 
