@@ -46,7 +46,9 @@ import Testing
         await #expect {
             try await pool.withConnection { db in try db.query("INSERT INTO u VALUES ($1)", ["a"]) }
         } throws: { error in
-            (error as? PostgresError)?.isUniqueViolation == true
+            // The statement is named (its first line), its parameters never.
+            let failure = error as? PostgresError
+            return failure?.isUniqueViolation == true && failure?.statement == "INSERT INTO u VALUES ($1)" && "\(error)".contains("(in: INSERT INTO u VALUES ($1))")
         }
         await #expect(throws: PostgresError.self) {
             try await pool.withConnection { db in try db.query("SELECT * FROM no_such_table") }

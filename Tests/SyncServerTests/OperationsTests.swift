@@ -128,6 +128,25 @@ import Testing
         }
     }
 
+    /// A request the database fails answers a 500 that reveals nothing, and one log line names
+    /// the cause: the statement and the server's words.
+    @Test func aDatabaseFailureIsLoggedWithItsStatement() async throws {
+        let capture = LogCapture()
+        try await TestServer.with(logger: capture.logger()) { server in
+            let device = try await server.newUser().newDevice()
+            let db = try PostgresConnection(connectionString: server.databaseURL)
+            defer { db.close() }
+            try db.execute("ALTER TABLE conflict_records RENAME TO conflict_records_gone")
+            defer { try? db.execute("ALTER TABLE conflict_records_gone RENAME TO conflict_records") }
+            let answer = try await RawHTTP.send(
+                "GET", server.baseURL.appendingPathComponent("vault/conflicts"),
+                headers: ["Authorization": "Bearer \(device.session.accessToken)", SyncHeader.device: device.session.deviceID.uuidString])
+            #expect(answer.status == 500 && !String(decoding: answer.body, as: UTF8.self).contains("conflict_records"))
+            let line = capture.text.split(separator: "\n").first { $0.contains("request failed") }
+            #expect(line?.contains("(in: SELECT id, path, device_name") == true && line?.contains("42P01") == true, "\(line ?? "no line")")
+        }
+    }
+
     @Test func readinessSaysWhetherTheDatabaseAndItsSchemaAreReady() async throws {
         try await TestServer.with { server in
             let url = URL(string: server.baseURL.absoluteString + "/health/ready")!

@@ -92,7 +92,12 @@ public final class PostgresConnection: @unchecked Sendable {
                 PQexecParams(handle, sql, Int32(texts.count), nil, texts.isEmpty ? nil : values, nil, nil, 0)
             }
         }
-        let rows = try Self.consume(result, handle: handle)
+        let rows: PostgresRows
+        do {
+            rows = try Self.consume(result, handle: handle)
+        } catch let error as PostgresError {
+            throw error.naming(sql)
+        }
         statementsAnswered += 1
         return rows
     }

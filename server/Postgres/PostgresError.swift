@@ -1,3 +1,5 @@
+import Foundation
+
 /// A failure reported by libpq or the server.
 public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// What went wrong.
@@ -19,11 +21,23 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// The five-character SQLSTATE, when the server sent one.
     public let sqlState: String?
     public let message: String
+    /// The statement that failed, its first line (at most 120 characters; parameters are never
+    /// in it), so a log line names which one.
+    public var statement: String?
 
-    public init(kind: Kind, sqlState: String? = nil, message: String) {
+    public init(kind: Kind, sqlState: String? = nil, message: String, statement: String? = nil) {
         self.kind = kind
         self.sqlState = sqlState
         self.message = message
+        self.statement = statement
+    }
+
+    /// This error, naming `sql` as the statement that failed.
+    func naming(_ sql: String) -> PostgresError {
+        var named = self
+        let line = sql.split(whereSeparator: \.isNewline).first { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? ""
+        named.statement = String(line.trimmingCharacters(in: .whitespaces).prefix(120))
+        return named
     }
 
     /// `23505`: a unique constraint was violated.
@@ -35,6 +49,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
     public var description: String {
-        "postgres \(kind)\(sqlState.map { " [\($0)]" } ?? ""): \(message)"
+        // One line, so that a log line holds the whole of it.
+        let words = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        return "postgres \(kind)\(sqlState.map { " [\($0)]" } ?? ""): \(words)\(statement.map { " (in: \($0))" } ?? "")"
     }
 }

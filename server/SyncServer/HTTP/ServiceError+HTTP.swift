@@ -222,6 +222,12 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             if let mapped = ServiceError.from(error) {
                 response = mapped.response(requestID: context.id)
+                // The server's side failed (the database, the store): the log names the cause,
+                // which the answer keeps to itself.
+                if response.status.code >= 500 {
+                    context.logger.error(
+                        "request failed", metadata: ["cause": "\(String(reflecting: error))", "http.method": "\(request.method)", "http.path": "\(request.uri.path)"])
+                }
             } else {
                 context.logger.error(
                     "request failed",

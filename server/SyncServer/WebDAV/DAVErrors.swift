@@ -33,6 +33,7 @@ enum DAVErrors {
             return text(.internalServerError, "the server could not do this; try again, and tell its operator if it keeps failing")
         }
         let (status, body) = service.wire
+        if status.code >= 500 { logger.error("webdav request failed", metadata: ["cause": "\(String(reflecting: error))"]) }
         switch service {
         case .unauthorized, .invalidCredentials:
             var response = text(.unauthorized, "sign in with your email and an app password ('vaultsync app-password create NAME', or the web app's devices page)")
