@@ -10,6 +10,12 @@ import SyncProtocol
 /// The current version moved while a blind write was decided: it is decided again.
 struct DAVMoved: Error {}
 
+/// A merge's version turned down after the client's was written in the same transaction: thrown
+/// so that neither stays.
+private struct Rejected: Error {
+    let rejected: WritePlan.Rejected
+}
+
 extension VaultService {
     /// The largest version merged on the server (the versions are read whole into memory); a
     /// larger file changed on both sides is kept as a conflict record.
@@ -116,27 +122,37 @@ extension VaultService {
             throw ServiceError.storageUnavailable("the server could not store the merge of '\(path)': try again")
         }
         let now = now()
-        let outcome: DAVPutOutcome = try await db.transaction { [self] tx in
-            let (mine, _) = try admitted(tx, scope, now: now) { _ in
-                var (push, reads) = try davPush(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .version(over), watermark: watermark, now: now)
-                push.locks = locks
-                reads.locksAround = (locks.paths, now)
-                return (.push(push), reads)
+        let outcome: DAVPutOutcome
+        do {
+            outcome = try await db.transaction { [self] tx in
+                let (mine, _) = try admitted(tx, scope, now: now) { _ in
+                    var (push, reads) = try davPush(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .version(over), watermark: watermark, now: now)
+                    push.locks = locks
+                    reads.locksAround = (locks.paths, now)
+                    return (.push(push), reads)
+                }
+                if let refusal = mine.refusal { throw refusal.serviceError }
+                if let rejected = mine.rejected.first { return .rejected(rejected) }
+                guard let first = mine.writes.first else { throw DAVMoved() }
+                let (theirs, _) = try admitted(tx, scope, now: now) { _ in
+                    let (push, reads) = try davPush(scope, path: path, hash: mergedHash, sizeBytes: mergedSize, base: .version(first.version), watermark: watermark, now: now)
+                    return (.push(push), reads)
+                }
+                // The merge refused after the client's bytes were written: neither stays.
+                if let refusal = theirs.refusal { throw refusal.serviceError }
+                if let rejected = theirs.rejected.first { throw Rejected(rejected: rejected) }
+                guard let second = theirs.writes.first else { throw DAVMoved() }
+                // Listed after what the client's next listing shows it, so its next sync sees a change.
+                try WebDAVQueries.setMtime(tx, vaultID: scope.vaultID, path: path.rawValue, version: second.version, mtime: max(Self.wholeSeconds(now), shown.at).addingTimeInterval(1))
+                try WebDAVSeenQueries.show(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, path: path.rawValue, version: first.version, shown)
+                return .merged(version: second.version)
             }
-            if let refusal = mine.refusal { throw refusal.serviceError }
-            if let rejected = mine.rejected.first { return .rejected(rejected) }
-            guard let first = mine.writes.first else { throw DAVMoved() }
-            let (theirs, _) = try admitted(tx, scope, now: now) { _ in
-                let (push, reads) = try davPush(scope, path: path, hash: mergedHash, sizeBytes: mergedSize, base: .version(first.version), watermark: watermark, now: now)
-                return (.push(push), reads)
-            }
-            if let refusal = theirs.refusal { throw refusal.serviceError }
-            if let rejected = theirs.rejected.first { return .rejected(rejected) }
-            guard let second = theirs.writes.first else { throw DAVMoved() }
-            // Listed after what the client's next listing shows it, so its next sync sees a change.
-            try WebDAVQueries.setMtime(tx, vaultID: scope.vaultID, path: path.rawValue, version: second.version, mtime: max(Self.wholeSeconds(now), shown.at).addingTimeInterval(1))
-            try WebDAVSeenQueries.show(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, path: path.rawValue, version: first.version, shown)
-            return .merged(version: second.version)
+        } catch let refused as Rejected {
+            await discardUnnamed(scope, hashes: [mergedHash.rawValue])
+            return .rejected(refused.rejected)
+        } catch {
+            await discardUnnamed(scope, hashes: [mergedHash.rawValue])  // unless something names the same bytes
+            throw error
         }
         if case .merged = outcome {
             metrics.versionsConfirmed(2)
