@@ -4,9 +4,10 @@ import Postgres
 import SyncCore
 import SyncProtocol
 
-/// A WebDAV `PUT` without `If-Match` over a version its client never saw (``BlindWrite``): the
-/// server merges it as a device's push would be merged, or keeps it as a conflict record, and
-/// shows the client its own bytes once so that its next sync downloads the outcome.
+// A WebDAV `PUT` without `If-Match` over a version its client never saw (``BlindWrite``): the
+// server merges it as a device's push would be merged, or keeps it as a conflict record, and
+// shows the client its own bytes once so that its next sync downloads the outcome.
+
 /// The current version moved while a blind write was decided: it is decided again.
 struct DAVMoved: Error {}
 
@@ -30,7 +31,6 @@ extension VaultService {
         /// The vault's `.vaultsyncmerge`.
         var policies: BrowseQueries.Entry?
     }
-
 
     /// `body` (stored) as the next version of `path` for a client that sent no `If-Match`: on
     /// top of the current version when the client saw it (decided under the vault's lock, so
@@ -73,8 +73,10 @@ extension VaultService {
         locks: WriteRequest.LockCondition
     ) async throws -> DAVPutOutcome {
         let sent = body.hash.rawValue
-        var decided = BlindWrite.shortcut(sent: sent, current: current.contentHash ?? "", base: sight.base)
-        if decided == nil {
+        let decided: BlindWrite.Outcome
+        if let shortcut = BlindWrite.shortcut(sent: sent, current: current.contentHash ?? "", base: sight.base) {
+            decided = shortcut
+        } else {
             let policyText = try await wholeBlob(scope, sight.policies?.contentHash, limit: InlineContent.maxFileBytes).flatMap { String(data: $0, encoding: .utf8) }
             let policy = MergePolicies(file: policyText).policy(for: path.rawValue)
             let decision: MergeDecision
@@ -93,7 +95,7 @@ extension VaultService {
             }
         }
         let shown = WebDAVSeenQueries.Shown(hash: sent, sizeBytes: body.sizeBytes, at: Self.wholeSeconds(mtime ?? now()))
-        switch decided ?? .writeSent {
+        switch decided {
         case .writeSent:
             return try await davPut(
                 scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .version(current.version), watermark: watermark, mtime: mtime, locks: locks)
