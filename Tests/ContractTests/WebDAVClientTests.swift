@@ -69,6 +69,19 @@ import Testing
     /// a native device then holds the same bytes, an edit on the native device reaches
     /// `rclone sync` down, `rclone bisync` carries edits both ways, and a deletion made over WebDAV
     /// reaches the device, named as the app password's device in history.
+    /// Runs Debian's rclone against the server's `default` vault as the remote `vs:` (WebDAV,
+    /// `vendor=owncloud`, configured by environment), retrying nothing.
+    static func rclone(_ server: TestServer, email: String, password: String, timeout: Duration) async throws -> @Sendable ([String]) async throws -> CLIResult {
+        let obscured = try await CLIProcess.run("/usr/bin/rclone", ["obscure", password])
+        let remote = [
+            "RCLONE_CONFIG_VS_TYPE": "webdav", "RCLONE_CONFIG_VS_URL": server.baseURL.absoluteString + "/dav/default/", "RCLONE_CONFIG_VS_VENDOR": "owncloud",
+            "RCLONE_CONFIG_VS_USER": email, "RCLONE_CONFIG_VS_PASS": obscured.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
+        ]
+        return { arguments in
+            try await CLIProcess.run("/usr/bin/rclone", arguments + ["--config", "/dev/null", "--low-level-retries", "1", "--retries", "1"], environment: remote, timeout: timeout)
+        }
+    }
+
     @Test func rcloneCopiesUpAndDownBesideANativeDevice() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/rclone"), "rclone is not installed: apt-get install rclone (infra/install-deps.sh --tests does)")
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("rclone-\(UUID().uuidString.prefix(8))")
@@ -97,14 +110,7 @@ import Testing
             let human = try await CLIProcess.run("vaultsync", ["app-password", "create", "another", "--vault", native.path], environment: environment)
             #expect(human.exitCode == 0 && human.stdout.contains("/dav/default/") && human.stdout.contains("user \(email)"), "\(human)")
 
-            let obscured = try await CLIProcess.run("/usr/bin/rclone", ["obscure", password])
-            let remote = [
-                "RCLONE_CONFIG_VS_TYPE": "webdav", "RCLONE_CONFIG_VS_URL": server.baseURL.absoluteString + "/dav/default/", "RCLONE_CONFIG_VS_VENDOR": "owncloud",
-                "RCLONE_CONFIG_VS_USER": email, "RCLONE_CONFIG_VS_PASS": obscured.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-            ]
-            func rclone(_ arguments: [String]) async throws -> CLIResult {
-                try await CLIProcess.run("/usr/bin/rclone", arguments + ["--config", "/dev/null", "--low-level-retries", "1", "--retries", "1"], environment: remote, timeout: .seconds(300))
-            }
+            let rclone = try await Self.rclone(server, email: email, password: password, timeout: .seconds(300))
             func text(_ folder: URL, _ relative: String) throws -> String { try String(contentsOf: folder.appendingPathComponent(relative), encoding: .utf8) }
             func sync() async throws {
                 let synced = try await CLIProcess.run("vaultsync", ["sync", native.path], environment: environment, timeout: .seconds(300))
@@ -172,14 +178,7 @@ import Testing
             try await sync()
             let made = try await CLIProcess.run("vaultsync", ["app-password", "create", "rclone on the phone", "--vault", native.path, "--json"], environment: environment)
             let password = try #require(try made.json()["password"] as? String, "\(made)")
-            let obscured = try await CLIProcess.run("/usr/bin/rclone", ["obscure", password])
-            let remote = [
-                "RCLONE_CONFIG_VS_TYPE": "webdav", "RCLONE_CONFIG_VS_URL": server.baseURL.absoluteString + "/dav/default/", "RCLONE_CONFIG_VS_VENDOR": "owncloud",
-                "RCLONE_CONFIG_VS_USER": email, "RCLONE_CONFIG_VS_PASS": obscured.stdout.trimmingCharacters(in: .whitespacesAndNewlines),
-            ]
-            func rclone(_ arguments: [String]) async throws -> CLIResult {
-                try await CLIProcess.run("/usr/bin/rclone", arguments + ["--config", "/dev/null", "--low-level-retries", "1", "--retries", "1"], environment: remote, timeout: .seconds(120))
-            }
+            let rclone = try await Self.rclone(server, email: email, password: password, timeout: .seconds(120))
             func text(_ folder: URL) throws -> String { try String(contentsOf: folder.appendingPathComponent("plan.md"), encoding: .utf8) }
             let down = try await rclone(["copy", "vs:", phone.path])
             #expect(down.exitCode == 0 && (try? text(phone)) == "# Plan\n\nline 1\nline 2\nline 3\n", "\(down)")

@@ -9,13 +9,19 @@ import Testing
 /// between: every edit of either side reaches the other, merged where both changed a note, or,
 /// where the same line changed on both, stays visible as a conflict record. Nothing is lost.
 @Suite struct RemotelySaveTests {
-    @Test func remotelySavesWayOfSyncingLosesNothingBesideANativeDevice() async throws {
+    /// A server, an account with a laptop, and the phone's vault folder (gone at the end).
+    static func withPhone(_ body: @escaping (TestServer, TestUser, TestDevice, URL) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("remotely-save-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try await TestServer.with { server in
             let user = try await server.newUser()
-            let laptop = try await user.newDevice("laptop")
+            try await body(server, user, try await user.newDevice("laptop"), folder)
+        }
+    }
+
+    @Test func remotelySavesWayOfSyncingLosesNothingBesideANativeDevice() async throws {
+        try await Self.withPhone { server, user, laptop, folder in
             /// Every text either side ever wrote, by path: each must be current or in history at the end.
             var written: [String: [String]] = [:]
             var versions: [String: Int] = [:]
@@ -97,12 +103,7 @@ import Testing
     /// deletes after the laptop edited it comes back with the edit; an attachment changed on both
     /// sides keeps both.
     @Test func bothSidesEditsEndMergedAndNothingIsUndone() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("remotely-save-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try await TestServer.with { server in
-            let user = try await server.newUser()
-            let laptop = try await user.newDevice("laptop")
+        try await Self.withPhone { server, user, laptop, folder in
             let original = "# Plan\n\nline 1\nline 2\nline 3\n"
             let plan = try await laptop.write("plan.md", original).confirmed[0].version
             let old = try await laptop.write("old.md", "# Old\n").confirmed[0].version
