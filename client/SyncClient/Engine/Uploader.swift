@@ -185,7 +185,7 @@ struct Uploader: Sendable {
     /// The push entries of a batch, small files with their bytes inline while the total allows.
     /// A file whose bytes no longer match the scan is pushed without them (its upload then fails
     /// the server's hash check and the file is retried on the next run with its new content).
-    private func inlineFiles(_ batch: [PushCandidate]) -> [PushFile] {
+    func inlineFiles(_ batch: [PushCandidate]) -> [PushFile] {
         var budget = InlineContent.maxTotalBytes
         return batch.map { candidate in
             var file = PushFile(path: candidate.path, contentHash: candidate.wireHash, sizeBytes: candidate.wireSize, baseVersion: candidate.base)

@@ -60,8 +60,9 @@ extension SyncEngine {
 
     /// `renames` naming each file's current contents sealed again under the newest generation:
     /// downloaded (and checked) in batches, sealed, recorded in the ciphertext map (so this device
-    /// knows them after the rename) and sent through a push's reservation of the new name, small
-    /// ones inline, larger ones uploaded.
+    /// knows them after the rename) and sent through a push's reservation of the new name as
+    /// every push sends (``Uploader``: small ones inline, the rest uploaded in parallel, large
+    /// ones in parts).
     private func sealedAgain(_ renames: [RekeyFile], _ cipher: VaultCipher) async throws -> [RekeyFile] {
         var result: [RekeyFile] = []
         for start in stride(from: 0, to: renames.count, by: 100) {
@@ -69,10 +70,8 @@ extension SyncEngine {
             let plain = try batch.map { try cipher.codec.decode($0.path) }
             let pulled = try await remote.pull(plain)
             let fetched = await downloader.fetch(pulled.downloads)
-            var files: [PushFile] = []
-            var staged: [VaultPath: URL] = [:]
-            defer { for url in staged.values { try? FileManager.default.removeItem(at: url) } }
-            var budget = InlineContent.maxTotalBytes
+            var candidates: [PushCandidate] = []
+            defer { candidates.forEach { $0.discardSealed() } }
             for (rename, path) in zip(batch, plain) {
                 guard let download = pulled.downloads.first(where: { $0.path == path }), download.version == rename.baseVersion,
                     let opened = try fetched[path]?.get()
@@ -81,26 +80,28 @@ extension SyncEngine {
                 }
                 defer { try? FileManager.default.removeItem(at: opened.url) }
                 let (forms, sealed) = try cipher.seal(fileAt: opened.url)
-                staged[rename.to] = sealed
+                candidates.append(PushCandidate(
+                    path: rename.to, diskPath: "", hash: forms.ciphertextHash, sizeBytes: forms.ciphertextSize, base: nil,
+                    sealed: SealedForm(hash: forms.ciphertextHash, sizeBytes: forms.ciphertextSize, file: sealed)))
                 try await store.recordCiphertexts([VaultCipher.entry(forms)])
-                var file = PushFile(path: rename.to, contentHash: forms.ciphertextHash, sizeBytes: forms.ciphertextSize, baseVersion: nil, pathKey: rename.pathKey)
-                if forms.ciphertextSize <= InlineContent.maxFileBytes, forms.ciphertextSize <= budget {
-                    file.content = try Data(contentsOf: sealed)
-                    budget -= forms.ciphertextSize
-                }
-                files.append(file)
                 var again = rename
                 (again.contentHash, again.sizeBytes) = (forms.ciphertextHash, forms.ciphertextSize)
                 result.append(again)
+            }
+            let keys = Dictionary(batch.map { ($0.to, $0.pathKey) }) { first, _ in first }
+            let files = uploader.inlineFiles(candidates).map { file in
+                var file = file
+                file.pathKey = keys[file.path]
+                return file
             }
             let request = PushRequest(files: files)
             let answer = try await session.run { [api] in try await api.push(request, session: $0) }
             if let refused = answer.rejected.first { throw SyncEngineError.sharingKeys("'\(refused.path)' could not be sent sealed again (\(refused.message)); nothing was renamed") }
             guard answer.conflicts.isEmpty else { throw SyncEngineError.sharingKeys("a new name was taken meanwhile; nothing was renamed: run the rekey again") }
-            let vaultSession = await session.vaultSession
-            for upload in answer.uploads where upload.uploadRequired {
-                guard let url = upload.uploadURL, let file = staged[upload.path] else { throw SyncFileError.noUploadURL }
-                try await api.uploadBlob(file: file, to: url, headers: upload.uploadHeaders ?? [:], session: vaultSession)
+            let failures = await uploader.uploadAll(
+                answer.uploads.filter(\.uploadRequired), files: Dictionary(candidates.map { ($0.path, $0) }) { first, _ in first })
+            if let (path, error) = failures.first {
+                throw SyncEngineError.sharingKeys("'\(path)' could not be sent sealed again (\(error)); nothing was renamed: run the rekey again")
             }
         }
         return result
