@@ -13,8 +13,9 @@ public enum MergeResult: Sendable, Equatable {
 /// Frontmatter is merged field by field: a change on one side is taken; the same change on both
 /// sides is taken; list fields (`tags`, `aliases`, …) merge as sets with both sides' additions and
 /// removals; `updated`/`modified` timestamps take the later value; other fields changed differently
-/// need the user. The body is merged line by line (diff3): separate edits are both kept,
-/// overlapping ones need the user. Without a base, identical texts merge and anything else needs
+/// need the user. The body is merged line by line (diff3): separate edits are both kept; lines
+/// both sides changed are merged again word by word (``WordMerge``: a paragraph is one line),
+/// and edits of the same or neighbouring words need the user. Without a base, identical texts merge and anything else needs
 /// the user.
 public enum ConflictResolver {
     /// Fields whose differing values resolve to the later timestamp.
@@ -40,7 +41,12 @@ public enum ConflictResolver {
         case .success(let fields): merged.fields = fields
         case .failure(let conflict): problems.append(conflict.description)
         }
-        let bodyLines = ThreeWayMerge.merge(base: lines(b.body), local: lines(l.body), remote: lines(r.body))
+        let baseLines = lines(b.body)
+        let fenced = WordMerge.fencedLines(baseLines)
+        // A run of lines both sides changed is merged again by words (a paragraph is one line).
+        let bodyLines = ThreeWayMerge.merge(base: baseLines, local: lines(l.body), remote: lines(r.body)) { base, local, remote, at in
+            WordMerge.merge(base: base, local: local, remote: remote, fenced: fenced[min(at, fenced.count)..<min(at + max(base.count, 1), fenced.count)].contains(true))
+        }
         if let bodyLines {
             merged.body = bodyLines.joined(separator: "\n")
         } else {

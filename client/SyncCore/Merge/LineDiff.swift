@@ -1,17 +1,22 @@
 /// A change between a base and a new list of lines: base lines `baseRange` became `lines`.
-public struct Hunk: Equatable, Sendable {
+public typealias Hunk = Change<Substring>
+
+/// A change between a base sequence and a new one: base elements `baseRange` became `lines`.
+public struct Change<Element: Equatable & Sendable>: Equatable, Sendable {
     public var baseRange: Range<Int>
-    public var lines: [Substring]
+    public var lines: [Element]
 }
 
 /// Line diffs by longest common subsequence, after trimming the common prefix and suffix (which
-/// is where almost all of a note's edits leave it). Pure and deterministic.
+/// is where almost all of a note's edits leave it). Pure and deterministic; the same for any
+/// sequence (a merge diffs a paragraph's words with it too).
 public enum LineDiff {
     /// Above this many cells the middle is treated as one replaced block: a merge then reports a
     /// conflict instead of guessing, which never loses an edit.
     static let maxTableCells = 4_000_000
 
-    public static func hunks(from base: [Substring], to new: [Substring]) -> [Hunk] {
+    public static func hunks<Element: Equatable & Sendable>(from base: [Element], to new: [Element]) -> [Change<Element>] {
+        typealias Hunk = Change<Element>
         var prefix = 0
         while prefix < base.count, prefix < new.count, base[prefix] == new[prefix] { prefix += 1 }
         var suffix = 0
