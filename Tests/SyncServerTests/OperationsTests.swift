@@ -147,6 +147,25 @@ import Testing
         }
     }
 
+    /// The vault lock every writer takes leaves the row's key alone: a statement that names the
+    /// vault in another table (a foreign key's `KEY SHARE`, as the blob collector's usage trigger
+    /// takes) goes on at once. A `FOR UPDATE` there deadlocked the collector against a write in
+    /// the simulation (history 1158 of seed 20261129).
+    @Test func theVaultLockLetsRowsNamingTheVaultBeWritten() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write("a.md", "a")
+            let holder = try PostgresConnection(connectionString: server.databaseURL)
+            let other = try PostgresConnection(connectionString: server.databaseURL)
+            defer { holder.close(); other.close() }
+            let vaultID = try #require(try holder.query("SELECT id FROM vaults LIMIT 1").first?.uuid(0))
+            try holder.execute("BEGIN")
+            try FileStateQueries.lockVault(holder, vaultID: vaultID)
+            #expect(throws: Never.self) { try other.query("SELECT 1 FROM vaults WHERE id = $1 FOR KEY SHARE NOWAIT", [vaultID]) }
+            try holder.execute("ROLLBACK")
+        }
+    }
+
     @Test func readinessSaysWhetherTheDatabaseAndItsSchemaAreReady() async throws {
         try await TestServer.with { server in
             let url = URL(string: server.baseURL.absoluteString + "/health/ready")!

@@ -98,11 +98,14 @@ enum FileStateQueries {
     /// vault lock. Every writer of `file_state` takes it first, so writers of one vault are
     /// serialised and sequence numbers are handed out in commit order; what else must not change
     /// beside a write (who holds the vault's key, WebDAV locks) takes it too.
-    /// Also returns the vault's purge mark (``FileVersionRule/first(purgeMark:)``).
+    /// Also returns the vault's purge mark (``FileVersionRule/first(purgeMark:)``). `FOR NO KEY
+    /// UPDATE`, as an `UPDATE` of the row takes: a row of another table that names the vault
+    /// (a usage counter, a blob) is still written meanwhile, whose foreign-key check takes `KEY
+    /// SHARE`; `FOR UPDATE` would make that wait, and deadlock the blob collector against a write.
     @discardableResult
     static func lockVault(_ db: PostgresConnection, vaultID: UUID) throws -> (sequence: Int64, purgeMark: Int64, namesGeneration: Int, namesSince: Int64) {
         guard let row = try db.query(
-            "SELECT change_seq, purged_through_seq, names_generation, names_since_seq FROM vaults WHERE id = $1 FOR UPDATE", [vaultID]).first
+            "SELECT change_seq, purged_through_seq, names_generation, names_since_seq FROM vaults WHERE id = $1 FOR NO KEY UPDATE", [vaultID]).first
         else {
             throw ServiceError.notFound("vault not found")
         }

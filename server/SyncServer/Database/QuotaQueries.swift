@@ -26,9 +26,11 @@ enum QuotaQueries {
         return Overrides(quotaBytes: try row.optionalInt64(0), quotaFiles: try row.optionalInt64(1), maxFileBytes: try row.optionalInt64(2))
     }
 
-    /// Locks the user's row until commit: confirms of one user (in any vault) check the quota one at a time.
+    /// Locks the user's row until commit: confirms of one user (in any vault) check the quota one
+    /// at a time. `FOR NO KEY UPDATE`, as the vault lock (``FileStateQueries/lockVault(_:vaultID:)``):
+    /// rows naming the user are still written meanwhile.
     static func lockUser(_ db: PostgresConnection, userID: UUID) throws {
-        guard try db.query("SELECT 1 FROM users WHERE id = $1 FOR UPDATE", [userID]).first != nil else {
+        guard try db.query("SELECT 1 FROM users WHERE id = $1 FOR NO KEY UPDATE", [userID]).first != nil else {
             throw ServiceError.notFound("user not found")
         }
     }
