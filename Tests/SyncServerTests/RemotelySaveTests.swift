@@ -52,7 +52,7 @@ import Testing
                 written[path, default: []].append(text)
             }
             try phoneWrites("inbox/note 0.md", "# Note 0\n\nedited on the phone\n")
-            try phoneWrites("journal/note 2.md", "# Note 2\n\nedited on the phone\n")
+            try phoneWrites("journal/note 2.md", "# Note 2\n\nrewritten on the phone\n")
             try phoneWrites("daily/2026-11-26.md", "# Thursday\n\nwritten on the phone\n")
             try FileManager.default.removeItem(at: folder.appendingPathComponent("projects/alpha/note 1.md"))
             try await native("journal/note 2.md", "# Note 2\n\nedited on the laptop\n")
