@@ -18,7 +18,7 @@ import Testing
         return .rekey(.init(push: push, sources: sources, names: names, newestKey: newestKey, live: live))
     }
 
-    static func vault(_ rows: [FileStateQueries.Current], names: Int? = 1) -> VaultSnapshot {
+    static func vault(_ rows: [FileState], names: Int? = 1) -> VaultSnapshot {
         var snapshot = T.vault(rows, blobs: ["x"])
         snapshot.namesGeneration = names
         return snapshot

@@ -176,9 +176,9 @@ import Testing
     struct VerifyCase: CustomTestStringConvertible, Sendable {
         let rule: String
         let item: ConfirmItem
-        let reservations: [String: PushQueries.Reservation]
+        let reservations: [String: HeldReservation]
         let checks: [String: BlobCheck]
-        let verified: [PushQueries.Reservation]
+        let verified: [HeldReservation]
         let rejected: WriteRejection?
         var testDescription: String { rule }
     }
@@ -226,36 +226,36 @@ import Testing
     static let restoreCases: [Case] = [
         Case(
             rule: "an old version's content becomes the version after the current one",
-            snapshot: vault([row("a.md", 6, "now")], blobs: ["then"]), request: restoring("a.md", 2, old: version(2, "then")),
+            snapshot: vault([row("a.md", 6, "now")], blobs: ["then"]), request: restoring("a.md", 2, old: version("then")),
             expected: WritePlan(writes: [write("a.md", 7, "then")])),
         Case(
             rule: "a path whose rows were purged starts above the purge mark",
-            snapshot: vault(purgeMark: 90, blobs: ["then"]), request: restoring("a.md", 2, old: version(2, "then")),
+            snapshot: vault(purgeMark: 90, blobs: ["then"]), request: restoring("a.md", 2, old: version("then")),
             expected: WritePlan(writes: [write("a.md", 91, "then")])),
         Case(
             rule: "a version that is not retained is not found",
             snapshot: vault(), request: restoring("a.md", 2, old: nil), expected: WritePlan(refusal: .noSuchVersion(path: path("a.md"), version: 2))),
         Case(
             rule: "a deletion cannot be restored",
-            snapshot: vault(), request: restoring("a.md", 3, old: version(3, nil)), expected: WritePlan(refusal: .versionIsDeletion(path: path("a.md"), version: 3))),
+            snapshot: vault(), request: restoring("a.md", 3, old: version(nil)), expected: WritePlan(refusal: .versionIsDeletion(path: path("a.md"), version: 3))),
         Case(
             rule: "a version whose bytes are no longer kept is refused",
-            snapshot: vault([row("a.md", 6, "now")]), request: restoring("a.md", 2, old: version(2, "then")),
+            snapshot: vault([row("a.md", 6, "now")]), request: restoring("a.md", 2, old: version("then")),
             expected: WritePlan(refusal: .versionBytesGone(path: path("a.md"), version: 2))),
         Case(
             rule: "a deleted file whose name another live path took in another letter case stays deleted",
-            snapshot: vault([row("a.md", 3, nil), row("A.md", 1, "other")], blobs: ["then"]), request: restoring("a.md", 2, old: version(2, "then")),
+            snapshot: vault([row("a.md", 3, nil), row("A.md", 1, "other")], blobs: ["then"]), request: restoring("a.md", 2, old: version("then")),
             expected: WritePlan(refusal: .caseTaken(path: path("a.md"), by: "A.md"))),
         Case(
             rule: "a deleted file brought back counts as a file again",
-            snapshot: vault([row("a.md", 3, nil)], blobs: ["then"], recorded: ["then"], quotaFiles: 1, used: .init(bytes: 0, files: 1)), request: restoring("a.md", 2, old: version(2, "then")),
+            snapshot: vault([row("a.md", 3, nil)], blobs: ["then"], recorded: ["then"], quotaFiles: 1, used: .init(bytes: 0, files: 1)), request: restoring("a.md", 2, old: version("then")),
             expected: WritePlan(refusal: .restoreOverQuota(
                 "file limit reached: 1 of 1 files, 1 more needed; delete files or ask for a larger quota",
                 usage: UsageResponse(bytesUsed: 0, quotaBytes: nil, fileCount: 1, quotaFiles: 1, maxFileBytes: 1 << 30)))),
         Case(
             rule: "an old version's kept bytes add nothing: a full account may restore it",
             snapshot: vault([row("a.md", 3, "now")], blobs: ["then"], recorded: ["then"], quotaBytes: 7, used: .init(bytes: 7, files: 1)),
-            request: restoring("a.md", 2, old: version(2, "then")),
+            request: restoring("a.md", 2, old: version("then")),
             expected: WritePlan(writes: [write("a.md", 4, "then")])),
     ]
 
@@ -333,15 +333,15 @@ import Testing
         Dictionary(uniqueKeysWithValues: contents.map { (hashOf($0).rawValue, Int64($0.utf8.count)) })
     }
 
-    static func row(_ p: String, _ version: Int, _ content: String?, key: String? = nil) -> FileStateQueries.Current {
-        FileStateQueries.Current(
+    static func row(_ p: String, _ version: Int, _ content: String?, key: String? = nil) -> FileState {
+        FileState(
             path: path(p).rawValue, pathKey: key ?? path(p).caseFoldedKey, version: version, contentHash: content.map { hashOf($0).rawValue },
             sizeBytes: Int64(content?.utf8.count ?? 0), isDeleted: content == nil, deletedAt: content == nil ? now : nil)
     }
 
     static func vault(
-        _ rows: [FileStateQueries.Current] = [], purgeMark: Int64 = 0, blobs: [String] = [], recorded: [String] = [], gone: [String] = [], maxFileBytes: Int64 = 1 << 30,
-        quotaBytes: Int64? = nil, quotaFiles: Int64? = nil, used: QuotaQueries.Usage? = nil, reservedElsewhere: QuotaQueries.Usage = .init(bytes: 0, files: 0)
+        _ rows: [FileState] = [], purgeMark: Int64 = 0, blobs: [String] = [], recorded: [String] = [], gone: [String] = [], maxFileBytes: Int64 = 1 << 30,
+        quotaBytes: Int64? = nil, quotaFiles: Int64? = nil, used: StorageUse? = nil, reservedElsewhere: StorageUse = .init(bytes: 0, files: 0)
     ) -> VaultSnapshot {
         var snapshot = VaultSnapshot(sequence: 100, purgeMark: purgeMark)
         for row in rows {
@@ -376,19 +376,17 @@ import Testing
         .init(file: file(p, base: base == 0 ? nil : base, content, inline: inline), pathKey: path(p).caseFoldedKey, version: version, baseVersion: base, expiresAt: now, uploadRequired: upload)
     }
 
-    static func held(_ p: String, _ version: Int, base: Int, _ content: String, expires: Date = now.addingTimeInterval(60)) -> PushQueries.Reservation {
-        PushQueries.Reservation(
+    static func held(_ p: String, _ version: Int, base: Int, _ content: String, expires: Date = now.addingTimeInterval(60)) -> HeldReservation {
+        HeldReservation(
             path: path(p).rawValue, pathKey: path(p).caseFoldedKey, newVersion: version, baseVersion: base, contentHash: hashOf(content).rawValue,
             sizeBytes: Int64(content.utf8.count), expiresAt: expires)
     }
 
-    static func version(_ number: Int, _ content: String?) -> HistoryQueries.Version {
-        HistoryQueries.Version(
-            version: number, contentHash: content.map { hashOf($0).rawValue }, sizeBytes: Int64(content?.utf8.count ?? 0), createdAt: now, deviceName: "laptop",
-            isDeleted: content == nil, authorID: nil, author: nil)
+    static func version(_ content: String?) -> PastVersion {
+        PastVersion(contentHash: content.map { hashOf($0).rawValue }, sizeBytes: Int64(content?.utf8.count ?? 0), isDeleted: content == nil)
     }
 
-    static func restoring(_ p: String, _ version: Int, old: HistoryQueries.Version?) -> WriteRequest { .restore(path: path(p), version: version, old: old) }
+    static func restoring(_ p: String, _ version: Int, old: PastVersion?) -> WriteRequest { .restore(path: path(p), version: version, old: old) }
 
     static func deleted(_ p: String, _ tombstone: Int, _ content: String?) -> UndeleteCandidate {
         UndeleteCandidate(

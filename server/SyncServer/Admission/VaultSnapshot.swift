@@ -15,7 +15,7 @@ struct VaultSnapshot: Sendable, Equatable {
     /// names began): no write makes one live again.
     var leftNames: Set<String> = []
     /// The current rows of the paths the write names (a path the vault never held is absent).
-    var current: [String: FileStateQueries.Current] = [:]
+    var current: [String: FileState] = [:]
     /// For each letter-case key the write names (and each current row's), the live path holding it.
     var live: [String: String] = [:]
     /// Bytes the write may name (hash → size): recorded blobs, and bytes found in the store before
@@ -34,9 +34,9 @@ struct VaultSnapshot: Sendable, Equatable {
     struct Account: Sendable, Equatable {
         var limits: AccountLimits
         /// What the account's vaults keep now; nil when it has no quota (nothing is counted).
-        var usage: QuotaQueries.Usage?
+        var usage: StorageUse?
         /// What other open pushes of the account reserved (counted by a push only).
-        var reservedElsewhere = QuotaQueries.Usage(bytes: 0, files: 0)
+        var reservedElsewhere = StorageUse(bytes: 0, files: 0)
     }
 
     /// The version a write of `path` makes: the one after its current row, or a new name's first.
@@ -45,7 +45,7 @@ struct VaultSnapshot: Sendable, Equatable {
     }
 
     /// The path's current row when it is live (a tombstone holds no bytes and no name).
-    func liveRow(_ path: String) -> FileStateQueries.Current? {
+    func liveRow(_ path: String) -> FileState? {
         current[path].flatMap { $0.isDeleted ? nil : $0 }
     }
 }

@@ -71,9 +71,9 @@ extension WriteAdmission {
     /// reservation whose bytes the store holds with the declared size and hash. `checks` has what
     /// the store said of each hash (recorded blobs as verified); a hash it lacks was never uploaded.
     static func verifyUploads(
-        _ items: [ConfirmItem], reservations: [String: PushQueries.Reservation], checks: [String: BlobCheck], now: Date
-    ) -> (verified: [PushQueries.Reservation], rejected: [WritePlan.Rejected]) {
-        var verified: [PushQueries.Reservation] = []
+        _ items: [ConfirmItem], reservations: [String: HeldReservation], checks: [String: BlobCheck], now: Date
+    ) -> (verified: [HeldReservation], rejected: [WritePlan.Rejected]) {
+        var verified: [HeldReservation] = []
         var rejected: [WritePlan.Rejected] = []
         for item in items {
             guard let reservation = reservations[item.path.rawValue], reservation.newVersion == item.version, reservation.expiresAt > now else {
@@ -104,7 +104,7 @@ extension WriteAdmission {
     /// Makes each verified reservation current while the server still holds the version it was
     /// made against: of two devices pushing from one base exactly one wins. Over the quota, the
     /// files that no longer fit fail one by one.
-    static func confirm(_ reservations: [PushQueries.Reservation], _ snapshot: VaultSnapshot) -> WritePlan {
+    static func confirm(_ reservations: [HeldReservation], _ snapshot: VaultSnapshot) -> WritePlan {
         var plan = WritePlan(consumesReservations: true)
         var claimed = snapshot.live
         var account = snapshot.account

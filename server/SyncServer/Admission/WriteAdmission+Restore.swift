@@ -3,7 +3,7 @@ import SyncProtocol
 extension WriteAdmission {
     /// An old version's content as its path's next version: a normal change other devices pull.
     /// Works for a deleted file too, unless another path has taken its name meanwhile.
-    static func restore(_ path: VaultPath, version: Int, old: HistoryQueries.Version?, _ snapshot: VaultSnapshot) -> WritePlan {
+    static func restore(_ path: VaultPath, version: Int, old: PastVersion?, _ snapshot: VaultSnapshot) -> WritePlan {
         guard let old else { return WritePlan(refusal: .noSuchVersion(path: path, version: version)) }
         guard !old.isDeleted, let hash = old.contentHash else { return WritePlan(refusal: .versionIsDeletion(path: path, version: version)) }
         guard holds(snapshot, hash, sizeBytes: old.sizeBytes) else { return WritePlan(refusal: .versionBytesGone(path: path, version: version)) }
@@ -28,7 +28,7 @@ extension WriteAdmission {
     static func undelete(_ candidates: [UndeleteCandidate], _ snapshot: VaultSnapshot) -> WritePlan {
         var plan = WritePlan()
         var claimed = snapshot.live
-        var growth = QuotaQueries.Usage(bytes: 0, files: 0)
+        var growth = StorageUse(bytes: 0, files: 0)
         var counted: Set<String> = []
         for candidate in candidates.sorted(by: { $0.path < $1.path }) {
             guard let content = candidate.lastContent, holds(snapshot, content.hash, sizeBytes: content.sizeBytes) else {

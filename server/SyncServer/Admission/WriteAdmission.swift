@@ -67,14 +67,14 @@ enum WriteAdmission {
     /// them yet (and the write has not counted them already: `counted`), and one file when no live
     /// file is replaced. Replacing a file frees nothing: its old version stays in history.
     static func growth(
-        _ hash: String, sizeBytes: Int64, replacing live: FileStateQueries.Current?, in snapshot: VaultSnapshot, counted: inout Set<String>
-    ) -> QuotaQueries.Usage {
+        _ hash: String, sizeBytes: Int64, replacing live: FileState?, in snapshot: VaultSnapshot, counted: inout Set<String>
+    ) -> StorageUse {
         let new = !snapshot.recorded.contains(hash) && counted.insert(hash).inserted
-        return QuotaQueries.Usage(bytes: new ? sizeBytes : 0, files: live == nil ? 1 : 0)
+        return StorageUse(bytes: new ? sizeBytes : 0, files: live == nil ? 1 : 0)
     }
 
     /// Why `growth` more does not fit the account, or nil (always nil without a quota).
-    static func overflow(_ account: VaultSnapshot.Account, adding growth: QuotaQueries.Usage) -> String? {
+    static func overflow(_ account: VaultSnapshot.Account, adding growth: StorageUse) -> String? {
         guard let usage = account.usage else { return nil }
         return account.limits.overflow(usage, adding: growth)
     }

@@ -16,7 +16,7 @@ struct WritePlan: Sendable, Equatable {
     var conflicts: [Conflict] = []
     var rejected: [Rejected] = []
     /// A delete of a path already deleted (reported as deleted), or never held (reported missing).
-    var alreadyDeleted: [FileStateQueries.Current] = []
+    var alreadyDeleted: [FileState] = []
     var missing: [VaultPath] = []
     /// A conflict record's bytes are kept (``WriteRequest/conflictBytes(path:hash:sizeBytes:required:)``).
     var conflictBytesKept = false
@@ -48,7 +48,7 @@ struct WritePlan: Sendable, Equatable {
     struct Conflict: Sendable, Equatable {
         let path: VaultPath
         let base: Int?
-        let current: FileStateQueries.Current?
+        let current: FileState?
     }
 
     struct Rejected: Sendable, Equatable {

@@ -8,7 +8,7 @@ enum WriteRequest: Sendable {
     /// whose bytes are stored current at once (``VaultService/push(_:_:)``).
     case push(Push)
     /// Make reserved versions current; the reservations' bytes were checked (``WriteAdmission/verifyUploads(_:reservations:checks:now:)``).
-    case confirm([PushQueries.Reservation])
+    case confirm([HeldReservation])
     /// Tombstones for files still at the version the device last saw (a WebDAV `DELETE`'s
     /// under its ``LockCondition``).
     case delete([DeleteFile], locks: LockCondition? = nil)
@@ -16,7 +16,7 @@ enum WriteRequest: Sendable {
     /// bytes the vault holds), all or none (``WriteAdmission/move(_:sources:_:)``).
     case move(Push, sources: [DeleteFile])
     /// An old version's content as the next version of its path; nil: no such version is kept.
-    case restore(path: VaultPath, version: Int, old: HistoryQueries.Version?)
+    case restore(path: VaultPath, version: Int, old: PastVersion?)
     /// Files deleted in a window, each back with its content before the deletion.
     case undelete([UndeleteCandidate])
     /// A conflict record's bytes: named as kept when they are stored (`required`: they must be,

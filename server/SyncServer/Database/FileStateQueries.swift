@@ -17,18 +17,6 @@ enum FileStateQueries {
         let sequence: Int64
     }
 
-    /// The server's current knowledge of one path.
-    struct Current: Sendable, Equatable {
-        let path: String
-        /// The key of the letter-case rule: the case-folded path, or an encrypted vault's fingerprint.
-        let pathKey: String
-        let version: Int
-        let contentHash: String?
-        let sizeBytes: Int64
-        let isDeleted: Bool
-        let deletedAt: Date?
-    }
-
     /// A new current version to write.
     struct Write {
         let path: String
@@ -64,7 +52,7 @@ enum FileStateQueries {
     /// planner took the vault for a few hundred rows and read all of them for each batch (29 ms
     /// instead of 1 ms for 500 paths at 100,000 files, and Postgres's CPU per file doubled from
     /// 10,000 to 100,000 files). The same form is used wherever a write looks up its batch's keys.
-    static func current(_ db: PostgresConnection, vaultID: UUID, paths: [String]) throws -> [String: Current] {
+    static func current(_ db: PostgresConnection, vaultID: UUID, paths: [String]) throws -> [String: FileState] {
         let rows = try db.query(
             """
             SELECT f.path, f.path_key, f.version, f.content_hash, f.size_bytes, f.is_deleted, f.deleted_at
@@ -72,9 +60,9 @@ enum FileStateQueries {
                 LATERAL (SELECT * FROM file_state WHERE vault_id = $1 AND path = p.path LIMIT 1) AS f
             """,
             [vaultID, paths])
-        var result: [String: Current] = [:]
+        var result: [String: FileState] = [:]
         for row in rows {
-            let current = Current(
+            let current = FileState(
                 path: try row.string(0), pathKey: try row.string(1), version: try row.int(2), contentHash: row.optionalString(3), sizeBytes: try row.int64(4),
                 isDeleted: try row.bool(5), deletedAt: try row.optionalDate(6))
             result[current.path] = current

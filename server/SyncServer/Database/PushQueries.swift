@@ -3,19 +3,7 @@ import Postgres
 
 /// SQL for `push_reservations` (upload slots handed out by push) and `blobs` (bytes verified present).
 enum PushQueries {
-    /// An upload slot: `device` may confirm `path` at `newVersion` while the server still holds `baseVersion`.
-    struct Reservation: Sendable, Equatable {
-        let path: String
-        /// The letter-case key the push named (nil for reservations made before keys were kept).
-        let pathKey: String?
-        let newVersion: Int
-        let baseVersion: Int
-        let contentHash: String
-        let sizeBytes: Int64
-        let expiresAt: Date
-    }
-
-    static func reserve(_ db: PostgresConnection, vaultID: UUID, deviceID: UUID, reservations: [Reservation], now: Date) throws {
+    static func reserve(_ db: PostgresConnection, vaultID: UUID, deviceID: UUID, reservations: [HeldReservation], now: Date) throws {
         guard !reservations.isEmpty else { return }
         try db.query(
             """
@@ -34,7 +22,7 @@ enum PushQueries {
     }
 
     /// This device's reservations for the given (path, version) pairs, keyed by path.
-    static func reservations(_ db: PostgresConnection, vaultID: UUID, deviceID: UUID, paths: [String], versions: [Int]) throws -> [String: Reservation] {
+    static func reservations(_ db: PostgresConnection, vaultID: UUID, deviceID: UUID, paths: [String], versions: [Int]) throws -> [String: HeldReservation] {
         let rows = try db.query(
             """
             SELECT r.path, r.new_version, r.base_version, r.content_hash, r.size_bytes, r.expires_at, r.path_key
@@ -42,9 +30,9 @@ enum PushQueries {
               ON r.path = c.path AND r.new_version = c.version
             WHERE r.vault_id = $1 AND r.device_id = $2
             """, [vaultID, deviceID, paths, versions])
-        var result: [String: Reservation] = [:]
+        var result: [String: HeldReservation] = [:]
         for row in rows {
-            let r = Reservation(
+            let r = HeldReservation(
                 path: try row.string(0), pathKey: row.optionalString(6), newVersion: try row.int(1), baseVersion: try row.int(2), contentHash: try row.string(3),
                 sizeBytes: try row.int64(4), expiresAt: try row.date(5))
             result[r.path] = r

@@ -13,12 +13,6 @@ enum QuotaQueries {
         var maxFileBytes: Int64?
     }
 
-    /// Bytes the user keeps, and the number of their live files.
-    struct Usage: Sendable, Equatable {
-        var bytes: Int64
-        var files: Int64
-    }
-
     static func overrides(_ db: PostgresConnection, userID: UUID) throws -> Overrides {
         guard let row = try db.query("SELECT quota_bytes, quota_files, max_file_bytes FROM users WHERE id = $1", [userID]).first else {
             throw ServiceError.notFound("user not found")
@@ -39,7 +33,7 @@ enum QuotaQueries {
     /// a few rows a vault, however many files it holds. A vault whose rows piled up since the last
     /// purge (a busy one adds a few each write) is folded first, so a read never sums more than
     /// ``foldAbove`` rows a vault.
-    static func usage(_ db: PostgresConnection, userID: UUID) throws -> Usage {
+    static func usage(_ db: PostgresConnection, userID: UUID) throws -> StorageUse {
         let piled = try db.query(
             """
             SELECT u.vault_id FROM vault_usage u JOIN vaults v ON v.id = u.vault_id WHERE v.user_id = $1
@@ -51,7 +45,7 @@ enum QuotaQueries {
             SELECT COALESCE(SUM(u.bytes), 0)::bigint, COALESCE(SUM(u.files), 0)::bigint
             FROM vault_usage u JOIN vaults v ON v.id = u.vault_id WHERE v.user_id = $1
             """, [userID]).first
-        return Usage(bytes: try row?.int64(0) ?? 0, files: try row?.int64(1) ?? 0)
+        return StorageUse(bytes: try row?.int64(0) ?? 0, files: try row?.int64(1) ?? 0)
     }
 
     /// Folds a vault's counter rows into one (the purge does, so that reading them stays cheap).
@@ -74,13 +68,13 @@ enum QuotaQueries {
     }
 
     /// ``usage(_:userID:)`` summed from what the vaults hold: what the counters must equal.
-    static func countedUsage(_ db: PostgresConnection, userID: UUID) throws -> Usage {
+    static func countedUsage(_ db: PostgresConnection, userID: UUID) throws -> StorageUse {
         let row = try db.query(
             """
             SELECT (SELECT COALESCE(SUM(b.size_bytes), 0) FROM blobs b JOIN vaults v ON v.id = b.vault_id WHERE v.user_id = $1),
                    (SELECT COUNT(*) FROM file_state f JOIN vaults v ON v.id = f.vault_id WHERE v.user_id = $1 AND NOT f.is_deleted)
             """, [userID]).first
-        return Usage(bytes: (try row?.int64(0) ?? 0) + (try webdavBytes(db, userID: userID)), files: try row?.int64(1) ?? 0)
+        return StorageUse(bytes: (try row?.int64(0) ?? 0) + (try webdavBytes(db, userID: userID)), files: try row?.int64(1) ?? 0)
     }
 
     /// What WebDAV keeps in the user's vaults besides files: dead properties' names and values,
@@ -123,7 +117,7 @@ enum QuotaQueries {
     /// the last megabyte are both counted at push time.
     /// Reservations of the paths being pushed now are left out: a push repeated after a crash
     /// replaces its own earlier reservation rather than adding to it.
-    static func reserved(_ db: PostgresConnection, userID: UUID, now: Date, excludingVault vaultID: UUID, paths: [String]) throws -> Usage {
+    static func reserved(_ db: PostgresConnection, userID: UUID, now: Date, excludingVault vaultID: UUID, paths: [String]) throws -> StorageUse {
         let row = try db.query(
             """
             WITH open AS (
@@ -136,6 +130,6 @@ enum QuotaQueries {
                 (SELECT COUNT(*) FROM open o
                     WHERE NOT EXISTS (SELECT 1 FROM file_state f WHERE f.vault_id = o.vault_id AND f.path = o.path AND NOT f.is_deleted))
             """, [userID, now, vaultID, paths]).first
-        return Usage(bytes: try row?.int64(0) ?? 0, files: try row?.int64(1) ?? 0)
+        return StorageUse(bytes: try row?.int64(0) ?? 0, files: try row?.int64(1) ?? 0)
     }
 }

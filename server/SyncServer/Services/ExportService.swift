@@ -228,7 +228,7 @@ struct ExportService: Sendable {
         guard account.quotaBytes != nil else { return }
         let freed = try ExportQueries.finishedArchives(db, vaultID: scope.vaultID, except: id).reduce(0) { $0 + $1.sizeBytes }
         let usage = try QuotaQueries.usage(db, userID: scope.ownerID)
-        if let reason = account.overflow(usage, adding: QuotaQueries.Usage(bytes: sizeBytes - freed, files: 0)) {
+        if let reason = account.overflow(usage, adding: StorageUse(bytes: sizeBytes - freed, files: 0)) {
             throw NoRoom(reason: "the archive (\(sizeBytes) bytes) does not fit: \(reason)")
         }
     }

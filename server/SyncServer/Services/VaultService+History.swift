@@ -33,7 +33,7 @@ extension VaultService {
             let old = try HistoryQueries.version(tx, vaultID: scope.vaultID, path: path.rawValue, version: request.version)
             let reads = VaultSnapshotQueries.Reads(
                 paths: [path.rawValue], keys: [path.caseFoldedKey], lookUp: old?.contentHash.map { [$0] } ?? [], account: .limits(lockUser: true))
-            return (.restore(path: path, version: request.version, old: old), reads)
+            return (.restore(path: path, version: request.version, old: old.map { PastVersion(contentHash: $0.contentHash, sizeBytes: $0.sizeBytes, isDeleted: $0.isDeleted) }), reads)
         }.plan
         guard let restored = plan.writes.first else { throw (plan.refusal ?? .noSuchVersion(path: path, version: request.version)).serviceError }
         return RestoreResponse(

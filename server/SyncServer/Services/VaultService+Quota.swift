@@ -9,7 +9,7 @@ struct AccountLimits: Sendable, Equatable {
     var maxFileBytes: Int64
 
     /// The usage answer for `usage` under these limits.
-    func report(_ usage: QuotaQueries.Usage, breakdown: UsageBreakdown? = nil) -> UsageResponse {
+    func report(_ usage: StorageUse, breakdown: UsageBreakdown? = nil) -> UsageResponse {
         UsageResponse(bytesUsed: usage.bytes, quotaBytes: quotaBytes, fileCount: usage.files, quotaFiles: quotaFiles, maxFileBytes: maxFileBytes, breakdown: breakdown)
     }
 
@@ -18,11 +18,11 @@ struct AccountLimits: Sendable, Equatable {
     func usageReport(_ db: PostgresConnection, userID: UUID) throws -> UsageResponse {
         let breakdown = try QuotaQueries.breakdown(db, userID: userID)
         let files = try QuotaQueries.usage(db, userID: userID).files
-        return report(QuotaQueries.Usage(bytes: breakdown.total, files: files), breakdown: breakdown)
+        return report(StorageUse(bytes: breakdown.total, files: files), breakdown: breakdown)
     }
 
     /// Why `usage` plus `growth` would not fit, or nil when it fits.
-    func overflow(_ usage: QuotaQueries.Usage, adding growth: QuotaQueries.Usage) -> String? {
+    func overflow(_ usage: StorageUse, adding growth: StorageUse) -> String? {
         if let quotaBytes, growth.bytes > 0, usage.bytes + growth.bytes > quotaBytes {
             return "storage full: \(usage.bytes) of \(quotaBytes) bytes kept, \(growth.bytes) more needed; history counts too (a deleted file's bytes are freed when its retention ends), so ask for a larger quota"
         }

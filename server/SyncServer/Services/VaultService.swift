@@ -218,7 +218,7 @@ struct VaultService: Sendable {
 
     /// The conflict answer for `path`, with a download of the server's content when it is live.
     /// A `nil` current row (the server has never seen a path the client has a base for) answers server version 0.
-    func conflict(_ path: VaultPath, base: Int?, current: FileStateQueries.Current?, scope: VaultScope, expires: Date) throws -> VersionConflict {
+    func conflict(_ path: VaultPath, base: Int?, current: FileState?, scope: VaultScope, expires: Date) throws -> VersionConflict {
         guard let current else {
             return VersionConflict(path: path, yourBaseVersion: base, serverVersion: 0, serverHash: nil, downloadURL: nil, serverDeleted: false)
         }

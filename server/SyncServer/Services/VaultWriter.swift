@@ -41,8 +41,8 @@ struct VaultWriter {
         return Cursor(sequence: sequence, purgeMark: sent.purgeMark, history: history).encoded
     }
 
-    private static func row(_ reservation: WritePlan.Reservation) -> PushQueries.Reservation {
-        PushQueries.Reservation(
+    private static func row(_ reservation: WritePlan.Reservation) -> HeldReservation {
+        HeldReservation(
             path: reservation.file.path.rawValue, pathKey: reservation.pathKey, newVersion: reservation.version, baseVersion: reservation.baseVersion,
             contentHash: reservation.file.contentHash.rawValue, sizeBytes: reservation.file.sizeBytes, expiresAt: reservation.expiresAt)
     }
