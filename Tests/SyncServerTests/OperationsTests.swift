@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Logging
 import Postgres
 import SyncClient
@@ -128,22 +129,57 @@ import Testing
         }
     }
 
-    /// A request the database fails answers a 500 that reveals nothing, and one log line names
-    /// the cause: the statement and the server's words.
+    /// A request the database fails answers a 500 that reveals nothing, and the request's one log
+    /// line names the cause: the statement and the server's words. So through the API and through
+    /// the WebDAV door, which makes its own answers.
     @Test func aDatabaseFailureIsLoggedWithItsStatement() async throws {
         let capture = LogCapture()
         try await TestServer.with(logger: capture.logger()) { server in
-            let device = try await server.newUser().newDevice()
+            let user = try await server.newUser()
+            let device = try await user.newDevice()
+            let (dav, _) = try await WebDAVTests.client(user, server)
+            #expect(try await dav.put("/dav/default/a.md", "a").status == 201)
             let db = try PostgresConnection(connectionString: server.databaseURL)
             defer { db.close() }
-            try db.execute("ALTER TABLE conflict_records RENAME TO conflict_records_gone")
-            defer { try? db.execute("ALTER TABLE conflict_records_gone RENAME TO conflict_records") }
+            try db.execute("ALTER TABLE conflict_records RENAME TO conflict_records_gone; ALTER TABLE webdav_seen RENAME TO webdav_seen_gone")
+            defer { try? db.execute("ALTER TABLE conflict_records_gone RENAME TO conflict_records; ALTER TABLE webdav_seen_gone RENAME TO webdav_seen") }
             let answer = try await RawHTTP.send(
                 "GET", server.baseURL.appendingPathComponent("vault/conflicts"),
                 headers: ["Authorization": "Bearer \(device.session.accessToken)", SyncHeader.device: device.session.deviceID.uuidString])
             #expect(answer.status == 500 && !String(decoding: answer.body, as: UTF8.self).contains("conflict_records"))
-            let line = capture.text.split(separator: "\n").first { $0.contains("request failed") }
-            #expect(line?.contains("(in: SELECT id, path, device_name") == true && line?.contains("42P01") == true, "\(line ?? "no line")")
+            let davAnswer = try await dav.send("GET", "/dav/default/a.md")
+            #expect(davAnswer.status == 500 && !String(decoding: davAnswer.body, as: UTF8.self).contains("webdav_seen"))
+            let lines = capture.text.split(separator: "\n")
+            for (path, statement) in [("/vault/conflicts", "(in: SELECT id, path, device_name"), ("/dav/default/a.md", "webdav_seen")] {
+                let mine = lines.filter { $0.contains("http.method=GET") && $0.contains("http.path=\(path)") }
+                #expect(mine.count == 1 && mine.first?.contains("request failed") == true, "\(mine)")
+                #expect(mine.first?.contains(statement) == true && mine.first?.contains("42P01") == true && mine.first?.contains("500") == true, "\(mine)")
+            }
+        }
+    }
+
+    /// A failure of the server's own side is typed by what failed: its answer's status, code,
+    /// words and wait come from the kind, its cause goes only to the log.
+    @Test func serverFailuresAnswerByTheirKind() {
+        let cause = ErrorCause("storing v/h", POSIXError(.EIO))
+        let rows: [(ServerFailure, status: Int, code: ErrorCode, retry: String, words: String)] = [
+            (.databaseDown(cause), 503, .unavailable, "5", "the database is unavailable"),
+            (.databaseFull(cause), 507, .storageUnavailable, "60", "database is out of disk space"),
+            (.storeFull(cause), 507, .storageUnavailable, "60", "storage is full"),
+            (.storeWriteFailed(what: "the merge of 'a.md'", cause), 507, .storageUnavailable, "60", "could not store the merge of 'a.md'"),
+            (.storeDeleteFailed(failed: 2, of: 9, cause), 503, .unavailable, "30", "did not delete 2 of 9 files"),
+            (.spoolFailed(lost: true, cause), 507, .storageUnavailable, "60", "lost before it was stored"),
+            (.providerUnreachable(provider: "Google", step: " for its signing keys", cause), 503, .unavailable, "10", "Google could not be reached for its signing keys"),
+            (.providerMisconfigured(provider: "Google", cause), 503, .unavailable, "60", "tell the server's operator"),
+            (.busy("too many sign-ins at once"), 503, .unavailable, "2", "too many sign-ins at once"),
+            (.shuttingDown(what: "start the export"), 503, .unavailable, "5", "start the export again in a moment"),
+        ]
+        for row in rows {
+            let error = ServiceError.server(row.0)
+            #expect(Int(error.wire.status.code) == row.status && error.wire.body.code == row.code, "\(row.0)")
+            #expect(error.wire.body.message.contains(row.words) && !error.wire.body.message.contains("storing"), "\(error.wire.body.message)")
+            #expect(error.headers[.retryAfter] == row.retry, "\(row.0)")
+            #expect(row.0.cause == nil ? error.cause == nil : error.cause?.description.hasPrefix("storing v/h: ") == true, "\(row.0)")
         }
     }
 

@@ -24,18 +24,15 @@ final class BoundedExecutor: Service {
         self.refusal = refusal
     }
 
-    /// Seconds a refused caller is told to wait.
-    static let retryAfterSeconds = 2
-
     /// Runs `body` on the executor's threads.
-    /// - Throws: ``ServiceError/unavailable(_:retryAfterSeconds:)`` when the queue is full.
+    /// - Throws: ``ServerFailure/busy(_:)`` when the queue is full.
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         let admitted = inHand.withLockedValue { count -> Bool in
             guard count < capacity else { return false }
             count += 1
             return true
         }
-        guard admitted else { throw ServiceError.unavailable(refusal, retryAfterSeconds: Self.retryAfterSeconds) }
+        guard admitted else { throw ServiceError.server(.busy(refusal)) }
         defer { inHand.withLockedValue { $0 -= 1 } }
         return try await threads.runIfActive(body)
     }

@@ -3,6 +3,11 @@ import SyncProtocol
 /// Everything a request can fail with, named for what failed. The HTTP layer maps these to the
 /// wire envelope in one place (`ServiceError+HTTP.swift`).
 enum ServiceError: Error, Equatable {
+    /// What lay under the error, for the log (a server-side failure's cause).
+    var cause: ErrorCause? {
+        if case .server(let failure) = self { failure.cause } else { nil }
+    }
+
     case invalidRequest(String)
     case invalidPath(VaultPathError)
     case invalidHash(ContentHashError)
@@ -85,12 +90,11 @@ enum ServiceError: Error, Equatable {
     case pathCaseConflict(path: VaultPath, existing: String)
     case cursorExpired(String)
     case quotaExceeded(String, usage: UsageResponse)
-    /// The server cannot serve this now but will soon (shutting down, database down): retry after the given seconds.
-    case unavailable(String, retryAfterSeconds: Int)
+    /// The server's side failed (its database, its store, a sign-in provider, its own load): typed
+    /// by what failed, with the cause for the log.
+    case server(ServerFailure)
     /// Too many failed sign-ins for this account from this address, or from this address.
     case tooManyRequests(String, retryAfterSeconds: Int)
     /// The request's body came slower than the server's minimum rate (``BodyRateMiddleware``).
     case bodyTooSlow(String)
-    /// The blob store is out of space (full disk, filesystem quota): nothing was stored.
-    case storageUnavailable(String)
 }

@@ -123,14 +123,14 @@ extension ServiceError {
             (.gone, ErrorBody(code: .cursorExpired, message: m))
         case .pathCaseConflict(let path, let existing):
             (.conflict, ErrorBody(code: .pathCaseConflict, message: "'\(existing)' exists already and differs from '\(path)' only by letter case", path: path.rawValue))
-        case .unavailable(let m, _):
-            (.serviceUnavailable, ErrorBody(code: .unavailable, message: m))
+        case .server(let failure) where failure.isOutOfSpace:
+            (.init(code: 507, reasonPhrase: "Insufficient Storage"), ErrorBody(code: .storageUnavailable, message: failure.message))
+        case .server(let failure):
+            (.serviceUnavailable, ErrorBody(code: .unavailable, message: failure.message))
         case .tooManyRequests(let m, _):
             (.tooManyRequests, ErrorBody(code: .tooManyRequests, message: m))
         case .bodyTooSlow(let m):
             (.requestTimeout, ErrorBody(code: .requestTimeout, message: m))
-        case .storageUnavailable(let m):
-            (.init(code: 507, reasonPhrase: "Insufficient Storage"), ErrorBody(code: .storageUnavailable, message: m))
         }
     }
 
@@ -149,9 +149,8 @@ extension ServiceError {
     /// simply retry later, `Allow` for a method the path does not take.
     var headers: HTTPFields {
         switch self {
-        case .unavailable(_, let seconds), .tooManyRequests(_, let seconds): [.retryAfter: String(seconds)]
-        // Space comes back when an operator frees it: a minute is soon enough to look again.
-        case .storageUnavailable: [.retryAfter: "60"]
+        case .server(let failure): [.retryAfter: String(failure.retryAfterSeconds)]
+        case .tooManyRequests(_, let seconds): [.retryAfter: String(seconds)]
         case .methodNotAllowed(let allowed) where !allowed.isEmpty: [.allow: allowed.joined(separator: ", ")]
         default: [:]
         }
@@ -181,9 +180,9 @@ extension ServiceError {
         case let e as DecodingError: return .invalidRequest(describe(e))
         case is NIOTooManyBytesError: return .payloadTooLarge(limit: ServerRequestContext.maxBodyBytes)
         case let e as PostgresError where e.isUnavailable || e.sqlState == "53300":  // 53300: too many connections
-            return .unavailable("the database is unavailable; nothing was changed: try again shortly", retryAfterSeconds: 5)
+            return .server(.databaseDown(ErrorCause(e)))
         case let e as PostgresError where e.sqlState == "53100":  // disk_full
-            return .storageUnavailable("the server's database is out of disk space; nothing was changed: try again once space is free")
+            return .server(.databaseFull(ErrorCause(e)))
         case let e as HTTPError:
             switch e.status {
             case .notFound: return .notFound("no such endpoint")
@@ -222,18 +221,12 @@ struct ErrorEnvelopeMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch {
             if let mapped = ServiceError.from(error) {
                 response = mapped.response(requestID: context.id)
-                // The server's side failed (the database, the store): the log names the cause,
-                // which the answer keeps to itself.
-                if response.status.code >= 500 {
-                    context.logger.error(
-                        "request failed", metadata: ["cause": "\(String(reflecting: error))", "http.method": "\(request.method)", "http.path": "\(request.uri.path)"])
-                }
             } else {
-                context.logger.error(
-                    "request failed",
-                    metadata: ["error": "\(String(reflecting: error))", "http.method": "\(request.method)", "http.path": "\(request.uri.path)"])
                 response = ServiceError.envelope(.internalServerError, ErrorBody(code: .internalError, message: "internal server error; report the request id"), requestID: context.id)
             }
+            // The server's side failed (the database, the store): the request's log line names
+            // the cause, which the answer keeps to itself.
+            if response.status.code >= 500 { RequestFailure.note(error, logger: context.logger) }
         }
         response.headers[HTTPField.Name(SyncHeader.requestID)!] = context.id
         return response

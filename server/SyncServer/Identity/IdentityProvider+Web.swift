@@ -62,7 +62,7 @@ extension IdentityProvider {
     /// Trades `code` for the ID token at the token endpoint, with the PKCE verifier and the
     /// client's secret.
     /// - Throws: ``ServiceError/invalidIdentityToken(_:)`` when the provider refuses (a used or
-    ///   expired code, a wrong verifier or secret), ``ServiceError/unavailable(_:retryAfterSeconds:)``
+    ///   expired code, a wrong verifier or secret), ``ServiceError/server(_:)``
     ///   when it cannot be reached.
     func redeem(code: String, verifier: String, redirect: URL) async throws -> String {
         guard let web = settings.web else { throw ServiceError.unsupportedProvider(settings.name) }
@@ -87,8 +87,7 @@ extension IdentityProvider {
             status = response.status.code
             body = Data(try await response.body.collect(upTo: 1 << 20).readableBytesView)
         } catch {
-            logger.error("could not reach the identity provider's token endpoint", metadata: ["provider": "\(settings.name)", "error": "\(error)"])
-            throw ServiceError.unavailable("\(settings.name) could not be reached to finish the sign-in: try again shortly", retryAfterSeconds: 10)
+            throw ServiceError.server(.providerUnreachable(provider: settings.name, step: " to finish the sign-in", ErrorCause("token endpoint \(url)", error)))
         }
         let answer = try? JSONDecoder().decode(TokenAnswer.self, from: body)
         guard status == 200, let token = answer?.id_token, !token.isEmpty else {
@@ -111,13 +110,12 @@ extension IdentityProvider {
         do {
             discovery = try await fetch(settings.issuer.appendingPathComponent(".well-known/openid-configuration"), as: Discovery.self)
         } catch {
-            throw ServiceError.unavailable("\(settings.name) could not be reached: try again shortly", retryAfterSeconds: 10)
+            throw ServiceError.server(.providerUnreachable(provider: settings.name, step: "", ErrorCause("discovery document of \(settings.issuer)", error)))
         }
         guard let authorization = discovery.authorization_endpoint.flatMap(URL.init(string:)), authorization.scheme == "https",
             let token = discovery.token_endpoint.flatMap(URL.init(string:)), token.scheme == "https"
         else {
-            logger.error("the identity provider names no https authorization and token endpoints", metadata: ["provider": "\(settings.name)"])
-            throw ServiceError.unavailable("\(settings.name) does not offer the sign-in this page needs: tell the server's operator", retryAfterSeconds: 60)
+            throw ServiceError.server(.providerMisconfigured(provider: settings.name, ErrorCause("the discovery document of \(settings.issuer) names no https authorization and token endpoints")))
         }
         let endpoints = WebEndpoints(authorization: authorization, token: token)
         webEndpoints = endpoints

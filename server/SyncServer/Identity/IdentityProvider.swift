@@ -92,7 +92,7 @@ actor IdentityProvider {
     /// Checks an ID token completely: its algorithm (RS256 or ES256), its key (one the issuer
     /// publishes), its signature, then `iss`, `aud`, `exp`, `iat` and that its `nonce` carries
     /// `nonce` (``IdentityNonces/claim(_:carries:)``).
-    /// - Throws: ``ServiceError/invalidIdentityToken(_:)``, or ``ServiceError/unavailable(_:retryAfterSeconds:)``
+    /// - Throws: ``ServiceError/invalidIdentityToken(_:)``, or ``ServiceError/server(_:)``
     ///   when the issuer cannot be reached for its keys.
     func verify(_ token: String, nonce: String) async throws -> VerifiedIdentity {
         let header = try Self.header(token)
@@ -165,8 +165,7 @@ actor IdentityProvider {
             keyIDs = ids
             logger.info("identity provider keys fetched", metadata: ["provider": "\(settings.name)", "keys": "\(ids.count)"])
         } catch {
-            logger.error("could not fetch the identity provider's keys", metadata: ["provider": "\(settings.name)", "error": "\(error)"])
-            throw ServiceError.unavailable("\(settings.name) could not be reached for its signing keys: try again shortly", retryAfterSeconds: 10)
+            throw ServiceError.server(.providerUnreachable(provider: settings.name, step: " for its signing keys", ErrorCause("signing keys of \(settings.issuer)", error)))
         }
     }
 

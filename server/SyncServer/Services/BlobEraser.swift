@@ -12,7 +12,7 @@ struct BlobEraser: Sendable {
     static let parallelism = 16
 
     /// Deletes every key's bytes (a missing blob is no error).
-    /// - Throws: ``ServiceError/unavailable(_:retryAfterSeconds:)`` when the store failed some;
+    /// - Throws: ``ServiceError/server(_:)`` when the store failed some;
     ///   the caller then keeps its rows, so that the same request can finish the job.
     func erase(_ keys: [(vaultID: UUID, hash: String)], what: String) async throws {
         let failures = await mapBounded(keys, limit: Self.parallelism) { [store] blob -> String? in
@@ -24,9 +24,7 @@ struct BlobEraser: Sendable {
             }
         }.compactMap { $0 }
         guard failures.isEmpty else {
-            logger.error("could not delete every blob of \(what); nothing else was deleted", metadata: ["failed": "\(failures.count)", "first": "\(failures[0])"])
-            throw ServiceError.unavailable(
-                "the blob store did not delete \(failures.count) of \(keys.count) files: nothing else was deleted; send the same request again", retryAfterSeconds: 30)
+            throw ServiceError.server(.storeDeleteFailed(failed: failures.count, of: keys.count, ErrorCause("deleting the bytes of \(what), first failure: \(failures[0])")))
         }
     }
 
@@ -36,7 +34,9 @@ struct BlobEraser: Sendable {
         do {
             try await erase(keys, what: what)
         } catch {
-            logger.error("bytes of \(what) confirmed during its deletion may remain in the blob store", metadata: ["count": "\(keys.count)"])
+            logger.error(
+                "bytes of \(what) confirmed during its deletion may remain in the blob store",
+                metadata: ["count": "\(keys.count)", "cause": "\(ServiceError.from(error)?.cause?.description ?? String(reflecting: error))"])
         }
     }
 }

@@ -70,7 +70,7 @@ struct ExportService: Sendable {
         let service = self
         guard runner.submit({ await service.build(id: id, scope: scope, files: files) }) else {
             try await db.withConnection { try ExportQueries.fail($0, id: id, error: "the server is shutting down", now: now) }
-            throw ServiceError.unavailable("the server is shutting down: start the export again in a moment", retryAfterSeconds: 5)
+            throw ServiceError.server(.shuttingDown(what: "start the export"))
         }
         return try await status(scope, id: id)
     }

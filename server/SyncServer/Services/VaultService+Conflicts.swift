@@ -76,6 +76,7 @@ extension VaultService {
             } then: { tx, plan in
                 if plan.refusal == nil { try ConflictQueries.markStored(tx, vaultID: scope.vaultID, id: id) }
             }.plan
+            if let refusal = plan.refusal { throw refusal.serviceError }
         }
         return try conflictInfo(scope, record.kept(true), deviceName: record.deviceName, expires: now.addingTimeInterval(limits.blobURLTTL.seconds))
     }

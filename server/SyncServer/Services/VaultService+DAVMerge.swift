@@ -120,9 +120,7 @@ extension VaultService {
         let mergedHash = ContentHasher.hash(merged)
         let mergedSize = Int64(merged.count)
         let key = BlobKey(vaultID: scope.vaultID, contentHash: mergedHash)
-        guard await blobs.storeInline([(key, merged)]).isEmpty else {
-            throw ServiceError.storageUnavailable("the server could not store the merge of '\(path)': try again")
-        }
+        try await blobs.storeMade(key, merged, what: "the merge of '\(path)'")
         let now = now()
         let outcome: DAVPutOutcome
         do {

@@ -42,9 +42,7 @@ extension VaultService {
         let push = WriteRequest.Push(
             files: [file], keys: try caseKeys([file], in: scope), commit: true, expires: now.addingTimeInterval(limits.blobURLTTL.seconds), storedByServer: true)
         let watermark = try await db.withConnection { try BlobGuardQueries.watermark($0) }
-        if let bytes = content.bytes, await !blobs.storeInline([(BlobKey(vaultID: scope.vaultID, contentHash: content.hash), bytes)]).isEmpty {
-            throw ServiceError.storageUnavailable("the merge could not be stored: try again")
-        }
+        if let bytes = content.bytes { try await blobs.storeMade(BlobKey(vaultID: scope.vaultID, contentHash: content.hash), bytes, what: "the merge") }
         let reads = VaultSnapshotQueries.Reads(
             paths: [path.rawValue], keys: Array(push.keys.values), found: content.bytes != nil ? [content.hash.rawValue: content.size] : [:], watermark: watermark,
             lookUp: content.bytes == nil ? [content.hash.rawValue] : [], account: .limitsAndReservations(lockUser: true, paths: [path.rawValue], now: now))

@@ -14,6 +14,20 @@ extension BlobGateway {
         await store.writeSmall(blobs)
     }
 
+    /// Stores bytes the server made itself (a merge); `what` names them in the answer when the
+    /// store fails.
+    /// - Throws: ``ServerFailure/storeWriteFailed(what:_:)`` naming the key and the store's error
+    ///   (``ServerFailure/storeFull(_:)`` when its disk is full).
+    func storeMade(_ key: BlobKey, _ bytes: Data, what: String) async throws {
+        do {
+            try await store.write(bytes, key: key)
+        } catch let error as ServiceError where error.cause != nil {
+            throw error
+        } catch {
+            throw ServiceError.server(.storeWriteFailed(what: what, ErrorCause("storing \(key)", error)))
+        }
+    }
+
     /// Reads the blobs; a blob that cannot be read is left out (its download URL still works or reports why).
     func readInline(_ keys: [BlobKey]) async -> [BlobKey: Data] {
         var result: [BlobKey: Data] = [:]

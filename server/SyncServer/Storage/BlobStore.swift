@@ -123,18 +123,18 @@ extension BlobStore {
     /// One ``write(_:key:sizeBytes:)`` per blob, several at a time.
     package func writeSmall(_ blobs: [(key: BlobKey, bytes: Data)]) async -> Set<BlobKey> {
         let failed = await mapBounded(blobs, limit: Self.smallWriteParallelism) { blob -> BlobKey? in
-            let body = AsyncStream<ByteBuffer> {
-                $0.yield(ByteBuffer(bytes: blob.bytes))
-                $0.finish()
-            }
-            do {
-                try await write(body, key: blob.key, sizeBytes: Int64(blob.bytes.count))
-                return nil
-            } catch {
-                return blob.key
-            }
+            (try? await write(blob.bytes, key: blob.key)) == nil ? blob.key : nil
         }
         return Set(failed.compactMap { $0 })
+    }
+
+    /// Stores `bytes` held in memory under `key`.
+    package func write(_ bytes: Data, key: BlobKey) async throws {
+        let body = AsyncStream<ByteBuffer> {
+            $0.yield(ByteBuffer(bytes: bytes))
+            $0.finish()
+        }
+        try await write(body, key: key, sizeBytes: Int64(bytes.count))
     }
 }
 

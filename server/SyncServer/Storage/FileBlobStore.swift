@@ -228,7 +228,7 @@ package struct FileBlobStore: BlobStore {
     func storageError(_ error: any Error) -> any Error {
         guard let posix = error as? POSIXError, posix.code == .ENOSPC || posix.code == .EDQUOT else { return error }
         outOfSpace.withLockedValue { $0 = true }
-        return ServiceError.storageUnavailable("the server's storage is full; the upload was not stored: try again once space is free")
+        return ServiceError.server(.storeFull(ErrorCause("writing to the file store", posix)))
     }
 
     /// Removes temporary upload files last written before `cutoff` (a crash mid-upload leaves

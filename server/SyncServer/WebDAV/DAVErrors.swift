@@ -29,11 +29,11 @@ enum DAVErrors {
             return Response(status: failure.status, headers: [.contentType: "application/xml; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: xml)))
         }
         guard let service = ServiceError.from(error) else {
-            logger.error("webdav request failed", metadata: ["error": "\(String(reflecting: error))"])
+            RequestFailure.note(error, logger: logger)
             return text(.internalServerError, "the server could not do this; try again, and tell its operator if it keeps failing")
         }
         let (status, body) = service.wire
-        if status.code >= 500 { logger.error("webdav request failed", metadata: ["cause": "\(String(reflecting: error))"]) }
+        if status.code >= 500 { RequestFailure.note(error, logger: logger) }
         switch service {
         case .unauthorized, .invalidCredentials:
             var response = text(.unauthorized, "sign in with your email and an app password ('vaultsync app-password create NAME', or the web app's devices page)")
@@ -41,9 +41,11 @@ enum DAVErrors {
             return response
         case .quotaExceeded(let message, _):
             return text(insufficientStorage, message)
-        case .storageUnavailable(let message):
-            return text(insufficientStorage, message)
-        case .tooManyRequests(_, let seconds), .unavailable(_, let seconds):
+        case .server(let failure):
+            var response = text(failure.isOutOfSpace ? insufficientStorage : status, body.message)
+            response.headers[.retryAfter] = String(failure.retryAfterSeconds)
+            return response
+        case .tooManyRequests(_, let seconds):
             var response = text(status, body.message)
             response.headers[.retryAfter] = String(seconds)
             return response

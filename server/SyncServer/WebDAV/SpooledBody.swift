@@ -16,8 +16,12 @@ struct SpooledBody: Sendable {
     static func spool<Body: AsyncSequence>(_ body: Body, in folder: URL, path: VaultPath, limit: Int64, io: NIOThreadPool) async throws -> SpooledBody
     where Body.Element == ByteBuffer {
         let file = folder.appendingPathComponent("put-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = try? FileHandle(forWritingTo: file) else {
-            throw ServiceError.storageUnavailable("the server could not make room to receive this file: its disk may be full")
+        let handle: FileHandle
+        do {
+            guard FileManager.default.createFile(atPath: file.path, contents: nil) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            handle = try FileHandle(forWritingTo: file)
+        } catch {
+            throw ServiceError.server(.spoolFailed(lost: false, ErrorCause("creating \(file.path)", error)))
         }
         var hasher = ContentHasher()
         var size: Int64 = 0
@@ -41,7 +45,7 @@ struct SpooledBody: Sendable {
     /// The file's bytes, read on the I/O threads.
     func chunks(io: NIOThreadPool) async throws -> FileChunks {
         guard let open = try await OpenFile.open(file.path, io: io) else {
-            throw ServiceError.storageUnavailable("the file received was lost before it was stored: send it again")
+            throw ServiceError.server(.spoolFailed(lost: true, ErrorCause("\(file.path) is gone")))
         }
         return FileChunks(file: open, io: io)
     }
