@@ -43,6 +43,22 @@ import VaultCrypto
         }
     }
 
+    /// A path whose `.vaultsyncmerge` line says `words off` keeps the line merge's answer: the
+    /// same paragraph edited on two devices is a conflict copy, as before word merging.
+    @Test func wordsOffKeepsTheParagraphAConflictOnThosePaths() async throws {
+        try await TestServer.with { server in
+            let paragraph = "We meet on Monday. The agenda is short. Bring the draft."
+            let (laptop, phone) = try await twoVaults(server, encrypted: false, [".vaultsyncmerge": "legal/ words off\n", "legal/plan.md": "\(paragraph)\n"])
+            defer { laptop.remove(); phone.remove() }
+            try laptop.write("legal/plan.md", "We meet on Tuesday. The agenda is short. Bring the draft.\n")
+            try phone.write("legal/plan.md", "We meet on Monday. The agenda is short. Bring the final draft.\n")
+            _ = try await laptop.sync()
+            let report = try await phone.sync()
+            #expect(report.merged.isEmpty && report.conflicts.map(\.rawValue) == ["legal/plan.md"], "\(report)")
+            #expect(phone.conflictCopies().count == 1)
+        }
+    }
+
     @Test(arguments: [false, true]) func editorSettingsMergeKeyByKeyWithoutAConflictCopy(encrypted: Bool) async throws {
         try await TestServer.with { server in
             let (laptop, phone) = try await twoVaults(server, encrypted: encrypted, [

@@ -116,4 +116,29 @@ import Testing
         #expect(policies.policy(for: "pics/a.png") == .binary)
         #expect(policies.problems.count == 2 && policies.problems[0].hasPrefix(".vaultsyncmerge line 7:") && policies.problems[1].contains("line 8"))
     }
+
+    /// `words off` turns the word merge off for the paths it names, apart from their policy: the
+    /// last matching `words` line wins, and word merging is on where none matches.
+    @Test func wordsOffKeepsAParagraphEditedTwiceAConflict() {
+        let policies = MergePolicies(file: """
+            legal/          words off
+            legal/draft.md  words on
+            *.md            markdown
+            poems/*.md   words   off
+            notes/a.md words maybe
+            """)
+        let rows: [(path: String, words: Bool)] = [
+            ("notes/a.md", true), ("legal/contract.md", false), ("legal/draft.md", true), ("poems/spring.md", false), ("poems/x/spring.md", true),
+        ]
+        for row in rows {
+            #expect(policies.words(for: row.path) == row.words, "\(row.path)")
+            #expect(policies.policy(for: row.path) == .markdown, "a words line leaves the policy alone: \(row.path)")
+        }
+        #expect(policies.problems.count == 1 && policies.problems[0].hasPrefix(".vaultsyncmerge line 5:"), "\(policies.problems)")
+        let (base, local, remote) = ("We meet on Monday. Bring the draft.\n", "We meet on Tuesday. Bring the draft.\n", "We meet on Monday. Bring the final draft.\n")
+        #expect(text(MergePolicy.markdown.merge(local: Data(local.utf8), remote: Data(remote.utf8), base: Data(base.utf8), localIsNewer: true))
+            == "We meet on Tuesday. Bring the final draft.\n")
+        let off = MergePolicy.markdown.merge(local: Data(local.utf8), remote: Data(remote.utf8), base: Data(base.utf8), localIsNewer: true, words: false)
+        #expect(off == .needsUser("the same part of the body was edited differently on both sides"))
+    }
 }

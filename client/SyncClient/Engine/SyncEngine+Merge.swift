@@ -47,7 +47,8 @@ extension SyncEngine {
             // The server's version holding what was synced here is the base itself (after a rekey
             // its version is at a new name, whose history does not reach the old one).
             if policy.needsBase, let base { baseData = ContentHasher.hash(remoteData) == base.hash ? remoteData : try await downloader.base(path, base) }
-            decision = policy.merge(local: localData, remote: remoteData, base: baseData, localIsNewer: localIsNewer)
+            decision = policy.merge(
+                local: localData, remote: remoteData, base: baseData, localIsNewer: localIsNewer, words: context.mergePolicies.words(for: path.rawValue))
             remote = .bytes(remoteData)
         } else {
             // From the hashes first (``MergeShortcut``): the server's plaintext hash when it is

@@ -27,7 +27,9 @@ public enum ConflictResolver {
         return lower.hasSuffix(".md") || lower.hasSuffix(".markdown")
     }
 
-    public static func resolve(local: String, remote: String, base: String?) -> MergeResult {
+    /// Merges a note changed on both sides against `base`: frontmatter field by field, the body by
+    /// lines, and a run of lines both sides changed again by words unless `words` is false.
+    public static func resolve(local: String, remote: String, base: String?, words: Bool = true) -> MergeResult {
         if local == remote { return .merged(local) }
         guard let base else {
             return .needsUser(local: local, remote: remote, base: nil, description: "both sides have different content and there is no common version to merge from")
@@ -45,7 +47,8 @@ public enum ConflictResolver {
         let fenced = WordMerge.fencedLines(baseLines)
         // A run of lines both sides changed is merged again by words (a paragraph is one line).
         let bodyLines = ThreeWayMerge.merge(base: baseLines, local: lines(l.body), remote: lines(r.body)) { base, local, remote, at in
-            WordMerge.merge(base: base, local: local, remote: remote, fenced: fenced[min(at, fenced.count)..<min(at + max(base.count, 1), fenced.count)].contains(true))
+            guard words else { return nil }
+            return WordMerge.merge(base: base, local: local, remote: remote, fenced: fenced[min(at, fenced.count)..<min(at + max(base.count, 1), fenced.count)].contains(true))
         }
         if let bodyLines {
             merged.body = bodyLines.joined(separator: "\n")

@@ -45,9 +45,12 @@ public enum MergeDecision: Sendable, Equatable {
 
 extension MergePolicy {
     /// Merges `local` and `remote` against `base` (nil: unknown). Pure.
-    /// - Parameter localIsNewer: whether this side's version was written after the other's (for
-    ///   ``lastWriterWins``).
-    public func merge(local: Data, remote: Data, base: Data?, localIsNewer: Bool) -> MergeDecision {
+    /// - Parameters:
+    ///   - localIsNewer: whether this side's version was written after the other's (for
+    ///     ``lastWriterWins``).
+    ///   - words: whether lines both sides changed are merged again by words (``markdown``;
+    ///     `words off` in `.vaultsyncmerge` turns it off for a path).
+    public func merge(local: Data, remote: Data, base: Data?, localIsNewer: Bool, words: Bool = true) -> MergeDecision {
         if local == remote { return .merged(local) }
         switch self {
         case .binary, .lastWriterWins:
@@ -61,7 +64,7 @@ extension MergePolicy {
             switch self {
             case .json: result = JSONMerge.merge(local: l, remote: r, base: b)
             case .linesUnion: result = .merged(LinesUnion.merge(local: l, remote: r, base: b))
-            default: result = ConflictResolver.resolve(local: l, remote: r, base: b)
+            default: result = ConflictResolver.resolve(local: l, remote: r, base: b, words: words)
             }
             switch result {
             case .merged(let text): return .merged(Data(text.utf8))
@@ -74,42 +77,67 @@ extension MergePolicy {
 /// Which merge policy each path has: the vault's `.vaultsyncmerge` file (synced with the vault),
 /// one `PATTERN POLICY` per line (`#` comments; patterns as in `.vaultsyncignore`, the last
 /// matching line wins), over the defaults (`markdown` for `.md` and `.markdown`, `binary` for
-/// everything else).
+/// everything else). A `PATTERN words off` line (or `words on`) says whether a Markdown merge
+/// merges lines both sides changed again by words for those paths (on unless a line says off;
+/// the last matching `words` line wins, apart from the policy lines).
 public struct MergePolicies: Sendable {
     /// The settings file's name, at the vault's root.
     public static let fileName = ".vaultsyncmerge"
 
     private let rules: [(IgnoreRules.Rule, MergePolicy)]
+    private let wordRules: [(IgnoreRules.Rule, Bool)]
     /// Lines that could not be read, each with why (reported, otherwise ignored).
     public let problems: [String]
 
     public init(file text: String? = nil) {
         var rules: [(IgnoreRules.Rule, MergePolicy)] = []
+        var wordRules: [(IgnoreRules.Rule, Bool)] = []
         var problems: [String] = []
         for (number, raw) in (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard words.count >= 2, let policy = MergePolicy(rawValue: String(words.last!)) else {
-                problems.append("\(Self.fileName) line \(number + 1): expected 'PATTERN POLICY' with a policy among \(MergePolicy.allCases.map(\.rawValue).joined(separator: ", "))")
+            let setting: Substring
+            var wordsOn: Bool?
+            if words.count >= 3, words[words.count - 2] == "words", ["on", "off"].contains(words.last!) {
+                wordsOn = words.last! == "on"
+                setting = line[words[words.count - 2].startIndex...]
+            } else if words.count >= 2, MergePolicy(rawValue: String(words.last!)) != nil {
+                setting = words.last!
+            } else {
+                problems.append(
+                    "\(Self.fileName) line \(number + 1): expected 'PATTERN POLICY' with a policy among \(MergePolicy.allCases.map(\.rawValue).joined(separator: ", ")), or 'PATTERN words on|off'")
                 continue
             }
-            let pattern = line.dropLast(words.last!.count).trimmingCharacters(in: .whitespaces)
+            let pattern = line[..<setting.startIndex].trimmingCharacters(in: .whitespaces)
             guard let rule = IgnoreRules.Rule(pattern), !rule.negated else {
                 problems.append("\(Self.fileName) line \(number + 1): '\(pattern)' is not a pattern")
                 continue
             }
-            rules.append((rule, policy))
+            if let wordsOn {
+                wordRules.append((rule, wordsOn))
+            } else if let policy = MergePolicy(rawValue: String(setting)) {
+                rules.append((rule, policy))
+            }
         }
         self.rules = rules
+        self.wordRules = wordRules
         self.problems = problems
     }
 
     /// The policy of the file at `path` (vault-relative, `/`-separated).
     public func policy(for path: String) -> MergePolicy {
-        let segments = path.split(separator: "/").map(String.init)
-        if let match = rules.last(where: { $0.0.matches(segments, isFolder: false) || Self.inside($0.0, segments) }) { return match.1 }
+        if let match = Self.last(rules, matching: path) { return match }
         return ConflictResolver.isMergeable(path) ? .markdown : .binary
+    }
+
+    /// Whether a merge of the file at `path` merges lines both sides changed again by words.
+    public func words(for path: String) -> Bool { Self.last(wordRules, matching: path) ?? true }
+
+    /// The setting of the last rule that matches `path` (a rule naming a folder covers what is in it).
+    private static func last<Setting>(_ rules: [(IgnoreRules.Rule, Setting)], matching path: String) -> Setting? {
+        let segments = path.split(separator: "/").map(String.init)
+        return rules.last(where: { $0.0.matches(segments, isFolder: false) || inside($0.0, segments) })?.1
     }
 
     /// Whether `rule` names a folder that holds the file (`logs/` covers `logs/a.log`).

@@ -78,14 +78,15 @@ extension VaultService {
             decided = shortcut
         } else {
             let policyText = try await wholeBlob(scope, sight.policies?.contentHash, limit: InlineContent.maxFileBytes).flatMap { String(data: $0, encoding: .utf8) }
-            let policy = MergePolicies(file: policyText).policy(for: path.rawValue)
+            let policies = MergePolicies(file: policyText)
+            let policy = policies.policy(for: path.rawValue)
             let decision: MergeDecision
             if policy.readsContent, body.sizeBytes <= Self.davMergeLimit, current.sizeBytes <= Self.davMergeLimit,
                 let theirs = try await wholeBlob(scope, current.contentHash, limit: Self.davMergeLimit)
             {
                 let mine = try Data(contentsOf: body.file)
                 let base = try await wholeBlob(scope, sight.base, limit: Self.davMergeLimit)
-                decision = policy.merge(local: mine, remote: theirs, base: base, localIsNewer: true)
+                decision = policy.merge(local: mine, remote: theirs, base: base, localIsNewer: true, words: policies.words(for: path.rawValue))
                 decided = BlindWrite.outcome(decision, sent: mine, current: theirs)
             } else {
                 decision = policy.readsContent
