@@ -94,7 +94,7 @@ let package = Package(
         .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", "CommandLineSecrets", argumentParser, log], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vaultsync-bench",
-            dependencies: ["SyncServer", "SyncClient", "SyncProtocol", "VaultCrypto", "TestSupport", "SeededRandom", "Postgres", argumentParser, log],
+            dependencies: ["SyncServer", "SyncClient", "SyncCore", "SyncProtocol", "VaultCrypto", "TestSupport", "SeededRandom", "Postgres", argumentParser, log],
             path: "bench/vaultsync-bench",
             swiftSettings: swiftSettings
         ),

@@ -60,6 +60,41 @@ import Testing
         }
     }
 
+    /// The hand-checked cases (``WordMergeCases``), each as the paragraph of a note.
+    @Test func handCheckedCases() throws {
+        let cases = try Self.handChecked()
+        #expect(cases.count == 62)
+        for c in cases {
+            let result = ConflictResolver.resolve(local: Self.note(c.local), remote: Self.note(c.remote), base: Self.note(c.base))
+            switch (result, c.merged) {
+            case (.merged(let text), let expected?): #expect(text == Self.note(expected), "\(c.what)")
+            case (.needsUser, nil): break
+            default: Issue.record("\(c.what): \(result)")
+            }
+        }
+    }
+
+    struct Case { let what, base, local, remote: String; let merged: String? }
+
+    /// ``WordMergeCases/text`` read: `\n` a line break, `\u{…}` that scalar.
+    static func handChecked() throws -> [Case] {
+        func unescaped(_ s: Substring) throws -> String {
+            var out = String(s).replacingOccurrences(of: "\\n", with: "\n")
+            while let start = out.range(of: "\\u{"), let end = out[start.upperBound...].firstIndex(of: "}") {
+                let scalar = try #require(UInt32(out[start.upperBound..<end], radix: 16).flatMap(Unicode.Scalar.init))
+                out.replaceSubrange(start.lowerBound...end, with: String(Character(scalar)))
+            }
+            return out
+        }
+        return try WordMergeCases.text.components(separatedBy: "\n\n").map { block in
+            let lines = block.split(separator: "\n", omittingEmptySubsequences: false)
+            try #require(lines.count == 5 && zip(lines, ["= ", "b", "l", "r", "m"]).allSatisfy { $0.hasPrefix($1) }, "\(block)")
+            let field = { (i: Int) in try unescaped(lines[i].dropFirst(2)) }
+            let merged = try field(4)
+            return Case(what: try field(0), base: try field(1), local: try field(2), remote: try field(3), merged: merged == "!" ? nil : merged)
+        }
+    }
+
     @Test func codeBlocksAreMergedByLinesOnly() {
         let base = "```\nlet a = 1; let b = 2\n```\n"
         let result = ConflictResolver.resolve(

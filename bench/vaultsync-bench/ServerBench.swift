@@ -36,10 +36,17 @@ struct ServerBench: AsyncParsableCommand {
     @Option(help: "Encrypt and decrypt a file of this many MiB on disk instead (e.g. 1024): throughput and peak memory.") var cryptoMib: Int?
     @Option(help: "Compare a new device's first download of this many notes from a plain and an encrypted vault instead (e.g. 10000), then send an encrypted attachment through the CLI.") var encryptedNotes: Int?
     @Option(help: "With --encrypted-notes: the attachment's size in MiB.") var attachmentMib = 1024
+    @Option(help: "Measure the word merge on edits generated from the paragraphs of the Markdown and text files in this folder instead (repeatable; e.g. docs).") var mergeCorpus: [String] = []
+    @Option(help: "With --merge-corpus: how many pairs of edits.") var pairs = 20_000
+    @Flag(help: "Time a merge of two 100 KB notes with a hundred paragraphs changed on both sides instead.") var mergeSpeed = false
 
     func run() async throws {
         print("vaultsync-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores")
         if let fanout { return try await FanoutBench(connections: fanout).run() }
+        if !mergeCorpus.isEmpty {
+            return try MergeCorpusBench(folders: mergeCorpus.map { URL(fileURLWithPath: $0) }, pairs: pairs, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000)).run()
+        }
+        if mergeSpeed { return MergeSpeedBench(hunks: 100, noteBytes: 100_000, repeats: 21).run() }
         if let cryptoMib { return try CryptoBench(mebibytes: cryptoMib).run() }
         if let load { return try await LoadBench(devices: load, users: users, seconds: seconds, instances: instances, s3: s3, target: url.flatMap(URL.init(string:))).run() }
         if let simulate { return try await SimulationBench(histories: simulate, seed: seed ?? UInt64(Date().timeIntervalSince1970 * 1000), keepGoing: keepGoing, start: start, kind: shared ? (encrypted ? .sharedEncrypted : .shared) : encrypted ? .encrypted : .plain).run() }

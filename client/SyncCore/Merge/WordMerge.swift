@@ -1,17 +1,17 @@
 /// The merge inside a run of lines both sides changed: in a Markdown note a paragraph is one
 /// line, so two devices that change different sentences of it change the same line. Those lines
 /// are merged again by tokens (words, whitespace runs, each punctuation mark or symbol, each CJK
-/// character, each line break) with the same diff3; changes closer than one unchanged token to
-/// each other stay a conflict, as do runs that hold code fences or table rows (merged by lines
+/// character, each line break) with the same diff3; changes with fewer than two unchanged tokens
+/// between them stay a conflict, as do runs that hold code fences or table rows (merged by lines
 /// only). Pure and deterministic: every device and the server merge alike.
-enum WordMerge {
+public enum WordMerge {
     /// The merged lines of a conflicting run (`base`, and each side's lines there), or nil when
     /// the run is not merged by words or its words conflict too. `fenced`: whether the base's
     /// lines of the run are inside a code fence.
     static func merge(base: ArraySlice<Substring>, local: [Substring], remote: [Substring], fenced: Bool) -> [Substring]? {
         guard !fenced, !(base + local + remote).contains(where: linesOnly) else { return nil }
         let tokens = { (lines: [Substring]) in tokenize(lines.joined(separator: "\n")) }
-        // One unchanged token at least between two changes: words either side of one space are
+        // Two unchanged tokens at least between two changes: words either side of one space are
         // a conflict, not a guess.
         guard let merged = ThreeWayMerge.merge(base: tokens(Array(base)), local: tokens(local), remote: tokens(remote), gap: 1) else { return nil }
         return merged.joined().split(separator: "\n", omittingEmptySubsequences: false).map { Substring($0) }
@@ -38,7 +38,7 @@ enum WordMerge {
     /// character alone), runs of spaces and tabs, and every other character (punctuation, a
     /// symbol, an emoji with its modifiers, a line break) alone. Characters are grapheme
     /// clusters, so combining marks stay with their letter.
-    static func tokenize(_ text: String) -> [String] {
+    public static func tokenize(_ text: String) -> [String] {
         var tokens: [String] = []
         var current = ""
         var kind: Kind?
