@@ -74,10 +74,12 @@ let package = Package(
 
         // MARK: server
         .systemLibrary(name: "CLibPQ", path: "server/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // GitHub's reference Markdown (GFM) parser, for notes shown in the web app.
+        .systemLibrary(name: "CCmarkGFM", path: "server/CCmarkGFM", providers: [.apt(["libcmark-gfm-dev", "libcmark-gfm-extensions-dev"])]),
         .target(name: "Postgres", dependencies: ["CLibPQ", log, nioCore, nioPosix], path: "server/Postgres", swiftSettings: swiftSettings),
         .target(
             name: "SyncServer",
-            dependencies: ["SyncProtocol", "SyncCore", "Postgres", mustache, hummingbird, hummingbirdCore, hummingbirdWebSocket, nioWebSocket, nioHTTP1, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, nioSSL, zip, metrics, prometheus, nioHTTPTypes],
+            dependencies: ["SyncProtocol", "SyncCore", "Postgres", "CCmarkGFM", mustache, hummingbird, hummingbirdCore, hummingbirdWebSocket, nioWebSocket, nioHTTP1, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, nioSSL, zip, metrics, prometheus, nioHTTPTypes],
             path: "server/SyncServer",
             swiftSettings: swiftSettings
         ),

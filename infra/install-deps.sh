@@ -11,7 +11,7 @@ tests=false
 bench=false
 [ "${1:-}" = "--tests" ] && tests=true
 [ "${1:-}" = "--bench" ] && bench=true
-packages=(libsqlite3-dev libpq-dev libssl-dev libcurl4-openssl-dev libxml2 postgresql)
+packages=(libsqlite3-dev libpq-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev libcurl4-openssl-dev libxml2 postgresql)
 $bench && packages+=(rsync syncthing)
 # systemd: the tests check the user unit in infra/systemd with systemd-analyze verify.
 # haproxy: the multi-instance test runs three servers behind it.

@@ -16,7 +16,10 @@ import Testing
         ---
         # Plan <img src=x onerror=alert(1)>
 
-        A [bad](javascript:alert(document.cookie)) link, [[Other]], and <script>alert(2)</script>.
+        A [bad](javascript:alert(document.cookie)) link, [[Other]], [[journal/2026-11-28]], and <script>alert(2)</script>.
+
+        > [!tip] <b>A callout</b>
+        > With a ==highlight==.
 
         ```
         <iframe src="https://evil.example"></iframe>
@@ -35,6 +38,8 @@ import Testing
             let user = try await server.newUser()
             let device = try await user.newDevice("laptop")
             _ = try await device.write("notes/plan.md", Self.hostile)
+            _ = try await device.write("notes/Other.md", "other\n")
+            _ = try await device.write("journal/2026-11-28.md", "a day\n")
             let base = try await Self.base(device, server)
             try await WebClient.with(server.baseURL) { web in
                 #expect(try await web.get("/app/").location == "/app/signin", "signed out, a page sends to the sign-in")
@@ -60,7 +65,9 @@ import Testing
                 #expect(!note.body.contains("<iframe") && !note.body.contains("<img src=x"), "\(note.body)")
                 #expect(!note.body.contains("href=\"javascript:"), "\(note.body)")
                 #expect(note.body.contains("&lt;script&gt;alert(&#39;title&#39;)&lt;/script&gt;") || note.body.contains("&lt;script&gt;alert(&#39;title&#39;)"), "the property shows as text")
-                #expect(note.body.contains("<a href=\"\(base)file?path=notes/Other.md\""), "a wiki link is a link of this vault")
+                #expect(note.body.contains("<a class=\"wiki\" href=\"\(base)file?path=notes/Other.md\""), "a wiki link is a link of this vault")
+                #expect(note.body.contains("<a class=\"wiki\" href=\"\(base)file?path=journal/2026-11-28.md\""), "a wiki path is from the vault's top, as in Obsidian")
+                #expect(note.body.contains("<p class=\"callout-title\">&lt;b&gt;A callout&lt;/b&gt;</p>") && note.body.contains("<mark>highlight</mark>"), "\(note.body)")
                 #expect(note.body.contains("on laptop"), "the device that wrote it")
             }
         }

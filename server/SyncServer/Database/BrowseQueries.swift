@@ -14,6 +14,11 @@ enum BrowseQueries {
     }
 
     /// Live files whose path starts with `prefix` ("" for all), in path order, at most `limit`.
+    /// Every live path of the vault.
+    static func livePaths(_ db: PostgresConnection, vaultID: UUID) throws -> [String] {
+        try db.query("SELECT path FROM file_state WHERE vault_id = $1 AND NOT is_deleted", [vaultID]).map { try $0.string(0) }
+    }
+
     static func live(_ db: PostgresConnection, vaultID: UUID, prefix: String, limit: Int) throws -> [Entry] {
         try db.query(
             """

@@ -10,6 +10,11 @@ extension VaultService {
         try await db.withConnection { try BrowseQueries.live($0, vaultID: scope.vaultID, prefix: folder, limit: limit) }
     }
 
+    /// Every live path of the vault (a note's wiki links resolve among them).
+    func livePaths(_ scope: VaultScope) async throws -> [String] {
+        try await db.withConnection { try BrowseQueries.livePaths($0, vaultID: scope.vaultID) }
+    }
+
     /// The bytes `hash` names in the vault when there are at most `maxBytes` of them; nil when
     /// there are more, or the store cannot read them.
     func contentBytes(_ scope: VaultScope, hash: ContentHash, maxBytes: Int64) async -> Data? {

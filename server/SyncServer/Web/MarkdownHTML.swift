@@ -1,298 +1,189 @@
+import CCmarkGFM
 import Foundation
 
-/// A note's Markdown body as HTML in which nothing the note says is markup: every character of
-/// its text is escaped, raw HTML shows as the text it is, and the only tags are the few this type
-/// writes itself. Links and images go through `resolve`, which answers the URL to use or nil (then
-/// the link shows as its text): a note never chooses a `javascript:` URL or an attribute.
+/// A note's Markdown body as HTML, as Obsidian shows it, in which nothing the note says is markup.
+/// GitHub-flavoured Markdown is parsed by cmark-gfm (GitHub's reference parser: tables, task
+/// lists, strike-through, autolinks, footnotes); this type walks its tree and writes every tag
+/// itself, escaping all text, so raw HTML shows as the text it is and a note chooses no attribute.
+/// Links, images and wiki links go through `resolve`, which answers the URL to use or nil (then
+/// the link shows as its text): a note never chooses a `javascript:` URL.
 ///
-/// Covered: ATX headings, paragraphs (a line break is a break, as Obsidian shows it), fenced code,
-/// block quotes, lists (one level; `[ ]` and `[x]` tasks), rules, code spans, strong, emphasis,
-/// strike-through, `[text](target)`, `![alt](target)`, `<https://…>` and `[[wiki links|alias]]`.
-/// Anything else shows as its text.
+/// Obsidian's syntax on top (``ObsidianInline``, ``MarkdownSource``): `[[wiki links]]` with
+/// `#heading`, `#^block` and `|alias`, `![[embeds]]` (an image in place, anything else a link
+/// card), callouts (`> [!note] Title`, folded with `-` or `+`), `==highlights==`, `#tags`,
+/// `%%comments%%` (hidden), `$$` math and Mermaid as code blocks (no script), heading anchors and
+/// `^block` ids. A line break is a break, as Obsidian shows it.
 ///
 /// Bounded for any input, since a note is hostile and every member of a shared vault opens it:
-/// quotes nest at most ``maxQuoteDepth`` deep and emphasis and links ``maxInlineDepth`` (deeper
-/// marks show as text), and each line is read in time proportional to its length (a search for a
-/// closing mark that failed is not made again further along the line).
+/// the tree is walked without recursion, quotes nest at most ``maxQuoteDepth`` deep and emphasis
+/// and links ``maxInlineDepth`` (deeper ones show their content without the tag).
 enum MarkdownHTML {
-    /// Block quotes within block quotes: deeper `>` show as text.
+    /// Block quotes within block quotes: deeper ones show their content unquoted.
     static let maxQuoteDepth = 16
-    /// Emphasis and links within each other: deeper marks show as text.
+    /// Emphasis and links within each other: deeper ones show their content without the tag.
     static let maxInlineDepth = 8
 
     /// What a link or an image names, for `resolve`.
     enum Target: Equatable, Sendable {
-        /// `[text](target)` or `<target>`: a URL or a path relative to the note.
+        /// `[text](target)` or an autolink: a URL or a path relative to the note.
         case link(String)
         /// `![alt](target)`.
         case image(String)
-        /// `[[name]]`: a note of the vault by name.
+        /// `[[name]]` (without its `#anchor`): a file of the vault by name.
         case wiki(String)
+        /// `![[name]]`: the file shown in place (an image's bytes, else its page).
+        case embed(String)
     }
 
     static func render(_ markdown: String, resolve: @escaping (Target) -> String?) -> String {
-        var renderer = Renderer(resolve: resolve)
-        renderer.blocks(markdown.split(separator: "\n", omittingEmptySubsequences: false).map { String($0).replacingOccurrences(of: "\r", with: "") })
-        return renderer.html
+        let source = MarkdownSource.prepared(markdown)
+        guard let document = parse(source) else { return "<p>" + escape(markdown) + "</p>\n" }
+        defer { cmark_node_free(document) }
+        var writer = MarkdownWriter(resolve: resolve)
+        writer.write(document)
+        return writer.html
     }
 
     /// Text as HTML text or a quoted attribute value (``Markup/escape(_:)``).
     static func escape(_ text: some StringProtocol) -> String { Markup.escape(text) }
 
-    private struct Renderer {
-        let resolve: (Target) -> String?
-        /// How many block quotes this renderer's blocks are in.
-        var quoteDepth = 0
-        var html = ""
-
-        // MARK: blocks
-
-        mutating func blocks(_ lines: [String]) {
-            var index = 0
-            var paragraph: [String] = []
-            func flush(_ renderer: inout Renderer) {
-                guard !paragraph.isEmpty else { return }
-                renderer.html += "<p>" + paragraph.map { renderer.inline($0.trimmingCharacters(in: .whitespaces)) }.joined(separator: "<br>\n") + "</p>\n"
-                paragraph = []
-            }
-            while index < lines.count {
-                let line = lines[index]
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                if trimmed.isEmpty {
-                    flush(&self)
-                    index += 1
-                } else if let fence = Self.fence(trimmed) {
-                    flush(&self)
-                    var code: [String] = []
-                    index += 1
-                    while index < lines.count, !lines[index].trimmingCharacters(in: .whitespaces).hasPrefix(fence) {
-                        code.append(lines[index])
-                        index += 1
-                    }
-                    index += 1  // the closing fence (or the end)
-                    html += "<pre><code>" + MarkdownHTML.escape(code.joined(separator: "\n")) + "</code></pre>\n"
-                } else if let (level, text) = Self.heading(trimmed) {
-                    flush(&self)
-                    html += "<h\(level)>" + inline(text) + "</h\(level)>\n"
-                    index += 1
-                } else if Self.isRule(trimmed) {
-                    flush(&self)
-                    html += "<hr>\n"
-                    index += 1
-                } else if trimmed.hasPrefix(">"), quoteDepth < MarkdownHTML.maxQuoteDepth {
-                    flush(&self)
-                    var quoted: [String] = []
-                    while index < lines.count, let rest = Self.quoted(lines[index]) {
-                        quoted.append(rest)
-                        index += 1
-                    }
-                    var inner = Renderer(resolve: resolve, quoteDepth: quoteDepth + 1)
-                    inner.blocks(quoted)
-                    html += "<blockquote>\n" + inner.html + "</blockquote>\n"
-                } else if let first = Self.listItem(line) {
-                    flush(&self)
-                    var items: [String] = [first.text]
-                    index += 1
-                    while index < lines.count {
-                        if let next = Self.listItem(lines[index]), next.ordered == first.ordered {
-                            items.append(next.text)
-                        } else if lines[index].first?.isWhitespace == true, !lines[index].trimmingCharacters(in: .whitespaces).isEmpty {
-                            items[items.count - 1] += "\n" + lines[index].trimmingCharacters(in: .whitespaces)  // a continuation line
-                        } else {
-                            break
-                        }
-                        index += 1
-                    }
-                    let tag = first.ordered ? "ol" : "ul"
-                    html += "<\(tag)>\n" + items.map { "<li>" + listItemHTML($0) + "</li>\n" }.joined() + "</\(tag)>\n"
-                } else {
-                    paragraph.append(line)
-                    index += 1
-                }
-            }
-            flush(&self)
+    /// The GFM tree of `text` (nil only if cmark-gfm cannot allocate one), its text nodes joined.
+    private static func parse(_ text: String) -> OpaquePointer? {
+        cmark_gfm_core_extensions_ensure_registered()
+        guard let parser = cmark_parser_new(vaultsync_cmark_options) else { return nil }
+        defer { cmark_parser_free(parser) }
+        for name in ["table", "strikethrough", "autolink", "tasklist"] {
+            if let extensionPointer = cmark_find_syntax_extension(name) { cmark_parser_attach_syntax_extension(parser, extensionPointer) }
         }
-
-        func listItemHTML(_ text: String) -> String {
-            var text = Substring(text)
-            var box = ""
-            if text.hasPrefix("[ ] ") {
-                box = "<span class=\"task\" aria-label=\"not done\">☐</span> "
-                text = text.dropFirst(4)
-            } else if text.hasPrefix("[x] ") || text.hasPrefix("[X] ") {
-                box = "<span class=\"task\" aria-label=\"done\">☑</span> "
-                text = text.dropFirst(4)
-            }
-            return box + text.split(separator: "\n", omittingEmptySubsequences: false).map { inline(String($0)) }.joined(separator: "<br>\n")
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { $0.withMemoryRebound(to: CChar.self, capacity: buffer.count) { cmark_parser_feed(parser, $0, buffer.count) } }
         }
+        guard let document = cmark_parser_finish(parser) else { return nil }
+        cmark_consolidate_text_nodes(document)
+        return document
+    }
+}
 
-        static func fence(_ line: String) -> String? {
-            for fence in ["```", "~~~"] where line.hasPrefix(fence) { return fence }
-            return nil
-        }
+/// Obsidian's block syntax that GFM does not know, rewritten before parsing: `%%comments%%`
+/// removed and `$$` math blocks made fenced code (shown as written), neither inside code. And a
+/// bound: cmark-gfm 0.29 takes time by the square of a paragraph's length when it mixes emphasis
+/// and links (a 1 MB one took 8 s), so a paragraph is ended before it passes
+/// ``maxParagraphBytes`` (a longer line is cut at a space): such a note shows as several
+/// paragraphs, read in time proportional to its length.
+enum MarkdownSource {
+    /// About ten thousand words: more than any paragraph people write.
+    static let maxParagraphBytes = 32 * 1024
 
-        static func heading(_ line: String) -> (Int, String)? {
-            let hashes = line.prefix { $0 == "#" }.count
-            guard (1...6).contains(hashes) else { return nil }
-            let rest = line.dropFirst(hashes)
-            guard rest.isEmpty || rest.first == " " else { return nil }
-            return (hashes, rest.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "#")).trimmingCharacters(in: .whitespaces))
-        }
-
-        static func isRule(_ line: String) -> Bool {
-            let marks = line.filter { $0 != " " }
-            guard let mark = marks.first, "-*_".contains(mark), marks.count >= 3 else { return false }
-            return marks.allSatisfy { $0 == mark }
-        }
-
-        static func quoted(_ line: String) -> String? {
-            let trimmed = line.drop { $0 == " " }
-            guard trimmed.hasPrefix(">") else { return nil }
-            let rest = trimmed.dropFirst()
-            return String(rest.hasPrefix(" ") ? rest.dropFirst() : rest)
-        }
-
-        static func listItem(_ line: String) -> (ordered: Bool, text: String)? {
-            let body = line.drop { $0 == " " }
-            guard line.count - body.count < 4 else { return nil }
-            if let mark = body.first, "-*+".contains(mark), body.dropFirst().first == " " {
-                return (false, String(body.dropFirst(2)))
-            }
-            let digits = body.prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty, digits.count <= 9 else { return nil }
-            let after = body.dropFirst(digits.count)
-            guard let mark = after.first, mark == "." || mark == ")", after.dropFirst().first == " " else { return nil }
-            return (true, String(after.dropFirst(2)))
-        }
-
-        // MARK: inline
-
-        /// One line's text: code spans first (their content is never read as anything else), then
-        /// links, images and emphasis; every other character escaped. `depth`: how many spans
-        /// this text is inside; past ``MarkdownHTML/maxInlineDepth`` it is all text.
-        func inline(_ text: String, depth: Int = 0) -> String {
-            guard depth < MarkdownHTML.maxInlineDepth else { return MarkdownHTML.escape(text) }
-            var out = ""
-            var rest = Substring(text)
-            var search = ClosingSearch()
-            while let character = rest.first {
-                if character == "`", let close = search.first("`", in: rest.dropFirst())?.lowerBound {
-                    out += "<code>" + MarkdownHTML.escape(rest[rest.index(after: rest.startIndex)..<close]) + "</code>"
-                    rest = rest[rest.index(after: close)...]
-                } else if rest.hasPrefix("[["), let close = search.first("]]", in: rest) {
-                    let inside = rest[rest.index(rest.startIndex, offsetBy: 2)..<close.lowerBound]
-                    let parts = inside.split(separator: "|", maxSplits: 1)
-                    let name = parts.first.map(String.init) ?? ""
-                    let label = parts.count > 1 ? String(parts[1]) : name
-                    out += anchor(resolve(.wiki(name)), label: MarkdownHTML.escape(label), text: "[[" + inside + "]]")
-                    rest = rest[close.upperBound...]
-                } else if character == "!", rest.dropFirst().first == "[", let (label, target, after) = Self.bracketed(rest.dropFirst(), &search) {
-                    if let url = resolve(.image(target)) {
-                        out += "<img src=\"" + MarkdownHTML.escape(url) + "\" alt=\"" + MarkdownHTML.escape(label) + "\" loading=\"lazy\">"
-                    } else {
-                        out += MarkdownHTML.escape("![" + label + "](" + target + ")")
-                    }
-                    rest = after
-                } else if character == "[", let (label, target, after) = Self.bracketed(rest, &search) {
-                    out += anchor(resolve(.link(target)), label: inline(label, depth: depth + 1), text: "[" + label + "](" + target + ")")
-                    rest = after
-                } else if character == "<", let close = search.first(">", in: rest)?.lowerBound,
-                    case let target = String(rest[rest.index(after: rest.startIndex)..<close]),
-                    target.hasPrefix("http://") || target.hasPrefix("https://") || target.hasPrefix("mailto:"), !target.contains(" ")
-                {
-                    out += anchor(resolve(.link(target)), label: MarkdownHTML.escape(target), text: "<" + target + ">")
-                    rest = rest[rest.index(after: close)...]
-                } else if let (tag, marker) = Self.emphasis(rest), let close = search.closing(marker, in: rest.dropFirst(marker.count)) {
-                    let inner = rest[rest.index(rest.startIndex, offsetBy: marker.count)..<close]
-                    out += "<\(tag)>" + inline(String(inner), depth: depth + 1) + "</\(tag)>"
-                    rest = rest[rest.index(close, offsetBy: marker.count)...]
-                } else {
-                    // This character and the plain text after it, up to where a mark may start, at once.
-                    let plain = rest.utf8.dropFirst().firstIndex { Self.markBytes.contains($0) } ?? rest.endIndex
-                    let run = rest[..<plain]
-                    out += MarkdownHTML.escape(run.isEmpty ? rest.prefix(1) : run)
-                    rest = run.isEmpty ? rest.dropFirst() : rest[plain...]
-                }
-            }
-            return out
-        }
-
-        /// The bytes a span may start with (`` ` ``, `[`, `!`, `<`, `*`, `_`, `~`): text between them is plain.
-        static let markBytes: Set<UInt8> = Set("`[!<*_~".utf8)
-
-        /// A link to `url` with `label` (already HTML), or, without a URL, the source `text` escaped.
-        func anchor(_ url: String?, label: String, text: String) -> String {
-            guard let url else { return MarkdownHTML.escape(text) }
-            return "<a href=\"" + MarkdownHTML.escape(url) + "\" rel=\"noopener noreferrer nofollow\">" + label + "</a>"
-        }
-
-        /// `[label](target)` at the start of `text`: its parts and what follows.
-        static func bracketed(_ text: Substring, _ search: inout ClosingSearch) -> (String, String, Substring)? {
-            guard text.first == "[", let closeLabel = search.first("]", in: text)?.lowerBound else { return nil }
-            let open = text.index(after: closeLabel)
-            guard open < text.endIndex, text[open] == "(", let closeTarget = search.first(")", in: text[open...])?.lowerBound else { return nil }
-            let label = String(text[text.index(after: text.startIndex)..<closeLabel])
-            var target = String(text[text.index(after: open)..<closeTarget]).trimmingCharacters(in: .whitespaces)
-            if target.hasPrefix("<"), target.hasSuffix(">") { target = String(target.dropFirst().dropLast()) }
-            return (label, target, text[text.index(after: closeTarget)...])
-        }
-
-        static func emphasis(_ text: Substring) -> (String, String)? {
-            for (marker, tag) in [("**", "strong"), ("__", "strong"), ("~~", "del"), ("*", "em"), ("_", "em")] where text.hasPrefix(marker) {
-                // An opening marker is followed by text, not a space.
-                guard let next = text.dropFirst(marker.count).first, !next.isWhitespace else { return nil }
-                return (tag, marker)
-            }
-            return nil
-        }
-
+    static func prepared(_ markdown: String) -> String {
+        bounded(uncommented(markdown))
     }
 
-    /// The searches for a closing mark along one line, each remembered when it found nothing: the
-    /// line is read from left to right, so a mark not found after one place is not found after any
-    /// later one, and a line of ten thousand unclosed marks is read once, not ten thousand times.
-    struct ClosingSearch {
-        private var absent: Set<String> = []
-
-        /// The first `needle` in `text`, a part of the line at or after any searched before.
-        mutating func first(_ needle: String, in text: Substring) -> Range<Substring.Index>? {
-            guard !absent.contains(needle) else { return nil }
-            guard let found = Self.find(needle, in: text) else {
-                absent.insert(needle)
-                return nil
+    /// `lines` with a blank line wherever a paragraph would pass ``maxParagraphBytes`` (outside
+    /// fenced code, whose lines are not parsed for emphasis and links).
+    static func bounded(_ lines: [Substring]) -> String {
+        var out: [Substring] = []
+        var fence: Character?
+        var run = 0
+        for line in lines {
+            let trimmed = line.drop { $0 == " " }
+            if let open = fence {
+                if trimmed.hasPrefix(String(repeating: open, count: 3)) { fence = nil }
+                out.append(line)
+                continue
             }
-            return found
-        }
-
-        /// Where `marker` closes in `text` (after at least one character, not after a space).
-        mutating func closing(_ marker: String, in text: Substring) -> Substring.Index? {
-            guard !text.isEmpty, !absent.contains("close " + marker) else { return nil }
-            var start = text.index(after: text.startIndex)
-            while start < text.endIndex, let found = Self.find(marker, in: text[start...]) {
-                if !text[text.index(before: found.lowerBound)].isWhitespace { return found.lowerBound }
-                start = found.upperBound
+            if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
+                fence = trimmed.first
+                run = 0
+                out.append(line)
+                continue
             }
-            absent.insert("close " + marker)
-            return nil
-        }
-
-        /// The first `needle` (ASCII) in `text`, by its bytes: Foundation's search copies the
-        /// whole rest of the line on every call.
-        static func find(_ needle: String, in text: Substring) -> Range<Substring.Index>? {
-            let wanted = Array(needle.utf8)
-            let bytes = text.utf8
-            var index = bytes.startIndex
-            while let start = bytes[index...].firstIndex(of: wanted[0]) {
-                var end = start
-                var matched = 0
-                while matched < wanted.count, end < bytes.endIndex, bytes[end] == wanted[matched] {
-                    matched += 1
-                    end = bytes.index(after: end)
+            if trimmed.isEmpty { run = 0 }
+            for piece in pieces(line) {
+                if run > 0, run + piece.utf8.count > maxParagraphBytes {
+                    out.append("")
+                    run = 0
                 }
-                if matched == wanted.count { return start..<end }
-                index = bytes.index(after: start)
+                out.append(piece)
+                run += piece.utf8.count + 1
             }
-            return nil
         }
+        return out.joined(separator: "\n")
+    }
+
+    /// `line` in pieces of at most ``maxParagraphBytes``, cut after a space where there is one.
+    private static func pieces(_ line: Substring) -> [Substring] {
+        guard line.utf8.count > maxParagraphBytes else { return [line] }
+        var result: [Substring] = []
+        var rest = line
+        while rest.utf8.count > maxParagraphBytes {
+            // The whole characters that fit, then back to the last space among them.
+            var (bytes, limit) = (0, rest.startIndex)
+            for character in rest {
+                bytes += character.utf8.count
+                guard bytes <= maxParagraphBytes else { break }
+                limit = rest.index(after: limit)
+            }
+            if limit == rest.startIndex { limit = rest.index(after: limit) }
+            let cut = rest[..<limit].lastIndex(of: " ").map { rest.index(after: $0) } ?? limit
+            result.append(rest[..<cut])
+            rest = rest[cut...]
+        }
+        result.append(rest)
+        return result
+    }
+
+    static func uncommented(_ markdown: String) -> [Substring] {
+        var out: [Substring] = []
+        var fence: Substring?
+        var inComment = false
+        for raw in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+            let trimmed = line.drop { $0 == " " }
+            if let open = fence {
+                if open == "$$" {
+                    out.append(trimmed == "$$" ? "```" : line)
+                } else {
+                    out.append(line)
+                }
+                if trimmed.hasPrefix(open), trimmed.allSatisfy({ $0 == open.first || $0 == " " }) { fence = nil }
+                continue
+            }
+            if !inComment, let marker = ["```", "~~~"].first(where: { trimmed.hasPrefix($0) }) {
+                fence = Substring(String(trimmed.prefix { $0 == marker.first }))
+                out.append(line)
+                continue
+            }
+            if !inComment, trimmed == "$$" {
+                out.append("```math")
+                fence = "$$"
+                continue
+            }
+            var kept = ""
+            var rest = Substring(line)
+            // `%%` opens or closes a comment, unless inside a code span.
+            while !rest.isEmpty {
+                if inComment {
+                    guard let end = rest.range(of: "%%") else { rest = ""; break }
+                    rest = rest[end.upperBound...]
+                    inComment = false
+                } else if let start = rest.range(of: "%%") {
+                    let before = rest[..<start.lowerBound]
+                    if (kept + before).filter({ $0 == "`" }).count % 2 == 1 {
+                        kept += rest[...start.lowerBound]
+                        rest = rest[rest.index(after: start.lowerBound)...]
+                        continue
+                    }
+                    kept += before
+                    rest = rest[start.upperBound...]
+                    inComment = true
+                } else {
+                    kept += rest
+                    rest = ""
+                }
+            }
+            out.append(Substring(kept))
+        }
+        return out
     }
 }

@@ -166,7 +166,9 @@ struct WebApp: Sendable {
             let fields: [[String: Any]] = (note.fields ?? []).filter { !$0.key.isEmpty }.map { ["key": $0.key, "value": $0.value] }
             model["fields"] = fields
             model["hasFields"] = !fields.isEmpty
-            model["body"] = MarkdownHTML.render(note.body) { target in Self.resolve(target, from: path.rawValue, base: base) }
+            // Wiki links resolve among the vault's files, read only for a note that has one.
+            let wikiLinks = WikiLinks(paths: note.body.contains("[[") ? try await vault.livePaths(scope) : [])
+            model["body"] = MarkdownHTML.render(note.body) { target in Self.resolve(target, from: path.rawValue, base: base, wikiLinks: wikiLinks) }
         } else {
             model["tooLarge"] = true
         }

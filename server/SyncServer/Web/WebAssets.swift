@@ -57,6 +57,24 @@ enum WebAssets {
         .note pre { overflow-x: auto; background: var(--tag); padding: .75rem; border-radius: 4px; }
         .note img { max-width: 100%; }
         .note blockquote { margin-left: 0; padding-left: 1rem; border-left: 3px solid var(--line); color: var(--muted); }
+        .note .table-scroll { overflow-x: auto; }
+        .note .table-scroll table { width: auto; min-width: 50%; }
+        .note th.align-center, .note td.align-center { text-align: center; }
+        .note th.align-right, .note td.align-right { text-align: right; }
+        .note code { background: var(--tag); padding: 0 .2em; border-radius: 3px; }
+        .note pre code { background: none; padding: 0; }
+        .note mark { background: #fff3a3; color: #1d1d1f; padding: 0 .1em; }
+        .note .tag { background: var(--tag); border-radius: 1em; padding: 0 .45em; white-space: nowrap; }
+        .note .wiki-unresolved { color: var(--muted); text-decoration: underline dotted; }
+        .note .embed-card { display: inline-block; border: 1px solid var(--line); border-radius: 6px; padding: .4rem .7rem; text-decoration: none; }
+        .note .task { list-style: none; margin-left: -1.2rem; }
+        .note .callout { border-left: 4px solid var(--accent); background: var(--tag); border-radius: 4px; padding: .5rem .9rem; margin: 1rem 0; }
+        .note .callout-title { font-weight: 600; margin: .2rem 0; }
+        .note details.callout > summary { cursor: pointer; }
+        .note .callout[data-callout="warning"], .note .callout[data-callout="caution"], .note .callout[data-callout="attention"] { border-left-color: #c77700; }
+        .note .callout[data-callout="danger"], .note .callout[data-callout="error"], .note .callout[data-callout="bug"], .note .callout[data-callout="failure"] { border-left-color: var(--warn); }
+        .note .callout[data-callout="tip"], .note .callout[data-callout="success"], .note .callout[data-callout="check"], .note .callout[data-callout="done"] { border-left-color: #1a7f37; }
+        .note .footnotes { border-top: 1px solid var(--line); margin-top: 2rem; font-size: .9rem; }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 
         """

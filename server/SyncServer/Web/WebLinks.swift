@@ -105,9 +105,10 @@ extension WebApp {
     }
 
     /// Where a note's link or image goes: web addresses and mail as they are (`http`, `https`,
-    /// `mailto` only), a path relative to the note (or a wiki name) to that file's page here;
-    /// anything else (`javascript:`, `data:`, a path out of the vault) is not a link.
-    static func resolve(_ target: MarkdownHTML.Target, from notePath: String, base: String) -> String? {
+    /// `mailto` only), a path relative to the note to that file's page here (an image to its
+    /// bytes), a wiki link or embed to the file `wikiLinks` finds for it; anything else
+    /// (`javascript:`, `data:`, a path out of the vault, a name no file has) is not a link.
+    static func resolve(_ target: MarkdownHTML.Target, from notePath: String, base: String, wikiLinks: WikiLinks) -> String? {
         switch target {
         case .link(let raw), .image(let raw):
             let cleaned = String(raw.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.union(.controlCharacters).contains($0) })
@@ -124,9 +125,10 @@ extension WebApp {
             if case .image = target { return base + "download?path=" + query(path) }
             return base + "file?path=" + query(path)
         case .wiki(let name):
-            let bare = String(name.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            guard let path = relative(bare.contains(".") ? bare : bare + ".md", from: notePath) else { return nil }
-            return base + "file?path=" + query(path)
+            return wikiLinks.resolve(name, from: notePath).map { base + "file?path=" + query($0) }
+        case .embed(let name):
+            guard let path = wikiLinks.resolve(name, from: notePath) else { return nil }
+            return base + (MarkdownWriter.isImage(path) ? "download?path=" : "file?path=") + query(path)
         }
     }
 
