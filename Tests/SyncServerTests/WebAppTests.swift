@@ -67,6 +67,7 @@ import Testing
                 #expect(note.body.contains("&lt;script&gt;alert(&#39;title&#39;)&lt;/script&gt;") || note.body.contains("&lt;script&gt;alert(&#39;title&#39;)"), "the property shows as text")
                 #expect(note.body.contains("<a class=\"wiki\" href=\"\(base)file?path=notes/Other.md\""), "a wiki link is a link of this vault")
                 #expect(note.body.contains("<a class=\"wiki\" href=\"\(base)file?path=journal/2026-11-28.md\""), "a wiki path is from the vault's top, as in Obsidian")
+                #expect(note.body.contains("<ul class=\"chips\"><li>a</li><li>b</li></ul>"), "a list property as its items: \(note.body)")
                 #expect(note.body.contains("<p class=\"callout-title\">&lt;b&gt;A callout&lt;/b&gt;</p>") && note.body.contains("<mark>highlight</mark>"), "\(note.body)")
                 #expect(note.body.contains("on laptop"), "the device that wrote it")
             }

@@ -75,7 +75,7 @@ extension MarkdownNote.Field {
     }
 
     /// The field's items when it is a list, inline (`[a, b]`) or as `- a` lines.
-    var listItems: [String]? {
+    public var listItems: [String]? {
         if let scalar, scalar.hasPrefix("["), scalar.hasSuffix("]") {
             let inner = scalar.dropFirst().dropLast()
             return inner.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: "\"'") }.filter { !$0.isEmpty }

@@ -163,7 +163,11 @@ struct WebApp: Sendable {
             model["notText"] = true
         } else if let bytes = await vault.contentBytes(scope, hash: hash, maxBytes: Self.noteLimit), let text = String(data: bytes, encoding: .utf8) {
             let note = MarkdownNote(parsing: text)
-            let fields: [[String: Any]] = (note.fields ?? []).filter { !$0.key.isEmpty }.map { ["key": $0.key, "value": $0.value] }
+            // A list property shows as its items (as Obsidian shows it), anything else as written.
+            let fields: [[String: Any]] = (note.fields ?? []).filter { !$0.key.isEmpty }.map { field in
+                let items = field.listItems ?? []
+                return ["key": field.key, "value": field.value, "items": items.map { ["item": $0] }, "isList": field.listItems != nil]
+            }
             model["fields"] = fields
             model["hasFields"] = !fields.isEmpty
             // Wiki links resolve among the vault's files, read only for a note that has one.

@@ -54,6 +54,8 @@ enum WebAssets {
         .fields dt { font-weight: 600; }
         .fields dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
         .note { overflow-wrap: anywhere; }
+        .chips { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem; margin: 0; padding: 0; }
+        .chips li { background: var(--tag); border-radius: 1em; padding: 0 .6em; white-space: normal; }
         .note pre { overflow-x: auto; background: var(--tag); padding: .75rem; border-radius: 4px; }
         .note img { max-width: 100%; }
         .note blockquote { margin-left: 0; padding-left: 1rem; border-left: 3px solid var(--line); color: var(--muted); }

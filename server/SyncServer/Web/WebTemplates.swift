@@ -168,7 +168,7 @@ enum WebTemplates {
         {{#hasFields}}
         <section aria-labelledby="fields-heading" class="fields">
         <h2 id="fields-heading">Properties</h2>
-        <dl>{{#fields}}<dt>{{key}}</dt><dd>{{value}}</dd>{{/fields}}</dl>
+        <dl>{{#fields}}<dt>{{key}}</dt><dd>{{#isList}}<ul class="chips">{{#items}}<li>{{item}}</li>{{/items}}</ul>{{/isList}}{{^isList}}{{value}}{{/isList}}</dd>{{/fields}}</dl>
         </section>
         {{/hasFields}}
         {{#body}}<article class="note">{{{body}}}</article>{{/body}}
