@@ -81,6 +81,11 @@ try:
         page.get_by_role("link", name="plan.md", exact=True).click()
         expect(page.get_by_role("heading", name="Properties")).to_be_visible()
         check(page, "note")
+        # A time reads as people read it ("a minute ago"), the exact one on hover and for screen readers.
+        changed = page.locator("p.meta time").first
+        shown, title, label = changed.text_content(), changed.get_attribute("title") or "", changed.get_attribute("aria-label") or ""
+        if "T" in shown or not shown.strip() or not title or title not in label or shown not in label:
+            report["failures"].append(f"the note's time reads {shown!r} (title {title!r}, label {label!r})")
         note_url = page.url
         page.goto(note_url.replace("file?path=notes/plan.md", "file?path=pics/cat.png"))
         expect(page.get_by_role("img", name="cat.png, version 1")).to_be_visible()

@@ -71,6 +71,9 @@ struct MarkdownWriter {
             let tight = cmark_node_parent(node).flatMap(cmark_node_parent).map { cmark_node_get_type($0) == CMARK_NODE_LIST && cmark_node_get_list_tight($0) != 0 } ?? false
             if tight && cmark_node_get_type(cmark_node_parent(node)) == CMARK_NODE_ITEM {
                 closers[node] = ""
+            } else if let parent = cmark_node_parent(node), cmark_node_get_type(parent) == CMARK_NODE_FOOTNOTE_DEFINITION, cmark_node_next(node) == nil {
+                // A footnote's last paragraph ends with the way back to the text.
+                open(node, "<p>", " " + Self.backLink(definitions) + "</p>\n")
             } else if let block = Self.takeBlockID(node) {
                 open(node, "<p id=\"" + MarkdownHTML.escape("^" + block) + "\">", "</p>\n")
             } else {
@@ -147,8 +150,9 @@ struct MarkdownWriter {
             html += "<sup class=\"footnote-ref\"><a href=\"#fn-\(number)\" id=\"fnref-\(number)\">\(number)</a></sup>"
         case CMARK_NODE_FOOTNOTE_DEFINITION:
             definitions += 1
-            let number = definitions
-            open(node, "<li id=\"fn-\(number)\">", " <a href=\"#fnref-\(number)\" class=\"footnote-back\" aria-label=\"Back to the text\">↩</a></li>\n")
+            let last = cmark_node_last_child(node)
+            let endsWithParagraph = last.map { cmark_node_get_type($0) == CMARK_NODE_PARAGRAPH } ?? false
+            open(node, "<li id=\"fn-\(definitions)\">", (endsWithParagraph ? "" : Self.backLink(definitions)) + "</li>\n")
         default:
             enterExtension(node)
         }
@@ -183,6 +187,11 @@ struct MarkdownWriter {
         case "strikethrough": inline(node, "del")
         default: closers[node] = ""  // an unknown node shows its content
         }
+    }
+
+    /// The link from footnote `number` back to where it is referenced.
+    static func backLink(_ number: Int) -> String {
+        "<a href=\"#fnref-\(number)\" class=\"footnote-back\" aria-label=\"Back to the text\">↩</a>"
     }
 
     private mutating func inline(_ node: OpaquePointer, _ tag: String) {

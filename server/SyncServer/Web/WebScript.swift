@@ -9,6 +9,9 @@
 ///   puts the keyboard's focus on the switch that replaced it.
 /// - **the provider's answer**: a form with `data-autosubmit` (the page a provider's cross-site
 ///   form post lands on) is posted on at once.
+/// - **times as people read them**: every `<time datetime>` (the server writes UTC, ISO 8601)
+///   reads "2 hours ago" within two months, else a date, in the browser's language and time zone,
+///   with the exact local time on hover (`title`) and for screen readers (`aria-label`).
 /// A fresh copy of a page is this server's own rendering, parsed inert (`DOMParser` runs no script).
 enum WebScript {
     static let js = #"""
@@ -25,7 +28,27 @@ enum WebScript {
 
           function adopt(target, source) {
             target.replaceChildren.apply(target, Array.prototype.map.call(source.childNodes, function (node) { return document.importNode(node, true); }));
+            readTimes(target);
           }
+
+          var units = [["year", 31536000], ["month", 2592000], ["week", 604800], ["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
+          function readTimes(root) {
+            root.querySelectorAll("time[datetime]").forEach(function (time) {
+              var date = new Date(time.getAttribute("datetime"));
+              if (isNaN(date.getTime())) { return; }
+              var exact = date.toLocaleString(undefined, { dateStyle: "long", timeStyle: "short" });
+              var text = date.toLocaleDateString(undefined, { dateStyle: "medium" });
+              var seconds = (date.getTime() - Date.now()) / 1000;
+              if (window.Intl && Intl.RelativeTimeFormat && Math.abs(seconds) < 2 * 2592000) {
+                var unit = units.find(function (u) { return Math.abs(seconds) >= u[1]; }) || units[units.length - 1];
+                text = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" }).format(Math.round(seconds / unit[1]), unit[0]);
+              }
+              time.textContent = text;
+              time.title = exact;
+              time.setAttribute("aria-label", text + " (" + exact + ")");
+            });
+          }
+          readTimes(document);
 
           async function follow(list) {
             var status = document.getElementById("live-status");
