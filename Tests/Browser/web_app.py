@@ -228,11 +228,13 @@ try:
 
         step = "a phone's width"
         page.set_viewport_size({"width": 390, "height": 844})
-        for path in ["/app/", "/app/devices", "/app/storage", members_path, sealed_path]:
-            page.goto(base + path)
+        for path in [note_url + "&version=2", "/app/", "/app/devices", "/app/storage", members_path, sealed_path]:
+            page.goto(path if path.startswith("http") else base + path)
             wide = page.evaluate("document.scrollingElement.scrollWidth > window.innerWidth + 1")
             if wide:
                 report["failures"].append(f"{path} scrolls sideways at 390 px")
+            if shots and path.startswith(note_url):
+                page.screenshot(path=os.path.join(shots, "note-phone.png"), full_page=True)
         if shots:
             page.screenshot(path=os.path.join(shots, "phone.png"), full_page=True)
 

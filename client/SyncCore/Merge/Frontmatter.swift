@@ -69,7 +69,7 @@ public struct MarkdownNote: Equatable, Sendable {
 
 extension MarkdownNote.Field {
     /// The field's scalar value (text after `key:` on its line, unquoted), when it has no continuation lines.
-    var scalar: String? {
+    public var scalar: String? {
         guard lines.count == 1, let colon = lines[0].firstIndex(of: ":") else { return nil }
         return lines[0][lines[0].index(after: colon)...].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: "\"'")
     }

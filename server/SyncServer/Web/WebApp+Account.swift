@@ -61,7 +61,7 @@ extension WebApp {
         let rows: [[String: Any]] = list.map { device in
             [
                 "id": device.deviceID.uuidString.lowercased(), "name": device.deviceName, "platform": device.platform,
-                "added": WireDate.format(device.createdAt), "seen": device.lastSeenAt.map(WireDate.format) ?? "never",
+                "added": WireDate.format(device.createdAt), "seen": device.lastSeenAt.map(WireDate.format) ?? "",
                 "current": device.current == true, "formToken": token,
             ]
         }

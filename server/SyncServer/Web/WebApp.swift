@@ -166,7 +166,7 @@ struct WebApp: Sendable {
             // A list property shows as its items (as Obsidian shows it), anything else as written.
             let fields: [[String: Any]] = (note.fields ?? []).filter { !$0.key.isEmpty }.map { field in
                 let items = field.listItems ?? []
-                return ["key": field.key, "value": field.value, "items": items.map { ["item": $0] }, "isList": field.listItems != nil]
+                return ["key": field.key, "value": field.scalar ?? field.value, "items": items.map { ["item": $0] }, "isList": field.listItems != nil]
             }
             model["fields"] = fields
             model["hasFields"] = !fields.isEmpty
