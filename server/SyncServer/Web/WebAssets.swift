@@ -77,6 +77,7 @@ enum WebAssets {
         .note .callout[data-callout="danger"], .note .callout[data-callout="error"], .note .callout[data-callout="bug"], .note .callout[data-callout="failure"] { border-left-color: var(--warn); }
         .note .callout[data-callout="tip"], .note .callout[data-callout="success"], .note .callout[data-callout="check"], .note .callout[data-callout="done"] { border-left-color: #1a7f37; }
         .note .footnotes { border-top: 1px solid var(--line); margin-top: 2rem; font-size: .9rem; }
+        .icon { vertical-align: -.15em; color: var(--muted); }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 
         """

@@ -145,7 +145,7 @@ enum WebTemplates {
         <caption class="visually-hidden">Files and folders in {{heading}}</caption>
         <thead><tr><th scope="col">Name</th><th scope="col">Size</th><th scope="col">Changed</th></tr></thead>
         <tbody>
-        {{#entries}}<tr><td>{{#folder}}<span aria-hidden="true">📁 </span>{{/folder}}<a href="{{href}}">{{name}}</a></td><td>{{size}}</td><td>{{#changed}}<time datetime="{{changed}}">{{changed}}</time>{{/changed}}</td></tr>
+        {{#entries}}<tr><td>{{#folder}}<svg class="icon" aria-hidden="true" focusable="false" viewBox="0 0 16 16" width="16" height="16"><path d="M1.5 3h4.6l1.4 1.5h7v8.5h-13z" fill="none" stroke="currentColor" stroke-width="1.3" stroke-linejoin="round"/></svg> {{/folder}}<a href="{{href}}">{{name}}</a></td><td>{{size}}</td><td>{{#changed}}<time datetime="{{changed}}">{{changed}}</time>{{/changed}}</td></tr>
         {{/entries}}
         </tbody>
         </table>
