@@ -235,6 +235,18 @@ try:
                 report["failures"].append(f"{path} scrolls sideways at 390 px")
             if shots and path.startswith(note_url):
                 page.screenshot(path=os.path.join(shots, "note-phone.png"), full_page=True)
+            # A page's table is a card a row, each value beside its column's name.
+            stacked = page.evaluate("""() => [...document.querySelectorAll('main table:not(.diff)')].filter(t => !t.closest('.note') && t.tHead).map(t => {
+                const row = t.tBodies[0] && t.tBodies[0].rows[0], cell = row && row.cells[0];
+                return {display: row ? getComputedStyle(row).display : 'block', label: cell ? cell.dataset.label : 'x', head: t.tHead.rows[0].cells[0].textContent.trim()};
+            })""")
+            for table in stacked:
+                if table["display"] != "block" or table["label"] != table["head"]:
+                    report["failures"].append(f"{path}: a table is not stacked as cards at 390 px: {table}")
+            if path == "/app/devices" and not stacked:
+                report["failures"].append("/app/devices: no table to stack")
+            if shots and path == "/app/devices":
+                page.screenshot(path=os.path.join(shots, "devices-phone.png"), full_page=True)
         if shots:
             page.screenshot(path=os.path.join(shots, "phone.png"), full_page=True)
 

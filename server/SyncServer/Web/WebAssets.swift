@@ -78,6 +78,14 @@ enum WebAssets {
         .note .callout[data-callout="tip"], .note .callout[data-callout="success"], .note .callout[data-callout="check"], .note .callout[data-callout="done"] { border-left-color: #1a7f37; }
         .note .footnotes { border-top: 1px solid var(--line); margin-top: 2rem; font-size: .9rem; }
         .icon { vertical-align: -.15em; color: var(--muted); }
+        @media (max-width: 40rem) {
+          table.cards thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+          table.cards, table.cards tbody, table.cards tr { display: block; width: 100%; }
+          table.cards tr { border: 1px solid var(--line); border-radius: 6px; margin: 0 0 .75rem; padding: .35rem .6rem; }
+          table.cards td, table.cards tbody th { display: block; position: relative; border: 0; padding: .2rem 0 .2rem calc(30% + .75rem); min-height: 1.9em; overflow-wrap: break-word; }
+          table.cards td[data-label]::before, table.cards tbody th[data-label]::before { content: attr(data-label); position: absolute; left: 0; width: 30%; font-weight: 600; color: var(--muted); }
+          table.cards td:not([data-label]), table.cards tbody th:not([data-label]) { padding-left: 0; }
+        }
         .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 
         """

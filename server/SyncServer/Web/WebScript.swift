@@ -9,6 +9,9 @@
 ///   puts the keyboard's focus on the switch that replaced it.
 /// - **the provider's answer**: a form with `data-autosubmit` (the page a provider's cross-site
 ///   form post lands on) is posted on at once.
+/// - **tables as cards on a phone**: each cell of a page's table (not a note's, not a diff) is
+///   labelled with its column's header (`data-label`), which the style sheet shows beside it when
+///   the screen is narrow and the table is stacked as one card a row;
 /// - **times as people read them**: every `<time datetime>` (the server writes UTC, ISO 8601)
 ///   reads "2 hours ago" within two months, else a date, in the browser's language and time zone,
 ///   with the exact local time on hover (`title`) and for screen readers (`aria-label`).
@@ -29,6 +32,7 @@ enum WebScript {
           function adopt(target, source) {
             target.replaceChildren.apply(target, Array.prototype.map.call(source.childNodes, function (node) { return document.importNode(node, true); }));
             readTimes(target);
+            labelCells(target);
           }
 
           var units = [["year", 31536000], ["month", 2592000], ["week", 604800], ["day", 86400], ["hour", 3600], ["minute", 60], ["second", 1]];
@@ -49,6 +53,19 @@ enum WebScript {
             });
           }
           readTimes(document);
+
+          function labelCells(root) {
+            root.querySelectorAll("main table:not(.diff)").forEach(function (table) {
+              if (table.closest(".note")) { return; }
+              var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) { return th.textContent.trim(); });
+              if (!heads.length) { return; }
+              table.classList.add("cards");
+              table.querySelectorAll("tbody tr").forEach(function (row) {
+                Array.prototype.forEach.call(row.children, function (cell, i) { if (heads[i]) { cell.setAttribute("data-label", heads[i]); } });
+              });
+            });
+          }
+          labelCells(document);
 
           async function follow(list) {
             var status = document.getElementById("live-status");
