@@ -21,6 +21,10 @@ import Testing
         > [!tip] <b>A callout</b>
         > With a ==highlight==.
 
+        ## Main
+
+        ### Goals
+
         ```
         <iframe src="https://evil.example"></iframe>
         ```
@@ -68,6 +72,10 @@ import Testing
                 #expect(note.body.contains("<a class=\"wiki\" href=\"\(base)file?path=notes/Other.md\""), "a wiki link is a link of this vault")
                 #expect(note.body.contains("<a class=\"wiki\" href=\"\(base)file?path=journal/2026-11-28.md\""), "a wiki path is from the vault's top, as in Obsidian")
                 #expect(note.body.contains("<ul class=\"chips\"><li>a</li><li>b</li></ul>"), "a list property as its items: \(note.body)")
+                #expect(note.body.contains("<h2 id=\"main-1\">Main</h2>") && note.body.components(separatedBy: "id=\"main\"").count == 2, "a heading takes no id of the page's own")
+                #expect(note.body.contains("<li class=\"depth-0\"><a href=\"#plan\">Plan</a></li>"), "a heading's raw HTML is not in the outline: \(note.body)")
+                #expect(note.body.contains("<h2 id=\"outline-heading\">Outline</h2>") && note.body.contains("<li class=\"depth-1\"><a href=\"#main-1\">Main</a></li>")
+                    && note.body.contains("<li class=\"depth-2\"><a href=\"#goals\">Goals</a></li>"), "the outline: \(note.body)")
                 #expect(note.body.contains("<p class=\"callout-title\">&lt;b&gt;A callout&lt;/b&gt;</p>") && note.body.contains("<mark>highlight</mark>"), "\(note.body)")
                 #expect(note.body.contains("on laptop"), "the device that wrote it")
             }

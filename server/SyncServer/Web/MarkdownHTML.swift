@@ -35,13 +35,25 @@ enum MarkdownHTML {
         case embed(String)
     }
 
+    /// A heading of the note, for its outline: `id` is its anchor in the rendered page.
+    struct Heading: Equatable, Sendable {
+        let level: Int
+        let text: String
+        let id: String
+    }
+
     static func render(_ markdown: String, resolve: @escaping (Target) -> String?) -> String {
+        document(markdown, resolve: resolve).html
+    }
+
+    /// The note as HTML, and its headings.
+    static func document(_ markdown: String, resolve: @escaping (Target) -> String?) -> (html: String, headings: [Heading]) {
         let source = MarkdownSource.prepared(markdown)
-        guard let document = parse(source) else { return "<p>" + escape(markdown) + "</p>\n" }
+        guard let document = parse(source) else { return ("<p>" + escape(markdown) + "</p>\n", []) }
         defer { cmark_node_free(document) }
         var writer = MarkdownWriter(resolve: resolve)
         writer.write(document)
-        return writer.html
+        return (writer.html, writer.headings)
     }
 
     /// Text as HTML text or a quoted attribute value (``Markup/escape(_:)``).

@@ -10,8 +10,11 @@ struct MarkdownWriter {
     private var closers: [OpaquePointer: String] = [:]
     private var quoteDepth = 0
     private var inlineDepth = 0
-    /// Heading ids given so far, so a repeated heading gets `-1`, `-2`.
-    private var headingIDs: [String: Int] = [:]
+    /// Heading ids given so far, so a repeated heading gets `-1`, `-2`; the note page's own ids
+    /// are taken already (a heading "Main" must not take the skip link's target).
+    private var headingIDs: [String: Int] = ["main": 1, "fields-heading": 1, "outline-heading": 1, "live-status": 1]
+    /// The note's headings in order: its outline.
+    private(set) var headings: [MarkdownHTML.Heading] = []
     /// Footnote labels in the order of their first reference (numbered from 1), and how many
     /// definitions were written (cmark-gfm puts them last, in that order).
     private var footnotes: [String] = []
@@ -81,7 +84,9 @@ struct MarkdownWriter {
             }
         case CMARK_NODE_HEADING:
             let level = max(1, min(6, Int(cmark_node_get_heading_level(node))))
-            let id = uniqueID(Self.slug(Self.plainText(node, html: false)))
+            let text = Self.plainText(node, html: false).trimmingCharacters(in: .whitespaces)
+            let id = uniqueID(Self.slug(text))
+            headings.append(MarkdownHTML.Heading(level: level, text: text, id: id))
             open(node, "<h\(level) id=\"" + MarkdownHTML.escape(id) + "\">", "</h\(level)>\n")
         case CMARK_NODE_BLOCK_QUOTE:
             guard quoteDepth < MarkdownHTML.maxQuoteDepth else { closers[node] = ""; return }

@@ -172,7 +172,14 @@ struct WebApp: Sendable {
             model["hasFields"] = !fields.isEmpty
             // Wiki links resolve among the vault's files, read only for a note that has one.
             let wikiLinks = WikiLinks(paths: note.body.contains("[[") ? try await vault.livePaths(scope) : [])
-            model["body"] = MarkdownHTML.render(note.body) { target in Self.resolve(target, from: path.rawValue, base: base, wikiLinks: wikiLinks) }
+            let rendered = MarkdownHTML.document(note.body) { target in Self.resolve(target, from: path.rawValue, base: base, wikiLinks: wikiLinks) }
+            model["body"] = rendered.html
+            // An outline once a note has a few headings to move between.
+            if rendered.headings.count >= 3 {
+                let top = rendered.headings.map(\.level).min() ?? 1
+                model["hasOutline"] = true
+                model["outline"] = rendered.headings.map { ["text": $0.text, "href": "#" + $0.id, "depth": $0.level - top] as [String: Any] }
+            }
         } else {
             model["tooLarge"] = true
         }

@@ -54,6 +54,10 @@ enum WebAssets {
         .fields dt { font-weight: 600; }
         .fields dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
         .note { overflow-wrap: anywhere; }
+        .outline { border: 1px solid var(--line); border-radius: 6px; padding: .5rem 1rem; margin: 1rem 0; }
+        .outline h2 { font-size: 1rem; margin: .25rem 0; }
+        .outline ol { list-style: none; padding: 0; margin: 0; }
+        .outline .depth-1 { padding-left: 1rem; } .outline .depth-2 { padding-left: 2rem; } .outline .depth-3, .outline .depth-4, .outline .depth-5 { padding-left: 3rem; }
         .chips { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem; margin: 0; padding: 0; }
         .chips li { background: var(--tag); border-radius: 1em; padding: 0 .6em; white-space: normal; }
         .note pre { overflow-x: auto; background: var(--tag); padding: .75rem; border-radius: 4px; }

@@ -171,6 +171,12 @@ enum WebTemplates {
         <dl>{{#fields}}<dt>{{key}}</dt><dd>{{#isList}}<ul class="chips">{{#items}}<li>{{item}}</li>{{/items}}</ul>{{/isList}}{{^isList}}{{value}}{{/isList}}</dd>{{/fields}}</dl>
         </section>
         {{/hasFields}}
+        {{#hasOutline}}
+        <nav aria-labelledby="outline-heading" class="outline">
+        <h2 id="outline-heading">Outline</h2>
+        <ol>{{#outline}}<li class="depth-{{depth}}"><a href="{{href}}">{{text}}</a></li>{{/outline}}</ol>
+        </nav>
+        {{/hasOutline}}
         {{#body}}<article class="note">{{{body}}}</article>{{/body}}
         {{> footer}}
         """
