@@ -1,3 +1,4 @@
+import Foundation
 @testable import SyncServer
 import Testing
 
@@ -89,6 +90,15 @@ import Testing
         #expect(Self.render(markdown) == html, "\(rule)")
     }
 
+    /// A long note is cut only where cmark-gfm's time would grow by the square: a table of 2,000
+    /// rows (70 KB) stays one table, a 70 KB paragraph becomes three.
+    @Test func onlyLongParagraphsAreCut() {
+        let table = Self.render("| a | b |\n|---|---|\n" + String(repeating: "| **some text here** | [a link](b.md) and more |\n", count: 2_000))
+        #expect(table.components(separatedBy: "<table>").count == 2 && table.components(separatedBy: "<tr>").count == 2_002, "one table of 2,001 rows")
+        let paragraph = Self.render(String(repeating: "Some *words* and a [link](b.md). ", count: 2_000))
+        #expect(paragraph.components(separatedBy: "<p>").count == 4, "\(paragraph.components(separatedBy: "<p>").count - 1) paragraphs")
+    }
+
     /// Whatever a note holds, the rendered body holds no tag but the renderer's own and no
     /// attribute a note chose.
     @Test func noTagButTheRenderersOwn() {
@@ -120,6 +130,7 @@ import Testing
         ("a table of 20,000 rows", "| a | b | c |\n|---|---|---|\n" + String(repeating: "| **x** | _y_ | `z` |\n", count: 20_000)),
         ("100,000 unclosed highlights and 20,000 unclosed wiki links on one line", String(repeating: "==a ", count: 100_000) + String(repeating: "[[b ", count: 20_000)),
         ("a 2 MB paragraph of emphasis and links (cmark-gfm 0.29 is quadratic in a paragraph's length)", String(repeating: "*w* [l](b.md) ", count: 150_000)),
+        ("2 MB of lines that look like table rows but are a paragraph", String(repeating: "| *w* [l](b.md) |\n", count: 110_000)),
         ("a 10 MB note", String(repeating: "Some *words*, a [link](b.md) and ~~more~~ text.\n", count: 220_000)),
     ])
     func aHostileNoteRendersWithinBounds(_ rule: String, _ markdown: String) {

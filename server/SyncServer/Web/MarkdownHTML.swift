@@ -97,6 +97,7 @@ enum MarkdownSource {
         var out: [Substring] = []
         var fence: Character?
         var run = 0
+        var inTable = false
         for line in lines {
             let trimmed = line.drop { $0 == " " }
             if let open = fence {
@@ -110,7 +111,16 @@ enum MarkdownSource {
                 out.append(line)
                 continue
             }
-            if trimmed.isEmpty { run = 0 }
+            // A blank line ends a paragraph; a table's rows (after its `|---|` line) have their
+            // cells parsed one by one (cheap), so a long table is never cut.
+            let isRow = trimmed.hasPrefix("|")
+            if isRow, !inTable, Self.isDelimiterRow(trimmed), out.last.map({ $0.drop { $0 == " " }.hasPrefix("|") }) == true { inTable = true }
+            if !isRow { inTable = false }
+            if trimmed.isEmpty || inTable {
+                run = 0
+                out.append(line)
+                continue
+            }
             for piece in pieces(line) {
                 if run > 0, run + piece.utf8.count > maxParagraphBytes {
                     out.append("")
@@ -121,6 +131,11 @@ enum MarkdownSource {
             }
         }
         return out.joined(separator: "\n")
+    }
+
+    /// A table's delimiter row: `|`, `-`, `:` and spaces only, with a `-`.
+    static func isDelimiterRow(_ line: Substring) -> Bool {
+        line.contains("-") && line.allSatisfy { "|-: ".contains($0) }
     }
 
     /// `line` in pieces of at most ``maxParagraphBytes``, cut after a space where there is one.
