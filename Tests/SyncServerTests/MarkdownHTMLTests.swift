@@ -71,6 +71,7 @@ import Testing
         ("a note or PDF embed is a card to its page", "![[spec.pdf]] ![[Other note]]",
          "<p><a class=\"embed-card\" href=\"/app/vaults/v/file?path=docs/spec.pdf\" \(a)>spec.pdf</a> <a class=\"embed-card\" href=\"/app/vaults/v/file?path=notes/Other%20note.md\" \(a)>Other note</a></p>\n"),
         ("an SVG embed is never an image", "![[evil.svg]]", "<p><a class=\"embed-card\" href=\"/app/vaults/v/file?path=evil.svg\" \(a)>evil.svg</a></p>\n"),
+        ("a wiki link inside a link is its label (no link in a link)", "[see [[plan]]](https://x.example)", "<p><a href=\"https://x.example\" \(a)>see plan</a></p>\n"),
         ("a wiki link in code is code", "`[[plan]]`", "<p><code>[[plan]]</code></p>\n"),
         ("a callout", "> [!tip] Try this\n> It **works**.", "<div class=\"callout\" data-callout=\"tip\">\n<p class=\"callout-title\">Try this</p>\n<p>It <strong>works</strong>.</p>\n</div>\n"),
         ("a callout without a title is named by its kind", "> [!WARNING]\n> Careful.", "<div class=\"callout\" data-callout=\"warning\">\n<p class=\"callout-title\">Warning</p>\n<p>Careful.</p>\n</div>\n"),

@@ -9,6 +9,8 @@ struct MarkdownWriter {
     /// What each open node closes with (empty when its tag was not written: past a bound).
     private var closers: [OpaquePointer: String] = [:]
     private var quoteDepth = 0
+    /// How many links this text is inside: a wiki link there is its label (no link in a link).
+    private var linkDepth = 0
     private var inlineDepth = 0
     /// Heading ids given so far, so a repeated heading gets `-1`, `-2`; the note page's own ids
     /// are taken already (a heading "Main" must not take the skip link's target).
@@ -59,7 +61,10 @@ struct MarkdownWriter {
     private mutating func exit(_ node: OpaquePointer, wroteTag: Bool) {
         switch cmark_node_get_type(node) {
         case CMARK_NODE_BLOCK_QUOTE where wroteTag: quoteDepth -= 1
-        case CMARK_NODE_EMPH, CMARK_NODE_STRONG, CMARK_NODE_LINK where wroteTag: inlineDepth -= 1
+        case CMARK_NODE_LINK where wroteTag:
+            inlineDepth -= 1
+            linkDepth -= 1
+        case CMARK_NODE_EMPH, CMARK_NODE_STRONG where wroteTag: inlineDepth -= 1
         default:
             if wroteTag, Self.typeName(node) == "strikethrough" { inlineDepth -= 1 }
             if Self.typeName(node) == "table" { (alignments, inTableBody) = ([], false) }
@@ -137,6 +142,7 @@ struct MarkdownWriter {
             let url = Self.literal(cmark_node_get_url(node))
             if inlineDepth < MarkdownHTML.maxInlineDepth, let href = resolve(.link(url)) {
                 inlineDepth += 1
+                linkDepth += 1
                 open(node, "<a href=\"" + MarkdownHTML.escape(href) + "\" " + Self.rel + ">", "</a>")
             } else {
                 closers[node] = ""  // its text, without a link
@@ -221,6 +227,10 @@ struct MarkdownWriter {
         let fragment = link.anchor.map { "#" + ($0.hasPrefix("^") ? $0 : Self.slug($0)) } ?? ""
         if embed, Self.isImage(link.path), let src = resolve(.embed(link.path)) {
             html += "<img class=\"embed\" src=\"" + MarkdownHTML.escape(src) + "\" alt=\"" + MarkdownHTML.escape(link.alias ?? link.path) + "\" loading=\"lazy\">"
+            return
+        }
+        if linkDepth > 0 {
+            html += MarkdownHTML.escape(link.label)
             return
         }
         guard let href = embed ? resolve(.embed(link.path)) : resolve(.wiki(link.path)) else {
