@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Drives the web app in a real headless Chromium, as a person would: signs in, browses, opens a
-hostile note, compares two versions (switching views in place), restores one, brings deleted files
+hostile note (and sees which note links to it), compares two versions (switching views in place), restores one, brings deleted files
 back, settles a conflict by editing the merged text, shares the vault (invites an account as a
 reader, makes a writer's code and revokes it), reads an encrypted vault's members page (safety
 numbers, invitations sent from a device), renames and revokes a device, reads the storage and account
@@ -8,7 +8,8 @@ pages, makes an enrolment code (printed for the test to sync a device with), wat
 list take a change made in another tab, exports the vault, sets a quota, makes an invitation and
 reads the server page as an operator, and signs out; checks every
 page with axe (no serious or critical violation), with the keyboard (the skip link comes first),
-and at a phone's width (no sideways scrolling). Prints a JSON report; exits 1 on any failure.
+and at a phone's width and a wide one (no sideways scrolling, no word cut in two; tables stacked
+as cards at 390 px). Prints a JSON report; exits 1 on any failure.
 
 Usage: MEMBER_EMAIL=… SEALED_VAULT=… SAFETY_NUMBER=… web_app.py BASE_URL EMAIL PASSWORD [SCREENSHOT_DIR]
 MEMBER_EMAIL is another account of the server, which the script invites to the vault; SEALED_VAULT
@@ -31,9 +32,56 @@ report = {"pages": [], "violations": [], "failures": [], "dialogs": [], "console
 axe = Axe()
 
 
+# Words (runs of letters and digits) broken across two lines inside the word itself (a column too
+# narrow, `overflow-wrap: anywhere`): none, unless the word is wider than its whole block (a long
+# hash must break, or the page scrolls sideways).
+CUT_WORDS = """() => {
+  const cut = [], range = document.createRange();
+  const block = el => { while (el && getComputedStyle(el).display.startsWith('inline')) el = el.parentElement; return el; };
+  const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const holder = block(node.parentElement);
+    if (!holder || !holder.getClientRects().length) continue;
+    const style = getComputedStyle(holder), room = holder.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const lines = (start, end) => {
+      range.setStart(node, start); range.setEnd(node, end);
+      const rects = [...range.getClientRects()].filter(r => r.width > 0);
+      return {count: new Set(rects.map(r => Math.round(r.top))).size, width: rects.reduce((sum, r) => sum + r.width, 0)};
+    };
+    for (const token of node.data.matchAll(/\\S+/g)) {
+      const whole = lines(token.index, token.index + token[0].length);
+      if (whole.count < 2 || whole.width > room + 1) continue;
+      for (const m of token[0].matchAll(/[\\p{L}\\p{N}]+/gu)) {
+        if (lines(token.index + m.index, token.index + m.index + m[0].length).count > 1) cut.push(m[0]);
+      }
+    }
+  }
+  return cut.slice(0, 5);
+}"""
+
+
+# The pages whose phone-width screenshots docs/web.md shows (every page is checked at both widths).
+PHONE_SHOTS = {"vaults", "folder", "note", "history", "diff", "diff-side", "conflict", "devices", "members", "activity", "storage", "admin-users"}
+
+
+def phone_and_wide(page, name):
+    """The page at a phone's width (390 px) and at 1280 px: no sideways scrolling, no word cut in
+    two; a screenshot at 390 px."""
+    for width in (390, 1280):
+        page.set_viewport_size({"width": width, "height": 844 if width == 390 else 800})
+        if page.evaluate("document.scrollingElement.scrollWidth > window.innerWidth + 1"):
+            report["failures"].append(f"{name} scrolls sideways at {width} px")
+        cut = page.evaluate(CUT_WORDS)
+        if cut:
+            report["failures"].append(f"{name}: words cut in two at {width} px: {cut}")
+        if shots and width == 390 and name in PHONE_SHOTS:
+            page.screenshot(path=os.path.join(shots, name + "-phone.png"), full_page=True)
+
+
 def check(page, name, loaded=True):
-    """axe's serious and critical violations, a screenshot, and (on a page just loaded, not one the
-    script changed in place) the skip link first in tab order."""
+    """axe's serious and critical violations, a screenshot, the page at a phone's width and a wide
+    one, and (on a page just loaded, not one the script changed in place) the skip link first in
+    tab order."""
     report["pages"].append(name)
     results = axe.run(page)
     for violation in results.response["violations"]:
@@ -42,6 +90,7 @@ def check(page, name, loaded=True):
                                          "nodes": [n["html"][:200] for n in violation["nodes"][:3]]})
     if shots:
         page.screenshot(path=os.path.join(shots, name + ".png"), full_page=True)
+    phone_and_wide(page, name)
     if not loaded:
         return
     page.keyboard.press("Tab")
@@ -55,7 +104,7 @@ step = "start"
 try:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 1100, "height": 800})
+        context = browser.new_context(viewport={"width": 1280, "height": 800})
         page = context.new_page()
         page.on("dialog", lambda d: (report["dialogs"].append(d.message), d.dismiss()))
         page.on("console", lambda m: report["console_errors"].append(f"{m.text} ({m.location.get('url')})") if m.type == "error" else None)
@@ -87,10 +136,16 @@ try:
         if "T" in shown or not shown.strip() or not title or title not in label or shown not in label:
             report["failures"].append(f"the note's time reads {shown!r} (title {title!r}, label {label!r})")
         note_url = page.url
+        # The notes that link here, under the note, each a link to it.
+        backlinks = page.get_by_role("region", name="Linked from")
+        expect(backlinks.get_by_role("link", name="notes/Reading list.md")).to_be_visible()
         page.goto(note_url.replace("file?path=notes/plan.md", "file?path=pics/cat.png"))
         expect(page.get_by_role("img", name="cat.png, version 1")).to_be_visible()
         if page.evaluate("document.querySelector('img.shown').naturalWidth") < 1:
             report["failures"].append("the image of pics/cat.png did not load")
+        # A PDF in place, in the browser's own viewer (the page's policy lets this site's objects load).
+        page.goto(note_url.replace("file?path=notes/plan.md", "file?path=docs/paper.pdf"))
+        expect(page.locator("object.shown-pdf")).to_have_attribute("type", "application/pdf")
         page.goto(note_url)
 
         step = "history and changes"
@@ -233,8 +288,6 @@ try:
             wide = page.evaluate("document.scrollingElement.scrollWidth > window.innerWidth + 1")
             if wide:
                 report["failures"].append(f"{path} scrolls sideways at 390 px")
-            if shots and path.startswith(note_url):
-                page.screenshot(path=os.path.join(shots, "note-phone.png"), full_page=True)
             # A page's table is a card a row, each value beside its column's name.
             stacked = page.evaluate("""() => [...document.querySelectorAll('main table:not(.diff)')].filter(t => !t.closest('.note') && t.tHead).map(t => {
                 const row = t.tBodies[0] && t.tBodies[0].rows[0], cell = row && row.cells[0];
@@ -245,13 +298,19 @@ try:
                     report["failures"].append(f"{path}: a table is not stacked as cards at 390 px: {table}")
             if path == "/app/devices" and not stacked:
                 report["failures"].append("/app/devices: no table to stack")
-            if shots and path == "/app/devices":
-                page.screenshot(path=os.path.join(shots, "devices-phone.png"), full_page=True)
-        if shots:
-            page.screenshot(path=os.path.join(shots, "phone.png"), full_page=True)
+
+        # The account's links fold behind one button at this width, and open from the keyboard.
+        account = page.get_by_role("navigation", name="Account")
+        menu = page.get_by_role("button", name="Menu")
+        expect(account.get_by_role("link", name="Storage")).to_be_hidden()
+        menu.focus()
+        page.keyboard.press("Enter")
+        expect(menu).to_have_attribute("aria-expanded", "true")
+        account.get_by_role("link", name="Storage").click()
+        expect(page.get_by_role("heading", name="Storage", exact=True)).to_be_visible()
 
         step = "sign out"
-        page.set_viewport_size({"width": 1100, "height": 800})
+        page.set_viewport_size({"width": 1280, "height": 800})
         page.get_by_role("button", name="Sign out").click()
         expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
         page.goto(base + "/app/devices")

@@ -46,8 +46,9 @@ import Testing
                 let bo = try await server.newUser()
                 _ = try await laptop.write("notes/plan.md", Self.hostile)
                 _ = try await laptop.write("notes/plan.md", Self.hostile + "A second thought.\n", base: 1)
-                _ = try await laptop.write("notes/Reading list.md", "# Reading list\n")
+                _ = try await laptop.write("notes/Reading list.md", "# Reading list\n\nFor the [[plan]].\n")
                 _ = try await laptop.write("pics/cat.png", bytes: try #require(Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")))
+                _ = try await laptop.write("docs/paper.pdf", bytes: Data("%PDF-1.1\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n3 0 obj<</Type/Page/MediaBox[0 0 300 144]/Parent 2 0 R>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n".utf8))
                 _ = try await laptop.write("gone.md", "deleted by mistake\n")
                 _ = try await laptop.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("gone.md"), baseVersion: 1)]), session: laptop.session)
                 for name in ["old/a.md", "old/b.md"] { _ = try await laptop.write(name, "kept in old\n") }

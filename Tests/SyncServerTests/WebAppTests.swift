@@ -100,6 +100,38 @@ import Testing
         }
     }
 
+    /// A note's page lists the notes that link to it, from the vault as it is now: a link taken
+    /// out by an edit, or a linking note deleted, leaves the list at the next page.
+    @Test func aNoteListsTheNotesLinkingToIt() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let device = try await user.newDevice("laptop")
+            _ = try await device.write("projects/Plan.md", "# Plan\n\nSee [[Plan]] (itself).\n")
+            let by = try await device.write("daily/monday.md", "Worked on [[plan#Goals|the plan]].\n")
+            _ = try await device.write("notes/review.md", "[the plan](../projects/Plan.md)\n")
+            let embed = try await device.write("embeds.md", "![[Plan]]\n")
+            _ = try await device.write("code.md", "`[[Plan]]` is code.\n")
+            _ = try await device.write("other.md", "[[Other]]\n")
+            let base = try await Self.base(device, server)
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: user.email, password: user.password)
+                func linking() async throws -> [String] {
+                    let page = try await web.get(base + "file?path=projects/Plan.md")
+                    guard let section = page.body.components(separatedBy: "<section aria-labelledby=\"backlinks-heading\"").dropFirst().first else { return [] }
+                    return section.components(separatedBy: "</section>")[0].components(separatedBy: "<li><a href=\"").dropFirst().compactMap {
+                        $0.components(separatedBy: "\">").dropFirst().first?.components(separatedBy: "</a>").first
+                    }
+                }
+                #expect(try await linking() == ["daily/monday.md", "embeds.md", "notes/review.md"])
+                _ = try await device.write("daily/monday.md", "Worked on something else.\n", base: by.confirmed[0].version)
+                _ = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("embeds.md"), baseVersion: embed.confirmed[0].version)]), session: device.session)
+                #expect(try await linking() == ["notes/review.md"])
+                let other = try await web.get(base + "file?path=other.md")
+                #expect(!other.body.contains("backlinks-heading"), "no one links to it: no list")
+            }
+        }
+    }
+
     /// Another person's vault, and a file that is not there, are 404 pages; nothing of them shows.
     @Test func anotherPersonsVaultIsNotFound() async throws {
         try await TestServer.with { server in

@@ -48,3 +48,19 @@ extension VaultService {
         try await db.withConnection { try BrowseQueries.recent($0, vaultID: scope.vaultID, limit: limit, viewer: scope.userID) }
     }
 }
+
+extension VaultService {
+    /// The vault's current notes whose links are not kept yet (``NoteLinkQueries/unread(_:vaultID:)``).
+    func notesWithUnreadLinks(_ scope: VaultScope) async throws -> [NoteLinkQueries.Unread] {
+        try await db.withConnection { try NoteLinkQueries.unread($0, vaultID: scope.vaultID) }
+    }
+
+    func keepNoteLinks(_ scope: VaultScope, _ read: [NoteLinkQueries.Read]) async throws {
+        try await db.withConnection { try NoteLinkQueries.keep($0, vaultID: scope.vaultID, read) }
+    }
+
+    /// The current files whose content links to a file named `nameKey`, with their kept links.
+    func notesLinking(_ scope: VaultScope, nameKey: String) async throws -> [(source: String, links: [String])] {
+        try await db.withConnection { try NoteLinkQueries.linking($0, vaultID: scope.vaultID, nameKey: nameKey) }
+    }
+}

@@ -229,6 +229,12 @@ struct MarkdownWriter {
             html += "<img class=\"embed\" src=\"" + MarkdownHTML.escape(src) + "\" alt=\"" + MarkdownHTML.escape(link.alias ?? link.path) + "\" loading=\"lazy\">"
             return
         }
+        // A PDF in place, in the browser's own viewer; where it has none, a link to it.
+        if embed, linkDepth == 0, Self.isPDF(link.path), let src = resolve(.embed(link.path)) {
+            let url = MarkdownHTML.escape(src), label = MarkdownHTML.escape(link.alias ?? link.path)
+            html += "<object class=\"embed-pdf\" data=\"\(url)\" type=\"application/pdf\" aria-label=\"\(label)\"><a class=\"embed-card\" href=\"\(url)\" \(Self.rel)>\(label)</a></object>"
+            return
+        }
         if linkDepth > 0 {
             html += MarkdownHTML.escape(link.label)
             return
@@ -296,6 +302,8 @@ struct MarkdownWriter {
     static func isImage(_ path: String) -> Bool {
         ["png", "jpg", "jpeg", "gif", "webp", "avif"].contains(path.split(separator: ".").last?.lowercased() ?? "")
     }
+
+    static func isPDF(_ path: String) -> Bool { path.lowercased().hasSuffix(".pdf") }
 }
 
 /// An Obsidian callout: a quote whose first line is `[!kind]`, `+` or `-` after it to fold it

@@ -34,7 +34,7 @@ extension WebApp {
             ]
         }
         let versions: [[String: Any]] = content.map { version in
-            ["version": version.version, "label": "version \(version.version), \(WireDate.format(version.createdAt))", "isFrom": version.version == from.version, "isTo": version.version == to.version]
+            ["version": version.version, "label": "version \(version.version), \(Self.plainTime(version.createdAt))", "datetime": WireDate.format(version.createdAt), "isFrom": version.version == from.version, "isTo": version.version == to.version]
         }
         return render("diff", chrome(caller, title: "Changes to \(path.name)").merging([
             "heading": String(path.name), "crumbs": crumbs(scope, folder: Self.folderOf(path.rawValue), last: String(path.name), lastHref: base + "file?path=" + Self.query(path.rawValue)),

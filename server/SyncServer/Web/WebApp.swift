@@ -154,6 +154,13 @@ struct WebApp: Sendable {
         if let restored = request.uri.queryParameters.get("restored").flatMap({ Int($0) }) {
             model["notice"] = "Restored: the old content is now version \(restored), and every device gets it at its next sync."
         }
+        // The vault's paths, read once and only when a link needs them.
+        let paths = LazyWikiLinks { [vault] in try await vault.livePaths(scope) }
+        if !scope.encrypted {
+            let linking = try await backlinks(scope, to: path.rawValue, wikiLinks: try await paths.value(true))
+            model["backlinks"] = linking.map { ["href": base + "file?path=" + Self.query($0), "path": $0] }
+            model["hasBacklinks"] = !linking.isEmpty
+        }
         if scope.encrypted {
             model["encrypted"] = true
         } else if let type = Self.viewableType(path.rawValue), shown.sizeBytes <= Self.viewLimit {
@@ -171,7 +178,7 @@ struct WebApp: Sendable {
             model["fields"] = fields
             model["hasFields"] = !fields.isEmpty
             // Wiki links resolve among the vault's files, read only for a note that has one.
-            let wikiLinks = WikiLinks(paths: note.body.contains("[[") ? try await vault.livePaths(scope) : [])
+            let wikiLinks = try await paths.value(note.body.contains("[["))
             let rendered = MarkdownHTML.document(note.body) { target in Self.resolve(target, from: path.rawValue, base: base, wikiLinks: wikiLinks) }
             model["body"] = rendered.html
             // An outline once a note has a few headings to move between.

@@ -61,6 +61,13 @@ extension WebApp {
         return lower.hasSuffix(".md") || lower.hasSuffix(".markdown") || lower.hasSuffix(".txt")
     }
 
+    /// A time where no `<time>` can stand (an option of a list): `2026-11-28 16:42 UTC` (the script
+    /// writes it in the browser's time zone).
+    static func plainTime(_ date: Date) -> String {
+        let parts = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "UTC")!, from: date)
+        return String(format: "%04d-%02d-%02d %02d:%02d UTC", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0)
+    }
+
     /// Bytes as a person reads them.
     static func size(_ bytes: Int64) -> String {
         let units = ["bytes", "KB", "MB", "GB", "TB"]
@@ -109,27 +116,45 @@ extension WebApp {
     /// bytes), a wiki link or embed to the file `wikiLinks` finds for it; anything else
     /// (`javascript:`, `data:`, a path out of the vault, a name no file has) is not a link.
     static func resolve(_ target: MarkdownHTML.Target, from notePath: String, base: String, wikiLinks: WikiLinks) -> String? {
+        if case .link = target, let address = webAddress(target) { return address }
+        guard let path = linkedPath(target, from: notePath, wikiLinks: wikiLinks) else { return nil }
+        switch target {
+        case .image: return base + "download?path=" + query(path)
+        case .embed where MarkdownWriter.isImage(path): return base + "download?path=" + query(path)
+        case .embed where MarkdownWriter.isPDF(path): return base + "view?path=" + query(path)
+        default: return base + "file?path=" + query(path)
+        }
+    }
+
+    /// The vault path a link, image, wiki link or embed names from the note at `notePath`; nil
+    /// for a web address, an anchor of the note itself, a path out of the vault or a name no
+    /// file has (a relative path is taken as written: whether its file exists is the page's).
+    static func linkedPath(_ target: MarkdownHTML.Target, from notePath: String, wikiLinks: WikiLinks) -> String? {
         switch target {
         case .link(let raw), .image(let raw):
             let cleaned = String(raw.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.union(.controlCharacters).contains($0) })
-            guard !cleaned.isEmpty, !cleaned.hasPrefix("//"), !cleaned.hasPrefix("\\") else { return nil }
-            if let colon = cleaned.firstIndex(of: ":"), !cleaned[..<colon].contains(where: { "/?#".contains($0) }) {
-                let scheme = cleaned[..<colon].lowercased()
-                guard ["http", "https", "mailto"].contains(scheme), case .link = target, URL(string: cleaned) != nil else { return nil }
-                return cleaned
-            }
-            if cleaned.hasPrefix("#") { return nil }
+            guard !cleaned.isEmpty, !cleaned.hasPrefix("//"), !cleaned.hasPrefix("\\"), !cleaned.hasPrefix("#"), !hasScheme(cleaned) else { return nil }
             let withoutFragment = String(raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-            let decoded = withoutFragment.removingPercentEncoding ?? withoutFragment
-            guard let path = relative(decoded, from: notePath) else { return nil }
-            if case .image = target { return base + "download?path=" + query(path) }
-            return base + "file?path=" + query(path)
-        case .wiki(let name):
-            return wikiLinks.resolve(name, from: notePath).map { base + "file?path=" + query($0) }
-        case .embed(let name):
-            guard let path = wikiLinks.resolve(name, from: notePath) else { return nil }
-            return base + (MarkdownWriter.isImage(path) ? "download?path=" : "file?path=") + query(path)
+            return relative(withoutFragment.removingPercentEncoding ?? withoutFragment, from: notePath)
+        case .wiki(let name), .embed(let name):
+            return wikiLinks.resolve(name, from: notePath)
         }
+    }
+
+    /// A link's web address or mail (`http`, `https`, `mailto`; never an image's), else nil.
+    private static func webAddress(_ target: MarkdownHTML.Target) -> String? {
+        guard case .link(let raw) = target else { return nil }
+        let cleaned = String(raw.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.union(.controlCharacters).contains($0) })
+        guard hasScheme(cleaned), let colon = cleaned.firstIndex(of: ":"), ["http", "https", "mailto"].contains(cleaned[..<colon].lowercased()),
+            URL(string: cleaned) != nil
+        else { return nil }
+        return cleaned
+    }
+
+    /// Whether a link starts with a scheme (`name:` before any `/`, `?` or `#`).
+    private static func hasScheme(_ link: String) -> Bool {
+        guard let colon = link.firstIndex(of: ":") else { return false }
+        return !link[..<colon].contains(where: { "/?#".contains($0) })
     }
 
     /// A link target relative to the note's folder (or to the vault's top with a leading `/`), as
@@ -157,7 +182,7 @@ struct WebPageHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         let policy = HTTPField.Name("Content-Security-Policy")!
         if response.headers[policy] == nil {  // a file shown as itself (``WebApp/view``) brings its own
             response.headers[policy] =
-                "default-src 'self'; img-src 'self' https:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+                "default-src 'self'; img-src 'self' https:; style-src 'self'; script-src 'self'; object-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
         }
         response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"

@@ -14,7 +14,10 @@
 ///   the screen is narrow and the table is stacked as one card a row;
 /// - **times as people read them**: every `<time datetime>` (the server writes UTC, ISO 8601)
 ///   reads "2 hours ago" within two months, else a date, in the browser's language and time zone,
-///   with the exact local time on hover (`title`) and for screen readers (`aria-label`).
+///   with the exact local time on hover (`title`) and for screen readers (`aria-label`); a
+///   version in a list of versions (`<option data-datetime>`) with its local date and time.
+/// - **a menu on a phone**: at a narrow width the account's links fold behind a "Menu" button
+///   (`aria-expanded`), shown only where the script runs.
 /// A fresh copy of a page is this server's own rendering, parsed inert (`DOMParser` runs no script).
 enum WebScript {
     static let js = #"""
@@ -50,6 +53,11 @@ enum WebScript {
               time.textContent = text;
               time.title = exact;
               time.setAttribute("aria-label", text + " (" + exact + ")");
+            });
+            root.querySelectorAll("option[data-datetime]").forEach(function (option) {
+              var date = new Date(option.dataset.datetime);
+              if (isNaN(date.getTime())) { return; }
+              option.textContent = "version " + option.dataset.version + ", " + date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
             });
           }
           readTimes(document);
@@ -119,6 +127,16 @@ enum WebScript {
             swap(link).catch(function () { window.location.href = link.href; });
           });
           window.addEventListener("popstate", function () { window.location.reload(); });
+
+          // At a phone's width the account's links fold behind one button (the style sheet
+          // shows it only where this script runs, so without it every link stays in sight).
+          var toggle = document.querySelector(".menu-toggle");
+          if (toggle) {
+            document.documentElement.classList.add("has-menu");
+            toggle.addEventListener("click", function () {
+              toggle.setAttribute("aria-expanded", String(toggle.getAttribute("aria-expanded") !== "true"));
+            });
+          }
 
           var relay = document.querySelector("form[data-autosubmit]");
           if (relay) { relay.submit(); }

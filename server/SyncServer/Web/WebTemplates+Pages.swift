@@ -113,13 +113,13 @@ extension WebTemplates {
         <form method="get" action="{{action}}" class="inline-form">
         <input type="hidden" name="path" value="{{path}}">
         <label for="from">From</label>
-        <select id="from" name="from">{{#versions}}<option value="{{version}}"{{#isFrom}} selected{{/isFrom}}>{{label}}</option>{{/versions}}</select>
+        <select id="from" name="from">{{#versions}}<option value="{{version}}" data-datetime="{{datetime}}" data-version="{{version}}"{{#isFrom}} selected{{/isFrom}}>{{label}}</option>{{/versions}}</select>
         <label for="to">to</label>
-        <select id="to" name="to">{{#versions}}<option value="{{version}}"{{#isTo}} selected{{/isTo}}>{{label}}</option>{{/versions}}</select>
+        <select id="to" name="to">{{#versions}}<option value="{{version}}" data-datetime="{{datetime}}" data-version="{{version}}"{{#isTo}} selected{{/isTo}}>{{label}}</option>{{/versions}}</select>
         {{#side}}<input type="hidden" name="view" value="side">{{/side}}
         <button type="submit">Compare</button>
         </form>
-        <p class="actions">{{#side}}<a href="{{inlineHref}}" data-swap>Show inline</a>{{/side}}{{^side}}<a href="{{sideHref}}" data-swap>Show side by side</a>{{/side}}</p>
+        <p class="actions wide-only">{{#side}}<a href="{{inlineHref}}" data-swap>Show inline</a>{{/side}}{{^side}}<a href="{{sideHref}}" data-swap>Show side by side</a>{{/side}}</p>
         {{#identical}}<p role="status">Versions {{from}} and {{to}} have the same content.</p>{{/identical}}
         {{#hasFields}}
         <h2>Properties</h2>
@@ -130,16 +130,14 @@ extension WebTemplates {
         </table>
         {{/hasFields}}
         <h2>Text</h2>
-        {{^side}}
-        <table class="diff">
+        <table class="diff{{#side}} narrow-only{{/side}}">
         <caption class="visually-hidden">Lines of version {{from}} and version {{to}}: removed lines are marked as deletions, added ones as insertions</caption>
-        <thead><tr><th scope="col">Old line</th><th scope="col">New line</th><th scope="col">Text</th></tr></thead>
+        <thead><tr><th scope="col">Old<span class="visually-hidden"> line</span></th><th scope="col">New<span class="visually-hidden"> line</span></th><th scope="col">Text</th></tr></thead>
         <tbody>{{#lines}}<tr class="{{#removed}}removed{{/removed}}{{#added}}added{{/added}}"><td class="num">{{old}}</td><td class="num">{{new}}</td><td><span aria-hidden="true">{{sign}} </span>{{#removed}}<del>{{text}}</del>{{/removed}}{{#added}}<ins>{{text}}</ins>{{/added}}{{#same}}{{text}}{{/same}}</td></tr>
         {{/lines}}</tbody>
         </table>
-        {{/side}}
         {{#side}}
-        <table class="diff side">
+        <table class="diff side wide-only">
         <caption class="visually-hidden">Version {{from}} on the left, version {{to}} on the right</caption>
         <thead><tr><th scope="col">Line</th><th scope="col">Version {{from}}</th><th scope="col">Line</th><th scope="col">Version {{to}}</th></tr></thead>
         <tbody>{{#pairs}}<tr>{{#left}}<td class="num">{{old}}</td><td class="{{#removed}}removed{{/removed}}">{{#removed}}<del>{{text}}</del>{{/removed}}{{#same}}{{text}}{{/same}}</td>{{/left}}{{#right}}<td class="num">{{new}}</td><td class="{{#added}}added{{/added}}">{{#added}}<ins>{{text}}</ins>{{/added}}{{#same}}{{text}}{{/same}}</td>{{/right}}</tr>

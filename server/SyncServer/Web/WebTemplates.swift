@@ -30,7 +30,8 @@ enum WebTemplates {
         <header class="bar">
         <a class="brand" href="/app/">VaultSync</a>
         {{#signedIn}}
-        <nav aria-label="Account">
+        <button type="button" class="menu-toggle" aria-expanded="false" aria-controls="account-nav">Menu</button>
+        <nav aria-label="Account" id="account-nav">
         <a href="/app/">Vaults</a>
         <a href="/app/devices">Devices</a>
         <a href="/app/enroll">Add a device</a>
@@ -163,7 +164,7 @@ enum WebTemplates {
         {{#tooLarge}}<p>This file is too large to show here; download it.</p>{{/tooLarge}}
         {{#notText}}<p>This file is not a note; download it to open it.</p>{{/notText}}
         {{#imageHref}}<p><img class="shown" src="{{imageHref}}" alt="{{heading}}, version {{version}}"></p>{{/imageHref}}
-        {{#pdfHref}}<p><a href="{{pdfHref}}">Open the PDF</a> (in the browser's own viewer)</p>{{/pdfHref}}
+        {{#pdfHref}}<object class="shown-pdf" data="{{pdfHref}}" type="application/pdf" aria-label="{{heading}}, version {{version}}"><p><a href="{{pdfHref}}">Open the PDF</a> (in the browser's own viewer)</p></object>{{/pdfHref}}
         {{#encrypted}}<p class="notice">This vault is end-to-end encrypted: the server holds only ciphertext, so a device shows this file.</p>{{/encrypted}}
         {{#hasFields}}
         <section aria-labelledby="fields-heading" class="fields">
@@ -178,6 +179,12 @@ enum WebTemplates {
         </nav>
         {{/hasOutline}}
         {{#body}}<article class="note">{{{body}}}</article>{{/body}}
+        {{#hasBacklinks}}
+        <section aria-labelledby="backlinks-heading" class="backlinks">
+        <h2 id="backlinks-heading">Linked from</h2>
+        <ul>{{#backlinks}}<li><a href="{{href}}">{{path}}</a></li>{{/backlinks}}</ul>
+        </section>
+        {{/hasBacklinks}}
         {{> footer}}
         """
 
