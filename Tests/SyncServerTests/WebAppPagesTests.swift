@@ -241,7 +241,7 @@ import Testing
                 let zip = try await web.get(link)
                 #expect(zip.status == 200 && zip.headers["content-type"] == "application/zip" && zip.body.hasPrefix("PK"), "\(zip.status) \(zip.headers)")
                 let day = String(WireDate.format(server.clock.now).prefix(10))
-                #expect(zip.headers["content-disposition"] == "attachment; filename=\"default \(day).zip\"; filename*=UTF-8''default%20\(day).zip", "\(zip.headers)")
+                #expect(zip.headers["content-disposition"] == "attachment; filename=\"vault-default-\(day).zip\"; filename*=UTF-8''vault-default-\(day).zip", "\(zip.headers)")
                 // Opened again later, the page shows the finished export.
                 let again = try await web.get(base + "export")
                 #expect(again.body.contains("The archive is ready") && again.body.contains(link.replacingOccurrences(of: "&", with: "&amp;")), "\(again.body)")

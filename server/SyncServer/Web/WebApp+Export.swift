@@ -54,7 +54,7 @@ extension WebApp {
             status: .ok,
             headers: [
                 .contentType: "application/zip", .contentLength: String(archive.sizeBytes), .cacheControl: "no-store",
-                .contentDisposition: Self.attachment(named: "\(scope.vaultName) \(WireDate.format(archive.createdAt).prefix(10)).zip"),
+                .contentDisposition: Self.attachment(named: "vault-\(scope.vaultName)-\(WireDate.format(archive.createdAt).prefix(10)).zip"),
             ],
             body: content.responseBody(length: archive.sizeBytes))
     }
