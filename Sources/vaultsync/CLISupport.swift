@@ -80,7 +80,7 @@ func finish(_ report: SyncReport, json: Bool) throws {
     if json {
         try printJSON(ReportOutput(report: report))
     } else {
-        print("pushed \(report.pushed.count), pulled \(report.pulled.count), merged \(report.merged.count), deleted here \(report.deletedLocally.count), deleted on the server \(report.deletedRemotely.count)")
+        print("pushed \(report.pushed.count), pulled \(report.pulled.count), merged \(report.merged.count), deleted here \(report.deletedLocally.count), deleted on the server \(report.deletedRemotely.count)\(report.leftOut.isEmpty ? "" : ", left out here \(report.leftOut.count) (kept on the server)")")
         for notice in report.notices { print("note: \(notice)") }
         if let full = report.storageFull { print("storage full: \(full)") }
         printHeldDeletions(report.heldDeletions)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SyncClient
+import SyncCore
 import SyncProtocol
 
 /// `vaultsync status`: the vault's status word and what it rests on, read locally (no server call
@@ -35,6 +36,8 @@ struct Status: AsyncParsableCommand {
         /// With `--usage`: the server's answer, or why there is none.
         var usage: UsageResponse?
         var usageError: String?
+        /// This device's folders (``FolderSelection``).
+        var folders: FolderSelection
         enum CodingKeys: String, CodingKey {
             case heldDeletions = "held_deletions"
             case status, vault, server, email, failing, watcher, encrypted
@@ -48,6 +51,7 @@ struct Status: AsyncParsableCommand {
             case lastFailure = "last_failure"
             case usage
             case usageError = "usage_error"
+            case folders
         }
     }
 
@@ -76,7 +80,8 @@ struct Status: AsyncParsableCommand {
             signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
             failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
             notSynced: state.notSynced.sorted { $0.key < $1.key }.map { NotSynced(path: $0.key, reason: $0.value) },
-            storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher, encrypted: state.encrypted, lastFailure: state.lastFailure)
+            storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher, encrypted: state.encrypted, lastFailure: state.lastFailure,
+            folders: IgnoreFile(root: vaultURL(directory)).selection)
         if usage {
             do {
                 output.usage = try await SyncEngine(root: vaultURL(directory)).usage()
@@ -87,6 +92,7 @@ struct Status: AsyncParsableCommand {
         if json { return try printJSON(output) }
         print("status: \(output.status)\(Self.explain(state.status, vault: state.vault))")
         print("vault: \(output.vault)\(state.encrypted ? " (end-to-end encrypted)" : "")\nserver: \(output.server ?? "-")\ndevice: \(output.deviceName.map { "\($0) (\(output.deviceID ?? "-"))" } ?? output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
+        print("folders: \(output.folders.summary)")
         if let watcher = state.watcher {
             let connection = watcher.connected ? "connected" : "OFFLINE (local changes queue until the server is back)"
             let last = watcher.lastSyncAt.map { "last sync \(WireDate.format($0)) \(watcher.lastSyncStatus ?? "")" } ?? "no sync yet"

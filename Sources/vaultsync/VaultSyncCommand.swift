@@ -21,7 +21,7 @@ struct VaultSyncCommand: AsyncParsableCommand {
             its recovery key from VAULTSYNC_RECOVERY_KEY or --recovery-key-stdin.
             """,
         subcommands: [
-            Signup.self, Init.self, Login.self, Passphrase.self, Logout.self, Sync.self, Watch.self, Status.self, Conflicts.self, Resolve.self, Retry.self, Repair.self,
+            Signup.self, Init.self, Login.self, Passphrase.self, Logout.self, Sync.self, Watch.self, Status.self, Folders.self, Get.self, Conflicts.self, Resolve.self, Retry.self, Repair.self,
             History.self, Restore.self, Export.self, Import.self, Log.self, Devices.self, AppPassword.self, Vaults.self, Members.self, Invitations.self, Keys.self, Account.self, Nonce.self, ServerInfo.self,
         ])
 

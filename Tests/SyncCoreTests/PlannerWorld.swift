@@ -309,7 +309,12 @@ struct PlannerWorld {
         case .forget(let path):
             synced[path] = nil
             return .done
-        case .skipInvalid:
+        case .skipInvalid, .keepOutside:
+            return .done
+        case .leaveOut(let path):
+            guard let tokens = local[path], tokens.hash == synced[path]?.hash else { return .stale }
+            local[path] = nil
+            synced[path] = nil
             return .done
         }
     }

@@ -137,6 +137,8 @@ struct PhaseResult: Sendable {
     var merged: [VaultPath] = []
     var deletedLocally: [VaultPath] = []
     var deletedRemotely: [VaultPath] = []
+    /// Local copies removed because they are outside this device's folders.
+    var leftOut: [VaultPath] = []
     var failures: [Uploader.Failure] = []
     var notices: [String] = []
     /// False when some remote change could not be applied: the cursor then stays where it was.
@@ -169,6 +171,7 @@ struct PhaseResult: Sendable {
         merged += other.merged
         deletedLocally += other.deletedLocally
         deletedRemotely += other.deletedRemotely
+        leftOut += other.leftOut
         failures += other.failures
         notices += other.notices
         remoteSideComplete = remoteSideComplete && other.remoteSideComplete
@@ -186,6 +189,7 @@ struct PhaseResult: Sendable {
         report.merged += merged
         report.deletedLocally += deletedLocally
         report.deletedRemotely += deletedRemotely
+        report.leftOut += leftOut
         for failure in failures { report.fail(failure.path, failure.message, counts: failure.counts) }
         report.notices += notices
         if let storageFull { report.storageFull = storageFull }

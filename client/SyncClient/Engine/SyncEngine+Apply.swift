@@ -69,8 +69,10 @@ extension SyncEngine {
         return result
     }
 
-    /// Deletes local files the server deleted, only if they are unchanged since the scan.
-    func deleteLocallyPhase(_ paths: [VaultPath], _ context: RoundContext) async throws -> PhaseResult {
+    /// Deletes local files the server deleted, only if they are unchanged since the scan; with
+    /// `leavingOut`, the unchanged local copies of files outside this device's folders (kept on
+    /// the server).
+    func deleteLocallyPhase(_ paths: [VaultPath], leavingOut: Bool = false, _ context: RoundContext) async throws -> PhaseResult {
         var result = PhaseResult()
         var log: [LogLine] = []
         var removed: [String] = []
@@ -79,8 +81,13 @@ extension SyncEngine {
             do {
                 try writer.removeIfUnchanged(file.diskPath, expected: stat, durable: false)  // flushed below, once
                 removed.append(file.diskPath)
-                result.deletedLocally.append(path)
-                log.append(LogLine(.delete, path, "deleted on the server"))
+                if leavingOut {
+                    result.leftOut.append(path)
+                    log.append(LogLine(.delete, path, "left out of this device's folders (kept on the server)"))
+                } else {
+                    result.deletedLocally.append(path)
+                    log.append(LogLine(.delete, path, "deleted on the server"))
+                }
             } catch {
                 result.remoteSideComplete = false
                 result.fail(path, error)
@@ -88,8 +95,9 @@ extension SyncEngine {
         }
         writer.removeEmptiedFolders(of: removed)
         // Durable before `sync.db` forgets them: a file back after a power cut would be taken for a new one.
-        if !result.deletedLocally.isEmpty { try writer.flush() }
-        try await store.forget(result.deletedLocally, at: now(), log: log)
+        let gone = result.deletedLocally + result.leftOut
+        if !gone.isEmpty { try writer.flush() }
+        try await store.forget(gone, at: now(), log: log)
         context.progress.advance(files: paths.count)
         return result
     }

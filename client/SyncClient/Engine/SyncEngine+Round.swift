@@ -109,7 +109,8 @@ extension SyncEngine {
         // Phase 3: plan. Paths waiting for the user are held back.
         let parked = Set(try await store.failures().filter(\.parked).map(\.path))
         let held = Set(try await store.conflicts().map(\.path)).union(parked)
-        let input = SyncPlanInput(local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: rules, localScope: scope)
+        let input = SyncPlanInput(
+            local: scan.localFiles, remote: remote, synced: synced, remoteIsIncremental: incremental, ignore: rules, localScope: scope, selection: ignore.selection)
         let plan = SyncPlanner.plan(input)
         // Deletions of most of the vault wait for the user; everything else goes on.
         let heldDeletions = MassDeleteGuard.check(plan, syncedFiles: syncedCount, policy: massDeletePolicy)
@@ -137,6 +138,7 @@ extension SyncEngine {
         result.add(try await pullPhase(execution.pulls, restores: execution.restores, context))
         try folder.verify(store)  // deletions only in the folder that was scanned
         result.add(try await deleteLocallyPhase(execution.localDeletes, context))
+        result.add(try await deleteLocallyPhase(execution.leftOut, leavingOut: true, context))
         let merges = try await mergePhase(execution.merges, context)
         result.add(merges)
         try folder.verify(store)

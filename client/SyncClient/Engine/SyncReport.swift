@@ -24,6 +24,9 @@ public struct SyncReport: Sendable, Equatable {
     public var merged: [VaultPath] = []
     public var deletedLocally: [VaultPath] = []
     public var deletedRemotely: [VaultPath] = []
+    /// Local copies removed because they lie outside this device's folders (``FolderSelection``):
+    /// unchanged since their last sync, kept on the server and on other devices.
+    public var leftOut: [VaultPath] = []
     /// Paths that need the user (including ones from earlier runs).
     public var conflicts: [VaultPath] = []
     /// Things reported but not synced, each with why ("file: reason").
@@ -54,7 +57,7 @@ public struct SyncReport: Sendable, Equatable {
 
     /// Whether any file was transferred, merged or deleted.
     public var changedAnything: Bool {
-        !(pushed.isEmpty && pulled.isEmpty && merged.isEmpty && deletedLocally.isEmpty && deletedRemotely.isEmpty)
+        !(pushed.isEmpty && pulled.isEmpty && merged.isEmpty && deletedLocally.isEmpty && deletedRemotely.isEmpty && leftOut.isEmpty)
     }
 
     /// Records a per-file failure; only one that belongs to the file counts towards parking.
@@ -91,6 +94,7 @@ extension SyncReport: Encodable {
         case status, pushed, pulled, merged, conflicts, notices, failures, parked
         case deletedLocally = "deleted_locally"
         case deletedRemotely = "deleted_remotely"
+        case leftOut = "left_out"
         case storageFull = "storage_full"
         case heldDeletions = "held_deletions"
         case scanned
@@ -104,6 +108,7 @@ extension SyncReport: Encodable {
         try c.encode(merged, forKey: .merged)
         try c.encode(deletedLocally, forKey: .deletedLocally)
         try c.encode(deletedRemotely, forKey: .deletedRemotely)
+        try c.encode(leftOut, forKey: .leftOut)
         try c.encode(conflicts, forKey: .conflicts)
         try c.encode(notices, forKey: .notices)
         try c.encode(failures, forKey: .failures)

@@ -94,7 +94,7 @@ public final class VaultWatcher: Sendable {
         }
         updateRecord { _ in }
         let local: (any LocalChangeWatcher)? = switch localChanges {
-        case .folder: LocalChangeWatchers.make(root: engine.root, ignore: LocalScanner.rules(for: engine.root), poll: settings.pollInterval)
+        case .folder: LocalChangeWatchers.make(root: engine.root, ignore: IgnoreFile(root: engine.root).watchRules, poll: settings.pollInterval)
         case .reported: nil
         }
         defer { local?.stop() }

@@ -21,6 +21,16 @@ public struct IgnoreRules: Sendable {
         rules = lines.compactMap(Rule.init)
     }
 
+    /// The folders a device holds: paths outside them are left out too (a watcher's rules).
+    private var selection: FolderSelection?
+
+    /// These rules, and also every path outside `selection`.
+    public func selecting(_ selection: FolderSelection) -> IgnoreRules {
+        var rules = self
+        rules.selection = selection.holdsEverything && selection.fetched.isEmpty ? nil : selection
+        return rules
+    }
+
     /// These rules, and also every path in or below `folders` (vault-relative, as on disk).
     public func ignoringFolders(_ folders: some Sequence<String>) -> IgnoreRules {
         var rules = self
@@ -33,6 +43,7 @@ public struct IgnoreRules: Sendable {
         let segments = path.split(separator: "/").map(String.init)
         guard !segments.isEmpty else { return false }
         if !isFolder, let last = segments.last, ConflictFileName.isConflictCopy(last) { return true }
+        if let selection, isFolder ? !selection.entersFolder(path) : !selection.holds(path) { return true }
         for depth in 1...segments.count {
             let prefix = Array(segments[0..<depth])
             if !folders.isEmpty, folders.contains(prefix.joined(separator: "/")) { return true }
@@ -52,6 +63,7 @@ public struct IgnoreRules: Sendable {
         let name = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[path.index(after: $0)...]) } ?? path
         guard !name.isEmpty else { return false }
         if !isFolder, ConflictFileName.isConflictCopy(name) { return true }
+        if let selection, isFolder ? !selection.entersFolder(path) : !selection.holds(path) { return true }
         var segments: [String]?
         var ignored: Bool?
         for rule in rules {

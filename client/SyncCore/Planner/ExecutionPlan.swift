@@ -66,6 +66,8 @@ public struct ExecutionPlan: Sendable, Equatable {
     /// Pulls that bring back a file deleted here (reported once they arrive).
     public var restores: Set<VaultPath> = []
     public var localDeletes: [VaultPath] = []
+    /// Unchanged local copies of files outside this device's folders: removed here only.
+    public var leftOut: [VaultPath] = []
     public var merges: [Merge] = []
     public var remoteDeletes: [RemoteDelete] = []
     public var pushes: [Push] = []
@@ -114,6 +116,12 @@ public struct ExecutionPlan: Sendable, Equatable {
                 forgets.append(path)
             case .skipInvalid(let name, let reason):
                 notices.append("\(name): \(reason)")
+            case .leaveOut(let path):
+                leftOut.append(path)
+            case .keepOutside(let path, let changed):
+                notices.append(changed
+                    ? "\(path): outside this device's folders (vaultsync folders), changed here since its last sync: kept here, not synced"
+                    : "\(path): outside this device's folders (vaultsync folders): kept here, not synced")
             }
         }
         if let sizeLimit { leaveOut(over: sizeLimit) }

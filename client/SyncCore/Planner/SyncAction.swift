@@ -23,6 +23,13 @@ public enum SyncAction: Sendable, Equatable {
     case forget(VaultPath)
     /// A local file whose name is not a valid vault path: skipped, never sent, reported.
     case skipInvalid(String, reason: VaultPathError)
+    /// Outside this device's folders (``FolderSelection``) and unchanged since its last sync:
+    /// remove the local copy (after re-checking it is unchanged) and forget it; the server and
+    /// the other devices keep it.
+    case leaveOut(VaultPath)
+    /// Outside this device's folders, and changed here since its last sync (`changed`) or never
+    /// synced: kept here, not synced, reported.
+    case keepOutside(VaultPath, changed: Bool)
 }
 
 extension SyncAction {
@@ -30,7 +37,8 @@ extension SyncAction {
     public var path: VaultPath? {
         switch self {
         case .push(let p, _), .pull(let p, _), .merge(let p, _, _), .deleteLocal(let p, _), .pushDelete(let p, _),
-            .keepLocalEditOverRemoteDelete(let p, _, _), .restoreRemoteEditOverLocalDelete(let p, _), .recordSynced(let p, _, _), .forget(let p):
+            .keepLocalEditOverRemoteDelete(let p, _, _), .restoreRemoteEditOverLocalDelete(let p, _), .recordSynced(let p, _, _), .forget(let p),
+            .leaveOut(let p), .keepOutside(let p, _):
             p
         case .skipInvalid: nil
         }

@@ -56,11 +56,17 @@ public struct SyncPlanInput: Sendable {
     /// path outside it is unchanged here, as a synced path missing from an incremental `remote` is
     /// unchanged on the server.
     public var localScope: LocalScope
+    /// The folders this device holds. A path outside them is neither fetched nor sent; its
+    /// unchanged local copy is left out (removed here, kept everywhere else). Unlike the ignore
+    /// rules, the scan still reads what lies outside, so that those copies are found.
+    public var selection: FolderSelection
 
     public init(
         local: [VaultPath: LocalFile], invalidLocal: [String: VaultPathError] = [:], remote: [VaultPath: RemoteEntry],
-        synced: [VaultPath: SyncedEntry], remoteIsIncremental: Bool = false, ignore: IgnoreRules? = nil, localScope: LocalScope = .everything
+        synced: [VaultPath: SyncedEntry], remoteIsIncremental: Bool = false, ignore: IgnoreRules? = nil, localScope: LocalScope = .everything,
+        selection: FolderSelection = .all
     ) {
+        self.selection = selection
         self.local = local
         self.invalidLocal = invalidLocal
         self.remote = remote

@@ -16,6 +16,10 @@ public enum SyncPlanner {
             // scan see it "deleted here" and delete it everywhere).
             let local = input.localEntry(path)
             if local == nil, let ignore = input.ignore, ignore.isIgnored(path.rawValue) { return }
+            if !input.selection.holdsEverything, !input.selection.holds(path.rawValue) {
+                if let action = outside(local: local, synced: input.synced[path], path: path) { decided.append((path, action)) }
+                return
+            }
             if let action = decide(local: local, remote: input.remoteEntry(path), synced: input.synced[path], path: path) {
                 decided.append((path, action))
             }
@@ -34,6 +38,17 @@ public enum SyncPlanner {
             actions.append(.skipInvalid(name, reason: input.invalidLocal[name]!))
         }
         return SyncPlan(actions: actions)
+    }
+
+    /// A path outside this device's folders: never fetched or sent, whatever the server did; an
+    /// unchanged copy here is left out, a changed or new one kept and reported.
+    static func outside(local: LocalFile?, synced: SyncedEntry?, path: VaultPath) -> SyncAction? {
+        switch (local, synced) {
+        case (let local?, let synced?): local.hash == synced.hash ? .leaveOut(path) : .keepOutside(path, changed: true)
+        case (_?, nil): .keepOutside(path, changed: false)
+        case (nil, _?): .forget(path)
+        case (nil, nil): nil
+        }
     }
 
     static func decide(local: LocalFile?, remote: RemoteEntry?, synced: SyncedEntry?, path: VaultPath) -> SyncAction? {

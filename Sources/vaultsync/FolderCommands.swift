@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import SyncClient
+import SyncCore
+import SyncProtocol
+
+/// `vaultsync folders`: which of the vault's folders this device holds (selective sync).
+struct Folders: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show or choose which of the vault's folders this device holds.",
+        discussion: """
+            The choice is this device's alone (kept in .vaultsync/, never synced). Leaving a folder out deletes \
+            nothing on the server or on other devices: this device removes its copies of the files there that are \
+            unchanged since their last sync, keeps (and reports) changed ones, and neither fetches nor sends anything \
+            there. Taking a folder back fetches it. 'only' and 'skip' name the whole choice each time. With 'only', \
+            the files at the vault's top and its dot-folders (such as .obsidian/) stay held.
+            """,
+        subcommands: [Show.self, Only.self, Skip.self, All.self], defaultSubcommand: Show.self)
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show which folders this device holds.")
+        @Option(help: "The vault folder (default: the current folder).") var vault: String?
+        @Flag(help: "Print JSON ({mode, folders, fetched}).") var json = false
+
+        func run() async throws {
+            let root = vaultURL(vault)
+            guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
+            let selection = IgnoreFile(root: root).selection
+            if json { return try printJSON(selection) }
+            print("this device holds: \(selection.summary)")
+        }
+    }
+
+    struct Only: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Hold only these folders here (and the files at the vault's top), then sync.")
+        @Argument(help: "Folders, relative to the vault.") var folders: [String]
+        @Option(help: "The vault folder (default: the current folder).") var vault: String?
+        @Flag(help: "Print the sync report as JSON.") var json = false
+
+        func run() async throws {
+            try await choose(FolderSelection(mode: .only, folders: try folderPaths(folders)), vault: vault, json: json)
+        }
+    }
+
+    struct Skip: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Hold every folder here but these, then sync.")
+        @Argument(help: "Folders, relative to the vault.") var folders: [String]
+        @Option(help: "The vault folder (default: the current folder).") var vault: String?
+        @Flag(help: "Print the sync report as JSON.") var json = false
+
+        func run() async throws {
+            try await choose(FolderSelection(mode: .skip, folders: try folderPaths(folders)), vault: vault, json: json)
+        }
+    }
+
+    struct All: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Hold every folder here again (fetching what was left out), then sync.")
+        @Option(help: "The vault folder (default: the current folder).") var vault: String?
+        @Flag(help: "Print the sync report as JSON.") var json = false
+
+        func run() async throws {
+            try await choose(.all, vault: vault, json: json)
+        }
+    }
+}
+
+/// `vaultsync get PATH…`: files or folders outside this device's folders, fetched now and held
+/// until the folders are chosen again.
+struct Get: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Fetch files or folders this device leaves out (see 'vaultsync folders'), and keep them until the folders are chosen again.")
+    @Argument(help: "Files or folders, relative to the vault.") var paths: [String]
+    @Option(help: "The vault folder (default: the current folder).") var vault: String?
+    @Flag(help: "Print the sync report as JSON.") var json = false
+
+    func run() async throws {
+        let root = vaultURL(vault)
+        guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
+        let chosen = try folderPaths(paths)
+        let selection = IgnoreFile(root: root).selection
+        let wanted = chosen.filter { !selection.holds($0) || !selection.entersFolder($0) }
+        if wanted.isEmpty {
+            if !json { print("this device already holds \(chosen.joined(separator: ", ")): nothing to fetch") }
+            return try finish(try await SyncEngine(root: root).sync(progress: ProgressPrinter().handler), json: json)
+        }
+        try IgnoreFile.save(selection.fetching(wanted), root: root)
+        if !json { print("fetching: \(wanted.joined(separator: ", "))") }
+        try finish(try await SyncEngine(root: root).sync(progress: ProgressPrinter().handler), json: json)
+    }
+}
+
+/// Vault paths as typed (`Archive/`, `Notes/2026`), checked as vault paths, without the trailing `/`.
+private func folderPaths(_ typed: [String]) throws -> [String] {
+    guard !typed.isEmpty else { throw ValidationError("name at least one folder") }
+    return try typed.map { text in
+        let trimmed = String(text.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/"))
+        do { return try VaultPath(trimmed).rawValue } catch { throw ValidationError("\(text): \(error)") }
+    }
+}
+
+/// Changes this device's folders: a sync first under the old choice (so changes made here in a
+/// folder about to be left out reach the server), then the new choice saved and synced (copies
+/// left out, folders taken back fetched).
+private func choose(_ selection: FolderSelection, vault: String?, json: Bool) async throws {
+    let root = vaultURL(vault)
+    guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
+    let before = try await SyncEngine(root: root).sync(progress: nil)
+    if !json, before.status == .offline {
+        print("note: the server is not reachable: changes made here in folders now left out stay here (reported) until they can be sent")
+    }
+    try IgnoreFile.save(selection, root: root)
+    if !json { print("this device holds: \(selection.summary)") }
+    try finish(try await SyncEngine(root: root).sync(progress: ProgressPrinter().handler), json: json)
+}
