@@ -63,7 +63,15 @@ struct Init: AsyncParsableCommand {
             if let made { try? FileManager.default.removeItem(at: made) }
             throw error
         }
-        try finish(try await engine.sync(progress: ProgressPrinter().handler), json: json)
+        let report = try await engine.sync(progress: ProgressPrinter().handler)
+        if !json, FileManager.default.fileExists(atPath: root.appendingPathComponent(".obsidian").path) {
+            // Said once, where a person first meets it (docs/cli.md, "Obsidian's settings").
+            print("""
+                an Obsidian vault: .obsidian/workspace*.json and .obsidian/cache stay on each device, and Obsidian's \
+                settings and plugins' data (.obsidian/**/*.json) merge key by key (see docs/cli.md)
+                """)
+        }
+        try finish(report, json: json)
     }
 
     /// Links `root`, and says so.

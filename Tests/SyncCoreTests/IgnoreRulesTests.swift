@@ -7,12 +7,16 @@ import Testing
     @Test(arguments: [
         ".vaultsync/sync.db", ".DS_Store", "notes/.DS_Store", "Thumbs.db", "a/._note.md", "note.md.swp", "note.md~", ".#note.md", "#note.md#",
         "draft.tmp", "notes/idea.conflict-laptop-20260324-103000.md", "README.conflict-phone-20260101-000000",
+        ".obsidian/workspace.json", ".obsidian/workspace-mobile.json", ".obsidian/cache",
     ])
     func builtInsAreIgnored(_ path: String) {
         #expect(IgnoreRules().isIgnored(path))
     }
 
-    @Test(arguments: ["note.md", "notes/idea.md", ".obsidian/config.json", "conflict-notes.md", "a.conflict.md", "tmp/notes.md"])
+    @Test(arguments: [
+        "note.md", "notes/idea.md", ".obsidian/config.json", "conflict-notes.md", "a.conflict.md", "tmp/notes.md", "notes/workspace.json",
+        ".obsidian/app.json", ".obsidian/plugins/dataview/data.json", "sub/.obsidian/workspace.json",
+    ])
     func ordinaryFilesAreSynced(_ path: String) {
         #expect(!IgnoreRules().isIgnored(path))
     }
@@ -55,6 +59,9 @@ import Testing
             ("drafts/a.md", false, true), ("notes/drafts/a.md", false, false), ("build", true, true),
             ("caf\u{E9}.md.swp", false, true), ("r\u{E9}sum\u{E9}.md", false, false), ("n.conflict-laptop-20260324-103000.md", false, true),
             ("n.conflict-notes.md", false, false),
+            // The built-in anchored rules (Obsidian's workspace and cache), turned down by their lead folder.
+            (".obsidian/workspace.json", false, true), (".obsidian/cache", true, true), (".obsidian/app.json", false, false),
+            ("notes/.obsidian/workspace.json", false, false), (".obsidianx/workspace.json", false, false),
         ]
         for (path, isFolder, ignored) in cases {
             #expect(rules.isIgnored(path, isFolder: isFolder) == ignored, "\(path)")

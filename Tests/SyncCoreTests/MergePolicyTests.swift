@@ -117,6 +117,21 @@ import Testing
         #expect(policies.problems.count == 2 && policies.problems[0].hasPrefix(".vaultsyncmerge line 7:") && policies.problems[1].contains("line 8"))
     }
 
+    /// Without a settings file, Obsidian's JSON files (its settings, its plugins' manifests and
+    /// data) merge key by key, other JSON stays binary; a line of the file still wins.
+    @Test(arguments: [
+        (".obsidian/app.json", MergePolicy.json), (".obsidian/community-plugins.json", .json), (".obsidian/plugins/dataview/data.json", .json),
+        (".obsidian/plugins/dataview/main.js", .binary), ("notes/data.json", .binary), ("sub/.obsidian/app.json", .binary), ("a.md", .markdown),
+    ])
+    func obsidiansJSONMergesKeyByKeyByDefault(_ path: String, _ expected: MergePolicy) {
+        #expect(MergePolicies().policy(for: path) == expected)
+    }
+
+    @Test func aSettingsLineWinsOverTheObsidianDefault() {
+        #expect(MergePolicies(file: ".obsidian/hotkeys.json binary\n").policy(for: ".obsidian/hotkeys.json") == .binary)
+        #expect(MergePolicies(file: ".obsidian/hotkeys.json binary\n").policy(for: ".obsidian/app.json") == .json)
+    }
+
     /// `words off` turns the word merge off for the paths it names, apart from their policy: the
     /// last matching `words` line wins, and word merging is on where none matches.
     @Test func wordsOffKeepsAParagraphEditedTwiceAConflict() {

@@ -8,6 +8,9 @@ public struct IgnoreRules: Sendable {
     public static let builtIn = [
         ".vaultsync/", ".DS_Store", "._*", ".Spotlight-V100/", ".Trashes/", ".fseventsd/", "Thumbs.db", "ehthumbs.db", "desktop.ini",
         "*.swp", "*.swo", "*~", ".#*", "\\#*#", "*.tmp", ".~lock.*#", "~$*", ".vaultsync-tmp-*",
+        // Obsidian's record of this device's open panes and its cache: each device's own (they
+        // change all day and would conflict); `!` lines take them back in.
+        "/.obsidian/workspace*.json", "/.obsidian/cache",
     ]
 
     private let rules: [Rule]
@@ -69,6 +72,9 @@ public struct IgnoreRules: Sendable {
         for rule in rules {
             let matched: Bool
             if rule.anchored {
+                // A rule that starts with a plain folder name (the built-in `/.obsidian/…` ones)
+                // cannot match elsewhere: most paths are turned down without splitting them.
+                if let lead = rule.leadingFolder, !(path.utf8.starts(with: lead) && path.utf8.dropFirst(lead.count).first == UInt8(ascii: "/")) { continue }
                 if segments == nil { segments = path.split(separator: "/").map(String.init) }
                 matched = rule.matches(segments!, isFolder: isFolder)
             } else {
@@ -91,6 +97,8 @@ public struct IgnoreRules: Sendable {
         let negated: Bool
         let folderOnly: Bool
         let anchored: Bool
+        /// The first segment's bytes when it is a plain name and more segments follow.
+        let leadingFolder: [UInt8]?
 
         init?(_ raw: String) {
             var line = Substring(raw)
@@ -120,6 +128,7 @@ public struct IgnoreRules: Sendable {
             self.negated = negated
             self.folderOnly = folderOnly
             self.anchored = anchored
+            if anchored, segments.count > 1, case .literalBytes(let bytes) = matchers[0] { leadingFolder = bytes } else { leadingFolder = nil }
         }
 
         func matches(_ path: [String], isFolder: Bool) -> Bool {

@@ -76,8 +76,9 @@ extension MergePolicy {
 
 /// Which merge policy each path has: the vault's `.vaultsyncmerge` file (synced with the vault),
 /// one `PATTERN POLICY` per line (`#` comments; patterns as in `.vaultsyncignore`, the last
-/// matching line wins), over the defaults (`markdown` for `.md` and `.markdown`, `binary` for
-/// everything else). A `PATTERN words off` line (or `words on`) says whether a Markdown merge
+/// matching line wins), over the defaults (`markdown` for `.md` and `.markdown`, `json` for the
+/// JSON files under `.obsidian/`: Obsidian's settings and its plugins' `manifest.json` and
+/// `data.json`; `binary` for everything else). A `PATTERN words off` line (or `words on`) says whether a Markdown merge
 /// merges lines both sides changed again by words for those paths (on unless a line says off;
 /// the last matching `words` line wins, apart from the policy lines).
 public struct MergePolicies: Sendable {
@@ -89,8 +90,11 @@ public struct MergePolicies: Sendable {
     /// Lines that could not be read, each with why (reported, otherwise ignored).
     public let problems: [String]
 
+    /// The defaults that are patterns, before the file's lines (which win, being later).
+    static let builtIn: [(IgnoreRules.Rule, MergePolicy)] = [(IgnoreRules.Rule("/.obsidian/**/*.json")!, .json)]
+
     public init(file text: String? = nil) {
-        var rules: [(IgnoreRules.Rule, MergePolicy)] = []
+        var rules = Self.builtIn
         var wordRules: [(IgnoreRules.Rule, Bool)] = []
         var problems: [String] = []
         for (number, raw) in (text ?? "").split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
