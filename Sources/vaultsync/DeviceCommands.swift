@@ -24,7 +24,7 @@ struct DeviceList: AsyncParsableCommand {
         for device in devices {
             let seen = device.lastSeenAt.map { "last seen \(WireDate.format($0))" } ?? "never seen"
             let mark = device.current == true ? "  (this device)" : ""
-            print("\(device.deviceID.uuidString.lowercased())  \(device.deviceName)  \(device.platform)  added \(WireDate.format(device.createdAt))  \(seen)\(mark)")
+            print("\(device.deviceID.uuidString.lowercased())  \(device.deviceName)  \(device.platform)  added \(WireDate.format(device.createdAt))  \(seen)\(mark)\(device.folders.map { "  holds \($0)" } ?? "")")
             for session in sessions where session.deviceID == device.deviceID { print("    \(DeviceSessions.line(session))") }
         }
         let unbound = sessions.filter { $0.deviceID == nil }

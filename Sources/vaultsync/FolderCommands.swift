@@ -85,7 +85,7 @@ struct Get: AsyncParsableCommand {
         }
         try IgnoreFile.save(selection.fetching(wanted), root: root)
         if !json { print("fetching: \(wanted.joined(separator: ", "))") }
-        try finish(try await SyncEngine(root: root).sync(progress: ProgressPrinter().handler), json: json)
+        try await syncAndReport(selection.fetching(wanted), root: root, json: json)
     }
 }
 
@@ -110,5 +110,20 @@ private func choose(_ selection: FolderSelection, vault: String?, json: Bool) as
     }
     try IgnoreFile.save(selection, root: root)
     if !json { print("this device holds: \(selection.summary)") }
-    try finish(try await SyncEngine(root: root).sync(progress: ProgressPrinter().handler), json: json)
+    try await syncAndReport(selection, root: root, json: json)
+}
+
+/// Syncs under the saved choice, then tells the server what this device holds (for device
+/// lists; a server that cannot be told now is told at the next change of folders).
+func syncAndReport(_ selection: FolderSelection, root: URL, json: Bool) async throws {
+    let engine = try SyncEngine(root: root)
+    let report = try await engine.sync(progress: ProgressPrinter().handler)
+    if report.status != .offline, report.status != .unauthenticated {
+        do {
+            try await engine.reportFolders(selection)
+        } catch {
+            if !json { print("note: the server was not told which folders this device holds (\(error)); 'vaultsync devices' shows the choice before") }
+        }
+    }
+    try finish(report, json: json)
 }

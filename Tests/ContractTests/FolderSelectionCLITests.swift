@@ -52,6 +52,12 @@ import Testing
             let folders = try status.json()["folders"] as? [String: Any]
             #expect(folders?["mode"] as? String == "skip" && folders?["folders"] as? [String] == ["Archive"], "\(status.stdout)")
 
+            // Every device of the account sees what the phone holds.
+            let devices = try await vaultsync(["devices", "--vault", laptop.path, "--json"])
+            let listed = try devices.json()["devices"] as? [[String: Any]] ?? []
+            #expect(listed.first { $0["device_id"] as? String != nil && $0["folders"] as? String == "all but Archive/" } != nil, "\(devices.stdout)")
+            #expect(listed.filter { $0["folders"] != nil }.count == 1, "the laptop never chose: \(devices.stdout)")
+
             // A file made in the folder left out stays, and says why it is not synced.
             try write("made on the phone\n", "Archive/new.md", in: phone)
             let kept = try await vaultsync(["sync", phone.path])

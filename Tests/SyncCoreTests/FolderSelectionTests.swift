@@ -41,6 +41,14 @@ import Testing
         #expect(selection.entersFolder(folder) == expected, "\(rule)")
     }
 
+    /// What a person reads, and what the server of an encrypted vault is told (no name).
+    @Test func summaries() {
+        #expect(Self.skipArchive.summary == "all but Archive/" && Self.skipArchive.namelessSummary == "all but 1 folder")
+        #expect(Self.onlyWork.summary == "only Projects/Work/; fetched besides: Journal/2026-12-05.md")
+        #expect(Self.onlyWork.namelessSummary == "only 1 folder; 1 fetched besides" && !Self.onlyWork.namelessSummary.contains("Work"))
+        #expect(FolderSelection.all.summary == "all folders")
+    }
+
     @Test func theWatchersRulesLeaveOutWhatTheDeviceDoesNotHold() {
         let rules = IgnoreRules().selecting(Self.skipArchive)
         #expect(rules.isIgnored("Archive/a.md") && rules.isIgnored("Archive", isFolder: true) && rules.isIgnoredEntry("Archive", isFolder: true))

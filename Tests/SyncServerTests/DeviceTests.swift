@@ -12,6 +12,26 @@ import Testing
         { ($0 as? SyncAPIError)?.code == code && ($0 as? SyncAPIError)?.status == status }
     }
 
+    /// A device says which folders it holds, for the lists; only of itself, and only words.
+    @Test func aDeviceSaysWhichFoldersItHolds() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, _) = try await user.signedInDevice("laptop")
+            let (phone, _) = try await user.signedInDevice("phone")
+            try await server.api.setFolders("all but Archive/", deviceID: phone.info.deviceID, accessToken: phone.session.accessToken)
+            let listed = try await server.api.devices(accessToken: laptop.session.accessToken).devices
+            #expect(Dictionary(uniqueKeysWithValues: listed.map { ($0.deviceName, $0.folders ?? "-") }) == ["laptop": "-", "phone": "all but Archive/"])
+            await #expect(performing: { try await server.api.setFolders("only x/", deviceID: phone.info.deviceID, accessToken: laptop.session.accessToken) },
+                throws: Self.refused(.notFound, 404))
+            for words in ["", "a\u{0}b", String(repeating: "x", count: 501)] {
+                await #expect(performing: { try await server.api.setFolders(words, deviceID: phone.info.deviceID, accessToken: phone.session.accessToken) },
+                    throws: Self.refused(.invalidRequest, 400))
+            }
+            #expect(try await server.api.devices(accessToken: laptop.session.accessToken).devices.first { $0.deviceName == "phone" }?.folders == "all but Archive/",
+                "a refused request changed nothing")
+        }
+    }
+
     @Test func revokingADeviceEndsItsSessionAtOnce() async throws {
         try await TestServer.with { server in
             let user = try await server.newUser()

@@ -1,10 +1,21 @@
 public import Foundation
+public import SyncCore
 public import SyncProtocol
 
 extension SyncEngine {
     /// The account's devices that are not revoked, oldest first (``DeviceInfo/current`` marks this one).
     public func devices() async throws -> [DeviceInfo] {
         try await session.run { [api] in try await api.devices(accessToken: $0.accessToken).devices }
+    }
+
+    /// Tells the server which folders this device holds, for device lists: by name in a plain
+    /// vault, by count in an encrypted one (the server never learns a name there).
+    public func reportFolders(_ selection: FolderSelection) async throws {
+        let keyID = try await store.meta(.vaultKeyID)
+        let plain = remote.cipher == nil && keyID == nil
+        let words = plain ? selection.summary : selection.namelessSummary
+        let device = await session.vaultSession.deviceID
+        try await session.run { [api] in try await api.setFolders(words, deviceID: device, accessToken: $0.accessToken) }
     }
 
     /// Renames one of the account's devices (this one's name is also kept for a later sign-in).

@@ -145,6 +145,12 @@ extension SyncAPI {
         let _: Empty = try await call("DELETE", "sessions/\(sessionID.uuidString.lowercased())", body: Optional<RenameDeviceRequest>.none, headers: ["Authorization": "Bearer \(accessToken)"])
     }
 
+    /// `PUT /devices/{id}/folders`: which of the vault's folders this device holds, in words.
+    public func setFolders(_ words: String, deviceID: UUID, accessToken: String) async throws {
+        let _: Empty = try await call(
+            "PUT", "devices/\(deviceID.uuidString.lowercased())/folders", body: DeviceFoldersRequest(folders: words), headers: ["Authorization": "Bearer \(accessToken)"])
+    }
+
     /// Sets the device's push token (an app calls this whenever its push service hands it a new
     /// one), or with nil removes it.
     public func setPushToken(_ request: PushTokenRequest?, deviceID: UUID, accessToken: String) async throws {

@@ -74,6 +74,19 @@ public struct FolderSelection: Sendable, Equatable, Codable {
         return text
     }
 
+    /// ``summary`` without a name (for the server of an end-to-end encrypted vault): "all but 1 folder".
+    public var namelessSummary: String {
+        let count = "\(folders.count) folder\(folders.count == 1 ? "" : "s")"
+        var text: String
+        switch mode {
+        case .all: text = "all folders"
+        case .only: text = folders.isEmpty ? "only the files at the top" : "only " + count
+        case .skip: text = folders.isEmpty ? "all folders" : "all but " + count
+        }
+        if !fetched.isEmpty { text += "; \(fetched.count) fetched besides" }
+        return text
+    }
+
     /// Whether `path` is `folder` or inside it.
     static func path(_ path: String, isIn folder: String) -> Bool {
         path == folder || (path.hasPrefix(folder) && path.utf8.dropFirst(folder.utf8.count).first == UInt8(ascii: "/"))

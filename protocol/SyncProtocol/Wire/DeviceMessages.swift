@@ -101,8 +101,15 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var pushProvider: PushProvider?
     /// Whether it is the device whose session made the request (nil from servers that do not say).
     public var current: Bool?
+    /// Which of the vault's folders the device holds, as it last said (``DeviceFoldersRequest``);
+    /// nil when it never said (every folder).
+    public var folders: String?
 
-    public init(deviceID: UUID, deviceName: String, platform: String, createdAt: Date, lastSeenAt: Date?, pushProvider: PushProvider? = nil, current: Bool? = nil) {
+    public init(
+        deviceID: UUID, deviceName: String, platform: String, createdAt: Date, lastSeenAt: Date?, pushProvider: PushProvider? = nil, current: Bool? = nil,
+        folders: String? = nil
+    ) {
+        self.folders = folders
         self.deviceID = deviceID
         self.deviceName = deviceName
         self.platform = platform
@@ -119,8 +126,16 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
         case createdAt = "created_at"
         case lastSeenAt = "last_seen_at"
         case pushProvider = "push_provider"
-        case current
+        case current, folders
     }
+}
+
+/// `PUT /devices/{id}/folders`: which of the vault's folders the device holds, in words for people
+/// ("all but Archive/"), shown with the device; the server only keeps it for display. A device of
+/// an end-to-end encrypted vault says it without names ("all but 1 folder").
+public struct DeviceFoldersRequest: Codable, Sendable, Equatable {
+    public var folders: String
+    public init(folders: String) { self.folders = folders }
 }
 
 /// `PATCH /devices/{id}`: a new name for one of the user's devices.

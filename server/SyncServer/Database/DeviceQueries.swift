@@ -42,13 +42,21 @@ enum DeviceQueries {
             """, [deviceID, userID, now])).isEmpty
     }
 
-    private static let columns = "id, name, platform, created_at, last_seen_at, push_provider"
+    private static let columns = "id, name, platform, created_at, last_seen_at, push_provider, folders"
 
     private static func info(_ row: PostgresRow, current: UUID?) throws -> DeviceInfo {
         let id = try row.uuid(0)
         return DeviceInfo(
             deviceID: id, deviceName: try row.string(1), platform: try row.string(2), createdAt: try row.date(3),
-            lastSeenAt: try row.optionalDate(4), pushProvider: row.optionalString(5).flatMap(PushProvider.init(rawValue:)), current: id == current)
+            lastSeenAt: try row.optionalDate(4), pushProvider: row.optionalString(5).flatMap(PushProvider.init(rawValue:)), current: id == current,
+            folders: try row.optionalString(6))
+    }
+
+    /// Records which folders one of the user's live devices holds (for display); false when the
+    /// user has no such device.
+    static func setFolders(_ db: PostgresConnection, userID: UUID, deviceID: UUID, folders: String) throws -> Bool {
+        !(try db.query(
+            "UPDATE devices SET folders = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING 1", [deviceID, userID, folders])).isEmpty
     }
 
     /// Sets (or with nil removes) the push token of one of the user's devices; false when the

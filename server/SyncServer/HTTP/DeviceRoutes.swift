@@ -3,7 +3,8 @@ import Hummingbird
 import SyncProtocol
 
 /// `POST /devices/register`, `GET /devices`, `PATCH`/`DELETE /devices/{id}` (rename, revoke),
-/// `PUT`/`DELETE /devices/{id}/push-token`, `POST /devices/app-passwords` (authenticated).
+/// `PUT`/`DELETE /devices/{id}/push-token`, `PUT /devices/{id}/folders`, `POST /devices/app-passwords`
+/// (authenticated).
 struct DeviceRoutes {
     let devices: DeviceService
     let auth: AuthService
@@ -35,6 +36,13 @@ struct DeviceRoutes {
             let deviceID = try Self.deviceID(context)
             let body = try await request.decode(as: PushTokenRequest.self, context: context)
             try await devices.setPushToken(userID: userID, deviceID: deviceID, body)
+            return Response(status: .noContent)
+        }
+        group.put(":id/folders") { request, context in
+            let caller = try context.requireCaller()
+            let deviceID = try Self.deviceID(context)
+            let body = try await request.decode(as: DeviceFoldersRequest.self, context: context)
+            try await devices.setFolders(caller, deviceID: deviceID, body)
             return Response(status: .noContent)
         }
         group.delete(":id/push-token") { _, context in

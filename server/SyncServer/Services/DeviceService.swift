@@ -52,6 +52,20 @@ struct DeviceService: Sendable {
         return device
     }
 
+    /// Records which folders the caller's own device holds, as it says it (shown in device lists).
+    /// - Throws: ``ServiceError/notFound(_:)`` for another device; `invalidRequest` for words
+    ///   longer than 500 characters or holding control characters.
+    func setFolders(_ caller: Caller, deviceID: UUID, _ request: DeviceFoldersRequest) async throws {
+        guard deviceID == caller.session.deviceID else { throw Self.noSuchDevice(deviceID) }
+        let words = request.folders
+        guard !words.isEmpty, words.count <= 500, !words.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            throw ServiceError.invalidRequest("folders: 1 to 500 characters of text, without control characters")
+        }
+        guard try await db.withConnection({ try DeviceQueries.setFolders($0, userID: caller.userID, deviceID: deviceID, folders: words) }) else {
+            throw Self.noSuchDevice(deviceID)
+        }
+    }
+
     /// Revokes one of the caller's devices (the caller's own too): its sessions end, so its
     /// refresh tokens stop working and its access tokens are refused from the next request; its
     /// push token is dropped and its event connections are closed, on every instance.

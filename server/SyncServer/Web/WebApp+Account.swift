@@ -60,7 +60,7 @@ extension WebApp {
         let token = sessions.formToken(session: caller.session.id)
         let rows: [[String: Any]] = list.map { device in
             [
-                "id": device.deviceID.uuidString.lowercased(), "name": device.deviceName, "platform": device.platform,
+                "id": device.deviceID.uuidString.lowercased(), "name": device.deviceName, "platform": device.platform, "folders": device.folders ?? "",
                 "added": WireDate.format(device.createdAt), "seen": device.lastSeenAt.map(WireDate.format) ?? "",
                 "current": device.current == true, "formToken": token,
             ]

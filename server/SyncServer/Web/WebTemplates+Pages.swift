@@ -8,7 +8,7 @@ extension WebTemplates {
         <caption class="visually-hidden">Your devices</caption>
         <thead><tr><th scope="col">Device</th><th scope="col">Platform</th><th scope="col">Added</th><th scope="col">Last seen</th><th scope="col">Actions</th></tr></thead>
         <tbody>
-        {{#devices}}<tr><td>{{name}}{{#current}} <span class="tag">this browser</span>{{/current}}</td><td>{{platform}}</td><td><time datetime="{{added}}">{{added}}</time></td><td>{{#seen}}<time datetime="{{seen}}">{{seen}}</time>{{/seen}}{{^seen}}never{{/seen}}</td>
+        {{#devices}}<tr><td>{{name}}{{#current}} <span class="tag">this browser</span>{{/current}}{{#folders}}<br><span class="muted">holds {{folders}}</span>{{/folders}}</td><td>{{platform}}</td><td><time datetime="{{added}}">{{added}}</time></td><td>{{#seen}}<time datetime="{{seen}}">{{seen}}</time>{{/seen}}{{^seen}}never{{/seen}}</td>
         <td><form method="post" action="/app/devices/rename" class="inline">
         <input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="device" value="{{id}}">
         <label for="name-{{id}}" class="visually-hidden">New name for {{name}}</label>
