@@ -176,6 +176,35 @@ import Glibc
         }
     }
 
+    /// A watcher on a device that leaves a folder out (issue 58) does not wake for changes there,
+    /// sends none of them, and takes none of another device's changes there.
+    @Test func aWatcherLeavesOutTheFoldersItsDeviceDoesNotHold() async throws {
+        try await TestServer.with { server in
+            let folders = try await linkedFolders(["laptop", "phone"], to: server.baseURL)
+            defer { folders.forEach { try? FileManager.default.removeItem(at: $0) } }
+            let (laptop, phone) = (folders[0], folders[1])
+            let skipped = try await vaultsync(["folders", "skip", "Archive", "--vault", phone.path])
+            #expect(skipped.exitCode == 0, "\(skipped)")
+            let watcher = try watch(phone)
+            defer { watcher.send(SIGKILL) }
+            try await eventually("connected", within: .seconds(150)) { WatchLog(watcher).connected }
+            func localSyncs() -> Int { WatchLog(watcher).events.filter { $0["event"] as? String == "sync_started" && $0["reason"] as? String == "local" }.count }
+            let before = localSyncs()
+            try write(phone, "Archive/scan.md", "made on the phone, left out")
+            try await Task.sleep(for: .seconds(2))  // ten debounces: a sync it would start has started
+            #expect(localSyncs() == before, "no sync for a change in a folder left out")
+            try write(phone, "notes/held.md", "made on the phone")
+            try await eventually("the held note goes up") { WatchLog(watcher).reports.contains { ($0["pushed"] as? [String] ?? []).contains("notes/held.md") } }
+            #expect(!WatchLog(watcher).reports.contains { ($0["pushed"] as? [String] ?? []).contains("Archive/scan.md") })
+            try write(laptop, "Archive/other.md", "from the laptop")
+            try write(laptop, "notes/other.md", "from the laptop")
+            #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0)
+            try await eventually("the laptop's held note arrives") { content(phone, "notes/other.md") == "from the laptop" }
+            #expect(content(phone, "Archive/other.md") == nil, "nothing is taken in a folder left out")
+            #expect(content(laptop, "Archive/scan.md") == nil && content(laptop, "notes/held.md") == "made on the phone")
+        }
+    }
+
     /// 500 files written at once on one device reach the other in a bounded number of syncs.
     @Test func aBurstOfWritesSyncsInAFewRounds() async throws {
         try await withTwoWatchers { laptop, phone, laptopWatch, phoneWatch in
