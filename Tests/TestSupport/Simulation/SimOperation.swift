@@ -99,6 +99,10 @@ public struct SimScenario: Sendable, CustomStringConvertible {
     /// Devices of a third person, a reader of it: they edit notes of their own, which must never
     /// reach the server or another device, and take every change the others make.
     public var readers: Set<Int> = []
+    /// Devices that leave `Journal/` out (`vaultsync folders skip Journal`): the files they hold
+    /// converge with the others', nothing of `Journal/` reaches them, and what they write there
+    /// stays on them (kept, not synced), never deleting anything on the server.
+    public var selective: Set<Int> = []
     /// The vault is end-to-end encrypted: the server holds only sealed names and bytes.
     public var encrypted = false
     public var operations: [SimOperation]
@@ -155,7 +159,7 @@ public struct SimScenario: Sendable, CustomStringConvertible {
     }
 
     public var description: String {
-        "seed \(seed): \(devices) devices (watching: \(watching.sorted()), another person's writers: \(writers.sorted()), readers: \(readers.sorted()))\(encrypted ? ", encrypted vault" : ""), "
+        "seed \(seed): \(devices) devices (watching: \(watching.sorted()), another person's writers: \(writers.sorted()), readers: \(readers.sorted()), leaving Journal/ out: \(selective.sorted()))\(encrypted ? ", encrypted vault" : ""), "
             + "\(collisions ? "colliding" : "non-colliding") edits, \(operations.count) steps\n"
             + operations.enumerated().map { "  \($0.offset): \($0.element)" }.joined(separator: "\n")
     }
@@ -213,7 +217,11 @@ public struct SimScenario: Sendable, CustomStringConvertible {
             default: operations.append(.resolve(device: device))
             }
         }
-        return SimScenario(seed: seed, devices: devices, collisions: collisions, watching: watching, operations: operations)
+        var scenario = SimScenario(seed: seed, devices: devices, collisions: collisions, watching: watching, operations: operations)
+        // Every third history has a device that leaves a folder out (decided by the seed, so the
+        // histories of earlier runs stay as they were).
+        if seed % 3 == 1 { scenario.selective = [devices - 1] }
+        return scenario
     }
 
     /// ``generate(seed:steps:)``'s history in a vault shared by three people: the last device is
@@ -222,6 +230,7 @@ public struct SimScenario: Sendable, CustomStringConvertible {
     /// turn, at random (a reader's writes are refused).
     public static func generateShared(seed: UInt64, steps: Int = 40) -> SimScenario {
         var scenario = generate(seed: seed, steps: steps)
+        scenario.selective = []
         let reader = scenario.devices - 1
         scenario.readers = [reader]
         scenario.writers = [reader - 1]

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SyncClient
+import SyncCore
 import SyncProtocol
 import SyncServer
 import VaultCrypto
@@ -71,11 +72,18 @@ extension Simulation {
         // A reader's own notes stay on its device, unsent; everything else converges.
         let readersOwn = { (path: String) in self.scenario.readers.contains { path.hasPrefix("d\($0)/") } }
         if let leaked = reference.keys.sorted().first(where: readersOwn) { return "a reader's note reached the server: \(leaked)" }
+        // A device leaving Journal/ out holds the rest as the others do, and in Journal/ only what it wrote itself.
+        let held = { (device: Int, path: String) in !self.scenario.selective.contains(device) || Self.selection.holds(path) }
         for device in devices.indices.dropFirst() {
-            let other = try files(device).filter { !readersOwn($0.key) }
-            if other != reference {
-                let differing = Set(reference.keys).union(other.keys).filter { reference[$0] != other[$0] }.sorted()
+            let other = try files(device).filter { !readersOwn($0.key) && held(device, $0.key) }
+            let expected = reference.filter { held(device, $0.key) }
+            if other != expected {
+                let differing = Set(expected.keys).union(other.keys).filter { expected[$0] != other[$0] }.sorted()
                 return "d0 and d\(device) differ: \(differing)"
+            }
+            let outside = try files(device).filter { !held(device, $0.key) }
+            if let taken = outside.values.flatMap(Tokens.find(in:)).first(where: { !ledger.selectiveTokens.contains($0) }) {
+                return "d\(device) leaves Journal/ out yet holds another device's edit there: \(taken)"
             }
         }
         // Every note and attachment has content: an empty one is a write a power cut cut short.

@@ -107,6 +107,8 @@ public final class Simulation {
         var unexpectedConflicts: [String] = []
         /// Tokens a reader's device wrote: they must reach neither the server nor another device.
         var readerTokens: Set<String> = []
+        /// Tokens a device leaving `Journal/` out wrote (anywhere): only these may be in its `Journal/`.
+        var selectiveTokens: Set<String> = []
         /// Paths the web app restored an older version of: it brings back older lines, which may
         /// collide with a device's edit of them even where edits never collide otherwise, and
         /// which may beat a deletion made without seeing the restore.
@@ -168,6 +170,7 @@ public final class Simulation {
             try await link(index, root, transport)
             let disk = newDisk(index, transport)
             devices.append(Device(index: index, root: root, transport: transport, disk: disk, engine: try open(root, transport, disk)))
+            if scenario.selective.contains(index) { try IgnoreFile.save(Self.selection, root: root) }
         }
         // A shared starting point.
         for path in SimScenario.sharedNotes { try write(0, path, NoteText.template(path, devices: scenario.devices)) }
@@ -393,8 +396,12 @@ public final class Simulation {
         conflicts.filter { !ledger.everDeleted.contains($0.rawValue) && !ledger.restored.contains($0.rawValue) }
     }
 
+    /// What a device of ``SimScenario/selective`` holds.
+    static let selection = FolderSelection(mode: .skip, folders: ["Journal"])
+
     func noteWrite(_ path: String, token: String, by device: Int) {
         ledger.written[token] = path
+        if scenario.selective.contains(device) { ledger.selectiveTokens.insert(token) }
         if scenario.readers.contains(device) {
             ledger.readerTokens.insert(token)
         } else {
