@@ -63,28 +63,22 @@ public struct FolderSelection: Sendable, Equatable, Codable {
     /// What a person reads: "all folders", "only Projects/, Notes/", "all but Archive/", and what
     /// was fetched besides.
     public var summary: String {
-        let listed = folders.map { $0 + "/" }.joined(separator: ", ")
-        var text: String
-        switch mode {
-        case .all: text = "all folders"
-        case .only: text = folders.isEmpty ? "only the files at the top" : "only " + listed
-        case .skip: text = folders.isEmpty ? "all folders" : "all but " + listed
-        }
-        if !fetched.isEmpty { text += "; fetched besides: " + fetched.joined(separator: ", ") }
-        return text
+        describe(folders.map { $0 + "/" }.joined(separator: ", "), fetched: fetched.isEmpty ? nil : "fetched besides: " + fetched.joined(separator: ", "))
     }
 
     /// ``summary`` without a name (for the server of an end-to-end encrypted vault): "all but 1 folder".
     public var namelessSummary: String {
-        let count = "\(folders.count) folder\(folders.count == 1 ? "" : "s")"
-        var text: String
+        describe("\(folders.count) folder\(folders.count == 1 ? "" : "s")", fetched: fetched.isEmpty ? nil : "\(fetched.count) fetched besides")
+    }
+
+    private func describe(_ named: String, fetched: String?) -> String {
+        let text: String
         switch mode {
         case .all: text = "all folders"
-        case .only: text = folders.isEmpty ? "only the files at the top" : "only " + count
-        case .skip: text = folders.isEmpty ? "all folders" : "all but " + count
+        case .only: text = folders.isEmpty ? "only the files at the top" : "only " + named
+        case .skip: text = folders.isEmpty ? "all folders" : "all but " + named
         }
-        if !fetched.isEmpty { text += "; \(fetched.count) fetched besides" }
-        return text
+        return fetched.map { text + "; " + $0 } ?? text
     }
 
     /// Whether `path` is `folder` or inside it.
