@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Query costs at scale: a release server on its embedded Postgres, filled by SQL with TOTAL files
 # (one vault of BIG files, the rest spread over 99 other users' vaults), then, through the API:
-# the state call with a cursor after 10 changes in the big vault (timed 200 times), and
+# the state call with a cursor after 10 changes in the big vault (timed 200 times; again with
+# skip=, issue 58, and a full read with and without a skipped folder), and
 # EXPLAIN ANALYZE (auto_explain, every statement the server runs) of a state call, a push of 10 notes
 # committed inline, and a push + upload + confirm of one file. Prints the timings and writes the
 # plans to PLANS (default /tmp/vaultsync-plans.txt).
@@ -91,6 +92,26 @@ for _ in range(200):
 timings.sort()
 print(f"state call with a cursor, 10 changes in a vault of {int(sys.argv[2]):,} among {int(sys.argv[3]):,} files: "
       f"p50 {timings[100]:.2f} ms, p99 {timings[198]:.2f} ms, max {timings[-1]:.2f} ms (200 calls, client-side wall time over HTTP)")
+# Issue 58: the same call leaving out a folder (skip=, a device's folders left out): the filter's
+# cost when it matches nothing, and a full read leaving out the folder that holds the vault's files.
+skipped = []
+for _ in range(200):
+    t0 = time.perf_counter()
+    s = get("/vault/state?skip=Archive%2F&cursor=" + urllib.parse.quote(cursor))
+    skipped.append((time.perf_counter() - t0) * 1000)
+    assert len(s["files"]) == 10, len(s["files"])
+skipped.sort()
+print(f"the same call with skip=Archive/ (matching nothing): p50 {skipped[100]:.2f} ms, p99 {skipped[198]:.2f} ms")
+def full_read(query):
+    t0, c, pages, listed = time.perf_counter(), None, 0, 0
+    while True:
+        s = get("/vault/state?" + query + ("&cursor=" + urllib.parse.quote(c) if c else ""))
+        c, pages, listed = s["cursor"], pages + 1, listed + len(s["files"])
+        if not s.get("has_more"): break
+    return (time.perf_counter() - t0) * 1000, pages, listed
+for query in ["limit=2000", "limit=2000&skip=notes%2F"]:
+    ms, pages, listed = full_read(query)
+    print(f"full state read, {query}: {ms:.0f} ms, {pages} pages, {listed:,} files listed")
 open(work + "/cursor", "w").write(cursor)
 PY
 

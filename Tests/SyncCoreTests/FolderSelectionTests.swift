@@ -49,6 +49,14 @@ import Testing
         #expect(FolderSelection.all.summary == "all folders")
     }
 
+    /// What the server may leave out of the state: only folders with nothing held in them.
+    @Test func theServerLeavesOutOnlyFoldersWithNothingHeld() {
+        #expect(Self.skipArchive.serverSkips == ["Archive/"])
+        #expect(FolderSelection(mode: .skip, folders: ["Archive", "Scans"], fetched: ["Archive/2025/a.md"]).serverSkips == ["Scans/"])
+        #expect(FolderSelection(mode: .skip, folders: ["Archive/2025"], fetched: ["Archive"]).serverSkips.isEmpty)
+        #expect(Self.onlyWork.serverSkips.isEmpty && FolderSelection.all.serverSkips.isEmpty)
+    }
+
     @Test func theWatchersRulesLeaveOutWhatTheDeviceDoesNotHold() {
         let rules = IgnoreRules().selecting(Self.skipArchive)
         #expect(rules.isIgnored("Archive/a.md") && rules.isIgnored("Archive", isFolder: true) && rules.isIgnoredEntry("Archive", isFolder: true))

@@ -28,6 +28,30 @@ import Testing
         }
     }
 
+    /// `skip=` leaves folders out of the listing (a device's folders left out, issue 58) and the
+    /// cursor passes their changes; a folder of a similar name stays; a bad folder is refused.
+    @Test func skippedFoldersAreLeftOutAndTheirChangesPassed() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            try await device.write([("Archive/a.md", "a", nil), ("Archived/b.md", "b", nil), ("Café Notes/c.md", "c", nil), ("d.md", "d", nil)])
+            let full = try await device.api.state(device.session, skip: ["Archive/", "Café Notes/"])
+            #expect(full.files.map(\.path.rawValue).sorted() == ["Archived/b.md", "d.md"])
+            // Changes only in the folders left out: none listed, and the cursor moves past them.
+            try await device.write("Archive/a.md", "a2", base: 1)
+            _ = try await device.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("Café Notes/c.md"), baseVersion: 1)]), session: device.session)
+            let quiet = try await device.api.state(device.session, cursor: full.cursor, skip: ["Archive/", "Café Notes/"])
+            #expect(quiet.files.isEmpty && quiet.deletedSince.isEmpty && quiet.cursor != full.cursor)
+            try await device.write("d.md", "d2", base: 1)
+            let next = try await device.api.state(device.session, cursor: quiet.cursor, skip: ["Archive/", "Café Notes/"])
+            #expect(next.files.map(\.path.rawValue) == ["d.md"])
+            let unfiltered = try await device.api.state(device.session, cursor: full.cursor)
+            #expect(unfiltered.files.map(\.path.rawValue).sorted() == ["Archive/a.md", "d.md"] && unfiltered.deletedSince.map(\.path.rawValue) == ["Café Notes/c.md"])
+            for bad in [["Archive"], ["../x/"], Array(repeating: "a/", count: 101)] {
+                await #expect(performing: { try await device.api.state(device.session, skip: bad) }, throws: { ($0 as? SyncAPIError)?.status == 400 })
+            }
+        }
+    }
+
     @Test func pagesFollowTheChangeSequence() async throws {
         try await TestServer.with { server in
             let device = try await server.newUser().newDevice()

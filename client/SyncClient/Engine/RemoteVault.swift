@@ -27,8 +27,11 @@ struct RemoteVault: Sendable {
     ///   has not its key; ``SyncEngineError/notEncrypted(_:)`` for the opposite;
     ///   ``NamesMoved`` when the vault's paths are under another name generation than this
     ///   folder's (a rekey): nothing of the page is read.
-    func state(cursor: String?, limit: Int) async throws -> (page: VaultStateResponse, undecodable: [VaultPath]) {
-        let page = try await session.run { [api] in try await api.state($0, cursor: cursor, limit: limit) }
+    /// - Parameter skip: folders this device holds nothing of (``FolderSelection/serverSkips``),
+    ///   left out by the server in a plain vault.
+    func state(cursor: String?, limit: Int, skip: [String] = []) async throws -> (page: VaultStateResponse, undecodable: [VaultPath]) {
+        let skip = cipher == nil ? skip : []
+        let page = try await session.run { [api] in try await api.state($0, cursor: cursor, limit: limit, skip: skip) }
         switch (page.encrypted == true, cipher) {
         case (false, nil): return (page, [])
         case (true, nil): throw SyncEngineError.encryptedVault(root)

@@ -37,7 +37,7 @@ extension SyncEngine {
             do {
                 // Pages of 2,000: decoding a 5,000-file page at once costs more memory than the round trips save.
                 let undecodable: [VaultPath]
-                (page, undecodable) = try await self.remote.state(cursor: from, limit: 2000)
+                (page, undecodable) = try await self.remote.state(cursor: from, limit: 2000, skip: ignore.selection.serverSkips)
                 try await checkServerVault(page.vaultID)
                 Self.addOnce(&report.notices, undecodable.map { "the server holds a file whose encrypted name (\($0.rawValue.prefix(24))…) this vault's key does not open: changed on the server, or of another vault; left alone" })
             } catch let moved as RemoteVault.NamesMoved {

@@ -34,9 +34,10 @@ public struct SyncAPI: Sendable {
 
     // MARK: vault
 
-    /// `GET /vault/state`, one page: pass the previous answer's cursor to get what changed after it.
-    public func state(_ session: VaultSession, cursor: String? = nil, since: Date? = nil, limit: Int? = nil) async throws -> VaultStateResponse {
-        var query: [URLQueryItem] = []
+    /// `GET /vault/state`, one page: pass the previous answer's cursor to get what changed after it;
+    /// `skip` leaves out folders (`Archive/`) of a plain vault.
+    public func state(_ session: VaultSession, cursor: String? = nil, since: Date? = nil, limit: Int? = nil, skip: [String] = []) async throws -> VaultStateResponse {
+        var query: [URLQueryItem] = skip.map { URLQueryItem(name: "skip", value: $0) }
         if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
         if let since { query.append(URLQueryItem(name: "since", value: WireDate.format(since))) }
         if let limit { query.append(URLQueryItem(name: "limit", value: String(limit))) }

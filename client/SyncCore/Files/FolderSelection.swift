@@ -55,6 +55,14 @@ public struct FolderSelection: Sendable, Equatable, Codable {
         }
     }
 
+    /// Folders every path of which is outside (`Archive/`), for the server to leave out of the
+    /// state it lists: a skipped folder holding nothing fetched. Never a folder with a held path
+    /// in it (a full read would take that path for deleted on the server).
+    public var serverSkips: [String] {
+        guard mode == .skip else { return [] }
+        return folders.filter { folder in !fetched.contains { Self.path($0, isIn: folder) || folder.hasPrefix($0 + "/") } }.map { $0 + "/" }
+    }
+
     /// The selection after `vaultsync get` of `paths`.
     public func fetching(_ paths: [String]) -> FolderSelection {
         FolderSelection(mode: mode, folders: folders, fetched: fetched + paths)

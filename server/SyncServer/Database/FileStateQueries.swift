@@ -27,16 +27,18 @@ enum FileStateQueries {
         let sequence: Int64
     }
 
-    /// Changes with a sequence number after `after`, oldest first, at most `limit`.
-    static func changes(_ db: PostgresConnection, vaultID: UUID, after: Int64, since: Date?, limit: Int) throws -> [Change] {
+    /// Changes with a sequence number after `after`, oldest first, at most `limit`; none whose
+    /// path starts with one of `skipping` (folder prefixes ending in `/`).
+    static func changes(_ db: PostgresConnection, vaultID: UUID, after: Int64, since: Date?, limit: Int, skipping: [String] = []) throws -> [Change] {
         try db.query(
             """
             SELECT f.path, f.version, f.content_hash, f.size_bytes, f.updated_at, d.name, f.is_deleted, f.deleted_at, f.change_seq
             FROM file_state f LEFT JOIN devices d ON d.id = f.updated_by
             WHERE f.vault_id = $1 AND f.change_seq > $2 AND ($3::timestamptz IS NULL OR f.updated_at > $3)
+              AND NOT EXISTS (SELECT 1 FROM unnest($5::text[]) AS s(prefix) WHERE starts_with(f.path, s.prefix))
             ORDER BY f.change_seq
             LIMIT $4
-            """, [vaultID, after, since, limit]
+            """, [vaultID, after, since, limit, skipping]
         ).map { row in
             Change(
                 path: try row.string(0), version: try row.int(1), contentHash: row.optionalString(2), sizeBytes: try row.int64(3),

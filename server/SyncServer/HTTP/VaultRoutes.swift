@@ -15,7 +15,9 @@ struct VaultRoutes {
         group.get("state") { request, context in
             let scope = try await scope(request, context)
             let query = request.uri.queryParameters
-            let state = try await vault.state(scope, cursor: query["cursor"].map(String.init), since: query["since"].map(String.init), limit: query["limit"].map(String.init))
+            let state = try await vault.state(
+                scope, cursor: query["cursor"].map(String.init), since: query["since"].map(String.init), limit: query["limit"].map(String.init),
+                skip: query.getAll("skip").map { String($0) })
             return try context.json(state)
         }
         group.post("push") { request, context in

@@ -76,8 +76,14 @@ struct VaultService: Sendable {
 
     // MARK: state
 
-    /// Changes after `cursor` (or after `since`, or everything), oldest first, one page.
-    func state(_ scope: VaultScope, cursor: String?, since: String?, limit: String?) async throws -> VaultStateResponse {
+    /// The most folders a state call leaves out (`skip=`).
+    static let maxSkippedFolders = 100
+
+    /// Changes after `cursor` (or after `since`, or everything), oldest first, one page; without
+    /// the paths in the folders `skip` names (each `FOLDER/`: a device's folders left out, in a
+    /// plain vault), whose changes the cursor still passes.
+    func state(_ scope: VaultScope, cursor: String?, since: String?, limit: String?, skip: [String] = []) async throws -> VaultStateResponse {
+        let skipped = try Self.skippedFolders(skip, encrypted: scope.encrypted)
         let from = try cursor.map { try Cursor(encoded: $0) }
         let after = from?.sequence ?? 0
         let sinceDate = try since.map { text in
@@ -94,7 +100,7 @@ struct VaultService: Sendable {
             throw ServiceError.cursorExpired("since is older than the \(Int(retention.seconds / 86400))-day tombstone retention: read the full state (no cursor) and reconcile")
         }
         let history = try await history.id()
-        let (purgedThrough, rows, keys, names, maxFileBytes) = try await db.withConnection { [pageSize] db in
+        let (purgedThrough, rows, keys, names, maxFileBytes, changeSequence) = try await db.withConnection { [pageSize] db in
             // Read before the rows: a purge in between only makes the next cursor expire early.
             let (purgedThrough, changeSequence) = try PurgeQueries.positions(db, vaultID: scope.vaultID)
             if let from, let why = from.expiry(purgedThrough: purgedThrough, history: history, changeSequence: changeSequence) {
@@ -102,11 +108,11 @@ struct VaultService: Sendable {
             }
             // Read before the rows too: a generation made in between is seen by the next sync.
             let keys = scope.encrypted ? try Self.keyState(db, scope) : nil
-            let rows = try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1)
+            let rows = try FileStateQueries.changes(db, vaultID: scope.vaultID, after: after, since: sinceDate, limit: pageSize + 1, skipping: skipped)
             // Read after the rows: a rekey that renamed any of them is then named, and the device
             // switches names before it reads a row (the old names' tombstones are no deletions).
             let names = scope.encrypted ? try FileStateQueries.namesGeneration(db, vaultID: scope.vaultID) : nil
-            return (purgedThrough, rows, keys, names, try accountLimits(db, userID: scope.ownerID).maxFileBytes)
+            return (purgedThrough, rows, keys, names, try accountLimits(db, userID: scope.ownerID).maxFileBytes, changeSequence)
         }
         let page = rows.prefix(pageSize)
         var files: [RemoteFile] = []
@@ -121,9 +127,27 @@ struct VaultService: Sendable {
                     updatedAt: row.updatedAt, updatedByDevice: row.deviceName))
             }
         }
-        let next = Cursor(sequence: page.last?.sequence ?? after, purgeMark: purgedThrough, history: history)
+        var sequence = page.last?.sequence ?? after
+        // Left-out changes after the last row listed are passed too: every change up to the
+        // sequence read before the rows had committed, so none is missed.
+        if !skipped.isEmpty, rows.count <= pageSize { sequence = max(sequence, changeSequence) }
+        let next = Cursor(sequence: sequence, purgeMark: purgedThrough, history: history)
         return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID, encrypted: scope.encrypted, role: scope.role,
             keyGeneration: keys?.generation, keyRotationDue: keys?.rotationDue == true ? true : nil, namesGeneration: names, maxFileBytes: maxFileBytes)
+    }
+
+    /// The folders a state call leaves out, as prefixes (`Archive/`): each a vault path with a
+    /// trailing `/`; none in an encrypted vault, whose paths the server cannot read.
+    static func skippedFolders(_ skip: [String], encrypted: Bool) throws -> [String] {
+        guard !skip.isEmpty else { return [] }
+        if encrypted { throw ServiceError.invalidRequest("skip= leaves out folders by name, which an end-to-end encrypted vault's server cannot read") }
+        guard skip.count <= maxSkippedFolders else { throw ServiceError.invalidRequest("skip= names at most \(maxSkippedFolders) folders") }
+        return try skip.map { folder in
+            guard folder.hasSuffix("/"), let path = try? VaultPath(String(folder.dropLast())) else {
+                throw ServiceError.invalidRequest("skip '\(folder.prefix(80))' is not a folder of the vault ending in /")
+            }
+            return path.rawValue + "/"
+        }
     }
 
     /// An encrypted vault's newest key generation, and whether a member left since it was made.
