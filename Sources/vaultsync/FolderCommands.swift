@@ -78,14 +78,14 @@ struct Get: AsyncParsableCommand {
         guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
         let chosen = try folderPaths(paths)
         let selection = IgnoreFile(root: root).selection
-        let wanted = chosen.filter { !selection.holds($0) || !selection.entersFolder($0) }
-        if wanted.isEmpty {
-            if !json { print("this device already holds \(chosen.joined(separator: ", ")): nothing to fetch") }
+        if selection.holdsEverything {
+            if !json { print("this device holds every folder: \(chosen.joined(separator: ", ")) syncs already") }
             return try finish(try await SyncEngine(root: root).sync(progress: ProgressPrinter().handler), json: json)
         }
-        try IgnoreFile.save(selection.fetching(wanted), root: root)
-        if !json { print("fetching: \(wanted.joined(separator: ", "))") }
-        try await syncAndReport(selection.fetching(wanted), root: root, json: json)
+        // A path held already is held once more: harmless, and a folder partly held is then held whole.
+        try IgnoreFile.save(selection.fetching(chosen), root: root)
+        if !json { print("fetching: \(chosen.joined(separator: ", "))") }
+        try await syncAndReport(selection.fetching(chosen), root: root, json: json)
     }
 }
 

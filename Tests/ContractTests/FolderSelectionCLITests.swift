@@ -108,6 +108,10 @@ import Testing
             #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0)
             #expect(try await vaultsync(["sync", phone.path]).exitCode == 0)
             #expect(files(phone) == [".obsidian/app.json", "Home.md", "Projects/Work/next.md", "Projects/Work/plan.md"])
+            // A folder partly held (the parent of the one named) is fetched whole.
+            let got = try await vaultsync(["get", "Projects", "--vault", phone.path])
+            #expect(got.exitCode == 0 && got.stdout.contains("fetching: Projects"), "\(got)")
+            #expect(files(phone).contains("Projects/Home/garden.md"))
         }
     }
 
