@@ -139,6 +139,10 @@ import Testing
             try FileManager.default.removeItem(at: phone.appendingPathComponent(".vaultsync/local-ignore"))
             for folder in [phone, laptop] { #expect(try await vaultsync(["sync", folder.path]).exitCode == 0) }
             #expect(files(phone).contains("drafts/theirs.md") && files(laptop).contains("drafts/mine.md"))
+            // A `.vaultsyncignore` that lists itself stays as it is on this device: its change is not sent.
+            try write("*.log\n.vaultsyncignore\n", ".vaultsyncignore", in: phone)
+            for folder in [phone, laptop] { #expect(try await vaultsync(["sync", folder.path]).exitCode == 0) }
+            #expect(try String(contentsOf: laptop.appendingPathComponent(".vaultsyncignore"), encoding: .utf8) == "*.log\n")
         }
     }
 }
