@@ -55,6 +55,10 @@ import Testing
         #expect(FolderSelection(mode: .skip, folders: ["Archive", "Scans"], fetched: ["Archive/2025/a.md"]).serverSkips == ["Scans/"])
         #expect(FolderSelection(mode: .skip, folders: ["Archive/2025"], fetched: ["Archive"]).serverSkips.isEmpty)
         #expect(Self.onlyWork.serverSkips.isEmpty && FolderSelection.all.serverSkips.isEmpty)
+        // Past the server's 100 folders (or long names), none: the state call would be refused.
+        #expect(FolderSelection(mode: .skip, folders: (1...100).map { "f\($0)" }).serverSkips.count == 100)
+        #expect(FolderSelection(mode: .skip, folders: (1...101).map { "f\($0)" }).serverSkips.isEmpty)
+        #expect(FolderSelection(mode: .skip, folders: (1...20).map { "\($0)" + String(repeating: "x", count: 250) }).serverSkips.isEmpty)
     }
 
     @Test func theWatchersRulesLeaveOutWhatTheDeviceDoesNotHold() {

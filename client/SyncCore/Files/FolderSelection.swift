@@ -58,9 +58,12 @@ public struct FolderSelection: Sendable, Equatable, Codable {
     /// Folders every path of which is outside (`Archive/`), for the server to leave out of the
     /// state it lists: a skipped folder holding nothing fetched. Never a folder with a held path
     /// in it (a full read would take that path for deleted on the server).
+    /// None past 100 folders or 4,000 bytes of names (the server's limit and a URL's reasonable
+    /// length): the listing is then whole and the planner leaves them out alone.
     public var serverSkips: [String] {
         guard mode == .skip else { return [] }
-        return folders.filter { folder in !fetched.contains { Self.path($0, isIn: folder) || folder.hasPrefix($0 + "/") } }.map { $0 + "/" }
+        let skips = folders.filter { folder in !fetched.contains { Self.path($0, isIn: folder) || folder.hasPrefix($0 + "/") } }.map { $0 + "/" }
+        return skips.count <= 100 && skips.reduce(0, { $0 + $1.utf8.count }) <= 4_000 ? skips : []
     }
 
     /// The selection after `vaultsync get` of `paths`.
