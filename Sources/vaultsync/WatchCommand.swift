@@ -77,6 +77,7 @@ struct WatchPrinter: Sendable {
         case .syncFinished(let report): line = Line(event: "sync_finished", report: report)
         case .syncFailed(let error): line = Line(event: "sync_failed", error: error)
         case .connection(let connected, let detail): line = Line(event: "connection", connected: connected, detail: detail)
+        case .rulesChanged: line = Line(event: "rules_changed")
         }
         json ? emit(line) : emitText(event)
     }
@@ -109,6 +110,7 @@ struct WatchPrinter: Sendable {
         case .syncFailed(let error): write("\(timestamp()) sync failed: \(error)")
         case .connection(true, _): write("\(timestamp()) connected to the server's change feed")
         case .connection(false, let detail): write("\(timestamp()) OFFLINE: \(detail ?? "disconnected"); local changes are queued")
+        case .rulesChanged: write("\(timestamp()) this device's folders or ignore rules changed: watching with them now")
         }
     }
 

@@ -196,12 +196,32 @@ import Glibc
             try write(phone, "notes/held.md", "made on the phone")
             try await eventually("the held note goes up") { WatchLog(watcher).reports.contains { ($0["pushed"] as? [String] ?? []).contains("notes/held.md") } }
             #expect(!WatchLog(watcher).reports.contains { ($0["pushed"] as? [String] ?? []).contains("Archive/scan.md") })
+            // Another device's change inside the folder left out does not wake it (the feed leaves
+            // it out); one in a folder it holds does.
+            func serverSyncs() -> Int { WatchLog(watcher).events.filter { $0["event"] as? String == "sync_started" && $0["reason"] as? String == "server" }.count }
+            let quiet = serverSyncs()
             try write(laptop, "Archive/other.md", "from the laptop")
+            #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0)
+            try await Task.sleep(for: .seconds(2))
+            #expect(serverSyncs() == quiet, "no sync for another device's change in a folder left out")
             try write(laptop, "notes/other.md", "from the laptop")
             #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0)
             try await eventually("the laptop's held note arrives") { content(phone, "notes/other.md") == "from the laptop" }
+            #expect(serverSyncs() > quiet)
             #expect(content(phone, "Archive/other.md") == nil, "nothing is taken in a folder left out")
             #expect(content(laptop, "Archive/scan.md") == nil && content(laptop, "notes/held.md") == "made on the phone")
+
+            // The folder taken back in while the watcher runs: its next sync takes the new choice,
+            // and from then on it hears the folder both ways.
+            #expect(try await vaultsync(["folders", "all", "--vault", phone.path]).exitCode == 0)
+            #expect(content(phone, "Archive/other.md") == "from the laptop")
+            try write(phone, "notes/nudge.md", "a change so that the watcher syncs")
+            try await eventually("the watcher takes the new folders") { WatchLog(watcher).events.contains { $0["event"] as? String == "rules_changed" } }
+            try write(phone, "Archive/scan.md", "now held: goes up")
+            try await eventually("a change in the folder taken back goes up") { WatchLog(watcher).reports.contains { ($0["pushed"] as? [String] ?? []).contains("Archive/scan.md") } }
+            try write(laptop, "Archive/later.md", "from the laptop, later")
+            #expect(try await vaultsync(["sync", laptop.path]).exitCode == 0)
+            try await eventually("another device's change in it arrives") { content(phone, "Archive/later.md") == "from the laptop, later" }
         }
     }
 

@@ -89,6 +89,39 @@ import Glibc
         }
     }
 
+    /// A device that leaves folders out (`skip=`, issue 58) does not hear of changes wholly inside
+    /// them, on the WebSocket or the long poll; a change that also touches a folder it holds, or
+    /// one in a folder of a similar name, it does hear of. A bad folder is refused before the
+    /// upgrade, as for the state call.
+    @Test func aDeviceDoesNotHearOfChangesInFoldersItLeavesOut() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let (laptop, phone) = (try await user.newDevice("laptop"), try await user.newDevice("phone"))
+            let skipping = ["Archive/", "Café Notes/"]
+            let feed = try await FeedRecorder.connect(phone.session, to: server.baseURL, skipping: skipping)
+            let start = try #require(try await phone.allChanges().cursor)
+
+            try await laptop.write([("Archive/scan.md", "a", nil), ("Café Notes/c.md", "c", nil)])
+            try await laptop.write("Archived/b.md", "b")
+            let heard = try await feed.next()
+            #expect(heard.names == ["Archived/b.md"], "the first thing heard is the change outside the folders left out")
+            try await laptop.write([("Archive/two.md", "a", nil), ("notes/n.md", "n", nil)])
+            #expect(Set(try await feed.next().names) == ["Archive/two.md", "notes/n.md"])
+
+            let after = try #require(try await phone.allChanges(after: start).cursor)
+            try await laptop.write("Archive/three.md", "a")
+            #expect(try await phone.api.events(phone.session, cursor: after, wait: 1, skipping: skipping).type == .idle)
+            #expect(try await phone.api.events(phone.session, cursor: after, wait: 1).names == ["Archive/three.md"], "without skip= it is announced")
+            await feed.stop()
+
+            let socket = EventSocket(api: SyncAPI(baseURL: server.baseURL), logger: TestCluster.quietLogger)
+            for bad in [["Archive"], ["../x/"], Array(repeating: "a/", count: 101)] {
+                await #expect(performing: { try await phone.api.events(phone.session, cursor: after, wait: 0, skipping: bad) }, throws: { ($0 as? SyncAPIError)?.status == 400 })
+                await #expect(throws: (any Error).self) { try await socket.run(phone.session, skipping: bad) { _ in } }
+            }
+        }
+    }
+
     /// Bad requests to the feed are refused with a reason and change nothing.
     @Test func refusedRequestsSayWhy() async throws {
         try await TestServer.with { server in

@@ -13,15 +13,16 @@ public final class FeedRecorder: Sendable {
 
     private init() {}
 
-    /// Connects `session` to the feed of the server at `baseURL` and waits for `ready`.
-    public static func connect(_ session: VaultSession, to baseURL: URL, within limit: Duration = .seconds(30)) async throws -> FeedRecorder {
+    /// Connects `session` to the feed of the server at `baseURL` (leaving out changes inside the
+    /// folders `skipping` names) and waits for `ready`.
+    public static func connect(_ session: VaultSession, to baseURL: URL, skipping: [String] = [], within limit: Duration = .seconds(30)) async throws -> FeedRecorder {
         let recorder = FeedRecorder()
         let socket = EventSocket(api: SyncAPI(baseURL: baseURL), logger: TestCluster.quietLogger)
         recorder.task.withLock {
             $0 = Task {
                 let end: Result<EventSocketEnd, any Error>
                 do {
-                    end = .success(try await socket.run(session) { event in recorder.received.withLock { $0.append(event) } })
+                    end = .success(try await socket.run(session, skipping: skipping) { event in recorder.received.withLock { $0.append(event) } })
                 } catch {
                     end = .failure(error)
                 }

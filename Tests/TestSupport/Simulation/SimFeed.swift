@@ -66,7 +66,9 @@ final class SimFeed: ChangeFeed {
     /// A failure of the simulation's own reads (not of the feed).
     var failure: String? { state.withLock { $0.failure } }
 
-    func run(_ session: VaultSession, onEvent: @escaping @Sendable (VaultEvent) async -> Void) async throws -> EventSocketEnd {
+    /// Connects without `skipping`: what the simulation waits for (every change others make) is
+    /// then announced whatever the device leaves out.
+    func run(_ session: VaultSession, skipping: [String], onEvent: @escaping @Sendable (VaultEvent) async -> Void) async throws -> EventSocketEnd {
         guard !transport.isOffline, !transport.crashed else { throw URLError(.notConnectedToInternet) }
         let (id, task) = state.withLock { state -> (UInt64, Task<EventSocketEnd, any Error>) in
             state.ids += 1

@@ -180,6 +180,8 @@ extension Simulation {
                 if verbose { print("d\(device) watcher's sync failed: \(message)") }
             case .connection(let connected, let detail):
                 if verbose { print("d\(device) watcher's feed \(connected ? "connected" : "went away: \(detail ?? "")")") }
+            case .rulesChanged:
+                if verbose { print("d\(device) watcher listens again with changed rules") }
             }
         }
         // Tokens the watcher's refreshes received: the device holds fresh ones from then on.

@@ -185,6 +185,12 @@ public final class SyncEngine: Sendable {
     }
 
     /// Files per request: this client's preference, lowered to the server's limit.
+    /// The folders whose changes this device need not hear of (its folders left out, read now);
+    /// none in an encrypted vault, whose server cannot read names.
+    var feedSkips: [String] {
+        remote.cipher == nil ? IgnoreFile(root: root).selection.serverSkips : []
+    }
+
     var batchSize: Int {
         serverBatchLimit.withLock { limit in min(preferredBatchSize, limit ?? preferredBatchSize) }
     }

@@ -29,18 +29,21 @@ public struct EventSocket: Sendable {
         self.logger = logger
     }
 
-    /// The feed's `ws://` or `wss://` URL.
-    var url: URL {
+    /// The feed's `ws://` or `wss://` URL, leaving out changes in the folders `skipping` names.
+    func url(skipping: [String]) -> URL {
         var components = URLComponents(url: api.baseURL.appendingPathComponent("vault/events"), resolvingAgainstBaseURL: false)!
         components.scheme = components.scheme == "https" ? "wss" : "ws"
+        if !skipping.isEmpty { components.queryItems = skipping.map { URLQueryItem(name: "skip", value: $0) } }
         return components.url!
     }
 
     /// Connects and calls `onEvent` with each event until the connection ends; says how it ended.
     /// `onEvent` should return quickly (signal, not sync): the connection is read between calls.
+    /// The server leaves out changes wholly inside the folders `skipping` names (`Archive/`; a plain
+    /// vault's only).
     /// - Throws: when no connection could be made (server unreachable, or the upgrade refused:
     ///   the token or device was not accepted).
-    public func run(_ session: VaultSession, onEvent: @escaping @Sendable (VaultEvent) async -> Void) async throws -> EventSocketEnd {
+    public func run(_ session: VaultSession, skipping: [String] = [], onEvent: @escaping @Sendable (VaultEvent) async -> Void) async throws -> EventSocketEnd {
         var headers = HTTPFields()
         for (name, value) in api.vaultHeaders(session) {
             if let field = HTTPField.Name(name) { headers[field] = value }
@@ -50,7 +53,7 @@ public struct EventSocket: Sendable {
         // Connection failures become the URLErrors of every other call, so `Unreachable` knows them.
         let close = try await AsyncHTTPTransport.mappingFailures {
             try await WebSocketClient.connect(
-                url: url.absoluteString, configuration: .init(additionalHeaders: headers, autoPing: .enabled(timePeriod: pingInterval)), logger: logger
+                url: url(skipping: skipping).absoluteString, configuration: .init(additionalHeaders: headers, autoPing: .enabled(timePeriod: pingInterval)), logger: logger
             ) { inbound, _, _ in
                 for try await message in inbound.messages(maxSize: 1 << 20) {
                     guard case .text(let text) = message else { continue }

@@ -77,9 +77,11 @@ extension SyncAPI {
     }
 
     /// `GET /vault/events` as a long poll: other devices' changes after `cursor`, waiting up to
-    /// `wait` seconds for one (then an `idle` event).
-    public func events(_ session: VaultSession, cursor: String, wait: Int) async throws -> VaultEvent {
-        try await call("GET", "vault/events", query: [URLQueryItem(name: "cursor", value: cursor), URLQueryItem(name: "wait", value: String(wait))], body: Optional<SignupRequest>.none, headers: headers(session))
+    /// `wait` seconds for one (then an `idle` event); changes wholly inside the folders `skipping`
+    /// names (`Archive/`, a plain vault's) are not among them.
+    public func events(_ session: VaultSession, cursor: String, wait: Int, skipping: [String] = []) async throws -> VaultEvent {
+        let query = [URLQueryItem(name: "cursor", value: cursor), URLQueryItem(name: "wait", value: String(wait))] + skipping.map { URLQueryItem(name: "skip", value: $0) }
+        return try await call("GET", "vault/events", query: query, body: Optional<SignupRequest>.none, headers: headers(session))
     }
 
     /// The headers of a vault request (for the change feed's WebSocket, which does not go

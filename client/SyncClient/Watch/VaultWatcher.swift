@@ -14,6 +14,8 @@ public enum WatchEvent: Sendable, Equatable {
     case syncFailed(String)
     /// The change feed connected, or went away (`detail` says why).
     case connection(connected: Bool, detail: String?)
+    /// A sync found this device's folders or ignore rules changed: the watcher listens again with them.
+    case rulesChanged
 }
 
 /// Settings of a watcher.
@@ -57,6 +59,8 @@ public final class VaultWatcher: Sendable {
     let record: Mutex<WatcherRecord>
     /// Why the watcher gave up (the device was signed out, or the server refuses its session).
     private let stopReason = Mutex<(any Error)?>(nil)
+    /// The rules the listeners follow (``IgnoreFile/fingerprint``), and how to start them again.
+    private let rules = Mutex<(fingerprint: String, restart: AsyncStream<Void>.Continuation?)>(("", nil))
     /// The feed's state as last reported.
     let feedState = Mutex<(connected: Bool, detail: String?)>((false, nil))
 
@@ -93,19 +97,63 @@ public final class VaultWatcher: Sendable {
             withExtendedLifetime(lock) {}
         }
         updateRecord { _ in }
-        let local: (any LocalChangeWatcher)? = switch localChanges {
-        case .folder: LocalChangeWatchers.make(root: engine.root, ignore: IgnoreFile(root: engine.root).watchRules, poll: settings.pollInterval)
-        case .reported: nil
-        }
-        defer { local?.stop() }
+        let first = listeners()  // before the first sync: a change right after it is heard
         await withTaskGroup(of: Void.self) { group in
-            if let local { group.addTask { await self.followLocal(local) } }
-            group.addTask { await self.followServer() }
+            group.addTask { await self.follow(first) }
             group.addTask { await self.syncWhenDue() }
             await group.next()
             group.cancelAll()
         }
         if let reason = stopReason.withLock({ $0 }) { throw reason }
+    }
+
+    /// What the watcher listens with, and what it leaves out: the folder's watcher and the
+    /// feed's folders follow the rules and folders in force when they started (``IgnoreFile``).
+    private struct Listeners: Sendable {
+        let local: (any LocalChangeWatcher)?
+        let skips: [String]
+        let restart: AsyncStream<Void>
+    }
+
+    private func listeners() -> Listeners {
+        let ignore = IgnoreFile(root: engine.root)
+        let local: (any LocalChangeWatcher)? = switch localChanges {
+        case .folder: LocalChangeWatchers.make(root: engine.root, ignore: ignore.watchRules, poll: settings.pollInterval)
+        case .reported: nil
+        }
+        let (restart, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        rules.withLock { $0 = (ignore.fingerprint, continuation) }
+        return Listeners(local: local, skips: engine.feedSkips, restart: restart)
+    }
+
+    /// Listens to the folder and the feed until the watcher stops; starts both again when a sync
+    /// finds this device's rules or folders changed (`vaultsync folders` while watching), so
+    /// that a folder taken back in is heard and one left out is not.
+    private func follow(_ first: Listeners) async {
+        var current = first
+        while true {
+            let listening = current
+            let restarted = await withTaskGroup(of: Bool.self) { group in
+                if let local = listening.local { group.addTask { await self.followLocal(local); return false } }
+                group.addTask { await self.followServer(skipping: listening.skips); return false }
+                group.addTask { for await _ in listening.restart { return true }; return false }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            current.local?.stop()
+            guard restarted, !Task.isCancelled, !isStopped else { return }
+            current = listeners()
+            onEvent(.rulesChanged)
+            localChanged(.unknown)  // what changed while nothing listened is found by a whole scan
+        }
+    }
+
+    /// After a sync: when it read other rules or folders than the listeners follow, they start again.
+    private func restartListenersIfRulesChanged() {
+        let fingerprint = IgnoreFile(root: engine.root).fingerprint
+        let restart = rules.withLock { $0.fingerprint == fingerprint ? nil : $0.restart }
+        restart?.yield()
     }
 
     /// Ends the watcher with `reason` (its tasks return once they see it).
@@ -139,14 +187,14 @@ public final class VaultWatcher: Sendable {
         for await change in local.changes { localChanged(change) }
     }
 
-    private func followServer() async {
-        if settings.longPoll { return await pollServer() }
+    private func followServer(skipping skips: [String]) async {
+        if settings.longPoll { return await pollServer(skipping: skips) }
         var failures = 0
         while !Task.isCancelled && !isStopped {
             let reached = OnceFlag()  // the feed said `ready`: the backoff starts over
             do {
                 let session = try await engine.session.signedInSession()
-                let end = try await feed.run(session) { [self] event in
+                let end = try await feed.run(session, skipping: skips) { [self] event in
                     if event.type == .ready {
                         reached.set()
                         setConnected(true, detail: nil)
@@ -192,7 +240,7 @@ public final class VaultWatcher: Sendable {
 
     /// The feed by long polls: each asks for other devices' changes after the vault's cursor and
     /// returns when there are some (then a sync runs and moves the cursor) or after the wait.
-    private func pollServer() async {
+    private func pollServer(skipping skips: [String]) async {
         var failures = 0
         var reached = false  // the first poll after (re)connecting does not wait: it says we are online
         while !Task.isCancelled && !isStopped {
@@ -202,7 +250,7 @@ public final class VaultWatcher: Sendable {
                     continue
                 }
                 let event = try await engine.session.run { [api = engine.api, wait = reached ? settings.longPollWait : 0] in
-                    try await api.events($0, cursor: cursor, wait: wait)
+                    try await api.events($0, cursor: cursor, wait: wait, skipping: skips)
                 }
                 failures = 0
                 let reconnected = !reached
@@ -280,6 +328,7 @@ public final class VaultWatcher: Sendable {
                 $0.lastSyncStatus = report.status.rawValue
             }
             onEvent(.syncFinished(report))
+            restartListenersIfRulesChanged()
             if report.status == .unauthenticated { stop(WatchError.sessionRefused(engine.root.path)) }
         } catch let error as SyncEngineError {
             onEvent(.syncFailed(error.description))

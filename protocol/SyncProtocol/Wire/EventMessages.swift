@@ -43,6 +43,14 @@ public struct VaultEvent: Codable, Sendable, Equatable {
         case authorDevice = "author_device"
     }
 
+    /// Whether every change this event names lies in one of `folders` (prefixes ending in `/`,
+    /// such as `Archive/`): a device that holds nothing of them need not hear of it. Never true of
+    /// a message that lists only some of its paths (`more`), lists none, or is not a change.
+    public func liesWithin(_ folders: [String]) -> Bool {
+        guard type == .changed, !more, !paths.isEmpty, !folders.isEmpty else { return false }
+        return paths.allSatisfy { path in folders.contains { path.rawValue.hasPrefix($0) } }
+    }
+
     /// Folds a later event into this one: the newest sequence and author, the union of the paths
     /// (capped). A catch-up absorbs everything.
     public mutating func absorb(_ later: VaultEvent) {

@@ -78,14 +78,16 @@ extension ChangeFeedQueries {
     }
 
     /// Changes after `sequence` made by devices other than `deviceID` (or by the server), as one
-    /// event; nil when there are none.
-    static func changesByOthers(_ db: PostgresConnection, vaultID: UUID, after sequence: Int64, deviceID: UUID) throws -> VaultEvent? {
+    /// event; nil when there are none. None whose path starts with one of `skipping` (folder
+    /// prefixes ending in `/`).
+    static func changesByOthers(_ db: PostgresConnection, vaultID: UUID, after sequence: Int64, deviceID: UUID, skipping: [String] = []) throws -> VaultEvent? {
         let rows = Array(try db.query(
             """
             SELECT path, change_seq, updated_by FROM file_state
             WHERE vault_id = $1 AND change_seq > $2 AND updated_by IS DISTINCT FROM $3
+              AND NOT EXISTS (SELECT 1 FROM unnest($5::text[]) AS s(prefix) WHERE starts_with(path, s.prefix))
             ORDER BY change_seq LIMIT $4
-            """, [vaultID, sequence, deviceID, VaultEvent.pathCap + 1]))
+            """, [vaultID, sequence, deviceID, VaultEvent.pathCap + 1, skipping]))
         guard !rows.isEmpty else { return nil }
         let current = try db.query("SELECT change_seq FROM vaults WHERE id = $1", [vaultID]).first?.int64(0) ?? rows.last!.int64(1)
         let listed = rows.prefix(VaultEvent.pathCap)

@@ -33,7 +33,8 @@ struct EventRoutes {
             metrics.eventConnectionOpened()
             defer { metrics.eventConnectionClosed() }
             let scope = try await vault.scope(request, context)
-            return try context.json(try await longPoll(scope, session: scope.sessionID, cursor: cursor, wait: wait))
+            let skipping = try Self.skipping(request, scope)
+            return try context.json(try await longPoll(scope, session: scope.sessionID, cursor: cursor, wait: wait, skipping: skipping))
         }
     }
 
@@ -42,7 +43,8 @@ struct EventRoutes {
         group.ws(
             "events",
             shouldUpgrade: { request, context in
-                _ = try await vault.scope(request, context)
+                let scope = try await vault.scope(request, context)
+                _ = try Self.skipping(request, scope)  // refused as a plain request, before the upgrade
                 return .upgrade([:])
             },
             onUpgrade: { inbound, outbound, context in
@@ -51,8 +53,14 @@ struct EventRoutes {
                 defer { metrics.eventConnectionClosed() }
                 try await stream(
                     scope, session: scope.sessionID, tokenExpiresAt: context.requestContext.tokenExpiresAt,
-                    inbound: inbound, outbound: outbound)
+                    skipping: try Self.skipping(context.request, scope), inbound: inbound, outbound: outbound)
             })
+    }
+
+    /// The folders (`skip=Archive/`, repeated) whose changes the caller does not hear of: those its
+    /// device holds nothing of, as for the state call.
+    private static func skipping(_ request: Request, _ scope: VaultScope) throws -> [String] {
+        try VaultService.skippedFolders(request.uri.queryParameters.getAll("skip").map { String($0) }, encrypted: scope.encrypted)
     }
 
     private static func wait(_ text: String?) throws -> Int {
@@ -66,12 +74,13 @@ struct EventRoutes {
     /// Other devices' changes after `cursor`; else waits up to `wait` seconds for one (or for the
     /// server to shut down). `410 vault_deleted` when the vault is deleted meanwhile, `401` when
     /// the caller's session ends (a logout, a password change, a revoked device).
-    private func longPoll(_ scope: VaultScope, session: UUID?, cursor: String, wait: Int) async throws -> VaultEvent {
+    private func longPoll(_ scope: VaultScope, session: UUID?, cursor: String, wait: Int, skipping: [String]) async throws -> VaultEvent {
         // Subscribed before looking: a change committed after the look is announced to us.
-        let subscription = feed.subscribe(vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session, checkedAt: scope.checkedAt)
+        let subscription = feed.subscribe(
+            vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session, checkedAt: scope.checkedAt, skipping: skipping)
         defer { subscription.cancel() }
         await presence?.opened(FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID))
-        if let event = try await vault.changesByOthers(scope, after: cursor) { return event }
+        if let event = try await vault.changesByOthers(scope, after: cursor, skipping: skipping) { return event }
         let delivery = await subscription.next(waitingAtMost: wait)
         switch delivery {
         case .event(let event): return event
@@ -87,10 +96,11 @@ struct EventRoutes {
     /// with ``VaultEventClose/tokenExpired``), the vault is deleted (``VaultEventClose/vaultDeleted``)
     /// or the caller's membership of it ends (``VaultEventClose/membershipEnded``).
     private func stream(
-        _ scope: VaultScope, session: UUID?, tokenExpiresAt: Date?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
+        _ scope: VaultScope, session: UUID?, tokenExpiresAt: Date?, skipping: [String], inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter
     ) async throws {
         let subscription = feed.subscribe(
-            vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session, expiresAt: tokenExpiresAt, checkedAt: scope.checkedAt)
+            vaultID: scope.vaultID, userID: scope.userID, deviceID: scope.deviceID, sessionID: session, expiresAt: tokenExpiresAt, checkedAt: scope.checkedAt,
+            skipping: skipping)
         let pair = FeedPair(vaultID: scope.vaultID, deviceID: scope.deviceID)
         defer {
             subscription.cancel()

@@ -44,13 +44,16 @@ final class ChangeFeed: Sendable {
     /// until `expiresAt` (when its access token expires; see ``expire(before:)``), its session ends
     /// (``endSession(_:)``) or the user's membership does (``endMembership(vaultID:userID:)``;
     /// `checkedAt`: when the request looked the membership up). End it with ``Subscription/cancel()``.
+    /// Changes that lie wholly in the folders `skipping` names (``VaultEvent/liesWithin(_:)``) are
+    /// not handed to it: the device holds nothing of them.
     func subscribe(
-        vaultID: UUID, userID: UUID, deviceID: UUID, sessionID: UUID? = nil, expiresAt: Date? = nil, checkedAt: ContinuousClock.Instant = .now
+        vaultID: UUID, userID: UUID, deviceID: UUID, sessionID: UUID? = nil, expiresAt: Date? = nil, checkedAt: ContinuousClock.Instant = .now,
+        skipping: [String] = []
     ) -> Subscription {
         registry.withLock { registry in
             registry.nextID += 1
             let id = registry.nextID
-            let subscription = Subscription(userID: userID, deviceID: deviceID, sessionID: sessionID, expiresAt: expiresAt) { [weak self] in
+            let subscription = Subscription(userID: userID, deviceID: deviceID, sessionID: sessionID, expiresAt: expiresAt, skipping: skipping) { [weak self] in
                 self?.remove(vaultID: vaultID, id: id)
             }
             registry.byVault[vaultID, default: [:]][id] = subscription
@@ -81,7 +84,7 @@ final class ChangeFeed: Sendable {
     /// Hands `event` to every subscriber of `vaultID` but its author.
     func publish(_ event: VaultEvent, to vaultID: UUID) {
         let subscribers = registry.withLock { Array(($0.byVault[vaultID] ?? [:]).values) }
-        for subscriber in subscribers where subscriber.deviceID != event.authorDevice {
+        for subscriber in subscribers where subscriber.deviceID != event.authorDevice && !event.liesWithin(subscriber.skipping) {
             subscriber.offer(event)
         }
     }
@@ -198,13 +201,16 @@ final class Subscription: Sendable {
     /// The session whose access token opened it (nil for a caller that named none).
     let sessionID: UUID?
     let expiresAt: Date?
+    /// Folders (`Archive/`) whose changes the subscriber does not hear of.
+    let skipping: [String]
     private let pending = Mutex<(event: VaultEvent?, end: Delivery?)>((nil, nil))
     private let signals: AsyncStream<Void>
     private let signal: AsyncStream<Void>.Continuation
     private let onCancel: @Sendable () -> Void
 
-    fileprivate init(userID: UUID, deviceID: UUID, sessionID: UUID?, expiresAt: Date?, onCancel: @escaping @Sendable () -> Void) {
+    fileprivate init(userID: UUID, deviceID: UUID, sessionID: UUID?, expiresAt: Date?, skipping: [String], onCancel: @escaping @Sendable () -> Void) {
         self.userID = userID
+        self.skipping = skipping
         self.deviceID = deviceID
         self.sessionID = sessionID
         self.expiresAt = expiresAt
