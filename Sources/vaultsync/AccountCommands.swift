@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SyncClient
+import SyncCore
 import SyncProtocol
 
 struct Signup: AsyncParsableCommand {
@@ -29,6 +30,7 @@ struct Init: AsyncParsableCommand {
     @Option(name: .customLong("vault"), help: "Which vault to sync with: one of yours by name, one shared with you as OWNER/NAME (joining it when you are invited), or its id (default: the one the folder synced with before, else 'default').") var vaultName: String?
     @Option(help: "An invitation code someone gave you: joins their vault and syncs the folder with it.") var join: String?
     @Flag(name: .customLong("create"), help: "Create the vault named by --vault when the account has none of that name.") var createVault = false
+    @Option(help: "A device class (such as desktop or phone) whose devices share which Obsidian community plugins are on, apart from the others (see 'vaultsync folders profile').") var profile: String?
     @Flag(help: "Print the first sync's report as JSON.") var json = false
     @Flag(help: "Make the vault end-to-end encrypted: the server stores only ciphertext. The vault must be empty; asks for a new passphrase and prints a recovery key once.")
     var encrypt = false
@@ -44,6 +46,7 @@ struct Init: AsyncParsableCommand {
         }
         if (identity.provider != nil || enroll != nil) && createAccount { throw ValidationError("--create-account is for passwords: it makes a new account") }
         if invitation != nil && !createAccount { throw ValidationError("--invitation goes with --create-account (and --email): it lets a new account in") }
+        if let profile { do { _ = try DeviceProfile(profile) } catch { throw ValidationError("--profile: \(error)") } }
     }
 
     func run() async throws {
@@ -63,6 +66,7 @@ struct Init: AsyncParsableCommand {
             if let made { try? FileManager.default.removeItem(at: made) }
             throw error
         }
+        if let profile { try DeviceProfileRecord.choose(profile, root: root) }
         let report = try await engine.sync(progress: ProgressPrinter().handler)
         if !json, FileManager.default.fileExists(atPath: root.appendingPathComponent(".obsidian").path) {
             // Said once, where a person first meets it (docs/cli.md, "Obsidian's settings").
@@ -70,6 +74,7 @@ struct Init: AsyncParsableCommand {
                 an Obsidian vault: .obsidian/workspace*.json and .obsidian/cache stay on each device, and Obsidian's \
                 settings and plugins' data (.obsidian/**/*.json) merge key by key (see docs/cli.md)
                 """)
+            if let profile { print(profileLine(profile)) }
         }
         try finish(report, json: json)
     }

@@ -15,19 +15,62 @@ struct Folders: AsyncParsableCommand {
             there. Taking a folder back fetches it. 'only' and 'skip' name the whole choice each time. With 'only', \
             the files at the vault's top and its dot-folders (such as .obsidian/) stay held.
             """,
-        subcommands: [Show.self, Only.self, Skip.self, All.self], defaultSubcommand: Show.self)
+        subcommands: [Show.self, Only.self, Skip.self, All.self, Profile.self], defaultSubcommand: Show.self)
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show which folders this device holds.")
+        static let configuration = CommandConfiguration(abstract: "Show which folders this device holds, and its profile.")
         @Option(help: "The vault folder (default: the current folder).") var vault: String?
-        @Flag(help: "Print JSON ({mode, folders, fetched}).") var json = false
+        @Flag(help: "Print JSON ({mode, folders, fetched, profile}).") var json = false
+
+        private struct Output: Encodable {
+            var mode: FolderSelection.Mode
+            var folders: [String]
+            var fetched: [String]
+            var profile: String?
+        }
 
         func run() async throws {
             let root = vaultURL(vault)
             guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
-            let selection = IgnoreFile(root: root).selection
-            if json { return try printJSON(selection) }
+            let ignore = IgnoreFile(root: root)
+            let selection = ignore.selection
+            if json { return try printJSON(Output(mode: selection.mode, folders: selection.folders, fetched: selection.fetched, profile: ignore.profile?.name)) }
             print("this device holds: \(selection.summary)")
+            if let profile = ignore.profile { print(profileLine(profile.name)) }
+        }
+    }
+
+    struct Profile: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Choose this device's class (such as desktop or phone), whose devices share which Obsidian community plugins are on, then sync.",
+            discussion: """
+                Obsidian keeps the community plugins it enables in .obsidian/community-plugins.json. With a profile, \
+                that file stays on this device, and the class's list syncs as \(DeviceProfile.copiesFolder)/NAME/community-plugins.json \
+                between the devices of the class: a plugin enabled on one phone is enabled on the other phones, not on \
+                the desktops. A device joining a class takes its list. 'none' drops the profile (the file syncs with \
+                every device again). Without NAME it shows the profile.
+                """)
+        @Argument(help: "The class's name (lowercase letters, digits, '-' or '_'), or 'none'.") var name: String?
+        @Option(help: "The vault folder (default: the current folder).") var vault: String?
+        @Flag(help: "Print the sync report as JSON.") var json = false
+
+        func validate() throws {
+            if let name, name != "none" { do { _ = try DeviceProfile(name) } catch { throw ValidationError("\(error)") } }
+        }
+
+        func run() async throws {
+            let root = vaultURL(vault)
+            guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
+            guard let name else {
+                let profile = IgnoreFile(root: root).profile
+                if json { return try printJSON(["profile": profile?.name]) }
+                return print(profile.map { profileLine($0.name) } ?? "no profile: .obsidian/community-plugins.json syncs with every device")
+            }
+            // Changes made here under the old profile go up first, as with the folders.
+            _ = try await SyncEngine(root: root).sync(progress: nil)
+            try DeviceProfileRecord.choose(name == "none" ? nil : name, root: root)
+            if !json { print(name == "none" ? "no profile: .obsidian/community-plugins.json syncs with every device" : profileLine(name)) }
+            try finish(try await SyncEngine(root: root).sync(progress: ProgressPrinter().handler), json: json)
         }
     }
 
@@ -126,4 +169,9 @@ func syncAndReport(_ selection: FolderSelection, root: URL, json: Bool) async th
         }
     }
     try finish(report, json: json)
+}
+
+/// What a person reads of a device's profile.
+func profileLine(_ name: String) -> String {
+    "profile: \(name) (the community plugins on here follow the \(name) devices' list, \(DeviceProfile.copiesFolder)/\(name)/community-plugins.json)"
 }

@@ -38,6 +38,8 @@ struct Status: AsyncParsableCommand {
         var usageError: String?
         /// This device's folders (``FolderSelection``).
         var folders: FolderSelection
+        /// This device's class (``DeviceProfile``), if it has one.
+        var profile: String?
         enum CodingKeys: String, CodingKey {
             case heldDeletions = "held_deletions"
             case status, vault, server, email, failing, watcher, encrypted
@@ -51,7 +53,7 @@ struct Status: AsyncParsableCommand {
             case lastFailure = "last_failure"
             case usage
             case usageError = "usage_error"
-            case folders
+            case folders, profile
         }
     }
 
@@ -75,13 +77,14 @@ struct Status: AsyncParsableCommand {
 
     func run() async throws {
         let state = try await VaultStatus.read(root: vaultURL(directory))
+        let ignore = IgnoreFile(root: vaultURL(directory))
         var output = Output(
             status: state.status.rawValue, vault: state.vault, server: state.server, email: state.email, deviceID: state.deviceID, deviceName: state.deviceName,
             signedIn: state.signedIn, lastSyncTime: state.lastSyncTime, openConflicts: state.openConflicts,
             failing: state.failing.map { Failing(path: $0.path.rawValue, attempts: $0.attempts, parked: $0.parked, lastError: $0.lastError) },
             notSynced: state.notSynced.sorted { $0.key < $1.key }.map { NotSynced(path: $0.key, reason: $0.value) },
             storageFull: state.storageFull, heldDeletions: state.heldDeletions, watcher: state.watcher, encrypted: state.encrypted, lastFailure: state.lastFailure,
-            folders: IgnoreFile(root: vaultURL(directory)).selection)
+            folders: ignore.selection, profile: ignore.profile?.name)
         if usage {
             do {
                 output.usage = try await SyncEngine(root: vaultURL(directory)).usage()
@@ -93,6 +96,7 @@ struct Status: AsyncParsableCommand {
         print("status: \(output.status)\(Self.explain(state.status, vault: state.vault))")
         print("vault: \(output.vault)\(state.encrypted ? " (end-to-end encrypted)" : "")\nserver: \(output.server ?? "-")\ndevice: \(output.deviceName.map { "\($0) (\(output.deviceID ?? "-"))" } ?? output.deviceID ?? "-")\nlast sync: \(output.lastSyncTime ?? "never")\nopen conflicts: \(output.openConflicts)")
         print("folders: \(output.folders.summary)")
+        if let profile = output.profile { print(profileLine(profile)) }
         if let watcher = state.watcher {
             let connection = watcher.connected ? "connected" : "OFFLINE (local changes queue until the server is back)"
             let last = watcher.lastSyncAt.map { "last sync \(WireDate.format($0)) \(watcher.lastSyncStatus ?? "")" } ?? "no sync yet"

@@ -50,6 +50,24 @@ import Testing
         #expect(decision == .needsUser("JSON key 'a.x' changed differently on both sides"))
     }
 
+    /// Lists of names changed on both sides (Obsidian's `community-plugins.json`, a key holding
+    /// folder names) merge as sets: local's order, without what the other side took out, then what
+    /// it added. Lists holding anything but strings still need the user.
+    static let nameLists: [(base: String?, local: String, remote: String, merged: String?, why: String)] = [
+        (#"["a","b"]"#, #"["a","b","c"]"#, #"["b","d"]"#, "[\n  \"b\",\n  \"c\",\n  \"d\"\n]", "added c here; there a out, d in"),
+        (#"["a","b"]"#, #"["b"]"#, #"["a"]"#, "[]", "each side turned one off"),
+        (nil, #"["a","b"]"#, #"["c","a"]"#, "[\n  \"a\",\n  \"b\",\n  \"c\"\n]", "no base: nothing is taken out"),
+        (#"{"p": ["x"], "n": 1}"#, #"{"p": ["x", "y"], "n": 1}"#, #"{"p": ["z"], "n": 2}"#, "{\n  \"p\": [\n    \"y\",\n    \"z\"\n  ],\n  \"n\": 2\n}", "inside an object"),
+        (#"[1]"#, #"[1, 2]"#, #"[3]"#, nil, "numbers are no names"),
+        (#"["a"]"#, #"["a", {"k": 1}]"#, #"["b"]"#, nil, "an object in one list"),
+    ]
+
+    @Test func jsonListsOfNamesMergeAsSets() {
+        for row in Self.nameLists {
+            #expect(text(merge(.json, local: row.local, remote: row.remote, base: row.base)) == row.merged, "\(row.why)")
+        }
+    }
+
     @Test func jsonThatDoesNotParseOnOneSideNeedsTheUser() {
         guard case .needsUser(let why) = merge(.json, local: #"{"a": 1,}"#, remote: #"{"a": 2}"#, base: #"{"a": 0}"#) else {
             Issue.record("merged invalid JSON")

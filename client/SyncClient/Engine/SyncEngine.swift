@@ -141,6 +141,9 @@ public final class SyncEngine: Sendable {
 
     private func runRounds(focus: Set<String>?, progress: SyncProgressHandler?) async throws -> SyncReport {
         var report = SyncReport()
+        // A change Obsidian made to a profile's file goes up in this sync, as the class's copy.
+        let mirrored = mirrorProfile(&report)
+        let focus = mirrored.isEmpty ? focus : focus?.union(mirrored)
         do {
             try await reconcileConflicts(&report)
             var rounds = 0
@@ -158,6 +161,10 @@ public final class SyncEngine: Sendable {
                     rounds -= 1
                 }
             }
+            // A copy another device of the class changed reaches the disk file; one this pass
+            // wrote (both changed) goes up at once.
+            let merged = mirrorProfile(&report)
+            if !merged.isEmpty { _ = try await syncRound(&report, focus: Set(merged), progress: progress) }
         } catch let error where Unreachable.matches(error) {
             report.status = .offline
             report.notices.append("\(Unreachable.describe(error)); local changes stay pending")
@@ -184,13 +191,13 @@ public final class SyncEngine: Sendable {
         try await VaultLock(stateFolder: stateFolder, timeout: lockTimeout) { progress?(SyncProgress(phase: .waitingForOtherSync)) }
     }
 
-    /// Files per request: this client's preference, lowered to the server's limit.
     /// The folders whose changes this device need not hear of (its folders left out, read now);
     /// none in an encrypted vault, whose server cannot read names.
     var feedSkips: [String] {
         remote.cipher == nil ? IgnoreFile(root: root).selection.serverSkips : []
     }
 
+    /// Files per request: this client's preference, lowered to the server's limit.
     var batchSize: Int {
         serverBatchLimit.withLock { limit in min(preferredBatchSize, limit ?? preferredBatchSize) }
     }

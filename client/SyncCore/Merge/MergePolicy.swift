@@ -170,6 +170,7 @@ enum JSONMerge {
         if local == remote { return local }
         if local == base { return remote }
         if remote == base { return local }
+        if let names = mergeNames(base: base, local: local, remote: remote) { return names }
         guard let l = local?.members, let r = remote?.members else {
             conflicts.append(path.isEmpty ? "(top level)" : path)
             return local
@@ -184,6 +185,21 @@ enum JSONMerge {
             if let merged { result.append(JSONValue.Member(key: key, value: merged)) }
         }
         return .object(result)
+    }
+
+    /// Lists of names (strings only: which plugins are on, a folder list) changed on both sides
+    /// merge as sets against the base (none: an empty list): local's order, without what the remote
+    /// side took out, then what it added. Nil when any of them is not such a list.
+    private static func mergeNames(base: JSONValue?, local: JSONValue?, remote: JSONValue?) -> JSONValue? {
+        func names(_ value: JSONValue?) -> [String]? {
+            guard case .array(let items)? = value else { return nil }
+            return items.allSatisfy { if case .string = $0 { true } else { false } } ? items.map { if case .string(let name) = $0 { name } else { "" } } : nil
+        }
+        guard let mine = names(local), let theirs = names(remote), let before = base == nil ? [] : names(base) else { return nil }
+        let (removed, added) = (Set(before).subtracting(theirs), theirs.filter { !before.contains($0) })
+        var merged = mine.filter { !removed.contains($0) }
+        for name in added where !merged.contains(name) { merged.append(name) }
+        return .array(merged.map { .string($0) })
     }
 }
 
