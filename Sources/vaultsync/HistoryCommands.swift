@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SyncClient
+import SyncCore
 import SyncProtocol
 
 func vaultPath(_ text: String) throws -> VaultPath {
@@ -22,45 +23,55 @@ struct History: AsyncParsableCommand {
         if json { return try printJSON(history) }
         for version in history.versions {
             let what = version.deleted ? "deleted" : "\(version.sizeBytes) bytes  \(version.contentHash?.rawValue.prefix(19) ?? "")…"
-            print("v\(version.version)  \(WireDate.format(version.createdAt))  \(version.madeBy)  \(what)")
+            print("v\(version.version)  \(WireDate.format(version.createdAt))  \(version.madeBy)  \(what)\(version.origin.map { "  (\($0))" } ?? "")")
         }
     }
 }
 
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Make an old version of a file current again, or bring back every file deleted since a time; then sync.",
+        abstract: "Make an old version of a file current again, bring back every file deleted since a time, or the whole vault as it was; then sync.",
         discussion: """
             'restore PATH --version N' makes version N of PATH current again (as a new version every device gets); it works \
             for deleted files too (see the versions with 'vaultsync history PATH'). 'restore --deleted-since TIME [--under FOLDER]' \
             brings back every file deleted on the server at or after TIME, each with its content before the deletion, in one \
-            server call; TIME is an ISO 8601 date or time (2026-11-24, 2026-11-24T09:30:00Z) or a span ago (90m, 6h, 2d).
+            server call. 'restore --as-of TIME [--under FOLDER] [--dry-run]' sets every file back as it was at TIME, in one \
+            change every device gets: files changed since take their content then, files deleted since come back, files \
+            made since are deleted (restorable); restoring as of just before it undoes it. TIME is an ISO 8601 time \
+            (2026-11-27T09:00:00Z), a date and time in this device's zone (2026-11-27T09:00, 2026-11-27), 'yesterday 09:00', \
+            'today 14:30', or a span ago (2h ago, 90m, 3 days ago).
             """)
     @Argument(help: "The path, relative to the vault.") var path: String?
     @Option(help: "The version to restore.") var version: Int?
     @Option(help: "Bring back every file deleted at or after this time.") var deletedSince: String?
-    @Option(help: "With --deleted-since: only files under this folder of the vault.") var under: String?
+    @Option(help: "Set every file back as it was at this time.") var asOf: String?
+    @Option(help: "With --deleted-since or --as-of: only files under this folder of the vault.") var under: String?
+    @Flag(help: "With --as-of: say what would change, and change nothing.") var dryRun = false
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
     @Flag(help: "Print the result as JSON.") var json = false
 
     func validate() throws {
-        switch (path, version, deletedSince) {
-        case (_?, _?, nil): if under != nil { throw ValidationError("--under goes with --deleted-since") }
-        case (nil, nil, let since?): _ = try Self.time(since, now: Date())
-        case (nil, _, nil): throw ValidationError("name a PATH and --version, or give --deleted-since")
-        case (_?, nil, nil): throw ValidationError("which version of \(path ?? "")? Add --version (see 'vaultsync history \(path ?? "")')")
-        default: throw ValidationError("--deleted-since brings back many files: give it without a PATH or --version")
+        if dryRun && asOf == nil { throw ValidationError("--dry-run goes with --as-of") }
+        switch (path, version, deletedSince, asOf) {
+        case (_?, _?, nil, nil): if under != nil { throw ValidationError("--under goes with --deleted-since or --as-of") }
+        case (nil, nil, let since?, nil): _ = try Self.time(since, option: "--deleted-since", now: Date())
+        case (nil, nil, nil, let moment?): _ = try Self.time(moment, option: "--as-of", now: Date())
+        case (nil, _, nil, nil): throw ValidationError("name a PATH and --version, or give --deleted-since or --as-of")
+        case (_?, nil, nil, nil): throw ValidationError("which version of \(path ?? "")? Add --version (see 'vaultsync history \(path ?? "")')")
+        case (_, _, _?, _?): throw ValidationError("--deleted-since and --as-of are two restores: give one")
+        default: throw ValidationError("--deleted-since and --as-of restore many files: give them without a PATH or --version")
         }
     }
 
     func run() async throws {
         let engine = try SyncEngine(root: vaultURL(vault))
+        if let asOf { return try await restoreAsOf(engine, try Self.time(asOf, option: "--as-of", now: Date())) }
         guard let since = deletedSince else {
             let (answer, report) = try await engine.restore(try vaultPath(path ?? ""), version: version ?? 0)
             if !json { print("\(path ?? ""): version \(answer.restoredFrom) restored as version \(answer.restored.version)") }
             return try finish(report, json: json)
         }
-        let (answer, report) = try await engine.restoreDeleted(since: try Self.time(since, now: Date()), under: under)
+        let (answer, report) = try await engine.restoreDeleted(since: try Self.time(since, option: "--deleted-since", now: Date()), under: under)
         if json {
             try printJSON(RestoredDeleted(restored: answer.restored.map(\.path.rawValue), skipped: answer.skipped, sync: report))
             return try exitStatus(report)
@@ -70,6 +81,31 @@ struct Restore: AsyncParsableCommand {
         try finish(report, json: false)
     }
 
+    private func restoreAsOf(_ engine: SyncEngine, _ moment: Date) async throws {
+        let (answer, report) = try await engine.restoreAsOf(moment, under: under, dryRun: dryRun)
+        if json {
+            try printJSON(RestoredAsOf(answer: answer, sync: report))
+            return try report.map(exitStatus) ?? ()
+        }
+        let scope = under.map { " under \($0)/" } ?? ""
+        let counts = "\(counted(answer.changed.count, "file")) set back, \(answer.broughtBack.count) brought back, \(answer.deleted.count) deleted"
+        if dryRun {
+            print("as of \(WireDate.format(moment))\(scope) this would change: \(counts)\(answer.notRestorable.isEmpty ? "" : ", \(answer.notRestorable.count) not restorable") (nothing changed: --dry-run)")
+        } else {
+            print("restored the vault\(scope) as of \(WireDate.format(moment)): \(counts)")
+        }
+        for file in answer.changed { print("  set back: \(file.path)") }
+        for file in answer.broughtBack { print("  brought back: \(file.path)") }
+        for file in answer.deleted { print("  deleted: \(file.path)") }
+        for file in answer.notRestorable { print("  not restorable: \(file.path): \(file.message)") }
+        if let report, let made = answer.restoredAt {
+            if answer.changed.count + answer.broughtBack.count + answer.deleted.count > 0 {
+                print("undo it with: vaultsync restore --as-of \(WireDate.format(made.addingTimeInterval(-1)))\(under.map { " --under \($0)" } ?? "")")
+            }
+            try finish(report, json: false)
+        }
+    }
+
     /// The `--deleted-since --json` document.
     struct RestoredDeleted: Encodable {
         var restored: [String]
@@ -77,15 +113,24 @@ struct Restore: AsyncParsableCommand {
         var sync: SyncReport
     }
 
-    /// An ISO 8601 date or time, or a span before `now` ("90m", "6h", "2d", "1w").
-    static func time(_ text: String, now: Date) throws -> Date {
-        if let date = WireDate.parse(text) { return date }
-        if let day = WireDate.parse(text + "T00:00:00Z") { return day }  // a date alone: midnight UTC
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604_800]
-        if let unit = text.last.flatMap({ units[$0] }), let count = Double(text.dropLast()), count >= 0, count.isFinite {
-            return now.addingTimeInterval(-count * unit)
+    /// The `--as-of --json` document: the server's answer, and the sync after it (none in a dry run).
+    struct RestoredAsOf: Encodable {
+        var answer: RestoreAsOfResponse
+        var sync: SyncReport?
+
+        func encode(to encoder: any Encoder) throws {
+            try answer.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encodeIfPresent(sync, forKey: .sync)
         }
-        throw ValidationError("--deleted-since '\(text)' is not a time: give 2026-11-24, 2026-11-24T09:30:00Z, or a span ago such as 90m, 6h or 2d")
+
+        enum Key: String, CodingKey { case sync }
+    }
+
+    /// A moment as typed (``MomentText``), or a usage error naming `option`.
+    static func time(_ text: String, option: String, now: Date) throws -> Date {
+        if let date = MomentText.parse(text, now: now) { return date }
+        throw ValidationError("\(option) '\(text)' is not a time: give 2026-11-27T09:00:00Z, 2026-11-27T09:00 (this device's zone), yesterday 09:00, or a span ago such as 2h ago, 90m or 3 days ago")
     }
 }
 

@@ -11,7 +11,7 @@ import Testing
 
     /// One case of every kind of write, from the rule tables.
     static let kinds: [T.Case] = [
-        T.pushCases[0], T.confirmCases[0], T.deleteCases[0], T.restoreCases[0], T.undeleteCases[0], T.conflictBytesCases[0], WriteAdmissionMoveTests.cases[0],
+        T.pushCases[0], T.confirmCases[0], T.deleteCases[0], T.restoreCases[0], T.undeleteCases[0], WriteAdmissionAsOfTests.cases[0], T.conflictBytesCases[0], WriteAdmissionMoveTests.cases[0],
         T.Case(rule: "closing conflict records", snapshot: T.vault([T.row("a.md", 1, "x")]), request: .resolveConflicts, expected: WritePlan()),
         T.Case(
             rule: "a WebDAV property or empty folder", snapshot: T.vault([T.row("a.md", 1, "x")]),

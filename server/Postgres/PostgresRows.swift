@@ -61,6 +61,7 @@ public struct PostgresRow: Sendable {
         return value
     }
 
+    public func optionalBool(_ index: Int) throws -> Bool? { values[index] == nil ? nil : try bool(index) }
     public func optionalInt64(_ index: Int) throws -> Int64? { values[index] == nil ? nil : try int64(index) }
     public func optionalUUID(_ index: Int) throws -> UUID? { values[index] == nil ? nil : try uuid(index) }
 

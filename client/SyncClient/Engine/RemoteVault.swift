@@ -128,8 +128,6 @@ struct RemoteVault: Sendable {
         return answer
     }
 
-    /// Bulk undelete. Under a folder works in an encrypted vault too: a folder's encrypted name
-    /// is the prefix of its files' encrypted names.
     /// The vault's damaged blobs, to upload again. Only a plain vault's: an encrypted vault's blobs
     /// are ciphertexts this device cannot make again byte for byte.
     func repairList(after: ContentHash?) async throws -> RepairList {
@@ -141,13 +139,32 @@ struct RemoteVault: Sendable {
         try await session.run { [api] in try await api.confirmRepair(RepairConfirmRequest(contentHashes: hashes), session: $0) }
     }
 
+    /// Bulk undelete. Under a folder works in an encrypted vault too: a folder's encrypted name
+    /// is the prefix of its files' encrypted names.
     func restoreDeleted(since: Date, under folder: String?) async throws -> RestoreDeletedResponse {
-        let wireFolder = try folder.map { folder in try cipher.map { try $0.codec.encode(VaultPath(folder)).path.rawValue } ?? folder }
+        let wireFolder = try wire(folder: folder)
         var answer = try await session.run { [api] in try await api.restoreDeleted(RestoreDeletedRequest(deletedSince: since, under: wireFolder), session: $0) }
         let names = try Names(decrypting: answer.restored.map(\.path) + answer.skipped.map(\.path), cipher)
         answer.restored = try await plain(answer.restored, names)
         answer.skipped = names.plain(answer.skipped)
         return answer
+    }
+
+    /// The vault as of a moment (under a folder, as for ``restoreDeleted(since:under:)``).
+    func restoreAsOf(_ moment: Date, under folder: String?, dryRun: Bool) async throws -> RestoreAsOfResponse {
+        let request = RestoreAsOfRequest(asOf: moment, under: try wire(folder: folder), dryRun: dryRun)
+        var answer = try await session.run { [api] in try await api.restoreAsOf(request, session: $0) }
+        let names = try Names(decrypting: answer.changed.map(\.path) + answer.broughtBack.map(\.path) + answer.deleted.map(\.path) + answer.notRestorable.map(\.path), cipher)
+        answer.changed = try await plain(answer.changed, names)
+        answer.broughtBack = try await plain(answer.broughtBack, names)
+        answer.deleted = answer.deleted.map { DeletedAsOf(path: names.plain($0.path), version: $0.version) }
+        answer.notRestorable = names.plain(answer.notRestorable)
+        return answer
+    }
+
+    /// A folder's name on the wire: in an encrypted vault, its encrypted name.
+    private func wire(folder: String?) throws -> String? {
+        try folder.map { folder in try cipher.map { try $0.codec.encode(VaultPath(folder)).path.rawValue } ?? folder }
     }
 
     /// Records a conflict (its hash, size and inline bytes as the server is to keep them).

@@ -39,4 +39,21 @@ extension SyncEngine {
         try await store.log(.restore, path: folder ?? "", detail: detail, at: now())
         return (answer, try await sync())
     }
+
+    /// Every file (under `folder`, when given) back as it was at `moment`, on the server in one
+    /// change, then a sync so that this folder has it (a dry run changes nothing and does not
+    /// sync). Local edits not yet synced meet the restored versions as any change from the server
+    /// does: merged, or kept beside them as conflicts.
+    public func restoreAsOf(_ moment: Date, under folder: String? = nil, dryRun: Bool = false) async throws -> (RestoreAsOfResponse, SyncReport?) {
+        let answer: RestoreAsOfResponse
+        do {
+            let lock = try await lockVault()  // as in restore(_:version:)
+            defer { withExtendedLifetime(lock) {} }
+            answer = try await remote.restoreAsOf(moment, under: folder, dryRun: dryRun)
+        }
+        if dryRun { return (answer, nil) }
+        let detail = "as of \(WireDate.format(moment))\(folder.map { " under \($0)/" } ?? ""): \(answer.changed.count) set back, \(answer.broughtBack.count) brought back, \(answer.deleted.count) deleted, \(answer.notRestorable.count) not restorable"
+        try await store.log(.restore, path: folder ?? "", detail: detail, at: now())
+        return (answer, try await sync())
+    }
 }

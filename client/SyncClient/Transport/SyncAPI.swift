@@ -97,6 +97,10 @@ public struct SyncAPI: Sendable {
     }
 
     /// `POST /vault/restore-deleted`: every file deleted in the window comes back as a new version.
+    public func restoreAsOf(_ request: RestoreAsOfRequest, session: VaultSession) async throws -> RestoreAsOfResponse {
+        try await call("POST", "vault/restore-as-of", body: request, headers: headers(session))
+    }
+
     public func restoreDeleted(_ request: RestoreDeletedRequest, session: VaultSession) async throws -> RestoreDeletedResponse {
         try await call("POST", "vault/restore-deleted", body: request, headers: headers(session))
     }

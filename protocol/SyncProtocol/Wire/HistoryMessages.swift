@@ -26,8 +26,15 @@ public struct FileVersionInfo: Codable, Sendable, Equatable {
     public var deleted: Bool
     /// Where to read this version's bytes (content versions only).
     public var downloadURL: URL?
+    /// What the version is when it is not the device's own edit: `restore as of 2026-11-27T09:00:00Z`
+    /// (made by `vaultsync restore --as-of`); nil for an edit.
+    public var origin: String?
 
-    public init(version: Int, contentHash: ContentHash?, sizeBytes: Int64, createdAt: Date, device: String?, author: String? = nil, deleted: Bool, downloadURL: URL?) {
+    public init(
+        version: Int, contentHash: ContentHash?, sizeBytes: Int64, createdAt: Date, device: String?, author: String? = nil, deleted: Bool, downloadURL: URL?,
+        origin: String? = nil
+    ) {
+        self.origin = origin
         self.version = version
         self.contentHash = contentHash
         self.sizeBytes = sizeBytes
@@ -49,7 +56,7 @@ public struct FileVersionInfo: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, device, author, deleted
+        case version, device, author, deleted, origin
         case contentHash = "content_hash"
         case sizeBytes = "size_bytes"
         case createdAt = "created_at"

@@ -1,3 +1,4 @@
+import Foundation
 import SyncProtocol
 
 extension WriteAdmission {
@@ -49,6 +50,57 @@ extension WriteAdmission {
         }
         if let account = snapshot.account, let usage = account.usage, let reason = overflow(account, adding: growth) {
             return WritePlan(rejected: plan.rejected, refusal: .undeleteOverQuota(count: plan.writes.count, reason: reason, usage: account.limits.report(usage)))
+        }
+        return plan
+    }
+}
+
+extension WriteAdmission {
+    /// The vault as of a moment: each file changed since takes what it was then: its content then
+    /// as the next version (unless it is that already), or a tombstone when it did not exist or was
+    /// deleted then. A file whose version then is no longer kept, or whose name another file took
+    /// meanwhile, stays as it is and is reported; over the quota, nothing is restored. Tombstones
+    /// are decided first: a name one frees may be taken back by a file coming back.
+    static func restoreAsOf(_ candidates: [AsOfCandidate], asOf: Date, _ snapshot: VaultSnapshot) -> WritePlan {
+        var plan = WritePlan(origin: "restore as of \(WireDate.format(asOf))")
+        var claimed = snapshot.live
+        var growth = StorageUse(bytes: 0, files: 0)
+        var counted: Set<String> = []
+        let sorted = candidates.sorted { $0.path < $1.path }
+        for candidate in sorted where candidate.then == .absent {
+            guard let live = snapshot.liveRow(candidate.path.rawValue) else { continue }
+            if claimed[live.pathKey] == live.path { claimed[live.pathKey] = nil }
+            plan.writes.append(.init(path: candidate.path, pathKey: live.pathKey, version: snapshot.nextVersion(of: live.path), contentHash: nil, sizeBytes: 0))
+            growth.files -= 1
+        }
+        for candidate in sorted {
+            let path = candidate.path
+            switch candidate.then {
+            case .absent: continue
+            case .unknown: plan.rejected.append(.init(path: path, why: .versionNotKept(asOf)))
+            case .content(let hash, let sizeBytes):
+                let live = snapshot.liveRow(path.rawValue)
+                if live?.contentHash == hash { continue }
+                guard holds(snapshot, hash, sizeBytes: sizeBytes) else {
+                    plan.rejected.append(.init(path: path, why: .versionNotKept(asOf)))
+                    continue
+                }
+                let key = snapshot.current[path.rawValue]?.pathKey ?? candidate.pathKey
+                if let why = caseRule(key, for: path, claimed: claimed) {
+                    plan.rejected.append(.init(path: path, why: why))
+                    continue
+                }
+                claimed[key] = path.rawValue
+                plan.writes.append(.init(path: path, pathKey: key, version: snapshot.nextVersion(of: path.rawValue), contentHash: hash, sizeBytes: sizeBytes))
+                if live == nil { plan.revived.insert(path) }
+                let grown = self.growth(hash, sizeBytes: sizeBytes, replacing: live, in: snapshot, counted: &counted)
+                growth.bytes += grown.bytes
+                growth.files += grown.files
+            }
+        }
+        if let account = snapshot.account, let usage = account.usage, let reason = overflow(account, adding: growth) {
+            let count = plan.writes.count
+            return WritePlan(rejected: plan.rejected, refusal: .restoreAsOfOverQuota(count: count, reason: reason, usage: account.limits.report(usage)))
         }
         return plan
     }

@@ -28,6 +28,7 @@ enum WriteAdmission {
         case .move(let push, let sources): move(push, sources: sources, snapshot)
         case .restore(let path, let version, let old): restore(path, version: version, old: old, snapshot)
         case .undelete(let candidates): undelete(candidates, snapshot)
+        case .restoreAsOf(let candidates, let asOf): restoreAsOf(candidates, asOf: asOf, snapshot)
         case .conflictBytes(let path, let hash, let size, let required): conflictBytes(path, hash: hash, sizeBytes: size, required: required, snapshot)
         case .rekey(let rekey): self.rekey(rekey, snapshot, by: role)
         case .resolveConflicts, .davState: WritePlan()

@@ -24,6 +24,10 @@ struct WritePlan: Sendable, Equatable {
     var refusal: WriteRefusal?
     /// A rekey: the name generation the vault's paths are under once the writes are made.
     var namesGeneration: Int?
+    /// What the versions are, when not a device's own edit, as history shows it ("restore as of …").
+    var origin: String?
+    /// Of `writes`, the files that were not live before (a restore as of a moment tells them apart).
+    var revived: Set<VaultPath> = []
 
     /// A path's new version: content, or a tombstone when `contentHash` is nil.
     struct VersionWrite: Sendable, Equatable {

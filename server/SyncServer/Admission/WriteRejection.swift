@@ -1,3 +1,4 @@
+import Foundation
 import SyncProtocol
 
 /// Why one file of a write was not written; the others go on. The wire words are chosen in one
@@ -21,6 +22,8 @@ enum WriteRejection: Sendable, Equatable {
     case overQuota(String)
     /// A deleted file's content before the deletion is no longer kept.
     case contentNotKept
+    /// A file's version at a moment, or its bytes, are no longer kept (the server's retention).
+    case versionNotKept(Date)
 }
 
 /// Why a whole write was refused: nothing of it was written.
@@ -32,6 +35,8 @@ enum WriteRefusal: Sendable, Equatable {
     case restoreOverQuota(String, usage: UsageResponse)
     /// The `count` files that could come back would not fit: none does.
     case undeleteOverQuota(count: Int, reason: String, usage: UsageResponse)
+    /// The vault as of a moment would not fit: nothing is restored.
+    case restoreAsOfOverQuota(count: Int, reason: String, usage: UsageResponse)
     /// A restore of a version the path never had, or one no longer retained.
     case noSuchVersion(path: VaultPath, version: Int)
     case versionIsDeletion(path: VaultPath, version: Int)
@@ -64,7 +69,7 @@ extension WriteRefusal {
     /// Whether the write was refused for the account's quota.
     var isOverQuota: Bool {
         switch self {
-        case .pushOverQuota, .restoreOverQuota, .undeleteOverQuota, .conflictOverQuota: true
+        case .pushOverQuota, .restoreOverQuota, .undeleteOverQuota, .restoreAsOfOverQuota, .conflictOverQuota: true
         default: false
         }
     }

@@ -19,6 +19,8 @@ enum WriteRequest: Sendable {
     case restore(path: VaultPath, version: Int, old: PastVersion?)
     /// Files deleted in a window, each back with its content before the deletion.
     case undelete([UndeleteCandidate])
+    /// Every file changed since `asOf` back as it was then (``WriteAdmission/restoreAsOf(_:asOf:_:)``).
+    case restoreAsOf([AsOfCandidate], asOf: Date)
     /// A conflict record's bytes: named as kept when they are stored (`required`: they must be,
     /// the device said it uploaded them).
     case conflictBytes(path: VaultPath, hash: String, sizeBytes: Int64, required: Bool)
@@ -95,6 +97,7 @@ extension WriteRequest {
         case .confirm(let reservations): reservations.map { VaultPath(alreadyValidated: $0.path) }
         case .restore(let path, _, _): [path]
         case .undelete(let candidates): candidates.map(\.path)
+        case .restoreAsOf(let candidates, _): candidates.compactMap { if case .content = $0.then { $0.path } else { nil } }
         case .rekey(let rekey): rekey.push.files.map(\.path)
         case .delete, .conflictBytes, .resolveConflicts, .davState: []
         }
@@ -112,5 +115,22 @@ struct UndeleteCandidate: Sendable, Equatable {
     struct Content: Sendable, Equatable {
         let hash: String
         let sizeBytes: Int64
+    }
+}
+
+/// A file changed since a moment (its current row is in the snapshot), and what it was then.
+struct AsOfCandidate: Sendable, Equatable {
+    let path: VaultPath
+    /// Its letter-case key (the case-folded path, or an encrypted vault's fingerprint).
+    let pathKey: String
+    let then: Then
+
+    enum Then: Sendable, Equatable {
+        /// It held these bytes.
+        case content(hash: String, sizeBytes: Int64)
+        /// It did not exist (made later), or was deleted.
+        case absent
+        /// Its version then is no longer kept (the server's version retention removed it).
+        case unknown
     }
 }

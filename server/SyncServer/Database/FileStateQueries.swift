@@ -158,12 +158,13 @@ enum FileStateQueries {
         try ChangeFeedQueries.announce(db, vaultID: vaultID, sequence: sequence, deviceID: deviceID, paths: writes.map(\.path))
     }
 
-    /// Writes live versions (`deleted == false`) or tombstones (`deleted == true`) and records each in history.
-    static func write(_ db: PostgresConnection, vaultID: UUID, writes: [Write], deleted: Bool, deviceID: UUID, now: Date) throws {
+    /// Writes live versions (`deleted == false`) or tombstones (`deleted == true`) and records each
+    /// in history (with `origin`, when they are not the device's own edits).
+    static func write(_ db: PostgresConnection, vaultID: UUID, writes: [Write], deleted: Bool, deviceID: UUID, now: Date, origin: String? = nil) throws {
         guard !writes.isEmpty else { return }
         let params: [any PostgresBindable] = [
             vaultID, writes.map(\.path), writes.map(\.pathKey), writes.map(\.version), writes.map(\.contentHash),
-            writes.map(\.sizeBytes), writes.map(\.sequence), now, deviceID, deleted,
+            writes.map(\.sizeBytes), writes.map(\.sequence), now, deviceID, deleted, origin,
         ]
         try db.query(
             """
@@ -174,11 +175,11 @@ enum FileStateQueries {
                 path_key = EXCLUDED.path_key, version = EXCLUDED.version, content_hash = EXCLUDED.content_hash,
                 size_bytes = EXCLUDED.size_bytes, change_seq = EXCLUDED.change_seq, updated_at = EXCLUDED.updated_at,
                 updated_by = EXCLUDED.updated_by, is_deleted = EXCLUDED.is_deleted, deleted_at = EXCLUDED.deleted_at
-            """, params)
+            """, Array(params.dropLast()))
         try db.query(
             """
-            INSERT INTO file_versions (vault_id, path, version, content_hash, size_bytes, is_deleted, created_at, device_id)
-            SELECT $1, t.path, t.version, t.content_hash, t.size_bytes, $10, $8, $9
+            INSERT INTO file_versions (vault_id, path, version, content_hash, size_bytes, is_deleted, created_at, device_id, origin)
+            SELECT $1, t.path, t.version, t.content_hash, t.size_bytes, $10, $8, $9, $11::text
             FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[]) AS t(path, path_key, version, content_hash, size_bytes, seq)
             """, params)
     }

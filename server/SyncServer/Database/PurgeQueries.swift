@@ -27,15 +27,24 @@ enum PurgeQueries {
         return paths.count
     }
 
-    /// Removes versions older than `cutoff` that are not the current version of their path.
+    /// Removes versions replaced before `cutoff` (a newer version of the path was made before it):
+    /// a version in force at any moment since `cutoff` stays, so the vault as of that moment can
+    /// be restored. Records `cutoff` (``AsOfQueries``: older gaps may be purged versions).
     static func purgeOldVersions(_ db: PostgresConnection, before cutoff: Date) throws -> Int {
-        try db.query(
+        let purged = try db.query(
             """
             DELETE FROM file_versions v USING file_state f
-            WHERE v.vault_id = f.vault_id AND v.path = f.path AND v.version < f.version AND v.created_at < $1
+            WHERE v.vault_id = f.vault_id AND v.path = f.path AND v.version < f.version
+              AND EXISTS (SELECT 1 FROM file_versions n WHERE n.vault_id = v.vault_id AND n.path = v.path AND n.version > v.version AND n.created_at < $1)
             RETURNING 1
             """, [cutoff]
         ).count
+        try db.query(
+            """
+            INSERT INTO version_purges (one, purged_before) VALUES (true, $1)
+            ON CONFLICT (one) DO UPDATE SET purged_before = GREATEST(version_purges.purged_before, EXCLUDED.purged_before)
+            """, [cutoff])
+        return purged
     }
 
     /// Removes reservations that expired before `cutoff`; returns the blobs they named that nothing

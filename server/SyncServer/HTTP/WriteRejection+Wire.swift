@@ -22,6 +22,8 @@ extension WriteRejection {
             FileError(path: path, code: .quotaExceeded, message: reason)
         case .contentNotKept:
             FileError(path: path, code: .notFound, message: "its content before the deletion is no longer kept")
+        case .versionNotKept(let moment):
+            FileError(path: path, code: .notFound, message: "its version at \(WireDate.format(moment)) is no longer kept (the server's version retention removed it); left as it is")
         }
     }
 }
@@ -40,6 +42,8 @@ extension WriteRefusal {
             .quotaExceeded(reason + " (nothing of this push was reserved)", usage: usage)
         case .restoreOverQuota(let reason, let usage):
             .quotaExceeded(reason, usage: usage)
+        case .restoreAsOfOverQuota(let count, let reason, let usage):
+            .quotaExceeded("the \(count) files brought back as they were would not fit: \(reason); nothing was restored (restore a folder, or make room)", usage: usage)
         case .undeleteOverQuota(let count, let reason, let usage):
             .quotaExceeded("the \(count) files would not fit: \(reason); nothing was restored (restore fewer with a folder, or make room)", usage: usage)
         case .noSuchVersion(let path, let version):

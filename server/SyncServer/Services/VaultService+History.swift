@@ -16,7 +16,8 @@ extension VaultService {
             let url = try hash.map { try blobs.downloadURL(for: BlobKey(vaultID: scope.vaultID, contentHash: $0), expiresAt: expires) }
             return FileVersionInfo(
                 version: row.version, contentHash: hash, sizeBytes: row.sizeBytes, createdAt: row.createdAt,
-                device: row.deviceName, author: row.authorID == scope.userID ? nil : row.author, deleted: row.isDeleted, downloadURL: url)
+                device: row.deviceName, author: row.authorID == scope.userID ? nil : row.author, deleted: row.isDeleted, downloadURL: url,
+                origin: row.origin)
         }
         return HistoryResponse(path: path, versions: versions)
     }

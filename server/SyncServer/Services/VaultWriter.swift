@@ -30,8 +30,8 @@ struct VaultWriter {
                 path: write.path.rawValue, pathKey: write.pathKey, version: write.version, contentHash: write.contentHash, sizeBytes: write.sizeBytes, sequence: sequence)
         }
         // Tombstones first: a name a move frees (in letter case only) is free before it is taken.
-        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash == nil }, deleted: true, deviceID: scope.deviceID, now: now)
-        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash != nil }, deleted: false, deviceID: scope.deviceID, now: now)
+        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash == nil }, deleted: true, deviceID: scope.deviceID, now: now, origin: plan.origin)
+        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash != nil }, deleted: false, deviceID: scope.deviceID, now: now, origin: plan.origin)
         try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
         if let names = plan.namesGeneration { try FileStateQueries.setNamesGeneration(tx, vaultID: scope.vaultID, generation: names, since: sequence) }
         if plan.consumesReservations {

@@ -63,7 +63,7 @@ public enum ServerSettings {
 
     public static let versionRetention = ServerSetting.duration(
         "version-retention", "VAULTSYNC_VERSION_RETENTION",
-        "How long old versions of existing files are kept, as 90d, 12h, 15m or 30s; 0 keeps only the current version.",
+        "How long old versions of existing files are kept after a newer one replaced them, as 90d, 12h, 15m or 30s; 0 keeps only the current version.",
         default: { _ in "as long as the file exists" }
     ) { $0.configuration.versionRetention = $1 }
 

@@ -202,7 +202,7 @@ struct WebApp: Sendable {
         let rows: [[String: Any]] = versions.enumerated().map { index, version in
             [
                 "version": version.version, "current": index == 0 && !version.deleted, "created": WireDate.format(version.createdAt),
-                "device": version.madeBy, "deleted": version.deleted, "size": Self.size(version.sizeBytes),
+                "device": version.madeBy, "deleted": version.deleted, "size": Self.size(version.sizeBytes), "origin": version.origin ?? "",
                 "viewHref": version.deleted || scope.encrypted ? "" : base + "file?path=" + Self.query(path.rawValue) + "&version=\(version.version)",
                 "restorable": !version.deleted && !(index == 0), "restoreAction": base + "restore", "formToken": token, "path": path.rawValue,
                 "compareHref": version.deleted || scope.encrypted || !Self.isNote(path.rawValue)
