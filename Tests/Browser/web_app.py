@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drives the web app in a real headless Chromium, as a person would: signs in, browses, opens a
 hostile note (and sees which note links to it), compares two versions (switching views in place), restores one, brings deleted files
-back, settles a conflict by editing the merged text, shares the vault (invites an account as a
+back, looks at the vault as it was at a moment, settles a conflict by editing the merged text, shares the vault (invites an account as a
 reader, makes a writer's code and revokes it), reads an encrypted vault's members page (safety
 numbers, invitations sent from a device), renames and revokes a device, reads the storage and account
 pages, makes an enrolment code (printed for the test to sync a device with), watches the activity
@@ -180,6 +180,21 @@ try:
         page.get_by_label("Restore everything deleted").select_option("hour")
         page.get_by_role("button", name="Restore them").click()
         expect(page.get_by_role("status")).to_contain_text("1 file restored")
+
+        step = "vault as it was"
+        page.get_by_role("link", name="default", exact=True).click()
+        # An hour from now in the browser's own zone: the vault as it is (the server's clock may lag).
+        later = page.evaluate("(d => new Date(d - d.getTimezoneOffset() * 60000).toISOString().slice(0, 19))(new Date(Date.now() + 3600000))")
+        page.get_by_label("See the vault as it was on").fill(later)
+        page.get_by_role("button", name="Show it").click()
+        expect(page.get_by_role("status")).to_contain_text("read-only")
+        if "as_of=" not in page.url or "Z" not in page.url:
+            report["failures"].append(f"the moment did not travel as UTC: {page.url}")
+        expect(page.get_by_role("button", name="Restore the whole vault as it was")).to_be_visible()
+        check(page, "as-of")
+        page.get_by_role("link", name="Back to now").click()
+        expect(page.get_by_role("link", name="Deleted files")).to_be_visible()
+        page.get_by_role("link", name="Deleted files").click()
 
         step = "conflict"
         page.get_by_role("link", name="default", exact=True).click()

@@ -79,7 +79,7 @@ import Testing
                     ], timeout: .seconds(300))
                 let report = try? run.json()
                 #expect(run.exitCode == 0, "\(run)")
-                #expect((report?["pages"] as? [String])?.count == 22, "\(String(describing: report?["pages"]))")
+                #expect((report?["pages"] as? [String])?.count == 23, "\(String(describing: report?["pages"]))")
                 // What the browser did, seen from the server.
                 #expect(try await laptop.read("notes/plan.md") == "merged in the browser\n")
                 #expect(try await laptop.read("gone.md") == "deleted by mistake\n")

@@ -98,6 +98,58 @@ import Testing
         }
     }
 
+    /// The web app's view of a folder as it was: the files live then, each opening at its version
+    /// then; its button restores the folder through the same gate (a forged form and a reader are
+    /// refused), and the page after it says what changed and links to the undo.
+    @Test func theWebAppShowsAFolderAsItWasAndRestoresIt() async throws {
+        try await TestServer.with { server in
+            let setup = try await SharedVaultAccessTests.readerOfAnas(server)
+            let (ana, laptop, ben) = (setup.ana, setup.laptop, setup.ben)
+            try await laptop.write([("notes/a.md", "a then", nil), ("notes/b.md", "b then", nil), ("top.md", "top", nil)])
+            server.clock.advance(by: 60)
+            let moment = server.clock.now
+            server.clock.advance(by: 60)
+            try await laptop.write([("notes/a.md", "a rewritten", 1), ("notes/c.md", "made later", nil)])
+            _ = try await laptop.api.delete(DeleteRequest(files: [DeleteFile(path: try VaultPath("notes/b.md"), baseVersion: 1)]), session: laptop.session)
+            let owner = try #require(try await server.api.vaults(accessToken: laptop.session.accessToken).first)
+            let base = "/app/vaults/\(owner.vaultID.uuidString.lowercased())/"
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: ana.email, password: ana.password)
+                let now = try await web.get(base + "files?folder=notes%2F")
+                #expect(now.status == 200 && now.body.contains("See this folder as it was on") && now.body.contains("type=\"datetime-local\""), "\(now.body.prefix(300))")
+                let page = try await web.get(base + "files?folder=notes%2F&as_of=" + WireDate.format(moment))
+                #expect(page.status == 200 && page.body.contains("as it was (<time"), "\(page.body.prefix(400))")
+                #expect(page.body.contains("file?path=notes/a.md&amp;version=1") && page.body.contains(">b.md<") && !page.body.contains("c.md"), "\(page.body)")
+                // Without the page's script the form sends the field as typed, taken as UTC.
+                let typed = String(WireDate.format(moment).prefix(19))
+                let plain = try await web.get(base + "files?folder=notes%2F&as_of=&when=" + typed)
+                #expect(plain.status == 200 && plain.body.contains(">b.md<"), "\(plain.status)")
+                let token = try #require(page.formToken)
+                let forged = try await web.post(base + "restore-as-of", form: ["as_of": WireDate.format(moment), "folder": "notes/", "form_token": "forged"])
+                #expect(forged.status == 403)
+                #expect(try await laptop.read("notes/a.md") == "a rewritten")
+                let restored = try await web.post(base + "restore-as-of", form: ["as_of": WireDate.format(moment), "folder": "notes/", "form_token": token])
+                let back = try #require(restored.location)
+                #expect(back.contains("set_back=1&brought_back=1&deleted=1"), "\(back)")
+                let after = try await web.get(back)
+                #expect(after.body.contains("Restored as it was: 1 file set back, 1 brought back, 1 deleted") && after.body.contains("to undo it"), "\(after.body.prefix(600))")
+                #expect(try await laptop.read("notes/a.md") == "a then")
+                #expect(try await laptop.read("notes/b.md") == "b then")
+                #expect(try await laptop.read("notes/c.md") == nil)
+                #expect(try await laptop.read("top.md") == "top", "outside the folder: untouched")
+            }
+            // A reader sees the vault as it was, without the button, and cannot post it.
+            try await WebClient.with(server.baseURL) { web in
+                _ = try await web.signIn(email: ben.email, password: ben.password)
+                let page = try await web.get(base + "files?as_of=" + WireDate.format(moment))
+                #expect(page.status == 200 && page.body.contains("as it was (<time") && !page.body.contains("Restore the whole vault as it was"), "\(page.status)")
+                let token = try #require(try await web.get(base + "deleted").formToken)
+                let refused = try await web.post(base + "restore-as-of", form: ["as_of": WireDate.format(moment), "folder": "", "form_token": token])
+                #expect(refused.status == 403, "\(refused.status)")
+            }
+        }
+    }
+
     /// Bad moments and a reader are refused with a reason, and nothing changes.
     @Test func refusedRequestsSayWhyAndChangeNothing() async throws {
         try await TestServer.with { server in

@@ -106,3 +106,21 @@ enum BrowseQueries {
         }
     }
 }
+
+extension BrowseQueries {
+    /// The files that were live at `asOf` (their version then) whose path starts with `prefix`,
+    /// in path order, at most `limit`: a plain vault as it was (``VaultService/filesAsOf(_:under:asOf:limit:)``).
+    /// A file whose version then is no longer kept is not among them.
+    static func asOf(_ db: PostgresConnection, vaultID: UUID, asOf: Date, prefix: String, limit: Int) throws -> [Entry] {
+        try db.query(
+            """
+            SELECT path, version, size_bytes, created_at, content_hash FROM (
+                SELECT DISTINCT ON (v.path) v.path, v.version, v.size_bytes, v.created_at, v.content_hash, v.is_deleted
+                FROM file_versions v
+                WHERE v.vault_id = $1 AND v.created_at <= $2 AND starts_with(v.path, $3)
+                ORDER BY v.path, v.version DESC
+            ) t WHERE NOT is_deleted ORDER BY path LIMIT $4
+            """, [vaultID, asOf, prefix, limit]
+        ).map { Entry(path: try $0.string(0), version: try $0.int(1), sizeBytes: try $0.int64(2), updatedAt: try $0.date(3), contentHash: try $0.optionalString(4)) }
+    }
+}

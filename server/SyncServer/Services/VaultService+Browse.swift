@@ -10,6 +10,12 @@ extension VaultService {
         try await db.withConnection { try BrowseQueries.live($0, vaultID: scope.vaultID, prefix: folder, limit: limit) }
     }
 
+    /// The files live at `asOf` under `folder`, as they were then (a plain vault's; an encrypted
+    /// one's names are ciphertext).
+    func filesAsOf(_ scope: VaultScope, under folder: String, asOf: Date, limit: Int) async throws -> [BrowseQueries.Entry] {
+        try await db.withConnection { try BrowseQueries.asOf($0, vaultID: scope.vaultID, asOf: asOf, prefix: folder, limit: limit) }
+    }
+
     /// Every live path of the vault (a note's wiki links resolve among them).
     func livePaths(_ scope: VaultScope) async throws -> [String] {
         try await db.withConnection { try BrowseQueries.livePaths($0, vaultID: scope.vaultID) }

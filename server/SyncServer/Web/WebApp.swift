@@ -72,6 +72,7 @@ struct WebApp: Sendable {
         addDiffPage(to: vaultPages)
         addConflictPages(to: vaultPages)
         addExportPages(to: vaultPages)
+        addAsOfPages(to: vaultPages)
     }
 
     // MARK: pages
@@ -99,6 +100,7 @@ struct WebApp: Sendable {
     func folder(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let scope = try await scope(caller, context)
         let folder = try Self.folderParameter(request)
+        if let asOf = try Self.asOfParameter(request) { return try await folderAsOf(caller, scope, folder: folder, asOf: asOf) }
         let listing = FolderListing(folder: folder, entries: try await vault.liveFiles(scope, under: folder, limit: Self.folderLimit))
         let base = Self.base(scope)
         if scope.encrypted {
@@ -120,11 +122,17 @@ struct WebApp: Sendable {
              "changed": WireDate.format(file.entry.updatedAt)]
         }
         let heading = folder.isEmpty ? scope.vaultName : String(folder.dropLast().split(separator: "/").last ?? "")
-        return render("folder", chrome(caller, title: heading).merging([
+        var model = chrome(caller, title: heading).merging([
             "heading": heading, "crumbs": crumbs(scope, folder: folder), "entries": entries, "hasEntries": !entries.isEmpty, "encrypted": scope.encrypted,
             "deletedHref": base + "deleted" + (folder.isEmpty ? "" : "?folder=" + Self.query(folder)), "conflictsHref": base + "conflicts",
             "exportHref": base + "export", "activityHref": base + "activity", "membersHref": base + "members",
-        ]) { $1 })
+            "asOfForm": true, "filesHref": base + "files", "folder": folder, "whole": folder.isEmpty ? "the vault" : "this folder",
+        ]) { $1 }
+        if let (notice, undo) = Self.asOfNotice(request, base: base, folder: folder) {
+            model["notice"] = notice
+            model["undoHref"] = undo
+        }
+        return render("folder", model)
     }
 
     /// The vault, path and version with content a request names (`version=`, else the newest),

@@ -18,6 +18,8 @@
 ///   version in a list of versions (`<option data-datetime>`) with its local date and time.
 /// - **a menu on a phone**: at a narrow width the account's links fold behind a "Menu" button
 ///   (`aria-expanded`), shown only where the script runs.
+/// - **local times sent as UTC**: a form with `data-local-time` fills each hidden field an
+///   `input[data-utc]` names with its local date and time as ISO 8601 UTC (the vault as of a moment).
 /// A fresh copy of a page is this server's own rendering, parsed inert (`DOMParser` runs no script).
 enum WebScript {
     static let js = #"""
@@ -61,6 +63,17 @@ enum WebScript {
             });
           }
           readTimes(document);
+
+          // A local date and time (`datetime-local`) travels as UTC: the browser knows its zone.
+          document.querySelectorAll("form[data-local-time]").forEach(function (form) {
+            form.addEventListener("submit", function () {
+              form.querySelectorAll("input[data-utc]").forEach(function (input) {
+                var date = new Date(input.value);
+                var target = form.querySelector("input[name='" + input.dataset.utc + "']");
+                if (target && !isNaN(date.getTime())) { target.value = date.toISOString(); }
+              });
+            });
+          });
 
           function labelCells(root) {
             root.querySelectorAll("main table:not(.diff)").forEach(function (table) {

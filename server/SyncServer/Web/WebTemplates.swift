@@ -136,8 +136,15 @@ enum WebTemplates {
     static let folder = """
         {{> header}}
         {{> crumbs}}
-        <h1>{{heading}}</h1>
-        <p class="actions"><a href="{{deletedHref}}">Deleted files</a> <a href="{{conflictsHref}}">Conflicts</a> <a href="{{activityHref}}">Activity</a> <a href="{{exportHref}}">Export</a> <a href="{{membersHref}}">Members</a></p>
+        <h1>{{heading}}{{#asOf}} <span class="as-of">as it was</span>{{/asOf}}</h1>
+        {{#asOf}}<p class="notice" role="status">This is {{whole}} as it was (<time datetime="{{asOf}}">{{asOf}}</time>): read-only; each file opens at its version then. <a href="{{nowHref}}">Back to now</a></p>
+        {{#canRestore}}<form method="post" action="{{restoreAsOfAction}}" class="stacked">
+        <input type="hidden" name="form_token" value="{{formToken}}"><input type="hidden" name="folder" value="{{folder}}"><input type="hidden" name="as_of" value="{{asOf}}">
+        <p>Restoring sets every file here back as it was then: files changed since take their content then, deleted ones come back, ones made since are deleted. It is one change every device gets, and it can be undone the same way.</p>
+        <button type="submit">Restore {{whole}} as it was</button>
+        </form>{{/canRestore}}{{/asOf}}
+        {{^asOf}}<p class="actions"><a href="{{deletedHref}}">Deleted files</a> <a href="{{conflictsHref}}">Conflicts</a> <a href="{{activityHref}}">Activity</a> <a href="{{exportHref}}">Export</a> <a href="{{membersHref}}">Members</a></p>{{/asOf}}
+        {{#undoHref}}<p><a href="{{undoHref}}">See it as it was just before, to undo it</a></p>{{/undoHref}}
         {{#encrypted}}<p class="notice">This vault is end-to-end encrypted: the server holds only ciphertext, so it shows how many files there are, their sizes and times, never their names or content.</p>{{/encrypted}}
         {{#summary}}<p>{{summary}}</p>{{/summary}}
         {{^encrypted}}{{^hasEntries}}<p>This folder is empty.</p>{{/hasEntries}}{{/encrypted}}
@@ -151,6 +158,12 @@ enum WebTemplates {
         </tbody>
         </table>
         {{/hasEntries}}
+        {{^encrypted}}{{#asOfForm}}<form method="get" action="{{filesHref}}" class="stacked" data-local-time>
+        <input type="hidden" name="folder" value="{{folder}}"><input type="hidden" name="as_of" value="">
+        <label for="when">See {{whole}} as it was on</label>
+        <input type="datetime-local" id="when" name="when" step="1" required data-utc="as_of">
+        <button type="submit">Show it</button>
+        </form>{{/asOfForm}}{{/encrypted}}
         {{> footer}}
         """
 
