@@ -50,6 +50,9 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
     /// The owner restores, from the web app's history page of a note, the version before the
     /// current one (a plain vault's; an encrypted vault's pages show no names).
     case webRestore(path: String)
+    /// The owner sets the vault back as it was `stepsBack` steps ago (`vaultsync restore --as-of`,
+    /// through the API; a plain vault's).
+    case restoreAsOf(stepsBack: Int)
     /// The device re-encrypts the vault's names under a new key generation (`vaultsync vaults
     /// rekey`), with its files' contents sealed again when `contents` (encrypted vaults only).
     case rekey(device: Int, contents: Bool)
@@ -70,6 +73,7 @@ public enum SimOperation: Equatable, Sendable, CustomStringConvertible {
         case .wait(let seconds): "wait \(seconds) s"
         case .rekey(let d, let contents): "d\(d) rekeys the vault's names" + (contents ? " and contents" : "")
         case .webRestore(let path): "web app: restore the version before the current one of \(path)"
+        case .restoreAsOf(let back): "restore the vault as it was \(back) steps ago"
         case .davRead(let path, let person): "WebDAV read \(path)" + person.client
         case .davWrite(let path, let token, let ifMatch, let person): "WebDAV write \(path) \(token)" + (ifMatch ? " (If-Match)" : " (blind)") + person.client
         }
@@ -141,7 +145,7 @@ public struct SimScenario: Sendable, CustomStringConvertible {
             switch operation {
             case .davRead(let path, _): .rekey(device: path.count % scenario.devices, contents: false)
             case .davWrite(_, let token, let ifMatch, _): .rekey(device: token.count % scenario.devices, contents: ifMatch)
-            case .webRestore: nil
+            case .webRestore, .restoreAsOf: nil
             default: operation
             }
         }
@@ -195,8 +199,10 @@ public struct SimScenario: Sendable, CustomStringConvertible {
                 operations.append(.rename(device: device, from: note, to: target))
             case 47..<64:
                 operations.append(.sync(device: device, fault: randomFault(&rng)))
-            case 64..<66:
+            case 64..<65:
                 operations.append(.webRestore(path: note))
+            case 65..<66:
+                operations.append(.restoreAsOf(stepsBack: Int.random(in: 1...12, using: &rng)))
             case 66..<70:
                 // The WebDAV client edits shared notes, or (when edits do not collide) notes of its own.
                 let path = collisions || Bool.random(using: &rng) ? sharedNotes.randomElement(using: &rng)! : "dav/n\(Int.random(in: 0..<2, using: &rng)).md"

@@ -64,3 +64,36 @@ extension Simulation {
         return String(decoding: try vaultKeys().map { try FileFormat.open(bytes, with: $0.keys) } ?? bytes, as: UTF8.self)
     }
 }
+
+extension Simulation {
+    /// Sets the vault back as it was at the start of the step `stepsBack` steps ago, as
+    /// `vaultsync restore --as-of` does: one change through the write gate. The edits of each
+    /// version it replaces were the user's choice to undo (they stay in history); files it brings
+    /// back live again, and the lines it brings back may meet a device's edit of them.
+    func restoreAsOf(stepsBack: Int) async throws -> String? {
+        let moment = moments[max(0, moments.count - 1 - stepsBack)]
+        let session = try await readerSession()
+        let answer: RestoreAsOfResponse
+        do {
+            answer = try await server.api.restoreAsOf(RestoreAsOfRequest(asOf: moment), session: session)
+        } catch let error as SyncAPIError where error.code == .invalidRequest && server.clock.now.timeIntervalSince(moment) > Double(Self.retention.components.seconds) {
+            return nil  // older than the tombstone retention (a purge moved the clock): refused, nothing changed
+        }
+        if verbose { print("restored as of \(WireDate.format(moment)): \(answer.changed.count) set back, \(answer.broughtBack.count) brought back, \(answer.deleted.count) deleted") }
+        guard answer.notRestorable.isEmpty else { return "a restore as of a moment found versions not restorable, with no version retention: \(answer.notRestorable)" }
+        let made = answer.changed.map { ($0.path, $0.version) } + answer.broughtBack.map { ($0.path, $0.version) } + answer.deleted.map { ($0.path, $0.version) }
+        for (path, version) in made {
+            let history = try await server.api.history(path, session: session).versions
+            guard let restored = history.first(where: { $0.version == version }), restored.origin == "restore as of \(WireDate.format(moment))" else {
+                return "the restore as of \(WireDate.format(moment)) answered \(path) v\(version), but history does not name it so"
+            }
+            if let replaced = history.first(where: { $0.version == version - 1 }), let text = try await versionContent(replaced, session: session) {
+                ledger.excused.formUnion(Tokens.find(in: text))
+            }
+            ledger.restored.insert(path.rawValue)
+        }
+        for file in answer.broughtBack { ledger.mustBeGone[file.path.rawValue] = nil }
+        for file in answer.deleted { ledger.everDeleted.insert(file.path.rawValue) }
+        return nil
+    }
+}

@@ -23,6 +23,8 @@ public final class Simulation {
     let balancer: Balancer
     /// Server restarts so far (they alternate between the instances, the second first).
     var restarts = 0
+    /// The server's time at the start of each step so far (a restore as of a step's moment).
+    var moments: [Date] = []
     let user: TestUser
     /// Who each device belongs to when the vault is shared (``SimScenario/writers``,
     /// ``SimScenario/readers``), and the vault's id they name it by; the owner's devices are absent.
@@ -227,6 +229,7 @@ public final class Simulation {
     // MARK: steps
 
     func perform(_ operation: SimOperation, index: Int) async throws -> String? {
+        moments.append(server.clock.now)
         switch operation {
         case .edit(let device, let path, let edit, let token):
             var text = read(device, path)
@@ -291,6 +294,7 @@ public final class Simulation {
         case .davWrite(let path, let token, let ifMatch, let person): return try await davWrite(path, token: token, ifMatch: ifMatch, by: person)
         case .rekey(let device, let contents): return try await rekey(device, contents: contents)
         case .webRestore(let path): return try await webRestore(path)
+        case .restoreAsOf(let back): return try await restoreAsOf(stepsBack: back)
         }
         return nil
     }

@@ -9,7 +9,7 @@ extension VaultService {
     /// named in history as the restore (`origin`); restoring as of just before it undoes it. A dry
     /// run decides the same on the vault as it is and writes nothing. The rules are
     /// ``WriteAdmission/restoreAsOf(_:asOf:_:)``'s.
-    /// - Throws: ``ServiceError/invalidRequest(_:)`` for a moment in the future, one older than the
+    /// - Throws: ``ServiceError/invalidRequest(_:)`` for a moment more than a minute ahead, one older than the
     ///   tombstone retention (deleted files' history is gone), or, in an encrypted vault, one before
     ///   its names were renewed; ``ServiceError/quotaExceeded(_:usage:)`` when it would not fit;
     ///   ``ServiceError/readOnly()`` for a reader.
@@ -17,7 +17,11 @@ extension VaultService {
         let folder = try request.under.map(Self.folderPrefix)
         let now = now()
         let asOf = request.asOf
-        guard asOf <= now else { throw ServiceError.invalidRequest("as of \(WireDate.format(asOf)) is in the future (the server's time is \(WireDate.format(now)))") }
+        // A minute of grace: a device's clock may run ahead of the server's (and a time on the
+        // wire is rounded to the millisecond); as of a moment still to come changes nothing.
+        guard asOf <= now.addingTimeInterval(60) else {
+            throw ServiceError.invalidRequest("as of \(WireDate.format(asOf)) is in the future (the server's time is \(WireDate.format(now)))")
+        }
         guard asOf >= now.addingTimeInterval(-retention.seconds) else {
             throw ServiceError.invalidRequest(
                 "as of \(WireDate.format(asOf)) is older than the server's \(DurationText.format(retention))-long tombstone retention: what was deleted before then is no longer known")
