@@ -11,6 +11,7 @@ extension SyncEngine {
     /// - Returns: the copies it wrote (vault paths, for the scan to look at).
     func mirrorProfile(_ report: inout SyncReport) -> [String] {
         guard var record = DeviceProfileRecord.read(root: root), let profile = try? DeviceProfile(record.name) else { return [] }
+        let before = record
         var wrote: [String] = []
         for file in DeviceProfile.files {
             let (diskPath, copyPath) = (DeviceProfile.diskPath(file), profile.copyPath(file))
@@ -40,7 +41,7 @@ extension SyncEngine {
             }
         }
         do {
-            try DeviceProfileRecord.save(record, root: root)
+            if record != before { try DeviceProfileRecord.save(record, root: root) }
         } catch {
             report.notices.append("the \(profile.name) profile's record could not be saved (\(error)); the lists are matched again at the next sync")
         }
