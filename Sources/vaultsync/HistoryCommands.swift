@@ -100,7 +100,7 @@ struct Restore: AsyncParsableCommand {
         for file in answer.notRestorable { print("  not restorable: \(file.path): \(file.message)") }
         if let report, let made = answer.restoredAt {
             if answer.changed.count + answer.broughtBack.count + answer.deleted.count > 0 {
-                print("undo it with: vaultsync restore --as-of \(WireDate.format(made.addingTimeInterval(-1)))\(under.map { " --under \($0)" } ?? "")")
+                print("undo it with: vaultsync restore --as-of \(WireDate.format(made.addingTimeInterval(-0.001)))\(under.map { " --under \($0)" } ?? "")")
             }
             try finish(report, json: false)
         }

@@ -71,7 +71,7 @@ import Testing
 
             // Undone: as of just before the restore.
             server.clock.advance(by: 60)
-            let undone = try await run(["restore", "--as-of", WireDate.format(restoredAt.addingTimeInterval(-1)), "--vault", laptop.path], passphrase: secret)
+            let undone = try await run(["restore", "--as-of", WireDate.format(restoredAt.addingTimeInterval(-0.001)), "--vault", laptop.path], passphrase: secret)
             #expect(undone.exitCode == 0 && undone.stdout.contains("200 files set back, 1 brought back, 1 deleted"), "\(undone)")
             #expect(text(laptop, "notes/7.md") == Self.note(7, rewritten: true) && text(laptop, "made.md") == "made later\n" && text(laptop, "gone.md") == nil)
         }

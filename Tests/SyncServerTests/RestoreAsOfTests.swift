@@ -52,7 +52,7 @@ import Testing
 
             // Undone: as of just before the restore.
             server.clock.advance(by: 60)
-            let undone = try await owner.api.restoreAsOf(RestoreAsOfRequest(asOf: done.restoredAt!.addingTimeInterval(-1)), session: owner.session)
+            let undone = try await owner.api.restoreAsOf(RestoreAsOfRequest(asOf: done.restoredAt!.addingTimeInterval(-0.001)), session: owner.session)
             #expect(undone.changed.count == 2 && undone.broughtBack.map(\.path.rawValue) == ["made.md"] && undone.deleted.map(\.path.rawValue) == ["gone.md"])
             #expect(try await owner.read("a.md") == "a rewritten")
             #expect(try await owner.read("made.md") == "made later")

@@ -61,7 +61,7 @@ extension WebApp {
         let answer = try await vault.restoreAsOf(scope, RestoreAsOfRequest(asOf: asOf, under: under))
         var back = Self.base(scope) + "files?" + (under.map { "folder=" + Self.query($0 + "/") + "&" } ?? "")
         back += "set_back=\(answer.changed.count)&brought_back=\(answer.broughtBack.count)&deleted=\(answer.deleted.count)&not_restorable=\(answer.notRestorable.count)"
-        if let made = answer.restoredAt { back += "&undo=" + Self.query(WireDate.format(made.addingTimeInterval(-1))) }
+        if let made = answer.restoredAt { back += "&undo=" + Self.query(WireDate.format(made.addingTimeInterval(-0.001))) }
         return Response.redirect(to: back, type: .normal)
     }
 
