@@ -38,17 +38,17 @@ sql <<SQL
 CREATE TEMP TABLE fill AS SELECT g AS n FROM generate_series(1, $files) g;
 INSERT INTO blobs (vault_id, content_hash, size_bytes, created_at)
   SELECT '$vault'::uuid, 'sha256:' || lpad(to_hex(n), 64, '0'), 1000, now() - interval '2 hours' FROM fill
-  UNION ALL SELECT '$vault'::uuid, 'sha256:' || lpad(to_hex(n), 63, '0') || 'f', 1001, now() - interval '1 hour' FROM fill WHERE n <= $changed;
+  UNION ALL SELECT '$vault'::uuid, 'sha256:a' || lpad(to_hex(n), 63, '0'), 1001, now() - interval '1 hour' FROM fill WHERE n <= $changed;
 INSERT INTO file_versions (vault_id, path, version, content_hash, size_bytes, is_deleted, created_at, device_id)
   SELECT '$vault'::uuid, 'notes/n' || n || '.md', 1, 'sha256:' || lpad(to_hex(n), 64, '0'), 1000, false, now() - interval '2 hours', '$device'::uuid FROM fill
-  UNION ALL SELECT '$vault'::uuid, 'notes/n' || n || '.md', 2, 'sha256:' || lpad(to_hex(n), 63, '0') || 'f', 1001, false, now() - interval '1 hour', '$device'::uuid FROM fill WHERE n <= $changed;
+  UNION ALL SELECT '$vault'::uuid, 'notes/n' || n || '.md', 2, 'sha256:a' || lpad(to_hex(n), 63, '0'), 1001, false, now() - interval '1 hour', '$device'::uuid FROM fill WHERE n <= $changed;
 -- A hundred deleted since (version 3, a tombstone) and a hundred made since.
 INSERT INTO file_versions (vault_id, path, version, content_hash, size_bytes, is_deleted, created_at, device_id)
   SELECT '$vault'::uuid, 'notes/n' || n || '.md', CASE WHEN n <= $changed THEN 3 ELSE 2 END, NULL, 0, true, now() - interval '50 minutes', '$device'::uuid FROM fill WHERE n > $files - 100;
 INSERT INTO file_versions (vault_id, path, version, content_hash, size_bytes, is_deleted, created_at, device_id)
-  SELECT '$vault'::uuid, 'new/m' || g || '.md', 1, 'sha256:' || lpad(to_hex(g), 62, '0') || 'ee', 500, false, now() - interval '40 minutes', '$device'::uuid FROM generate_series(1, 100) g;
+  SELECT '$vault'::uuid, 'new/m' || g || '.md', 1, 'sha256:b' || lpad(to_hex(g), 63, '0'), 500, false, now() - interval '40 minutes', '$device'::uuid FROM generate_series(1, 100) g;
 INSERT INTO blobs (vault_id, content_hash, size_bytes, created_at)
-  SELECT '$vault'::uuid, 'sha256:' || lpad(to_hex(g), 62, '0') || 'ee', 500, now() FROM generate_series(1, 100) g;
+  SELECT '$vault'::uuid, 'sha256:b' || lpad(to_hex(g), 63, '0'), 500, now() FROM generate_series(1, 100) g;
 INSERT INTO file_state (vault_id, path, path_key, version, content_hash, size_bytes, updated_at, updated_by, is_deleted, deleted_at, change_seq)
   SELECT DISTINCT ON (path) vault_id, path, lower(path), version, content_hash, size_bytes, created_at, device_id, is_deleted, CASE WHEN is_deleted THEN created_at END,
          row_number() OVER (ORDER BY created_at, path)
