@@ -208,14 +208,16 @@ struct WebApp: Sendable {
         let base = Self.base(scope)
         let token = sessions.formToken(session: caller.session.id)
         let rows: [[String: Any]] = versions.enumerated().map { index, version in
-            [
+            var row: [String: Any] = [
                 "version": version.version, "current": index == 0 && !version.deleted, "created": WireDate.format(version.createdAt),
-                "device": version.madeBy, "deleted": version.deleted, "size": Self.size(version.sizeBytes), "origin": version.origin ?? "",
+                "device": version.madeBy, "deleted": version.deleted, "size": Self.size(version.sizeBytes),
                 "viewHref": version.deleted || scope.encrypted ? "" : base + "file?path=" + Self.query(path.rawValue) + "&version=\(version.version)",
                 "restorable": !version.deleted && !(index == 0), "restoreAction": base + "restore", "formToken": token, "path": path.rawValue,
                 "compareHref": version.deleted || scope.encrypted || !Self.isNote(path.rawValue)
                     || !versions[(index + 1)...].contains(where: { !$0.deleted }) ? "" : base + "diff?path=" + Self.query(path.rawValue) + "&to=\(version.version)",
             ]
+            if let origin = version.origin { row["origin"] = origin }  // an empty string would still open the section
+            return row
         }
         return render("history", chrome(caller, title: "History of \(String(path.name))").merging([
             "heading": String(path.name), "crumbs": crumbs(scope, folder: Self.folderOf(path.rawValue), last: String(path.name), lastHref: base + "file?path=" + Self.query(path.rawValue)),
