@@ -120,6 +120,8 @@ import Testing
                 let page = try await web.get(base + "files?folder=notes%2F&as_of=" + WireDate.format(moment))
                 #expect(page.status == 200 && page.body.contains("as it was (<time"), "\(page.body.prefix(400))")
                 #expect(page.body.contains("file?path=notes/a.md&amp;version=1") && page.body.contains(">b.md<") && !page.body.contains("c.md"), "\(page.body)")
+                #expect(page.body.contains("files?as_of=" + WireDate.format(moment).replacingOccurrences(of: ":", with: "%3A")) || page.body.contains("files?as_of=" + WireDate.format(moment)),
+                        "the vault's breadcrumb stays at the moment")
                 // Without the page's script the form sends the field as typed, taken as UTC.
                 let typed = String(WireDate.format(moment).prefix(19))
                 let plain = try await web.get(base + "files?folder=notes%2F&as_of=&when=" + typed)

@@ -44,11 +44,22 @@ extension WebApp {
         }
         let heading = folder.isEmpty ? scope.vaultName : String(folder.dropLast().split(separator: "/").last ?? "")
         return render("folder", chrome(caller, title: "\(heading) as it was").merging([
-            "heading": heading, "crumbs": crumbs(scope, folder: folder), "entries": entries, "hasEntries": !entries.isEmpty,
+            "heading": heading, "crumbs": Self.atMoment(crumbs(scope, folder: folder), moment), "entries": entries, "hasEntries": !entries.isEmpty,
             "asOf": moment, "nowHref": base + "files" + (folder.isEmpty ? "" : "?folder=" + Self.query(folder)),
             "canRestore": scope.role.writes, "restoreAsOfAction": base + "restore-as-of", "formToken": sessions.formToken(session: caller.session.id),
             "folder": folder, "whole": folder.isEmpty ? "the whole vault" : "this folder",
         ]) { $1 })
+    }
+
+    /// The breadcrumbs of a folder as it was: its folders above open at the same moment (the
+    /// vaults list stays the vaults list).
+    static func atMoment(_ crumbs: [[String: String]], _ moment: String) -> [[String: String]] {
+        crumbs.map { crumb in
+            guard let href = crumb["href"], href.contains("/files") else { return crumb }
+            var crumb = crumb
+            crumb["href"] = href + (href.contains("?") ? "&" : "?") + "as_of=" + query(moment)
+            return crumb
+        }
     }
 
     /// The restore button: the folder (or the whole vault) as it was, then back to the folder
