@@ -30,8 +30,7 @@ struct Folders: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let root = vaultURL(vault)
-            guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
+            let root = try linkedVault(vault)
             let ignore = IgnoreFile(root: root)
             let selection = ignore.selection
             if json { return try printJSON(Output(mode: selection.mode, folders: selection.folders, fetched: selection.fetched, profile: ignore.profile?.name)) }
@@ -59,17 +58,16 @@ struct Folders: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let root = vaultURL(vault)
-            guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
+            let root = try linkedVault(vault)
             guard let name else {
                 let profile = IgnoreFile(root: root).profile
                 if json { return try printJSON(["profile": profile?.name]) }
-                return print(profile.map { profileLine($0.name) } ?? "no profile: .obsidian/community-plugins.json syncs with every device")
+                return print(profile.map { profileLine($0.name) } ?? noProfile)
             }
             // Changes made here under the old profile go up first, as with the folders.
             _ = try await SyncEngine(root: root).sync(progress: nil)
             try DeviceProfileRecord.choose(name == "none" ? nil : name, root: root)
-            if !json { print(name == "none" ? "no profile: .obsidian/community-plugins.json syncs with every device" : profileLine(name)) }
+            if !json { print(name == "none" ? noProfile : profileLine(name)) }
             try finish(try await SyncEngine(root: root).sync(progress: ProgressPrinter().handler), json: json)
         }
     }
@@ -117,8 +115,7 @@ struct Get: AsyncParsableCommand {
     @Flag(help: "Print the sync report as JSON.") var json = false
 
     func run() async throws {
-        let root = vaultURL(vault)
-        guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
+        let root = try linkedVault(vault)
         let chosen = try folderPaths(paths)
         let selection = IgnoreFile(root: root).selection
         if selection.holdsEverything {
@@ -145,8 +142,7 @@ private func folderPaths(_ typed: [String]) throws -> [String] {
 /// folder about to be left out reach the server), then the new choice saved and synced (copies
 /// left out, folders taken back fetched).
 private func choose(_ selection: FolderSelection, vault: String?, json: Bool) async throws {
-    let root = vaultURL(vault)
-    guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
+    let root = try linkedVault(vault)
     let before = try await SyncEngine(root: root).sync(progress: nil)
     if !json, before.status == .offline {
         print("note: the server is not reachable: changes made here in folders now left out stay here (reported) until they can be sent")
@@ -174,4 +170,15 @@ func syncAndReport(_ selection: FolderSelection, root: URL, json: Bool) async th
 /// What a person reads of a device's profile.
 func profileLine(_ name: String) -> String {
     "profile: \(name) (the community plugins on here follow the \(name) devices' list, \(DeviceProfile.copiesFolder)/\(name)/community-plugins.json)"
+}
+
+/// What a person reads of a device without a profile.
+private let noProfile = "no profile: .obsidian/community-plugins.json syncs with every device"
+
+/// The vault folder a folders command names (`--vault`, else the current folder), once it is
+/// known to be linked.
+private func linkedVault(_ vault: String?) throws -> URL {
+    let root = vaultURL(vault)
+    guard isLinkedFolder(root.path) else { throw ValidationError("\(root.path) is not a linked vault folder (run 'vaultsync init' first)") }
+    return root
 }

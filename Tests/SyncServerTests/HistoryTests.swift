@@ -88,6 +88,8 @@ import Testing
             let url = URL(string: server.baseURL.absoluteString + "/vault/restore-deleted")!
             let noTime = try await RawHTTP.send("POST", url, body: Data("{}".utf8), headers: headers)
             #expect(noTime.status == 400 && noTime.code == .invalidRequest, "\(noTime)")
+            let ancient = try await RawHTTP.send("POST", url, body: Data(#"{"deleted_since": "0001-01-01T00:00:00Z"}"#.utf8), headers: headers)
+            #expect(ancient.status == 400 && ancient.code == .invalidRequest, "a year the database cannot hold: \(ancient)")
             let badFolder = try await RawHTTP.send("POST", url, body: Data(#"{"deleted_since": "2026-01-01T00:00:00Z", "under": "../x"}"#.utf8), headers: headers)
             #expect(badFolder.status == 400 && badFolder.code == .invalidPath, "\(badFolder)")
             // Three would not fit in the two files left: none comes back.

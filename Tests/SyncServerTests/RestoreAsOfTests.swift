@@ -122,6 +122,11 @@ import Testing
                 #expect(page.body.contains("file?path=notes/a.md&amp;version=1") && page.body.contains(">b.md<") && !page.body.contains("c.md"), "\(page.body)")
                 #expect(page.body.contains("files?as_of=" + WireDate.format(moment).replacingOccurrences(of: ":", with: "%3A")) || page.body.contains("files?as_of=" + WireDate.format(moment)),
                         "the vault's breadcrumb stays at the moment")
+                // A moment no calendar of the server can hold is refused with words, not a 500.
+                for bad in ["as_of=garbage", "as_of=0001-01-01T00:00:00Z", "as_of=&when=nonsense"] {
+                    let refused = try await web.get(base + "files?" + bad)
+                    #expect(refused.status == 400 && refused.body.contains("role=\"alert\""), "\(bad): \(refused.status)")
+                }
                 // Without the page's script the form sends the field as typed, taken as UTC.
                 let typed = String(WireDate.format(moment).prefix(19))
                 let plain = try await web.get(base + "files?folder=notes%2F&as_of=&when=" + typed)

@@ -35,7 +35,9 @@ public enum WireDate {
     private static let plain = Date.ISO8601FormatStyle()
 
     /// Parses `2026-03-24T10:30:00Z` or `2026-03-24T10:30:00.123Z` (and offsets). A field out of
-    /// its range (`12:99`, February 30) is refused, not rolled over into the next hour or month.
+    /// its range (`12:99`, February 30) is refused, not rolled over into the next hour or month,
+    /// and so is a year before 1970: no vault holds anything older, and before the calendar reform
+    /// the parser's calendar and the database's disagree (`0001-01-01` reached Postgres as year 0).
     public static func parse(_ text: String) -> Date? {
         guard fieldsInRange(text) else { return nil }
         return (try? withFraction.parse(text)) ?? (try? plain.parse(text))
@@ -55,7 +57,7 @@ public enum WireDate {
             return value
         }
         guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2), let minute = number(14, 2),
-            let second = number(17, 2), (1...12).contains(month), hour < 24, minute < 60, second < 60
+            let second = number(17, 2), year >= 1970, (1...12).contains(month), hour < 24, minute < 60, second < 60
         else { return false }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
