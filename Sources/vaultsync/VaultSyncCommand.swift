@@ -14,7 +14,7 @@ struct VaultSyncCommand: AsyncParsableCommand {
             1 a failure (some files could not be synced, or an error), \
             3 the server is unreachable (changes stay pending), 4 the device must sign in again ('vaultsync login'), \
             5 the folder's vault was deleted on the server or is no longer shared with you, \
-            64 the command line is wrong (nothing was done).
+            64 the command line is wrong (nothing was done). 'vaultsync --version' prints the release.
 
             Passwords come from VAULTSYNC_PASSWORD, --password-stdin, or a prompt on a terminal. \
             An encrypted vault's passphrase comes from VAULTSYNC_PASSPHRASE, --passphrase-stdin, or a prompt; \
@@ -25,19 +25,20 @@ struct VaultSyncCommand: AsyncParsableCommand {
             History.self, Restore.self, Export.self, Import.self, Log.self, Devices.self, AppPassword.self, Vaults.self, Members.self, Invitations.self, Keys.self, Account.self, Nonce.self, ServerInfo.self,
         ])
 
-    /// The release, as `vaultsync --version` prints it. A flag of this command alone (not
-    /// ArgumentParser's `version:`, which every subcommand's help would list beside `restore`'s own
-    /// `--version N`).
-    @Flag(help: "Show the version.") var version = false
-
     func run() async throws {
-        guard version else { throw CleanExit.helpRequest(self) }
-        print(ReleaseVersion.current)
+        throw CleanExit.helpRequest(self)
     }
 
     /// Runs the command; failures the README documents become their exit code and one line on
     /// standard error (``CLIFailure``), the rest are ArgumentParser's usage errors.
     static func main() async {
+        // `vaultsync --version` alone prints the release. Not a flag of this command: ArgumentParser
+        // reads a parent's flags after a subcommand too, so it took `restore PATH --version N`'s
+        // (nor its `version:`, which every subcommand's help would list beside restore's own).
+        if Array(CommandLine.arguments.dropFirst()) == ["--version"] {
+            print(ReleaseVersion.current)
+            return
+        }
         var parsed: (any ParsableCommand)?
         do {
             var command = try parseAsRoot()

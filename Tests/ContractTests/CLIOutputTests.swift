@@ -16,12 +16,16 @@ import Testing
     }
 
     /// `restore --help` lists its own `--version N` once (ArgumentParser's version flag was
-    /// listed beside it in every subcommand), and `vaultsync --version` still prints the release.
+    /// listed beside it in every subcommand) and takes it (a root `--version` flag took it from
+    /// after the subcommand), and `vaultsync --version` still prints the release.
     @Test func restoreHasOneVersionOption() async throws {
         let help = try await vaultsync(["restore", "--help"])
         let options = help.stdout.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).hasPrefix("--version") }
         #expect(options.count == 1 && options[0].contains("The version to restore"), "\(help.stdout)")
         #expect(try await vaultsync(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty == false)
+        // The release's flag does not take restore's: the command line is restore's (the folder is not linked).
+        let restore = try await vaultsync(["restore", "a.md", "--version", "2", "--vault", "/tmp/vaultsync-not-linked-\(UUID().uuidString.prefix(8))"])
+        #expect(restore.exitCode == 1 && restore.stderr.contains("is not linked"), "\(restore)")
     }
 
     /// A failure around a right command line (a folder that cannot be made) is one `error:` line,
