@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages VaultSync builds and runs with (Debian/Ubuntu). Idempotent:
 # does nothing when everything is present. The Swift 6 toolchain itself must already be on PATH.
-# With --tests (infra/test.sh), also what the tests run against: systemd, haproxy, chromium, litmus, rclone and curl
-# with apt, and from PyPI moto's S3 server (the S3 blob store's tests), schemathesis (the OpenAPI
+# With --tests (infra/test.sh), also what the tests run against: systemd, haproxy, chromium, litmus, rclone, curl
+# and syncthing with apt, and from PyPI moto's S3 server (the S3 blob store's tests), schemathesis (the OpenAPI
 # fuzz test), Playwright with axe (the web app's browser tests), and webdav4 (a WebDAV client the
 # WebDAV tests drive: fsspec's, which sends no Depth and finds answers by the URL it asked for).
 # With --bench (bench/*.sh), also rsync (the floors) and syncthing (bench/peers.sh runs it beside VaultSync).
@@ -17,7 +17,8 @@ $bench && packages+=(rsync syncthing)
 # haproxy: the multi-instance test runs three servers behind it.
 # chromium: the web app's browser tests drive it through Playwright (below).
 # litmus and rclone: the WebDAV tests run these clients against /dav/; curl too (Expect: 100-continue).
-$tests && packages+=(systemd haproxy chromium litmus rclone curl)
+# syncthing: the import test has two real instances make a folder's .stversions.
+$tests && packages+=(systemd haproxy chromium litmus rclone curl syncthing)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -23,7 +23,9 @@ struct History: AsyncParsableCommand {
         if json { return try printJSON(history) }
         for version in history.versions {
             let what = version.deleted ? "deleted" : "\(version.sizeBytes) bytes  \(version.contentHash?.rawValue.prefix(19) ?? "")…"
-            print("v\(version.version)  \(WireDate.format(version.createdAt))  \(version.madeBy)  \(what)\(version.origin.map { "  (\($0))" } ?? "")")
+            let imported = version.importedAt.map { "imported \(WireDate.format($0))" }
+            let notes = [imported, version.origin].compactMap { $0 }
+            print("v\(version.version)  \(WireDate.format(version.createdAt))  \(version.madeBy)  \(what)\(notes.isEmpty ? "" : "  (\(notes.joined(separator: ": ")))")")
         }
     }
 }
@@ -150,16 +152,55 @@ struct Export: AsyncParsableCommand {
 
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Recreate an exported vault in an empty linked vault (this or another server), then sync.",
-        discussion: "Link an empty folder to an empty vault first ('vaultsync init DIR --server URL --email E').")
-    @Argument(help: "The zip written by 'vaultsync export'.") var archive: String
+        abstract: "Bring files in: an archive written by 'vaultsync export', or a git repository's or a Syncthing folder's files with their history.",
+        discussion: """
+            --from archive (the default): recreates an exported vault in an empty linked vault (link an empty folder to an empty vault first: 'vaultsync init DIR --server URL --email E').
+            --from git REPO: every commit of the branch (its first-parent line) that changed a file of its last tree becomes a version of that file, with the commit's time and its id, author and subject as origin; renames are followed, binary files included. The files go under --under FOLDER when given.
+            --from syncthing FOLDER: each file's versions in FOLDER/.stversions, then its current content; a file only in .stversions comes in deleted.
+            Imported versions are written by a device named for the import ('git: notes') and marked imported in history. A path the vault holds a file at that the import did not write is left as it is (reported). Running the same import again skips what it wrote. Plain vaults only.
+            """)
+    enum Source: String, ExpressibleByArgument, CaseIterable {
+        case archive, git, syncthing
+    }
+
+    @Argument(help: "The zip written by 'vaultsync export', the git repository, or the Syncthing folder.") var source: String
+    @Option(help: "What SOURCE is: archive, git or syncthing.") var from: Source = .archive
+    @Option(help: "The branch to import (--from git; default: the one checked out).") var branch: String?
+    @Option(help: "A vault folder to import into (--from git or syncthing; default: the vault's top).") var under: String?
     @Option(help: "The vault folder (default: the current folder).") var vault: String?
-    @Flag(help: "Print the sync report as JSON.") var json = false
+    @Flag(help: "Print the report as JSON.") var json = false
+
+    func validate() throws {
+        if from == .archive, branch != nil || under != nil { throw ValidationError("--branch and --under are for --from git or syncthing") }
+        if from == .syncthing, branch != nil { throw ValidationError("--branch is for --from git") }
+    }
 
     func run() async throws {
-        let zip = URL(fileURLWithPath: archive).standardizedFileURL
-        let (manifest, report) = try await SyncEngine(root: vaultURL(vault)).importArchive(zip, progress: ProgressPrinter().handler)
-        if !json { print("imported \(counted(manifest.files.count, "file")) from \(zip.path)") }
-        try finish(report, json: json)
+        let input = URL(fileURLWithPath: source).standardizedFileURL
+        let engine = try SyncEngine(root: vaultURL(vault))
+        let history: any HistorySource
+        switch from {
+        case .archive:
+            let (manifest, report) = try await engine.importArchive(input, progress: ProgressPrinter().handler)
+            if !json { print("imported \(counted(manifest.files.count, "file")) from \(input.path)") }
+            return try finish(report, json: json)
+        case .git: history = try GitHistory(repository: input, branch: branch)
+        case .syncthing: history = try SyncthingHistory(folder: input)
+        }
+        let (imported, report) = try await engine.importHistory(history, under: under)
+        if json {
+            try printJSON(ImportedHistory(imported: imported, sync: report))
+            return try exitStatus(report)
+        }
+        print("imported \(counted(imported.versions, "version")) of \(counted(imported.files, "file")) from \(input.path) as '\(imported.device)'\(imported.skipped > 0 ? " (\(imported.skipped) held already)" : "")")
+        for file in imported.rejected { print("  not imported: \(file.path): \(file.message)") }
+        for (path, why) in imported.leftOut.sorted(by: { $0.key < $1.key }) { print("  left out: \(path): \(why)") }
+        try finish(report, json: false)
+    }
+
+    /// The `--from git|syncthing --json` document: the import, and the sync after it.
+    struct ImportedHistory: Encodable {
+        var imported: HistoryImportReport
+        var sync: SyncReport
     }
 }

@@ -150,6 +150,12 @@ struct RemoteVault: Sendable {
         return answer
     }
 
+    /// Versions from another system's history (plain vaults only: the server keeps them as sent).
+    func importVersions(_ request: ImportRequest) async throws -> ImportResponse {
+        guard cipher == nil else { throw SyncEngineError.importEncrypted(root) }
+        return try await session.run { [api] in try await api.importVersions(request, session: $0) }
+    }
+
     /// The vault as of a moment (under a folder, as for ``restoreDeleted(since:under:)``).
     func restoreAsOf(_ moment: Date, under folder: String?, dryRun: Bool) async throws -> RestoreAsOfResponse {
         let request = RestoreAsOfRequest(asOf: moment, under: try wire(folder: folder), dryRun: dryRun)

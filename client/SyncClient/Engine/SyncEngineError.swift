@@ -46,6 +46,8 @@ public enum SyncEngineError: Error, CustomStringConvertible {
     case sharingKeys(String)
     case noConflict(VaultPath)
     case serverMovedOn(VaultPath)
+    /// An import with history into an encrypted vault (not built: its devices would seal each version).
+    case importEncrypted(String)
     public var description: String {
         switch self {
         case .notLinked(let path): "'\(path)' is not linked to a server: run 'vaultsync init' there first"
@@ -80,6 +82,8 @@ public enum SyncEngineError: Error, CustomStringConvertible {
         case .noSuchKeyRevision(let revision): "the vault's key envelope has no past revision \(revision) (see 'vaultsync passphrase history')"
         case .sharingKeys(let message): message
         case .noConflict(let path): "'\(path)' has no open conflict (see 'vaultsync conflicts')"
+        case .importEncrypted(let path):
+            "'\(path)' syncs an encrypted vault: imports with history ('import --from git|syncthing') are for plain vaults; copy the files into the folder instead (their history stays behind)"
         case .serverMovedOn(let path): "'\(path)' changed on another device meanwhile; its newest version was saved as another conflict copy: look at it, then resolve again"
         }
     }

@@ -71,6 +71,7 @@ public struct SyncLogEvent: RawRepresentable, Hashable, Sendable {
     public static let restore = SyncLogEvent(rawValue: "restore")
     public static let keyChanged = SyncLogEvent(rawValue: "key_changed")
     public static let repair = SyncLogEvent(rawValue: "repair")
+    public static let importHistory = SyncLogEvent(rawValue: "import")
 }
 
 /// A log line to write together with a state change.

@@ -101,6 +101,10 @@ public struct SyncAPI: Sendable {
         try await call("POST", "vault/restore-as-of", body: request, headers: headers(session))
     }
 
+    public func importVersions(_ request: ImportRequest, session: VaultSession) async throws -> ImportResponse {
+        try await call("POST", "vault/import", body: request, headers: headers(session))
+    }
+
     public func restoreDeleted(_ request: RestoreDeletedRequest, session: VaultSession) async throws -> RestoreDeletedResponse {
         try await call("POST", "vault/restore-deleted", body: request, headers: headers(session))
     }

@@ -27,14 +27,19 @@ public struct FileVersionInfo: Codable, Sendable, Equatable {
     /// Where to read this version's bytes (content versions only).
     public var downloadURL: URL?
     /// What the version is when it is not the device's own edit: `restore as of 2026-11-27T09:00:00Z`
-    /// (made by `vaultsync restore --as-of`); nil for an edit.
+    /// (made by `vaultsync restore --as-of`), `git 1a2b3c4 by Ana <ana@example.org>: Fix the intro`
+    /// (imported); nil for an edit.
     public var origin: String?
+    /// When an import wrote it (`vaultsync import --from git|syncthing`); `created_at` is then its
+    /// original time. Nil for every version made in the vault.
+    public var importedAt: Date?
 
     public init(
         version: Int, contentHash: ContentHash?, sizeBytes: Int64, createdAt: Date, device: String?, author: String? = nil, deleted: Bool, downloadURL: URL?,
-        origin: String? = nil
+        origin: String? = nil, importedAt: Date? = nil
     ) {
         self.origin = origin
+        self.importedAt = importedAt
         self.version = version
         self.contentHash = contentHash
         self.sizeBytes = sizeBytes
@@ -61,6 +66,7 @@ public struct FileVersionInfo: Codable, Sendable, Equatable {
         case sizeBytes = "size_bytes"
         case createdAt = "created_at"
         case downloadURL = "download_url"
+        case importedAt = "imported_at"
     }
 }
 

@@ -13,6 +13,9 @@ struct FileState: Sendable, Equatable {
     let sizeBytes: Int64
     let isDeleted: Bool
     let deletedAt: Date?
+    /// When its current version was made (an imported version's original time), and by which device.
+    var updatedAt: Date? = nil
+    var updatedBy: UUID? = nil
 }
 
 /// Bytes an account keeps, and the number of its live files.

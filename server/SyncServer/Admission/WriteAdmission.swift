@@ -31,6 +31,7 @@ enum WriteAdmission {
         case .restoreAsOf(let candidates, let asOf): restoreAsOf(candidates, asOf: asOf, snapshot)
         case .conflictBytes(let path, let hash, let size, let required): conflictBytes(path, hash: hash, sizeBytes: size, required: required, snapshot)
         case .rekey(let rekey): self.rekey(rekey, snapshot, by: role)
+        case .importVersions(let batch): importVersions(batch, snapshot)
         case .resolveConflicts, .davState: WritePlan()
         }
     }

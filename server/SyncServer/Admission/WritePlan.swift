@@ -28,6 +28,11 @@ struct WritePlan: Sendable, Equatable {
     var origin: String?
     /// Of `writes`, the files that were not live before (a restore as of a moment tells them apart).
     var revived: Set<VaultPath> = []
+    /// An import's device: the writes are its versions, each with its own time and origin, and a
+    /// path may have several (``WriteAdmission/importVersions(_:_:)``).
+    var importedBy: UUID?
+    /// Imported versions the vault holds already.
+    var skipped = 0
 
     /// A path's new version: content, or a tombstone when `contentHash` is nil.
     struct VersionWrite: Sendable, Equatable {
@@ -36,6 +41,9 @@ struct WritePlan: Sendable, Equatable {
         let version: Int
         let contentHash: String?
         let sizeBytes: Int64
+        /// An imported version's original time and origin (nil: made now, with the plan's origin).
+        var createdAt: Date? = nil
+        var origin: String? = nil
     }
 
     /// A push's file reserved at `version`; `uploadRequired` when its bytes are not stored yet.

@@ -24,6 +24,12 @@ enum WriteRejection: Sendable, Equatable {
     case contentNotKept
     /// A file's version at a moment, or its bytes, are no longer kept (the server's retention).
     case versionNotKept(Date)
+    /// An import's path holds a live file another device wrote (at that time, if known).
+    case heldElsewhere(Date?)
+    /// An imported version older than the path's newest version (made then).
+    case historyNewer(Date)
+    /// A file larger than the account's limit (an import's: a push refuses the whole write).
+    case tooLarge(limit: Int64)
 }
 
 /// Why a whole write was refused: nothing of it was written.
@@ -37,6 +43,8 @@ enum WriteRefusal: Sendable, Equatable {
     case undeleteOverQuota(count: Int, reason: String, usage: UsageResponse)
     /// The vault as of a moment would not fit: nothing is restored.
     case restoreAsOfOverQuota(count: Int, reason: String, usage: UsageResponse)
+    /// The `count` imported versions would not fit: none is written.
+    case importOverQuota(count: Int, reason: String, usage: UsageResponse)
     /// A restore of a version the path never had, or one no longer retained.
     case noSuchVersion(path: VaultPath, version: Int)
     case versionIsDeletion(path: VaultPath, version: Int)
@@ -69,7 +77,7 @@ extension WriteRefusal {
     /// Whether the write was refused for the account's quota.
     var isOverQuota: Bool {
         switch self {
-        case .pushOverQuota, .restoreOverQuota, .undeleteOverQuota, .restoreAsOfOverQuota, .conflictOverQuota: true
+        case .pushOverQuota, .restoreOverQuota, .undeleteOverQuota, .restoreAsOfOverQuota, .importOverQuota, .conflictOverQuota: true
         default: false
         }
     }

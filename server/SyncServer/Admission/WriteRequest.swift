@@ -33,6 +33,16 @@ enum WriteRequest: Sendable {
     /// Every live path of an encrypted vault renamed under the name key of generation `names`, as
     /// one move (``WriteAdmission/rekey(_:)``).
     case rekey(Rekey)
+    /// Versions from another system's history, in order (``WriteAdmission/importVersions(_:_:)``).
+    case importVersions(ImportBatch)
+
+    struct ImportBatch: Sendable {
+        var versions: [ImportVersion]
+        /// Each path's letter-case key.
+        var keys: [VaultPath: String]
+        /// The import's device, which writes the versions.
+        var device: UUID
+    }
 
     struct Rekey: Sendable {
         /// The destinations: a committing push of the bytes each source names.
@@ -99,6 +109,7 @@ extension WriteRequest {
         case .undelete(let candidates): candidates.map(\.path)
         case .restoreAsOf(let candidates, _): candidates.compactMap { if case .content = $0.then { $0.path } else { nil } }
         case .rekey(let rekey): rekey.push.files.map(\.path)
+        case .importVersions(let batch): batch.versions.map(\.path)
         case .delete, .conflictBytes, .resolveConflicts, .davState: []
         }
     }

@@ -13,6 +13,17 @@ enum DeviceQueries {
         return DeviceInfo(deviceID: id, deviceName: name, platform: platform, createdAt: now, lastSeenAt: now, pushProvider: push?.provider)
     }
 
+    /// The user's import device of that name (platform `import`), made at the first import: the
+    /// versions an import writes are its. It never signs in.
+    static func importDevice(_ db: PostgresConnection, userID: UUID, name: String, now: Date) throws -> UUID {
+        if let id = try db.query(
+            "SELECT id FROM devices WHERE user_id = $1 AND platform = 'import' AND name = $2 AND revoked_at IS NULL ORDER BY created_at LIMIT 1", [userID, name]
+        ).first?.uuid(0) {
+            return id
+        }
+        return try insert(db, userID: userID, name: name, platform: "import", push: nil, now: now).deviceID
+    }
+
     /// The user's devices that are not revoked, oldest first; `current` is the caller's.
     /// A device's name (nil when there is no such device).
     static func name(_ db: PostgresConnection, deviceID: UUID) throws -> String? {

@@ -57,7 +57,7 @@ enum FileStateQueries {
     static func current(_ db: PostgresConnection, vaultID: UUID, paths: [String]) throws -> [String: FileState] {
         let rows = try db.query(
             """
-            SELECT f.path, f.path_key, f.version, f.content_hash, f.size_bytes, f.is_deleted, f.deleted_at
+            SELECT f.path, f.path_key, f.version, f.content_hash, f.size_bytes, f.is_deleted, f.deleted_at, f.updated_at, f.updated_by
             FROM (SELECT DISTINCT unnest($2::text[]) AS path) AS p,
                 LATERAL (SELECT * FROM file_state WHERE vault_id = $1 AND path = p.path LIMIT 1) AS f
             """,
@@ -66,7 +66,7 @@ enum FileStateQueries {
         for row in rows {
             let current = FileState(
                 path: try row.string(0), pathKey: try row.string(1), version: try row.int(2), contentHash: row.optionalString(3), sizeBytes: try row.int64(4),
-                isDeleted: try row.bool(5), deletedAt: try row.optionalDate(6))
+                isDeleted: try row.bool(5), deletedAt: try row.optionalDate(6), updatedAt: try row.optionalDate(7), updatedBy: try row.optionalUUID(8))
             result[current.path] = current
         }
         return result
@@ -182,5 +182,46 @@ enum FileStateQueries {
             SELECT $1, t.path, t.version, t.content_hash, t.size_bytes, $10, $8, $9, $11::text
             FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[]) AS t(path, path_key, version, content_hash, size_bytes, seq)
             """, params)
+    }
+
+    /// An imported version: its change, its original time and origin.
+    struct ImportedWrite: Sendable {
+        let write: Write
+        let createdAt: Date
+        let origin: String?
+    }
+
+    /// Writes an import's versions, several of one path in order: each into history with its own
+    /// time and origin, marked imported at `now`; each path's last as its current row, made at
+    /// its own time.
+    static func writeImported(_ db: PostgresConnection, vaultID: UUID, writes: [ImportedWrite], deviceID: UUID, now: Date) throws {
+        guard !writes.isEmpty else { return }
+        var last: [String: ImportedWrite] = [:]
+        for imported in writes { last[imported.write.path] = imported }
+        let current = writes.filter { last[$0.write.path]?.write.version == $0.write.version }
+        try db.query(
+            """
+            INSERT INTO file_state (vault_id, path, path_key, version, content_hash, size_bytes, change_seq, updated_at, updated_by, is_deleted, deleted_at)
+            SELECT $1, t.path, t.path_key, t.version, t.content_hash, t.size_bytes, t.seq, t.at, $8, t.content_hash IS NULL, CASE WHEN t.content_hash IS NULL THEN t.at END
+            FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[], $9::timestamptz[]) AS t(path, path_key, version, content_hash, size_bytes, seq, at)
+            ON CONFLICT (vault_id, path) DO UPDATE SET
+                path_key = EXCLUDED.path_key, version = EXCLUDED.version, content_hash = EXCLUDED.content_hash,
+                size_bytes = EXCLUDED.size_bytes, change_seq = EXCLUDED.change_seq, updated_at = EXCLUDED.updated_at,
+                updated_by = EXCLUDED.updated_by, is_deleted = EXCLUDED.is_deleted, deleted_at = EXCLUDED.deleted_at
+            """,
+            [
+                vaultID, current.map(\.write.path), current.map(\.write.pathKey), current.map(\.write.version), current.map(\.write.contentHash),
+                current.map(\.write.sizeBytes), current.map(\.write.sequence), deviceID, current.map(\.createdAt),
+            ])
+        try db.query(
+            """
+            INSERT INTO file_versions (vault_id, path, version, content_hash, size_bytes, is_deleted, created_at, device_id, origin, imported_at)
+            SELECT $1, t.path, t.version, t.content_hash, t.size_bytes, t.content_hash IS NULL, t.at, $5, t.origin, $6
+            FROM unnest($2::text[], $3::int[], $4::text[], $7::bigint[], $8::timestamptz[], $9::text[]) AS t(path, version, content_hash, size_bytes, at, origin)
+            """,
+            [
+                vaultID, writes.map(\.write.path), writes.map(\.write.version), writes.map(\.write.contentHash), deviceID, now,
+                writes.map(\.write.sizeBytes), writes.map(\.createdAt), writes.map(\.origin),
+            ])
     }
 }

@@ -5,7 +5,7 @@ import NIOCore
 import SyncProtocol
 
 /// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
-/// `/vault/delete`, `/vault/restore`, `/vault/restore-as-of`, `/vault/restore-deleted`, `/vault/repair…`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key`, `/vault/key/revisions`, `/vault/rekey` (authenticated;
+/// `/vault/delete`, `/vault/restore`, `/vault/restore-as-of`, `/vault/restore-deleted`, `/vault/import`, `/vault/repair…`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key`, `/vault/key/revisions`, `/vault/rekey` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
     let vault: VaultService
@@ -62,6 +62,10 @@ struct VaultRoutes {
         group.post("restore-as-of") { request, context in
             let scope = try await vault.scope(request, context)
             return try context.json(try await vault.restoreAsOf(scope, try await request.decode(as: RestoreAsOfRequest.self, context: context)))
+        }
+        group.post("import") { request, context in
+            let scope = try await scope(request, context)
+            return try context.json(try await vault.importVersions(scope, try await request.decode(as: ImportRequest.self, context: context)))
         }
         group.post("restore-deleted") { request, context in
             let scope = try await scope(request, context)

@@ -24,6 +24,14 @@ extension WriteRejection {
             FileError(path: path, code: .notFound, message: "its content before the deletion is no longer kept")
         case .versionNotKept(let moment):
             FileError(path: path, code: .notFound, message: "its version at \(WireDate.format(moment)) is no longer kept (the server's version retention removed it); left as it is")
+        case .heldElsewhere(let since):
+            FileError(
+                path: path, code: .versionConflict,
+                message: "the vault holds a file there that this import did not write\(since.map { " (changed \(WireDate.format($0)))" } ?? ""): left as it is; import under another folder (--under)")
+        case .historyNewer(let newest):
+            FileError(path: path, code: .versionConflict, message: "its history in the vault goes on to \(WireDate.format(newest)), after this version's time: versions are imported in time order")
+        case .tooLarge(let limit):
+            FileError(path: path, code: .fileTooLarge, message: "a version is larger than the account's limit of \(limit) bytes per file")
         }
     }
 }
@@ -44,6 +52,8 @@ extension WriteRefusal {
             .quotaExceeded(reason, usage: usage)
         case .restoreAsOfOverQuota(let count, let reason, let usage):
             .quotaExceeded("the \(count) files brought back as they were would not fit: \(reason); nothing was restored (restore a folder, or make room)", usage: usage)
+        case .importOverQuota(let count, let reason, let usage):
+            .quotaExceeded("the \(count) imported versions would not fit: \(reason); nothing of this batch was written (make room, or import a folder)", usage: usage)
         case .undeleteOverQuota(let count, let reason, let usage):
             .quotaExceeded("the \(count) files would not fit: \(reason); nothing was restored (restore fewer with a folder, or make room)", usage: usage)
         case .noSuchVersion(let path, let version):

@@ -17,7 +17,7 @@ extension VaultService {
             return FileVersionInfo(
                 version: row.version, contentHash: hash, sizeBytes: row.sizeBytes, createdAt: row.createdAt,
                 device: row.deviceName, author: row.authorID == scope.userID ? nil : row.author, deleted: row.isDeleted, downloadURL: url,
-                origin: row.origin)
+                origin: row.origin, importedAt: row.importedAt)
         }
         return HistoryResponse(path: path, versions: versions)
     }

@@ -29,16 +29,24 @@ struct VaultWriter {
             return FileStateQueries.Write(
                 path: write.path.rawValue, pathKey: write.pathKey, version: write.version, contentHash: write.contentHash, sizeBytes: write.sizeBytes, sequence: sequence)
         }
-        // Tombstones first: a name a move frees (in letter case only) is free before it is taken.
-        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash == nil }, deleted: true, deviceID: scope.deviceID, now: now, origin: plan.origin)
-        try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash != nil }, deleted: false, deviceID: scope.deviceID, now: now, origin: plan.origin)
-        try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: scope.deviceID)
+        if let device = plan.importedBy {
+            try FileStateQueries.writeImported(tx, vaultID: scope.vaultID, writes: zip(plan.writes, writes).map(Self.imported), deviceID: device, now: now)
+        } else {
+            // Tombstones first: a name a move frees (in letter case only) is free before it is taken.
+            try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash == nil }, deleted: true, deviceID: scope.deviceID, now: now, origin: plan.origin)
+            try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash != nil }, deleted: false, deviceID: scope.deviceID, now: now, origin: plan.origin)
+        }
+        try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: plan.importedBy ?? scope.deviceID)
         if let names = plan.namesGeneration { try FileStateQueries.setNamesGeneration(tx, vaultID: scope.vaultID, generation: names, since: sequence) }
         if plan.consumesReservations {
             try PushQueries.consume(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: writes.map(\.path), versions: writes.map(\.version))
         }
         guard sentIsCurrent, let sent else { return nil }
         return Cursor(sequence: sequence, purgeMark: sent.purgeMark, history: history).encoded
+    }
+
+    private static func imported(_ planned: WritePlan.VersionWrite, _ write: FileStateQueries.Write) -> FileStateQueries.ImportedWrite {
+        FileStateQueries.ImportedWrite(write: write, createdAt: planned.createdAt ?? .distantPast, origin: planned.origin)
     }
 
     private static func row(_ reservation: WritePlan.Reservation) -> HeldReservation {

@@ -217,6 +217,7 @@ struct WebApp: Sendable {
                     || !versions[(index + 1)...].contains(where: { !$0.deleted }) ? "" : base + "diff?path=" + Self.query(path.rawValue) + "&to=\(version.version)",
             ]
             if let origin = version.origin { row["origin"] = origin }  // an empty string would still open the section
+            if let imported = version.importedAt { row["imported"] = WireDate.format(imported) }
             return row
         }
         return render("history", chrome(caller, title: "History of \(String(path.name))").merging([

@@ -209,7 +209,7 @@ enum WebTemplates {
         <caption class="visually-hidden">Versions of {{heading}}, newest first</caption>
         <thead><tr><th scope="col">Version</th><th scope="col">When</th><th scope="col">Device</th><th scope="col">Size</th><th scope="col">Actions</th></tr></thead>
         <tbody>
-        {{#versions}}<tr><td>{{version}}{{#current}} (current){{/current}}</td><td><time datetime="{{created}}">{{created}}</time></td><td>{{device}}{{#origin}} ({{origin}}){{/origin}}</td><td>{{#deleted}}deleted{{/deleted}}{{^deleted}}{{size}}{{/deleted}}</td>
+        {{#versions}}<tr><td>{{version}}{{#current}} (current){{/current}}</td><td><time datetime="{{created}}">{{created}}</time>{{#imported}} (imported <time datetime="{{imported}}">{{imported}}</time>){{/imported}}</td><td>{{device}}{{#origin}} ({{origin}}){{/origin}}</td><td>{{#deleted}}deleted{{/deleted}}{{^deleted}}{{size}}{{/deleted}}</td>
         <td>{{#viewHref}}<a href="{{viewHref}}" aria-label="View version {{version}}">View</a>{{/viewHref}}
         {{#compareHref}}<a href="{{compareHref}}" aria-label="Compare version {{version}} with the one before">Changes</a>{{/compareHref}}
         {{#restorable}}<form method="post" action="{{restoreAction}}" class="inline">
