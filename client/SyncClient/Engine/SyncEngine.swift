@@ -133,6 +133,7 @@ public final class SyncEngine: Sendable {
             try? await store.setMeta(.lastFailure, "\(error)")  // so that `status` can say why
             throw error
         }
+        refreshSearchIndex(after: report)
         // `status` shows this until the next sync (OFFLINE stays OFFLINE until a sync gets through).
         try await store.setMeta(.lastStatus, report.status.rawValue)
         try await store.setMeta(.lastFailure, nil)
