@@ -64,6 +64,26 @@ import Testing
         }
     }
 
+    /// A history that renames a file in letter case only (`Notes.md` deleted, `notes.md` made, as
+    /// git on a case-sensitive disk records it): the name the deletion frees is taken in the same
+    /// request, past the database's index of one live name per letter-case key.
+    @Test func aNameFreedInLetterCaseIsTakenInTheSameRequest() async throws {
+        try await TestServer.with { server in
+            let user = try await server.newUser()
+            let owner = try await user.newDevice()
+            let start = server.clock.now.addingTimeInterval(-Self.day)
+            let first = ImportRequest(source: "git: case", versions: [try Self.version("Notes.md", "upper", at: start)])
+            #expect(try await owner.api.importVersions(first, session: owner.session).imported == 1)
+            let renamed = ImportRequest(source: "git: case", versions: [
+                try Self.version("Notes.md", nil, at: start.addingTimeInterval(60)), try Self.version("notes.md", "lower", at: start.addingTimeInterval(60)),
+            ])
+            let answer = try await owner.api.importVersions(renamed, session: owner.session)
+            #expect(answer.imported == 2 && answer.rejected.isEmpty, "\(answer)")
+            let lower = try await owner.read("notes.md"), upper = try await owner.read("Notes.md")
+            #expect(lower == "lower" && upper == nil)
+        }
+    }
+
     /// Refused whole, nothing written: inline bytes that are not what the hash says, a time ahead
     /// of the server's, a source of several lines, an end-to-end encrypted vault.
     @Test func badRequestsAreRefusedWhole() async throws {

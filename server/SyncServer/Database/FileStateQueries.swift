@@ -198,21 +198,24 @@ enum FileStateQueries {
         guard !writes.isEmpty else { return }
         var last: [String: ImportedWrite] = [:]
         for imported in writes { last[imported.write.path] = imported }
-        let current = writes.filter { last[$0.write.path]?.write.version == $0.write.version }
-        try db.query(
-            """
-            INSERT INTO file_state (vault_id, path, path_key, version, content_hash, size_bytes, change_seq, updated_at, updated_by, is_deleted, deleted_at)
-            SELECT $1, t.path, t.path_key, t.version, t.content_hash, t.size_bytes, t.seq, t.at, $8, t.content_hash IS NULL, CASE WHEN t.content_hash IS NULL THEN t.at END
-            FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[], $9::timestamptz[]) AS t(path, path_key, version, content_hash, size_bytes, seq, at)
-            ON CONFLICT (vault_id, path) DO UPDATE SET
-                path_key = EXCLUDED.path_key, version = EXCLUDED.version, content_hash = EXCLUDED.content_hash,
-                size_bytes = EXCLUDED.size_bytes, change_seq = EXCLUDED.change_seq, updated_at = EXCLUDED.updated_at,
-                updated_by = EXCLUDED.updated_by, is_deleted = EXCLUDED.is_deleted, deleted_at = EXCLUDED.deleted_at
-            """,
-            [
-                vaultID, current.map(\.write.path), current.map(\.write.pathKey), current.map(\.write.version), current.map(\.write.contentHash),
-                current.map(\.write.sizeBytes), current.map(\.write.sequence), deviceID, current.map(\.createdAt),
-            ])
+        let newest = writes.filter { last[$0.write.path]?.write.version == $0.write.version }
+        // Tombstones first: a name one frees (in letter case only) is free before another takes it.
+        for current in [newest.filter { $0.write.contentHash == nil }, newest.filter { $0.write.contentHash != nil }] where !current.isEmpty {
+            try db.query(
+                """
+                INSERT INTO file_state (vault_id, path, path_key, version, content_hash, size_bytes, change_seq, updated_at, updated_by, is_deleted, deleted_at)
+                SELECT $1, t.path, t.path_key, t.version, t.content_hash, t.size_bytes, t.seq, t.at, $8, t.content_hash IS NULL, CASE WHEN t.content_hash IS NULL THEN t.at END
+                FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::bigint[], $7::bigint[], $9::timestamptz[]) AS t(path, path_key, version, content_hash, size_bytes, seq, at)
+                ON CONFLICT (vault_id, path) DO UPDATE SET
+                    path_key = EXCLUDED.path_key, version = EXCLUDED.version, content_hash = EXCLUDED.content_hash,
+                    size_bytes = EXCLUDED.size_bytes, change_seq = EXCLUDED.change_seq, updated_at = EXCLUDED.updated_at,
+                    updated_by = EXCLUDED.updated_by, is_deleted = EXCLUDED.is_deleted, deleted_at = EXCLUDED.deleted_at
+                """,
+                [
+                    vaultID, current.map(\.write.path), current.map(\.write.pathKey), current.map(\.write.version), current.map(\.write.contentHash),
+                    current.map(\.write.sizeBytes), current.map(\.write.sequence), deviceID, current.map(\.createdAt),
+                ])
+        }
         try db.query(
             """
             INSERT INTO file_versions (vault_id, path, version, content_hash, size_bytes, is_deleted, created_at, device_id, origin, imported_at)

@@ -36,7 +36,10 @@ struct VaultWriter {
             try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash == nil }, deleted: true, deviceID: scope.deviceID, now: now, origin: plan.origin)
             try FileStateQueries.write(tx, vaultID: scope.vaultID, writes: writes.filter { $0.contentHash != nil }, deleted: false, deviceID: scope.deviceID, now: now, origin: plan.origin)
         }
-        try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: writes, sequence: sequence, deviceID: plan.importedBy ?? scope.deviceID)
+        // An import may write several versions of a path: the feed names each path once.
+        var announced = Set<String>()
+        let once = writes.reversed().filter { announced.insert($0.path).inserted }.reversed()
+        try FileStateQueries.finish(tx, vaultID: scope.vaultID, writes: Array(once), sequence: sequence, deviceID: plan.importedBy ?? scope.deviceID)
         if let names = plan.namesGeneration { try FileStateQueries.setNamesGeneration(tx, vaultID: scope.vaultID, generation: names, since: sequence) }
         if plan.consumesReservations {
             try PushQueries.consume(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, paths: writes.map(\.path), versions: writes.map(\.version))
