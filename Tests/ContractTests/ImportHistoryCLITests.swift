@@ -81,6 +81,11 @@ import Testing
         defer { for folder in [laptop, phone, repository] { try? FileManager.default.removeItem(at: folder) } }
         try await makeRepository(repository)
         let email = "import-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        // Twenty processes and a 500-commit history: one heavy test at a time (HeavyTests).
+        try await HeavyTests.oneAtATime { try await importAndLook(repository, laptop: laptop, phone: phone, email: email) }
+    }
+
+    private func importAndLook(_ repository: URL, laptop: URL, phone: URL, email: String) async throws {
         try await TestServer.with { server in
             let link = ["--server", server.baseURL.absoluteString, "--email", email]
             // Another device's file at a path the import brings: left as it is.
@@ -155,8 +160,11 @@ import Testing
         let laptop = newFolder(), work = newFolder()
         defer { for folder in [laptop, work] { try? FileManager.default.removeItem(at: folder) } }
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        let made = try await CLIProcess.run(
-            "/usr/bin/env", ["python3", Repository.root.appendingPathComponent("Tests/Syncthing/versions.py").path, work.path], timeout: .seconds(180))
+        // Two Syncthing instances (keys made, folders hashed): one heavy test at a time (HeavyTests).
+        let made = try await HeavyTests.oneAtATime {
+            try await CLIProcess.run(
+                "/usr/bin/env", ["python3", Repository.root.appendingPathComponent("Tests/Syncthing/versions.py").path, work.path], timeout: .seconds(180))
+        }
         try #require(made.exitCode == 0, "\(made)")
         let folder = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let archived = try FileManager.default.contentsOfDirectory(atPath: folder + "/.stversions").filter { $0.hasPrefix("plan~") }

@@ -60,20 +60,20 @@ extension SyncEngine {
         }
 
         while let version = try source.next() {
-            let raw = prefix + version.path
-            guard !refused.contains(raw) else { continue }
             let path: VaultPath
             do {
-                path = try VaultPath(raw)
+                path = try VaultPath(prefix + version.path)
             } catch {
                 report.leftOut[version.path] = "not a name a vault holds: \(error)"
-                refused.insert(raw)
                 continue
             }
+            // The vault's form of the name (NFC), as the server names a refused path.
+            let key = path.rawValue
+            guard !refused.contains(key) else { continue }
             // Strictly later than the file's version before (by a millisecond, the wire's grain).
             var time = min(version.time, now)
-            if let last = newest[raw], time <= last { time = last.addingTimeInterval(0.001) }
-            newest[raw] = time
+            if let last = newest[key], time <= last { time = last.addingTimeInterval(0.001) }
+            newest[key] = time
             var next = ImportVersion(path: path, contentHash: nil, sizeBytes: 0, createdAt: time, origin: version.origin)
             if let content = version.content {
                 next.contentHash = ContentHasher.hash(content)
