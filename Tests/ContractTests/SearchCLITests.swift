@@ -35,6 +35,11 @@ import Testing
             try Data(text.utf8).write(to: file)
         }
         let email = "search-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        // Some twenty processes, an encrypted vault's each opening its key: heavy (HeavyTests).
+        try await HeavyTests.oneAtATime { try await searchBothDevices(laptop: laptop, phone: phone, email: email, secret: secret, encrypted: encrypted) }
+    }
+
+    private func searchBothDevices(laptop: URL, phone: URL, email: String, secret: String?, encrypted: Bool) async throws {
         try await TestServer.with { server in
             let link = ["--server", server.baseURL.absoluteString, "--email", email]
             #expect(try await run(["init", laptop.path, "--create-account"] + (encrypted ? ["--encrypt"] : []) + link, passphrase: secret).exitCode == 0)
