@@ -15,6 +15,9 @@ struct CLIFailure {
     /// Nil for errors ArgumentParser reports itself (usage and validation errors).
     init?(_ error: any Error) {
         switch error {
+        case let error as AdvisedFailure:
+            guard let inner = CLIFailure(error.cause) else { return nil }
+            self.init(message: "\(inner.message); \(error.advice)", exitCode: inner.exitCode)
         case let error as SyncEngineError:
             switch error {
             case .signedOut: self.init(message: error.description, exitCode: 4)
@@ -86,4 +89,10 @@ struct CLIFailure {
     private static func isOurs(_ error: any Error) -> Bool {
         error is SyncAPIError || error is DeviceChoiceError || error is CLIRefusal || error is VaultLockError || error is StateStoreError || error is ExportError || error is ExportArchiveError
     }
+}
+
+/// A failure with what else the user can do, said after its own message (same exit code).
+struct AdvisedFailure: Error {
+    let cause: any Error
+    let advice: String
 }

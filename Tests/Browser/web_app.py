@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Drives the web app in a real headless Chromium, as a person would: signs in, browses, opens a
-hostile note (and sees which note links to it), compares two versions (switching views in place), restores one, brings deleted files
+hostile note (and sees which note links to it), searches the vault (results with their matches
+marked, the keyboard's arrows through them, a note opened at its match, a hostile note's words
+shown as text), compares two versions (switching views in place), restores one, brings deleted files
 back, looks at the vault as it was at a moment, settles a conflict by editing the merged text, shares the vault (invites an account as a
 reader, makes a writer's code and revokes it), reads an encrypted vault's members page (safety
 numbers, invitations sent from a device), renames and revokes a device, reads the storage and account
@@ -146,6 +148,32 @@ try:
         # A PDF in place, in the browser's own viewer (the page's policy lets this site's objects load).
         page.goto(note_url.replace("file?path=notes/plan.md", "file?path=docs/paper.pdf"))
         expect(page.locator("object.shown-pdf")).to_have_attribute("type", "application/pdf")
+        page.goto(note_url)
+
+        step = "search"
+        page.get_by_role("link", name="default", exact=True).click()
+        box = page.get_by_role("searchbox", name="Search the notes")
+        box.fill("QUARTER")
+        box.press("Enter")
+        expect(page.get_by_role("heading", name="Search default")).to_be_visible()
+        expect(page.get_by_role("status")).to_contain_text("1 note matches QUARTER")
+        expect(page.locator("ol.results mark").first).to_have_text("quarter")
+        check(page, "search")
+        # The keyboard: down from the box to the first note found, Enter opens it at its match.
+        page.get_by_role("searchbox", name="Search the notes").focus()
+        page.keyboard.press("ArrowDown")
+        expect(page.get_by_role("link", name="notes/plan.md")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page.locator("mark#match")).to_have_text("quarter")
+        expect(page.locator("mark#match")).to_be_in_viewport()
+        if not page.url.endswith("#match"):
+            report["failures"].append(f"a note found did not open at its match: {page.url}")
+        # A hostile note's words are shown as text in a snippet, never run.
+        page.get_by_role("searchbox", name="Search the notes").fill("onerror alert")
+        page.get_by_role("searchbox", name="Search the notes").press("Enter")
+        snippet = page.locator("ol.results .snippet").first.text_content() or ""
+        if "onerror=alert(1)" not in snippet or page.locator("ol.results img").count() != 0:
+            report["failures"].append(f"a hostile note's snippet reads {snippet!r}")
         page.goto(note_url)
 
         step = "history and changes"

@@ -9,7 +9,7 @@ import Testing
 
 /// The web app in a real headless Chromium (Debian's `chromium`, driven by Playwright for Python,
 /// with axe's accessibility checks): `Tests/Browser/web_app.py` signs in, browses, opens a
-/// hostile note, compares and restores versions, brings deleted files back, settles a conflict by
+/// hostile note, searches (a note opened at its match by the keyboard), compares and restores versions, brings deleted files back, settles a conflict by
 /// editing the merged text, shares the vault with another account, reads an encrypted vault's
 /// members page (safety numbers, no invitation form), renames a device and signs out,
 /// against a real server this test seeds.
@@ -79,7 +79,7 @@ import Testing
                     ], timeout: .seconds(300))
                 let report = try? run.json()
                 #expect(run.exitCode == 0, "\(run)")
-                #expect((report?["pages"] as? [String])?.count == 23, "\(String(describing: report?["pages"]))")
+                #expect((report?["pages"] as? [String])?.count == 24, "\(String(describing: report?["pages"]))")
                 // What the browser did, seen from the server.
                 #expect(try await laptop.read("notes/plan.md") == "merged in the browser\n")
                 #expect(try await laptop.read("gone.md") == "deleted by mistake\n")

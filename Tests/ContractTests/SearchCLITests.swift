@@ -3,9 +3,11 @@ import SyncProtocol
 import TestSupport
 import Testing
 
-/// `vaultsync search` as a person meets it (issue 60, the device's index): real processes on two
-/// devices of one vault (plain and end-to-end encrypted): ranking, phrases, prefixes, accents, a
-/// folder; a note renamed and one deleted on the other device leave the results with the next sync.
+/// `vaultsync search` as a person meets it (issue 60): real processes on two devices of one vault
+/// (plain, searched on the server, and end-to-end encrypted, searched on the device): ranking,
+/// phrases, prefixes, accents, a folder; a note renamed and one deleted on the other device leave
+/// the server's results at once and the device's index with its next sync (`--local`), which
+/// answers signed out too.
 @Suite struct SearchCLITests: CLISuite {
     func run(_ arguments: [String], passphrase: String?) async throws -> CLIResult {
         var environment = environment
@@ -13,9 +15,9 @@ import Testing
         return try await CLIProcess.run("vaultsync", arguments, environment: environment)
     }
 
-    func found(_ result: CLIResult) -> [String] {
+    func found(_ result: CLIResult) -> (source: String?, paths: [String]) {
         let object = (try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) as? [String: Any]
-        return (object?["notes"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+        return (object?["source"] as? String, (object?["notes"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String })
     }
 
     @Test(arguments: [false, true]) func notesAreFoundOnTheDeviceAndFollowEverySync(_ encrypted: Bool) async throws {
@@ -47,7 +49,9 @@ import Testing
             func search(_ query: String, _ more: [String] = []) async throws -> [String] {
                 let result = try await run(["search", query, "--vault", phone.path, "--json"] + more, passphrase: secret)
                 #expect(result.exitCode == 0, "\(result)")
-                return found(result)
+                let (source, paths) = found(result)
+                #expect(source == (encrypted || more.contains("--local") ? "device" : "server"), "\(result)")
+                return paths
             }
             #expect(try await search("cafe") == ["Café.md"], "accents and letter case do not matter")
             #expect(try await search("\"meeting notes\"") == ["Journal/monday.md"], "a phrase: its words in that order (not tuesday's 'notes from a meeting')")
@@ -64,15 +68,27 @@ import Testing
             try FileManager.default.moveItem(at: laptop.appendingPathComponent("Projects/budget.md"), to: laptop.appendingPathComponent("Projects/money.md"))
             try Data("Wednesday: a meeting about the garden.\n".utf8).write(to: laptop.appendingPathComponent("Journal/monday.md"))
             #expect(try await run(["sync", laptop.path], passphrase: secret).exitCode == 0)
+            if !encrypted {
+                #expect(try await search("budget") == ["Projects/money.md"], "the server's search follows each write")
+                #expect(try await search("budget", ["--local"]) == ["Projects/budget.md"], "the device's index, until its next sync")
+            }
             #expect(try await run(["sync", phone.path], passphrase: secret).exitCode == 0)
-            #expect(try await search("meeting") == ["Journal/monday.md"])
-            #expect(try await search("budget") == ["Projects/money.md"])
-            #expect(try await search("kickoff").isEmpty, "the edit replaced the old text")
+            for more in encrypted ? [[]] : [[], ["--local"]] {
+                #expect(try await search("meeting", more) == ["Journal/monday.md"])
+                #expect(try await search("budget", more) == ["Projects/money.md"])
+                #expect(try await search("kickoff", more).isEmpty, "the edit replaced the old text")
+            }
 
             let nothing = try await run(["search", "***", "--vault", phone.path], passphrase: secret)
             #expect(nothing.exitCode == 64 && nothing.stderr.contains("no word to look for"), "\(nothing)")
             let none = try await run(["search", "zebra", "--vault", phone.path], passphrase: secret)
             #expect(none.exitCode == 0 && none.stdout.contains("no note matches 'zebra'"), "\(none)")
+
+            // Signed out: the device's index still answers; the server's search asks to sign in.
+            #expect(try await run(["logout", phone.path], passphrase: secret).exitCode == 0)
+            #expect(try await search("garden", ["--local"]) == ["Journal/monday.md"])
+            let signedOut = try await run(["search", "garden", "--vault", phone.path], passphrase: secret)
+            #expect(signedOut.exitCode == 4 && signedOut.stderr.contains("login"), "\(signedOut)")
         }
     }
 }

@@ -91,6 +91,14 @@ public struct SyncAPI: Sendable {
         try await call("GET", "vault/history", query: [URLQueryItem(name: "path", value: path.rawValue)], body: Optional<SignupRequest>.none, headers: headers(session))
     }
 
+    /// `GET /vault/search`: the plain vault's current notes matching `query`, best first.
+    public func search(_ query: String, under folder: String? = nil, limit: Int? = nil, session: VaultSession) async throws -> SearchResponse {
+        var items = [URLQueryItem(name: "q", value: query)]
+        if let folder { items.append(URLQueryItem(name: "under", value: folder)) }
+        if let limit { items.append(URLQueryItem(name: "limit", value: String(limit))) }
+        return try await call("GET", "vault/search", query: items, body: Optional<SignupRequest>.none, headers: headers(session))
+    }
+
     /// `POST /vault/restore`: the old version's content becomes the next version.
     public func restore(_ request: RestoreRequest, session: VaultSession) async throws -> RestoreResponse {
         try await call("POST", "vault/restore", body: request, headers: headers(session))

@@ -1,21 +1,28 @@
 import Foundation
 
-/// A search as a person types it, as an SQLite FTS5 `MATCH` expression: words (each must occur),
-/// `"a phrase"` (its words in that order), `word*` (a word starting so). Every term is quoted, so
-/// nothing typed is read as FTS5's own syntax (`NEAR`, `OR`, a column filter, a stray quote); an
-/// unclosed quote runs to the end. Letter case and accents are the tokenizer's (`unicode61
-/// remove_diacritics 2`): `cafe` finds `Café`. Pure.
+/// A search as a person types it: words (each must occur), `"a phrase"` (its words in that
+/// order), `word*` (a word starting so); an unclosed quote runs to the end. Read once here and
+/// written for each index: SQLite FTS5 on the device (``match(_:)``), PostgreSQL full-text search
+/// on the server (``tsquery(_:)``). Every term is quoted, so nothing typed is read as either
+/// engine's own syntax (`NEAR`, `OR`, `!`, `<->`, a column filter, a stray quote). Letter case and
+/// accents are the index's: `cafe` finds `Café`. Pure.
 public enum SearchQuery {
-    /// The expression, or nil when `text` names no word to look for.
-    public static func match(_ text: String) -> String? {
-        var terms: [String] = []
+    /// One term: a word or a phrase, and whether it is a prefix (`word*`; a phrase never is).
+    public struct Term: Equatable, Sendable {
+        public let text: String
+        public let prefix: Bool
+    }
+
+    /// The terms of `text`; those that hold no letter or digit are left out (no index finds them).
+    public static func terms(_ text: String) -> [Term] {
+        var terms: [Term] = []
         var rest = Substring(text)
         while let start = rest.firstIndex(where: { !$0.isWhitespace }) {
             rest = rest[start...]
             if rest.first == "\"" {
                 let body = rest.dropFirst()
                 let end = body.firstIndex(of: "\"") ?? body.endIndex
-                if let term = quoted(body[..<end], prefix: false) { terms.append(term) }
+                terms.append(Term(text: String(body[..<end]), prefix: false))
                 rest = end == body.endIndex ? body[end...] : body[body.index(after: end)...]
                 continue
             }
@@ -23,16 +30,31 @@ public enum SearchQuery {
             var word = rest[..<end]
             let prefix = word.count > 1 && word.last == "*"
             while word.last == "*" { word = word.dropLast() }
-            if let term = quoted(word, prefix: prefix) { terms.append(term) }
+            terms.append(Term(text: String(word), prefix: prefix))
             rest = rest[end...]
         }
-        return terms.isEmpty ? nil : terms.joined(separator: " ")
+        return terms.filter { $0.text.contains(where: { $0.isLetter || $0.isNumber }) }
     }
 
-    /// A term in FTS5's quotes (a quote inside doubled), with `*` after it for a prefix; nil when
-    /// it holds no letter or digit (the tokenizer would find nothing in it).
-    private static func quoted(_ text: Substring, prefix: Bool) -> String? {
-        guard text.contains(where: { $0.isLetter || $0.isNumber }) else { return nil }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + (prefix ? "*" : "")
+    /// The FTS5 `MATCH` expression (the tokenizer is `unicode61 remove_diacritics 2`), or nil when
+    /// `text` names no word to look for. A term is in double quotes, a quote inside doubled.
+    public static func match(_ text: String) -> String? {
+        let terms = terms(text)
+        guard !terms.isEmpty else { return nil }
+        return terms.map { "\"" + $0.text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" + ($0.prefix ? "*" : "") }
+            .joined(separator: " ")
+    }
+
+    /// The text for PostgreSQL's `to_tsquery` (the configuration normalizes each quoted term,
+    /// and a quoted phrase becomes its words joined by `<->`), or nil when `text` names no word.
+    /// A term is in single quotes, a quote inside doubled and a backslash escaped.
+    /// - Parameter any: each term alone (`|`) instead of all of them: what narrows a search whose
+    ///   terms may each be in another part of a note (its name, its body).
+    public static func tsquery(_ text: String, any: Bool = false) -> String? {
+        let terms = terms(text)
+        guard !terms.isEmpty else { return nil }
+        return terms.map {
+            "'" + $0.text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'" + ($0.prefix ? ":*" : "")
+        }.joined(separator: any ? " | " : " & ")
     }
 }

@@ -4,7 +4,7 @@ import Hummingbird
 import NIOCore
 import SyncProtocol
 
-/// `GET /vault/state`, `/vault/history`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
+/// `GET /vault/state`, `/vault/history`, `/vault/search`, `POST /vault/push`, `/vault/push/confirm`, `/vault/pull`,
 /// `/vault/delete`, `/vault/restore`, `/vault/restore-as-of`, `/vault/restore-deleted`, `/vault/import`, `/vault/repair…`, `/vault/conflicts…`, `/vault/uploads…`, `/vault/key`, `/vault/key/revisions`, `/vault/rekey` (authenticated;
 /// each names its device in `X-VaultSync-Device` and optionally a vault in `X-VaultSync-Vault`).
 struct VaultRoutes {
@@ -54,6 +54,12 @@ struct VaultRoutes {
         group.get("history") { request, context in
             let scope = try await scope(request, context)
             return try context.json(try await vault.history(scope, path: request.uri.queryParameters["path"].map(String.init)))
+        }
+        group.get("search") { request, context in
+            let scope = try await scope(request, context)
+            let query = request.uri.queryParameters
+            return try context.json(
+                try await vault.search(scope, query: query["q"].map(String.init), under: query["under"].map(String.init), limit: query["limit"].map(String.init)))
         }
         group.post("restore") { request, context in
             let scope = try await scope(request, context)

@@ -5,7 +5,7 @@ import Postgres
 import SyncProtocol
 
 /// The WebDAV door's reads and writes. Every write is one of the vault's own
-/// (``write(_:now:locked:sent:history:_:then:)`` with a ``WriteRequest``): a `PUT` is a committing
+/// (``write(_:now:locked:sent:history:texts:_:then:)`` with a ``WriteRequest``): a `PUT` is a committing
 /// push of bytes already stored, a `DELETE` tombstones, so WebDAV meets the rules every device meets
 /// (path and case rules, quota, history) and its changes reach the change feed as theirs do.
 extension VaultService {
@@ -148,14 +148,15 @@ extension VaultService {
     /// `mtime`, when the client gave one (`X-OC-Mtime`), is what WebDAV lists as the version's
     /// modification time.
     /// `locks`: the WebDAV lock condition, checked by admission under the vault's lock.
+    /// `texts`: the note's text for search, when the door read it (``SpooledBody/texts(_:)``).
     func davPut(
         _ scope: VaultScope, path: VaultPath, hash: ContentHash, sizeBytes: Int64, base: DAVBase, watermark: Int64, mtime: Date? = nil,
-        locks: WriteRequest.LockCondition? = nil
+        locks: WriteRequest.LockCondition? = nil, texts: [String: NoteText] = [:]
     ) async throws -> DAVPutOutcome {
         let now = now()
         let plan: WritePlan
         do {
-            (plan, _, _) = try await write(scope, now: now) { db in
+            (plan, _, _) = try await write(scope, now: now, texts: texts) { db in
             var resolved = base
             if base == .seen {
                 let current = try WebDAVQueries.file(db, vaultID: scope.vaultID, path: path.rawValue)?.version

@@ -40,7 +40,7 @@ extension VaultService {
     func davBlindPut(
         _ scope: VaultScope, path: VaultPath, body: SpooledBody, watermark: Int64, mtime: Date?, locks: WriteRequest.LockCondition
     ) async throws -> DAVPutOutcome {
-        let outcome = try await davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .seen, watermark: watermark, mtime: mtime, locks: locks)
+        let outcome = try await davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .seen, watermark: watermark, mtime: mtime, locks: locks, texts: body.texts(scope))
         guard outcome == .changed else { return outcome }
         for _ in 0..<3 {
             let sight = try await db.withConnection { db in
@@ -54,7 +54,7 @@ extension VaultService {
             do {
                 switch BlindWrite.route(seen: sight.seen, current: sight.current?.version) {
                 case .write:
-                    outcome = try await davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .seen, watermark: watermark, mtime: mtime, locks: locks)
+                    outcome = try await davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .seen, watermark: watermark, mtime: mtime, locks: locks, texts: body.texts(scope))
                 case .merge:
                     guard let current = sight.current else { continue }
                     outcome = try await davMerge(scope, path: path, body: body, current: current, sight: sight, watermark: watermark, mtime: mtime, locks: locks)
@@ -99,7 +99,8 @@ extension VaultService {
         switch decided {
         case .writeSent:
             return try await davPut(
-                scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .version(current.version), watermark: watermark, mtime: mtime, locks: locks)
+                scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .version(current.version), watermark: watermark, mtime: mtime, locks: locks,
+                texts: body.texts(scope))
         case .unchanged:
             try await db.transaction { try WebDAVSeenQueries.show($0, vaultID: scope.vaultID, deviceID: scope.deviceID, path: path.rawValue, version: nil, shown) }
             metrics.webdavBlindWrite("unchanged")
@@ -125,28 +126,31 @@ extension VaultService {
         let now = now()
         let outcome: DAVPutOutcome
         do {
-            outcome = try await db.transaction { [self] tx in
-                let (mine, _) = try admitted(tx, scope, now: now) { _ in
-                    var (push, reads) = try davPush(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .version(over), watermark: watermark, now: now)
-                    push.locks = locks
-                    reads.locksAround = (locks.paths, now)
-                    return (.push(push), reads)
+            let texts = body.texts(scope).merging(Self.noteTexts(scope, sent: [(path.rawValue, mergedHash.rawValue, merged)])) { held, _ in held }
+            outcome = try await keepingNoteTexts(scope, texts) { [self] texts in
+                try await db.transaction { [self] tx in
+                    let (mine, _) = try admitted(tx, scope, now: now, texts: texts) { _ in
+                        var (push, reads) = try davPush(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: .version(over), watermark: watermark, now: now)
+                        push.locks = locks
+                        reads.locksAround = (locks.paths, now)
+                        return (.push(push), reads)
+                    }
+                    if let refusal = mine.refusal { throw refusal.serviceError }
+                    if let rejected = mine.rejected.first { return .rejected(rejected) }
+                    guard let first = mine.writes.first else { throw DAVMoved() }
+                    let (theirs, _) = try admitted(tx, scope, now: now, texts: texts) { _ in
+                        let (push, reads) = try davPush(scope, path: path, hash: mergedHash, sizeBytes: mergedSize, base: .version(first.version), watermark: watermark, now: now)
+                        return (.push(push), reads)
+                    }
+                    // The merge refused after the client's bytes were written: neither stays.
+                    if let refusal = theirs.refusal { throw refusal.serviceError }
+                    if let rejected = theirs.rejected.first { throw Rejected(rejected: rejected) }
+                    guard let second = theirs.writes.first else { throw DAVMoved() }
+                    // Listed after what the client's next listing shows it, so its next sync sees a change.
+                    try WebDAVQueries.setMtime(tx, vaultID: scope.vaultID, path: path.rawValue, version: second.version, mtime: max(Self.wholeSeconds(now), shown.at).addingTimeInterval(1))
+                    try WebDAVSeenQueries.show(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, path: path.rawValue, version: first.version, shown)
+                    return .merged(version: second.version)
                 }
-                if let refusal = mine.refusal { throw refusal.serviceError }
-                if let rejected = mine.rejected.first { return .rejected(rejected) }
-                guard let first = mine.writes.first else { throw DAVMoved() }
-                let (theirs, _) = try admitted(tx, scope, now: now) { _ in
-                    let (push, reads) = try davPush(scope, path: path, hash: mergedHash, sizeBytes: mergedSize, base: .version(first.version), watermark: watermark, now: now)
-                    return (.push(push), reads)
-                }
-                // The merge refused after the client's bytes were written: neither stays.
-                if let refusal = theirs.refusal { throw refusal.serviceError }
-                if let rejected = theirs.rejected.first { throw Rejected(rejected: rejected) }
-                guard let second = theirs.writes.first else { throw DAVMoved() }
-                // Listed after what the client's next listing shows it, so its next sync sees a change.
-                try WebDAVQueries.setMtime(tx, vaultID: scope.vaultID, path: path.rawValue, version: second.version, mtime: max(Self.wholeSeconds(now), shown.at).addingTimeInterval(1))
-                try WebDAVSeenQueries.show(tx, vaultID: scope.vaultID, deviceID: scope.deviceID, path: path.rawValue, version: first.version, shown)
-                return .merged(version: second.version)
             }
         } catch let refused as Rejected {
             await discardUnnamed(scope, hashes: [mergedHash.rawValue])

@@ -52,7 +52,10 @@ extension VaultService {
         let paths = Array(Set(batch.map(\.path.rawValue)))
         let reads = VaultSnapshotQueries.Reads(
             paths: paths, keys: Array(Set(batch.map(\.path.caseFoldedKey))), found: found, watermark: watermark, account: .limits(lockUser: true))
-        let plan = try await write(scope, now: now) { tx in
+        let texts = Self.noteTexts(scope, sent: batch.compactMap { version in
+            version.contentHash.flatMap { hash in version.content.map { (version.path.rawValue, hash.rawValue, $0) } }
+        })
+        let plan = try await write(scope, now: now, texts: texts) { tx in
             let device = try DeviceQueries.importDevice(tx, userID: scope.userID, name: source, now: now)
             let keys = Dictionary(batch.map { ($0.path, $0.path.caseFoldedKey) }) { first, _ in first }
             return (.importVersions(.init(versions: batch, keys: keys, device: device)), reads)

@@ -30,7 +30,8 @@ extension VaultService {
         let (found, watermark) = try await findStored(scope, push) { db, asStored, watermark in
             try self.refusalBeforeStoring(db, scope, .push(push), reads(asStored, watermark))
         }
-        let (plan, cursor) = try await write(scope, now: now, sent: sent, history: historyID) { _ in (.push(push), reads(found, watermark)) }
+        let texts = Self.noteTexts(scope, sent: request.files.compactMap { file in file.content.map { (file.path.rawValue, file.contentHash.rawValue, $0) } })
+        let (plan, cursor) = try await write(scope, now: now, sent: sent, history: historyID, texts: texts) { _ in (.push(push), reads(found, watermark)) }
         let uploads = try await uploads(scope, plan.reservations)
         let conflicts = try plan.conflicts.map { try conflict($0.path, base: $0.base, current: $0.current, scope: scope, expires: push.expires) }
         let committed = plan.writes.map { ConfirmedFile(path: $0.path, version: $0.version, contentHash: ContentHash(alreadyValidated: $0.contentHash ?? ""), sizeBytes: $0.sizeBytes, updatedAt: now) }

@@ -12,14 +12,18 @@ extension VaultService {
     /// - Throws: the plan's ``WriteRefusal`` as a ``ServiceError`` once the transaction committed
     ///   and the bytes stored for the refused write were removed (``discardUnnamed(_:hashes:)``):
     ///   every door answers a refused write the same way.
+    /// - Parameter texts: the texts of notes the door holds in hand (``NoteText``), by hash; the
+    ///   gate reads the others from the store (``keepingNoteTexts(_:_:_:)``).
     func write<Then: Sendable>(
-        _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "",
+        _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "", texts: [String: NoteText] = [:],
         _ prepare: @escaping @Sendable (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads),
         then: @escaping @Sendable (PostgresConnection, WritePlan) throws -> Then
     ) async throws -> (plan: WritePlan, cursor: String?, then: Then) {
-        let written = try await db.transaction { [self] tx in
-            let (plan, cursor) = try admitted(tx, scope, now: now, locked: locked, sent: sent, history: history, prepare)
-            return (plan: plan, cursor: cursor, then: try then(tx, plan))
+        let written = try await keepingNoteTexts(scope, texts) { [self] texts in
+            try await db.transaction { [self] tx in
+                let (plan, cursor) = try admitted(tx, scope, now: now, locked: locked, sent: sent, history: history, texts: texts, prepare)
+                return (plan: plan, cursor: cursor, then: try then(tx, plan))
+            }
         }
         if let refusal = written.plan.refusal {
             // Bytes stored for the refused write go now: counted until the purge, they would
@@ -35,22 +39,22 @@ extension VaultService {
     /// names, ``WriteAdmission``'s plan and ``VaultWriter``.
     func admitted(
         _ tx: PostgresConnection, _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "",
-        _ prepare: (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads)
+        texts: [String: NoteText] = [:], _ prepare: (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads)
     ) throws -> (plan: WritePlan, cursor: String?) {
         let lock = locked ? try VaultSnapshotQueries.lock(tx, vaultID: scope.vaultID) : nil
         let (request, reads) = try prepare(tx)
         let snapshot = try VaultSnapshotQueries.read(tx, vaultID: scope.vaultID, userID: scope.ownerID, lock: lock, reads, limits: limits)
         let plan = WriteAdmission.admit(request, in: snapshot, by: scope.role, names: scope.namesGeneration)
-        let cursor = try VaultWriter(tx: tx, scope: scope, now: now).carryOut(plan, after: snapshot, sent: sent, history: history)
+        let cursor = try VaultWriter(tx: tx, scope: scope, now: now, texts: texts).carryOut(plan, after: snapshot, sent: sent, history: history)
         return (plan, cursor)
     }
 
-    /// ``write(_:now:locked:sent:history:_:then:)`` with nothing after the writer.
+    /// ``write(_:now:locked:sent:history:texts:_:then:)`` with nothing after the writer.
     func write(
-        _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "",
+        _ scope: VaultScope, now: Date, locked: Bool = true, sent: Cursor? = nil, history: String = "", texts: [String: NoteText] = [:],
         _ prepare: @escaping @Sendable (PostgresConnection) throws -> (WriteRequest, VaultSnapshotQueries.Reads)
     ) async throws -> (plan: WritePlan, cursor: String?) {
-        let written = try await write(scope, now: now, locked: locked, sent: sent, history: history, prepare) { _, _ in () }
+        let written = try await write(scope, now: now, locked: locked, sent: sent, history: history, texts: texts, prepare) { _, _ in () }
         return (written.plan, written.cursor)
     }
 }

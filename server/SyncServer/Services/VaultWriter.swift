@@ -4,11 +4,15 @@ import SyncProtocol
 
 /// Carries out a ``WritePlan`` in the transaction that read its ``VaultSnapshot``: blobs
 /// recorded, reservations made or used up, versions numbered on the vault's change sequence and
-/// announced on the change feed, and the device's cursor moved past its own changes.
+/// announced on the change feed, and the device's cursor moved past its own changes. In a plain
+/// vault every note it makes current has its text kept for search (``NoteSearchQueries``) by
+/// the same transaction, so search never falls behind a write.
 struct VaultWriter {
     let tx: PostgresConnection
     let scope: VaultScope
     let now: Date
+    /// Texts of the write's notes the door already read, by content hash (``NoteText``).
+    var texts: [String: NoteText] = [:]
 
     /// Writes `plan`; returns the cursor the device may move to (nil: it reads the state instead).
     /// - Parameters:
@@ -18,6 +22,7 @@ struct VaultWriter {
     func carryOut(_ plan: WritePlan, after snapshot: VaultSnapshot, sent: Cursor? = nil, history: String = "") throws -> String? {
         try PushQueries.recordBlobs(tx, vaultID: scope.vaultID, hashes: Array(plan.recordBlobs.keys), sizes: Array(plan.recordBlobs.values), now: now)
         guard plan.refusal == nil else { return nil }
+        try keepTexts(of: plan)
         // Asked before writing: only the device's own changes lie between its cursor and the lock.
         let sentIsCurrent = try sent.map {
             try FileStateQueries.onlyOwnChanges(tx, vaultID: scope.vaultID, after: $0.sequence, through: snapshot.sequence, deviceID: scope.deviceID)
@@ -48,6 +53,23 @@ struct VaultWriter {
         return Cursor(sequence: sequence, purgeMark: sent.purgeMark, history: history).encoded
     }
 
+    /// Keeps the texts of the notes `plan` makes current that are not kept yet.
+    /// - Throws: ``NoteTextsNeeded`` naming those no door read, before anything else is written:
+    ///   the gate reads them from the store and writes again
+    ///   (``VaultService/keepingNoteTexts(_:_:_:)``).
+    private func keepTexts(of plan: WritePlan) throws {
+        // An encrypted vault's paths and bytes are ciphertext (only an empty vault becomes one).
+        guard !scope.encrypted else { return }
+        var current: [String: String?] = [:]
+        for write in plan.writes { current[write.path.rawValue] = write.contentHash }
+        let notes = Set(current.compactMap { path, hash in WebApp.isNote(path) ? hash : nil })
+        let missing = try NoteSearchQueries.missing(tx, vaultID: scope.vaultID, hashes: notes.sorted())
+        guard !missing.isEmpty else { return }
+        try NoteSearchQueries.keep(tx, vaultID: scope.vaultID, missing.compactMap { hash in texts[hash].map { (hash: hash, text: $0) } })
+        let unread = missing.filter { texts[$0] == nil }
+        if !unread.isEmpty { throw NoteTextsNeeded(hashes: unread) }
+    }
+
     private static func imported(_ planned: WritePlan.VersionWrite, _ write: FileStateQueries.Write) -> FileStateQueries.ImportedWrite {
         FileStateQueries.ImportedWrite(write: write, createdAt: planned.createdAt ?? .distantPast, origin: planned.origin)
     }
@@ -57,4 +79,9 @@ struct VaultWriter {
             path: reservation.file.path.rawValue, pathKey: reservation.pathKey, newVersion: reservation.version, baseVersion: reservation.baseVersion,
             contentHash: reservation.file.contentHash.rawValue, sizeBytes: reservation.file.sizeBytes, expiresAt: reservation.expiresAt)
     }
+}
+
+/// A write makes notes current whose texts neither the search keeps nor the door read.
+struct NoteTextsNeeded: Error {
+    let hashes: [String]
 }

@@ -46,12 +46,12 @@ enum MarkdownHTML {
         document(markdown, resolve: resolve).html
     }
 
-    /// The note as HTML, and its headings.
-    static func document(_ markdown: String, resolve: @escaping (Target) -> String?) -> (html: String, headings: [Heading]) {
+    /// The note as HTML, and its headings; with `marks`, a search's words marked (``SearchMarks``).
+    static func document(_ markdown: String, marks: SearchMarks? = nil, resolve: @escaping (Target) -> String?) -> (html: String, headings: [Heading]) {
         let source = MarkdownSource.prepared(markdown)
         guard let document = parse(source) else { return ("<p>" + escape(markdown) + "</p>\n", []) }
         defer { cmark_node_free(document) }
-        var writer = MarkdownWriter(resolve: resolve)
+        var writer = MarkdownWriter(resolve: resolve, marks: marks)
         writer.write(document)
         return (writer.html, writer.headings)
     }

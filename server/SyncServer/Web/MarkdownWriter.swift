@@ -14,7 +14,7 @@ struct MarkdownWriter {
     private var inlineDepth = 0
     /// Heading ids given so far, so a repeated heading gets `-1`, `-2`; the note page's own ids
     /// are taken already (a heading "Main" must not take the skip link's target).
-    private var headingIDs: [String: Int] = ["main": 1, "fields-heading": 1, "outline-heading": 1, "live-status": 1]
+    private var headingIDs: [String: Int] = ["main": 1, "fields-heading": 1, "outline-heading": 1, "live-status": 1, "match": 1]
     /// The note's headings in order: its outline.
     private(set) var headings: [MarkdownHTML.Heading] = []
     /// Footnote labels in the order of their first reference (numbered from 1), and how many
@@ -26,7 +26,15 @@ struct MarkdownWriter {
     private var alignments: [UInt8] = []
     private var inTableBody = false
 
-    init(resolve: @escaping (MarkdownHTML.Target) -> String?) { self.resolve = resolve }
+    /// A search's words, marked where the text holds them (a note opened from a search); the
+    /// first mark is the page's `#match`.
+    let marks: SearchMarks?
+    private var marked = 0
+
+    init(resolve: @escaping (MarkdownHTML.Target) -> String?, marks: SearchMarks? = nil) {
+        self.resolve = resolve
+        self.marks = marks
+    }
 
     static let rel = "rel=\"noopener noreferrer nofollow\""
 
@@ -215,11 +223,24 @@ struct MarkdownWriter {
     private mutating func text(_ text: String) {
         for segment in ObsidianInline.segments(text) {
             switch segment {
-            case .text(let plain): html += MarkdownHTML.escape(plain)
+            case .text(let plain): searched(plain)
             case .highlight(let marked): html += "<mark>" + MarkdownHTML.escape(marked) + "</mark>"
             case .tag(let name): html += "<span class=\"tag\">#" + MarkdownHTML.escape(name) + "</span>"
             case .wiki(let link, let embed): wiki(link, embed: embed)
             }
+        }
+    }
+
+    /// Text, with the search's words marked.
+    private mutating func searched(_ text: String) {
+        guard let marks else { return html += MarkdownHTML.escape(text) }
+        for segment in marks.segments(text) {
+            guard segment.marked else {
+                html += MarkdownHTML.escape(segment.text)
+                continue
+            }
+            html += (marked == 0 ? "<mark class=\"match\" id=\"match\">" : "<mark class=\"match\">") + MarkdownHTML.escape(segment.text) + "</mark>"
+            marked += 1
         }
     }
 

@@ -53,13 +53,15 @@ extension WebApp {
 
     /// The breadcrumbs of a folder as it was: its folders above open at the same moment (the
     /// vaults list stays the vaults list).
-    static func atMoment(_ crumbs: [[String: String]], _ moment: String) -> [[String: String]] {
-        crumbs.map { crumb in
+    static func atMoment(_ crumbs: [String: Any], _ moment: String) -> [String: Any] {
+        var crumbs = crumbs
+        crumbs["items"] = (crumbs["items"] as? [[String: String]] ?? []).map { crumb in
             guard let href = crumb["href"], href.contains("/files") else { return crumb }
             var crumb = crumb
             crumb["href"] = href + (href.contains("?") ? "&" : "?") + "as_of=" + query(moment)
             return crumb
         }
+        return crumbs
     }
 
     /// The restore button: the folder (or the whole vault) as it was, then back to the folder

@@ -62,6 +62,7 @@ struct WebApp: Sendable {
         let vaultPages = app.group("vaults/:vault")
         vaultPages.get("files") { request, context in try await page(request, context) { try await folder($0, request, context) } }
         vaultPages.get("file") { request, context in try await page(request, context) { try await file($0, request, context) } }
+        vaultPages.get("search") { request, context in try await page(request, context) { try await search($0, request, context) } }
         vaultPages.get("history") { request, context in try await page(request, context) { try await history($0, request, context) } }
         vaultPages.get("download") { request, context in try await page(request, context) { try await download($0, request, context) } }
         vaultPages.get("view") { request, context in try await page(request, context) { try await view($0, request, context) } }
@@ -152,8 +153,10 @@ struct WebApp: Sendable {
     func file(_ caller: Caller, _ request: Request, _ context: ServerRequestContext) async throws -> Response {
         let (scope, path, versions, shown, hash) = try await namedVersion(caller, request, context)
         let base = Self.base(scope)
+        // Opened from a search: its words are marked, the first at `#match`.
+        let searched = request.uri.queryParameters.get("q").map { String($0) }
         var model = chrome(caller, title: String(path.name)).merging([
-            "heading": String(path.name), "crumbs": crumbs(scope, folder: Self.folderOf(path.rawValue), last: String(path.name)),
+            "heading": String(path.name), "crumbs": crumbs(scope, folder: Self.folderOf(path.rawValue), last: String(path.name), searched: searched),
             "version": shown.version, "size": Self.size(shown.sizeBytes), "changed": WireDate.format(shown.createdAt), "device": shown.device ?? "",
             "olderVersion": shown.version != versions.first?.version,
             "downloadHref": base + "download?path=" + Self.query(path.rawValue) + "&version=\(shown.version)",
@@ -187,7 +190,7 @@ struct WebApp: Sendable {
             model["hasFields"] = !fields.isEmpty
             // Wiki links resolve among the vault's files, read only for a note that has one.
             let wikiLinks = try await paths.value(note.body.contains("[["))
-            let rendered = MarkdownHTML.document(note.body) { target in Self.resolve(target, from: path.rawValue, base: base, wikiLinks: wikiLinks) }
+            let rendered = MarkdownHTML.document(note.body, marks: searched.flatMap { SearchMarks($0) }) { target in Self.resolve(target, from: path.rawValue, base: base, wikiLinks: wikiLinks) }
             model["body"] = rendered.html
             // An outline once a note has a few headings to move between.
             if rendered.headings.count >= 3 {
@@ -320,7 +323,9 @@ struct WebApp: Sendable {
         return scope
     }
 
-    func crumbs(_ scope: VaultScope, folder: String, last: String? = nil, lastHref: String? = nil) -> [[String: String]] {
+    /// What stands above every vault page: the breadcrumbs (`items`), and for a plain vault the
+    /// search box (`search`: its action, and the words searched for when a page has some).
+    func crumbs(_ scope: VaultScope, folder: String, last: String? = nil, lastHref: String? = nil, searched: String? = nil) -> [String: Any] {
         let base = Self.base(scope)
         var crumbs: [[String: String]] = [["name": "Vaults", "href": "/app/"], ["name": scope.vaultName, "href": base + "files"]]
         for ancestor in FolderListing.ancestors(of: folder + "x") {
@@ -328,6 +333,8 @@ struct WebApp: Sendable {
         }
         if let last { crumbs.append(["name": last, "href": lastHref ?? ""]) }
         if lastHref == nil, let index = crumbs.indices.last { crumbs[index]["href"] = nil }
-        return crumbs
+        var model: [String: Any] = ["items": crumbs]
+        if !scope.encrypted { model["search"] = ["action": base + "search", "query": searched ?? ""] }
+        return model
     }
 }

@@ -57,6 +57,15 @@ enum WebAssets {
         .actions a { margin-right: var(--s4); }
         .crumbs ol { list-style: none; display: flex; flex-wrap: wrap; gap: var(--s1); padding: 0; margin: 0 0 var(--s2); }
         .crumbs li + li::before { content: "/"; margin-right: var(--s1); color: var(--muted); }
+        .vault-bar { display: flex; flex-wrap: wrap; align-items: baseline; justify-content: space-between; gap: var(--s2) var(--s4); margin: 0 0 var(--s2); }
+        .vault-bar .crumbs ol { margin: 0; }
+        form.search { display: flex; gap: var(--s1); flex: 0 1 22rem; min-width: 0; }
+        form.search input { flex: 1 1 auto; min-width: 0; }
+        ol.results { padding-left: var(--s4); }
+        ol.results li { margin: 0 0 var(--s3); overflow-wrap: anywhere; }
+        ol.results .snippet { margin: var(--s1) 0 0; color: var(--muted); }
+        ol.results mark, mark.match { background: #ffe58a; color: #16161a; border-radius: 2px; }
+        .hint { color: var(--muted); font-size: var(--text-s); }
         .fields dl { display: grid; grid-template-columns: max-content 1fr; gap: var(--s1) var(--s4); }
         .fields dt { font-weight: 600; }
         .fields dd { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }

@@ -18,6 +18,8 @@
 ///   version in a list of versions (`<option data-datetime>`) with its local date and time.
 /// - **a menu on a phone**: at a narrow width the account's links fold behind a "Menu" button
 ///   (`aria-expanded`), shown only where the script runs.
+/// - **arrow keys in search results**: in a list with `data-arrow-list`, up and down move the
+///   keyboard's focus between its links, and down from the search box to the first.
 /// - **local times sent as UTC**: a form with `data-local-time` fills each hidden field an
 ///   `input[data-utc]` names with its local date and time as ISO 8601 UTC (the vault as of a moment).
 /// A fresh copy of a page is this server's own rendering, parsed inert (`DOMParser` runs no script).
@@ -148,6 +150,22 @@ enum WebScript {
             document.documentElement.classList.add("has-menu");
             toggle.addEventListener("click", function () {
               toggle.setAttribute("aria-expanded", String(toggle.getAttribute("aria-expanded") !== "true"));
+            });
+          }
+
+          // A list of search results: the arrow keys move between its links, and down from the
+          // search box to the first (Tab still goes through them in order).
+          var results = document.querySelector("[data-arrow-list]");
+          if (results) {
+            var links = Array.prototype.slice.call(results.querySelectorAll("a"));
+            document.addEventListener("keydown", function (event) {
+              if (event.key !== "ArrowDown" && event.key !== "ArrowUp") { return; }
+              var at = links.indexOf(document.activeElement);
+              var box = document.activeElement && document.activeElement.id === "search-q";
+              if (at < 0 && !(box && event.key === "ArrowDown")) { return; }
+              event.preventDefault();
+              var next = at < 0 ? 0 : Math.min(links.length - 1, Math.max(0, at + (event.key === "ArrowDown" ? 1 : -1)));
+              links[next].focus();
             });
           }
 

@@ -6,7 +6,7 @@ import Mustache
 enum WebTemplates {
     static func library() throws -> MustacheLibrary {
         var library = MustacheLibrary()
-        for (name, text) in all + operatorPages + memberPages { try library.register(text, named: name) }
+        for (name, text) in all + operatorPages + memberPages + searchPages { try library.register(text, named: name) }
         return library
     }
 
@@ -72,9 +72,16 @@ enum WebTemplates {
         """
 
     static let crumbs = """
+        {{#crumbs}}<div class="vault-bar">
         <nav aria-label="Breadcrumbs" class="crumbs"><ol>
-        {{#crumbs}}<li>{{#href}}<a href="{{href}}">{{name}}</a>{{/href}}{{^href}}<span aria-current="page">{{name}}</span>{{/href}}</li>{{/crumbs}}
+        {{#items}}<li>{{#href}}<a href="{{href}}">{{name}}</a>{{/href}}{{^href}}<span aria-current="page">{{name}}</span>{{/href}}</li>{{/items}}
         </ol></nav>
+        {{#search}}<form role="search" class="search" method="get" action="{{action}}">
+        <label for="search-q" class="visually-hidden">Search the notes</label>
+        <input id="search-q" type="search" name="q" value="{{query}}" placeholder="Search notes" required maxlength="500" autocomplete="off">
+        <button type="submit">Search</button>
+        </form>{{/search}}
+        </div>{{/crumbs}}
 
         """
 

@@ -10,6 +10,14 @@ struct SpooledBody: Sendable {
     let file: URL
     let hash: ContentHash
     let sizeBytes: Int64
+    /// A note's text for search (``NoteText``), read as the body came; nil for another file.
+    var text: NoteText? = nil
+
+    /// The texts the write gate is handed for this body (by hash): none for an encrypted vault.
+    func texts(_ scope: VaultScope) -> [String: NoteText] {
+        guard let text, !scope.encrypted else { return [:] }
+        return [hash.rawValue: text]
+    }
 
     /// Writes `body` to a new file in `folder`, refusing it past `limit` bytes.
     /// - Throws: ``ServiceError/fileTooLarge(path:size:limit:)`` past the limit (the file is removed).
@@ -25,12 +33,15 @@ struct SpooledBody: Sendable {
         }
         var hasher = ContentHasher()
         var size: Int64 = 0
+        // What search reads of a note: its start, and one byte to tell it was cut.
+        var head: Data? = WebApp.isNote(path.rawValue) ? Data() : nil
         do {
             for try await chunk in body {
                 size += Int64(chunk.readableBytes)
                 guard size <= limit else { throw ServiceError.fileTooLarge(path: path, size: size, limit: limit) }
                 chunk.withUnsafeReadableBytes { hasher.update($0) }
                 let bytes = Data(chunk.readableBytesView)
+                if let held = head?.count, held <= NoteText.indexedBytes { head?.append(bytes.prefix(NoteText.indexedBytes + 1 - held)) }
                 try await io.runIfActive { try handle.write(contentsOf: bytes) }
             }
             try handle.close()
@@ -39,7 +50,7 @@ struct SpooledBody: Sendable {
             try? FileManager.default.removeItem(at: file)
             throw error
         }
-        return SpooledBody(file: file, hash: hasher.finalize(), sizeBytes: size)
+        return SpooledBody(file: file, hash: hasher.finalize(), sizeBytes: size, text: head.map(NoteText.init))
     }
 
     /// The file's bytes, read on the I/O threads.

@@ -67,7 +67,8 @@ extension WebDAVServer {
         let stored = try await vault.davStore(scope, path: path, body: body, base: sight.current.map { .version($0.version) } ?? .absent, io: io)
         do {
             let outcome = if let base {
-                try await vault.davPut(scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: sight.watermark, mtime: mtime, locks: locks)
+                try await vault.davPut(
+                    scope, path: path, hash: body.hash, sizeBytes: body.sizeBytes, base: base, watermark: sight.watermark, mtime: mtime, locks: locks, texts: body.texts(scope))
             } else {
                 try await vault.davBlindPut(scope, path: path, body: body, watermark: sight.watermark, mtime: mtime, locks: locks)
             }

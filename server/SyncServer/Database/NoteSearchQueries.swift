@@ -1,0 +1,109 @@
+import Foundation
+import Postgres
+
+/// SQL for the server's full-text search of plain vaults' notes (migration 36): texts kept by
+/// content hash, names through `file_state`'s title index, results from the vault's current notes.
+enum NoteSearchQueries {
+    /// A note's name as searched: its file name without the extension, in the index's exact
+    /// form (`file_state_title`), so a query naming it uses the index.
+    static let titleVector = "to_tsvector('vaultsync_search'::regconfig, regexp_replace(regexp_replace(f.path, '^.*/', ''), '\\.[^.]*$', ''))"
+    /// The paths searched: notes as the web app knows them (``WebApp/isNote(_:)``).
+    static let isNote = "lower(f.path) ~ '\\.(md|markdown|txt)$'"
+
+    /// Of `hashes`, those whose text is not kept yet.
+    static func missing(_ db: PostgresConnection, vaultID: UUID, hashes: [String]) throws -> [String] {
+        guard !hashes.isEmpty else { return [] }
+        return try db.query(
+            """
+            SELECT h FROM unnest($2::text[]) AS t(h)
+            WHERE NOT EXISTS (SELECT 1 FROM note_texts n WHERE n.vault_id = $1 AND n.content_hash = t.h)
+            """, [vaultID, hashes]
+        ).map { try $0.string(0) }
+    }
+
+    /// Keeps contents' texts: the values weigh more than the body (`B` against `D`; a name is `A`).
+    /// A content whose blob is gone meanwhile is skipped.
+    static func keep(_ db: PostgresConnection, vaultID: UUID, _ texts: [(hash: String, text: NoteText)]) throws {
+        guard !texts.isEmpty else { return }
+        try db.query(
+            """
+            INSERT INTO note_texts (vault_id, content_hash, text, document)
+            SELECT $1, t.h, CASE WHEN t.v = '' THEN t.b ELSE t.v || E'\\n\\n' || t.b END,
+                setweight(to_tsvector('vaultsync_search', t.v), 'B') || setweight(to_tsvector('vaultsync_search', t.b), 'D')
+            FROM unnest($2::text[], $3::text[], $4::text[]) AS t(h, v, b)
+            WHERE EXISTS (SELECT 1 FROM blobs x WHERE x.vault_id = $1 AND x.content_hash = t.h)
+            ON CONFLICT DO NOTHING
+            """, [vaultID, texts.map(\.hash), texts.map(\.text.values), texts.map(\.text.body)])
+    }
+
+    /// Whether the vault holds notes written before search was kept (migration 36).
+    static func unindexed(_ db: PostgresConnection, vaultID: UUID) throws -> Bool {
+        try db.query("SELECT search_unindexed FROM vaults WHERE id = $1", [vaultID]).first.map { try $0.bool(0) } ?? false
+    }
+
+    static func setUnindexed(_ db: PostgresConnection, vaultID: UUID, _ unindexed: Bool) throws {
+        try db.query("UPDATE vaults SET search_unindexed = $2 WHERE id = $1", [vaultID, unindexed])
+    }
+
+    /// The contents of the vault's current notes whose text is not kept, at most `limit`.
+    static func unread(_ db: PostgresConnection, vaultID: UUID, limit: Int) throws -> [String] {
+        try db.query(
+            """
+            SELECT DISTINCT f.content_hash FROM file_state f
+            WHERE f.vault_id = $1 AND NOT f.is_deleted AND \(isNote)
+              AND NOT EXISTS (SELECT 1 FROM note_texts n WHERE n.vault_id = f.vault_id AND n.content_hash = f.content_hash)
+            LIMIT $2
+            """, [vaultID, limit]
+        ).map { try $0.string(0) }
+    }
+
+    /// One note found.
+    struct Hit: Sendable, Equatable {
+        let path: String
+        let version: Int
+        let sizeBytes: Int64
+        let modifiedAt: Date
+        /// Where the words were found, each match between the marks asked for, on one line.
+        let snippet: String
+    }
+
+    /// The vault's current notes under `prefix` matching `query` (``SearchQuery/tsquery(_:any:)``)
+    /// by name, frontmatter values and body together: the best `limit`, ranked by `ts_rank` (a name
+    /// weighs most), each with a snippet. The indexes find the notes holding any one term (`anyTerm`)
+    /// in their name or their text; the whole query is then matched on both.
+    static func search(
+        _ db: PostgresConnection, vaultID: UUID, query: String, anyTerm: String, prefix: String, limit: Int, marks: (start: Character, end: Character)
+    ) throws -> [Hit] {
+        try db.query(
+            """
+            WITH q AS (SELECT to_tsquery('vaultsync_search', $2) AS query, to_tsquery('vaultsync_search', $5) AS any_term),
+            found AS (
+                SELECT f.path FROM file_state f, q
+                WHERE f.vault_id = $1 AND NOT f.is_deleted AND \(titleVector) @@ q.any_term
+                UNION
+                SELECT f.path FROM note_texts n JOIN file_state f ON f.vault_id = n.vault_id AND f.content_hash = n.content_hash, q
+                WHERE n.vault_id = $1 AND n.document @@ q.any_term AND NOT f.is_deleted
+            ),
+            whole AS (
+                SELECT f.path, f.version, f.size_bytes, f.updated_at, n.text,
+                    setweight(\(titleVector), 'A') || coalesce(n.document, ''::tsvector) AS document
+                FROM found JOIN file_state f ON f.vault_id = $1 AND f.path = found.path AND NOT f.is_deleted
+                LEFT JOIN note_texts n ON n.vault_id = f.vault_id AND n.content_hash = f.content_hash
+                WHERE \(isNote) AND starts_with(f.path, $3)
+            ),
+            best AS (
+                SELECT w.*, ts_rank(w.document, q.query) AS rank FROM whole w, q
+                WHERE w.document @@ q.query
+                ORDER BY rank DESC, w.path LIMIT $4
+            )
+            SELECT b.path, b.version, b.size_bytes, b.updated_at,
+                ts_headline('vaultsync_search', coalesce(b.text, ''), q.query,
+                    'StartSel=' || $6 || ', StopSel=' || $7 || ', MaxWords=24, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "')
+            FROM best b, q ORDER BY b.rank DESC, b.path
+            """, [vaultID, query, prefix, limit, anyTerm, String(marks.start), String(marks.end)]
+        ).map {
+            Hit(path: try $0.string(0), version: try $0.int(1), sizeBytes: try $0.int64(2), modifiedAt: try $0.date(3),
+                snippet: try $0.string(4).split(whereSeparator: \.isNewline).joined(separator: " "))
+        }
+    }
+}
