@@ -67,6 +67,11 @@ struct Search: AsyncParsableCommand {
         var modifiedAt: Date?
         var score: Double?
 
+        enum CodingKeys: String, CodingKey {
+            case path, snippet, version, score
+            case modifiedAt = "modified_at"
+        }
+
         init(_ hit: LocalSearchHit) {
             (path, snippet, score) = (hit.path, hit.snippet, hit.score)
         }

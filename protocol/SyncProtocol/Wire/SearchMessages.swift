@@ -30,6 +30,12 @@ public struct SearchHit: Codable, Sendable, Equatable {
         self.snippet = snippet
     }
 
+    enum CodingKeys: String, CodingKey {
+        case path, version, snippet
+        case sizeBytes = "size_bytes"
+        case modifiedAt = "modified_at"
+    }
+
     /// The marks around each match in ``snippet``.
     public static let markStart: Character = "«"
     public static let markEnd: Character = "»"

@@ -67,40 +67,44 @@ enum NoteSearchQueries {
         let snippet: String
     }
 
+    /// How many notes one search ranks at most: a query most notes match (a word in every
+    /// other note) is ranked among the first this many found, so that it answers as fast as any.
+    static let rankedAtMost = 2_000
+
     /// The vault's current notes under `prefix` matching `query` (``SearchQuery/tsquery(_:any:)``)
-    /// by name, frontmatter values and body together: the best `limit`, ranked by `ts_rank` (a name
-    /// weighs most), each with a snippet. The indexes find the notes holding any one term (`anyTerm`)
-    /// in their name or their text; the whole query is then matched on both.
+    /// by name, frontmatter values and text together: the best `limit`, ranked by `ts_rank` (a name
+    /// weighs most), each with a snippet. The candidates come from the indexes: notes whose text
+    /// holds every term (at most ``rankedAtMost``), and notes whose name holds any term (the rest of
+    /// the query may be in their text); the whole query is then matched on both.
     static func search(
         _ db: PostgresConnection, vaultID: UUID, query: String, anyTerm: String, prefix: String, limit: Int, marks: (start: Character, end: Character)
     ) throws -> [Hit] {
         try db.query(
             """
             WITH q AS (SELECT to_tsquery('vaultsync_search', $2) AS query, to_tsquery('vaultsync_search', $5) AS any_term),
-            found AS (
-                SELECT f.path FROM file_state f, q
-                WHERE f.vault_id = $1 AND NOT f.is_deleted AND \(titleVector) @@ q.any_term
-                UNION
-                SELECT f.path FROM note_texts n JOIN file_state f ON f.vault_id = n.vault_id AND f.content_hash = n.content_hash, q
-                WHERE n.vault_id = $1 AND n.document @@ q.any_term AND NOT f.is_deleted
+            texted AS (
+                SELECT f.path, f.version, f.size_bytes, f.updated_at, f.content_hash, setweight(\(titleVector), 'A') || n.document AS document
+                FROM note_texts n JOIN file_state f ON f.vault_id = n.vault_id AND f.content_hash = n.content_hash AND NOT f.is_deleted, q
+                WHERE n.vault_id = $1 AND n.document @@ q.query AND \(isNote) AND starts_with(f.path, $3)
+                LIMIT $8
             ),
-            whole AS (
-                SELECT f.path, f.version, f.size_bytes, f.updated_at, n.text,
-                    setweight(\(titleVector), 'A') || coalesce(n.document, ''::tsvector) AS document
-                FROM found JOIN file_state f ON f.vault_id = $1 AND f.path = found.path AND NOT f.is_deleted
-                LEFT JOIN note_texts n ON n.vault_id = f.vault_id AND n.content_hash = f.content_hash
-                WHERE \(isNote) AND starts_with(f.path, $3)
+            titled AS (
+                SELECT f.path, f.version, f.size_bytes, f.updated_at, f.content_hash, setweight(\(titleVector), 'A') || coalesce(n.document, ''::tsvector) AS document
+                FROM file_state f LEFT JOIN note_texts n ON n.vault_id = f.vault_id AND n.content_hash = f.content_hash, q
+                WHERE f.vault_id = $1 AND NOT f.is_deleted AND \(titleVector) @@ q.any_term AND \(isNote) AND starts_with(f.path, $3)
+                  AND NOT EXISTS (SELECT 1 FROM texted t WHERE t.path = f.path)
             ),
             best AS (
-                SELECT w.*, ts_rank(w.document, q.query) AS rank FROM whole w, q
-                WHERE w.document @@ q.query
-                ORDER BY rank DESC, w.path LIMIT $4
+                SELECT c.*, ts_rank(c.document, q.query) AS rank FROM (SELECT * FROM texted UNION ALL SELECT * FROM titled) c, q
+                WHERE c.document @@ q.query
+                ORDER BY rank DESC, c.path LIMIT $4
             )
             SELECT b.path, b.version, b.size_bytes, b.updated_at,
-                ts_headline('vaultsync_search', coalesce(b.text, ''), q.query,
+                ts_headline('vaultsync_search', coalesce(n.text, ''), q.query,
                     'StartSel=' || $6 || ', StopSel=' || $7 || ', MaxWords=24, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "')
-            FROM best b, q ORDER BY b.rank DESC, b.path
-            """, [vaultID, query, prefix, limit, anyTerm, String(marks.start), String(marks.end)]
+            FROM best b LEFT JOIN note_texts n ON n.vault_id = $1 AND n.content_hash = b.content_hash, q
+            ORDER BY b.rank DESC, b.path
+            """, [vaultID, query, prefix, limit, anyTerm, String(marks.start), String(marks.end), rankedAtMost]
         ).map {
             Hit(path: try $0.string(0), version: try $0.int(1), sizeBytes: try $0.int64(2), modifiedAt: try $0.date(3),
                 snippet: try $0.string(4).split(whereSeparator: \.isNewline).joined(separator: " "))
