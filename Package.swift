@@ -30,6 +30,7 @@ let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metri
 let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
 let mustache: Target.Dependency = .product(name: "Mustache", package: "swift-mustache")
 let nioHTTPTypes: Target.Dependency = .product(name: "NIOHTTPTypes", package: "swift-nio-extras")
+let mcp: Target.Dependency = .product(name: "MCP", package: "swift-sdk")
 
 let package = Package(
     name: "VaultSync",
@@ -67,6 +68,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.33.0"),
         // The web app's pages (no dependencies of its own).
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
+        // The Model Context Protocol's Swift SDK: the server's /mcp endpoint for agents (on Linux it
+        // brings only swift-system beside packages already in the graph).
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk.git", from: "0.12.1"),
     ],
     targets: [
         // MARK: protocol
@@ -79,7 +83,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", log, nioCore, nioPosix], path: "server/Postgres", swiftSettings: swiftSettings),
         .target(
             name: "SyncServer",
-            dependencies: ["SyncProtocol", "SyncCore", "Postgres", "CCmarkGFM", mustache, hummingbird, hummingbirdCore, hummingbirdWebSocket, nioWebSocket, nioHTTP1, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, nioSSL, zip, metrics, prometheus, nioHTTPTypes],
+            dependencies: ["SyncProtocol", "SyncCore", "Postgres", "CCmarkGFM", mustache, hummingbird, hummingbirdCore, hummingbirdWebSocket, nioWebSocket, nioHTTP1, log, crypto, cryptoExtras, jwtKit, nioCore, nioPosix, serviceLifecycle, asyncHTTPClient, nioSSL, zip, metrics, prometheus, nioHTTPTypes, mcp],
             path: "server/SyncServer",
             swiftSettings: swiftSettings
         ),

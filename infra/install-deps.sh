@@ -4,7 +4,8 @@
 # With --tests (infra/test.sh), also what the tests run against: systemd, haproxy, chromium, litmus, rclone, curl
 # and syncthing with apt, and from PyPI moto's S3 server (the S3 blob store's tests), schemathesis (the OpenAPI
 # fuzz test), Playwright with axe (the web app's browser tests), and webdav4 (a WebDAV client the
-# WebDAV tests drive: fsspec's, which sends no Depth and finds answers by the URL it asked for).
+# WebDAV tests drive: fsspec's, which sends no Depth and finds answers by the URL it asked for), and
+# mcp (the Model Context Protocol's official client, which the agents' tests point at /mcp).
 # With --bench (bench/*.sh), also rsync (the floors) and syncthing (bench/peers.sh runs it beside VaultSync).
 set -euo pipefail
 tests=false
@@ -64,3 +65,10 @@ if ! python3 -c "import webdav4" 2>/dev/null; then
   python3 -m pip install --quiet "webdav4==0.11.0"
 fi
 python3 -c "import webdav4" || { echo "error: webdav4 did not install" >&2; exit 1; }
+# mcp: the Model Context Protocol's official Python client (PyPI), driven by the agents' tests
+# against the server's /mcp endpoint (Tests/MCP/agent.py).
+if ! python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('mcp') != '2.3.0')" 2>/dev/null; then
+  echo "installing: mcp (pip)"
+  python3 -m pip install --quiet "mcp==2.3.0"
+fi
+python3 -c "import mcp.client.streamable_http" || { echo "error: mcp did not install" >&2; exit 1; }

@@ -22,7 +22,7 @@ struct VaultSyncCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Signup.self, Init.self, Login.self, Passphrase.self, Logout.self, Sync.self, Watch.self, Status.self, Folders.self, Get.self, Conflicts.self, Resolve.self, Retry.self, Repair.self,
-            History.self, Restore.self, Search.self, Export.self, Import.self, Log.self, Devices.self, AppPassword.self, Vaults.self, Members.self, Invitations.self, Keys.self, Account.self, Nonce.self, ServerInfo.self,
+            History.self, Restore.self, Search.self, Export.self, Import.self, Log.self, Devices.self, AppPassword.self, Tokens.self, Vaults.self, Members.self, Invitations.self, Keys.self, Account.self, Nonce.self, ServerInfo.self,
         ])
 
     func run() async throws {

@@ -30,6 +30,15 @@ import Testing
         #expect(plan.clearOnSuccess == ["app:ada@example.com|203.0.113.9"])
     }
 
+    /// A bearer token names no account: its failures count against the address alone, so no
+    /// one's guesses hold another's agents off.
+    @Test func aBearerTokenCountsOnlyItsAddress() {
+        let plan = SignInAdmission.tokenPlan(address: "203.0.113.9", policy: Self.policy)
+        #expect(plan.waitFor == ["address:203.0.113.9"])
+        #expect(plan.countFailure == [.init(key: "address:203.0.113.9", free: 20)])
+        #expect(plan.clearOnSuccess.isEmpty)
+    }
+
     @Test func withATicketOnlyTheTicketsOwnCountApplies() {
         let plan = SignInAdmission.plan(account: "ada@example.com", address: "203.0.113.9", ticketID: "t1", policy: Self.policy)
         #expect(plan.waitFor == ["ticket:t1"])

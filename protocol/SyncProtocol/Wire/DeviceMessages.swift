@@ -214,13 +214,16 @@ public struct AppPasswordRequest: Codable, Sendable, Equatable {
     public var vault: String?
     public var readOnly: Bool?
     public var expiresInSeconds: Int?
+    /// One folder of `vault` only (an agent's token, `vaultsync tokens create --under`): outside it
+    /// nothing is there. Needs `vault`; such a password is for `/mcp`, not WebDAV.
+    public var under: String?
 
-    public init(name: String, vault: String? = nil, readOnly: Bool? = nil, expiresInSeconds: Int? = nil) {
-        (self.name, self.vault, self.readOnly, self.expiresInSeconds) = (name, vault, readOnly, expiresInSeconds)
+    public init(name: String, vault: String? = nil, readOnly: Bool? = nil, expiresInSeconds: Int? = nil, under: String? = nil) {
+        (self.name, self.vault, self.readOnly, self.expiresInSeconds, self.under) = (name, vault, readOnly, expiresInSeconds, under)
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, vault
+        case name, vault, under
         case readOnly = "read_only"
         case expiresInSeconds = "expires_in_seconds"
     }
@@ -236,10 +239,12 @@ public struct AppPasswordCreated: Codable, Sendable, Equatable {
     public var vaultID: UUID?
     public var readOnly: Bool
     public var expiresAt: Date?
+    /// The one folder it reaches (`notes/2024/`; nil: the whole vault).
+    public var under: String?
 
-    public init(password: String, deviceID: UUID, deviceName: String, vaultID: UUID? = nil, readOnly: Bool = false, expiresAt: Date? = nil) {
+    public init(password: String, deviceID: UUID, deviceName: String, vaultID: UUID? = nil, readOnly: Bool = false, expiresAt: Date? = nil, under: String? = nil) {
         (self.password, self.deviceID, self.deviceName) = (password, deviceID, deviceName)
-        (self.vaultID, self.readOnly, self.expiresAt) = (vaultID, readOnly, expiresAt)
+        (self.vaultID, self.readOnly, self.expiresAt, self.under) = (vaultID, readOnly, expiresAt, under)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -250,10 +255,11 @@ public struct AppPasswordCreated: Codable, Sendable, Equatable {
         vaultID = try container.decodeIfPresent(UUID.self, forKey: .vaultID)
         readOnly = try container.decodeIfPresent(Bool.self, forKey: .readOnly) ?? false
         expiresAt = try container.decodeIfPresent(Date.self, forKey: .expiresAt)
+        under = try container.decodeIfPresent(String.self, forKey: .under)
     }
 
     enum CodingKeys: String, CodingKey {
-        case password
+        case password, under
         case deviceID = "device_id"
         case deviceName = "device_name"
         case vaultID = "vault_id"

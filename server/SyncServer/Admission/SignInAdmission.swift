@@ -49,6 +49,13 @@ enum SignInAdmission {
             everywhere: Count(key: "app-everywhere:\(account)", free: policy.freeAppPasswordFailuresEverywhere), policy)
     }
 
+    /// A bearer token (an agent's, on `/mcp`) names no account: only its address is counted, as
+    /// any address's failures are. An account-wide count would let anyone hold every agent off.
+    static func tokenPlan(address: String, policy: SignInThrottlePolicy) -> Plan {
+        let key = "address:\(address)"
+        return Plan(waitFor: [key], countFailure: [Count(key: key, free: policy.freeAddressFailures)], clearOnSuccess: [])
+    }
+
     /// The account from one address (cleared by a success), the address, and the account from
     /// every address: what a check without a ticket waits for and counts.
     private static func threeCounts(fromAddress: String, address: String, everywhere: Count, _ policy: SignInThrottlePolicy) -> Plan {

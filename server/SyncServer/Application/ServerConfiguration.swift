@@ -23,6 +23,9 @@ public struct ServerConfiguration: Sendable {
     public var webDAV = true
     /// Whether WebDAV takes passwords over plain HTTP from other machines (`--webdav-allow-http`).
     public var webDAVAllowPlainHTTP = false
+    /// How many calls a minute one agent's token may make to `/mcp` (``AgentRateLimit``; a burst
+    /// of half as many at once).
+    public var agentCallsPerMinute = 120
     /// How long a connection may stay idle between requests, stall in the middle of a request, or
     /// take to send its first request's header, before it is closed (default 60 s).
     public var connectionIdleTimeout: Duration = .seconds(60)

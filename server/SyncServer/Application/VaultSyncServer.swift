@@ -60,6 +60,10 @@ public enum VaultSyncServer {
                 plainHTTPAllowed: configuration.webDAVAllowPlainHTTP, tlsInFront: configuration.effectivePublicURL.scheme == "https", spool: spool, io: parts.fileIO,
                 now: parts.now))
         }
+        AgentEndpoint(
+            auth: accounts.auth, vault: vault, limit: AgentRateLimit(perMinute: configuration.agentCallsPerMinute), trustedProxies: Set(configuration.trustedProxies),
+            plainHTTPAllowed: configuration.webDAVAllowPlainHTTP, tlsInFront: configuration.effectivePublicURL.scheme == "https", now: parts.now
+        ).add(to: router)
         routes.record(router.routes)
         logger.debug("routes", metadata: ["routes": .array(routes.descriptions.map { .string($0) })])
 

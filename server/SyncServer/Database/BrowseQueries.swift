@@ -19,13 +19,14 @@ enum BrowseQueries {
         try db.query("SELECT path FROM file_state WHERE vault_id = $1 AND NOT is_deleted", [vaultID]).map { try $0.string(0) }
     }
 
-    static func live(_ db: PostgresConnection, vaultID: UUID, prefix: String, limit: Int) throws -> [Entry] {
+    /// Live files under `prefix` whose path sorts after `after` (a page's last; "" from the first).
+    static func live(_ db: PostgresConnection, vaultID: UUID, prefix: String, after: String = "", limit: Int) throws -> [Entry] {
         try db.query(
             """
             SELECT path, version, size_bytes, updated_at, content_hash FROM file_state
-            WHERE vault_id = $1 AND NOT is_deleted AND starts_with(path, $2)
+            WHERE vault_id = $1 AND NOT is_deleted AND starts_with(path, $2) AND path > $4
             ORDER BY path LIMIT $3
-            """, [vaultID, prefix, limit]
+            """, [vaultID, prefix, limit, after]
         ).map { Entry(path: try $0.string(0), version: try $0.int(1), sizeBytes: try $0.int64(2), updatedAt: try $0.date(3), contentHash: try $0.optionalString(4)) }
     }
 

@@ -23,11 +23,16 @@ extension AuthService {
         if let seconds = request.expiresInSeconds, !(1...Self.longestAppPasswordSeconds).contains(seconds) {
             throw ServiceError.invalidRequest("expires_in_seconds is how long the app password lasts: 1 to \(Self.longestAppPasswordSeconds) seconds (ten years)")
         }
+        if request.under != nil, request.vault == nil {
+            throw ServiceError.invalidRequest("under names a folder of one vault: name the vault too")
+        }
+        let under = try request.under.map(VaultService.folderPrefix)
         let password = OneTimeCode.generate(groups: Self.appPasswordGroups)
         let hash = OneTimeCode.hash(OneTimeCode.normalized(password, length: Self.appPasswordGroups * 4) ?? password)
         let now = now()
         let (device, reach) = try await db.transaction { tx in
-            var reach = AppPasswordQueries.Reach(readOnly: request.readOnly ?? false, expiresAt: request.expiresInSeconds.map { now.addingTimeInterval(TimeInterval($0)) })
+            var reach = AppPasswordQueries.Reach(
+                readOnly: request.readOnly ?? false, expiresAt: request.expiresInSeconds.map { now.addingTimeInterval(TimeInterval($0)) }, under: under)
             if let vault = request.vault {
                 guard let found = try AccountQueries.vault(tx, userID: caller.userID, nameOrID: vault) else {
                     throw ServiceError.notFound("no vault '\(vault.prefix(64))' on this account")
@@ -41,7 +46,26 @@ extension AuthService {
             return (device, reach)
         }
         return AppPasswordCreated(
-            password: password, deviceID: device.deviceID, deviceName: device.deviceName, vaultID: reach.vaultID, readOnly: reach.readOnly, expiresAt: reach.expiresAt)
+            password: password, deviceID: device.deviceID, deviceName: device.deviceName, vaultID: reach.vaultID, readOnly: reach.readOnly, expiresAt: reach.expiresAt,
+            under: reach.under)
+    }
+
+    /// Who a bearer token (an app password sent alone, as an agent's MCP client sends it) signs
+    /// in, as ``appPasswordHolder(email:password:address:then:)`` does with an email; the token
+    /// alone names its holder (kept unique by its hash). Throttled by the caller's address.
+    func tokenHolder(_ token: String, address: String) async throws -> AppPasswordQueries.Holder {
+        let plan = throttle.tokenPlan(address: address)
+        let now = now()
+        let hash = OneTimeCode.normalized(token, length: Self.appPasswordGroups * 4).map(OneTimeCode.hash)
+        let found = try await db.withConnection { [throttle] db -> AppPasswordQueries.Holder? in
+            try throttle.check(plan, on: db)
+            return try hash.flatMap { try AppPasswordQueries.holder(db, email: nil, hash: $0, now: now) }
+        }
+        guard let found else {
+            try await throttle.failed(plan)
+            throw ServiceError.invalidCredentials
+        }
+        return found
     }
 
     /// Who HTTP Basic credentials on `/dav/` sign in: the account's email and one of its app

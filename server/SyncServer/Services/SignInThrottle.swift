@@ -90,6 +90,10 @@ struct SignInThrottle: Sendable {
         SignInAdmission.appPasswordPlan(account: SignInAdmission.accountName(email), address: address, policy: policy)
     }
 
+    func tokenPlan(address: String) -> SignInAdmission.Plan {
+        SignInAdmission.tokenPlan(address: address, policy: policy)
+    }
+
     /// Refuses a check while one of the plan's counts must still wait (app passwords: see
     /// ``AuthService/appPasswordHolder(email:password:address:then:)``).
     /// - Throws: ``ServiceError/tooManyRequests(_:retryAfterSeconds:)``.

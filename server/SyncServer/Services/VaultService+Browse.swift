@@ -6,8 +6,33 @@ import SyncProtocol
 extension VaultService {
     /// Live files under `folder` ("" for the whole vault, else ending in `/`), in path order, at
     /// most `limit`: what the web app's folder view lists.
-    func liveFiles(_ scope: VaultScope, under folder: String, limit: Int) async throws -> [BrowseQueries.Entry] {
-        try await db.withConnection { try BrowseQueries.live($0, vaultID: scope.vaultID, prefix: folder, limit: limit) }
+    func liveFiles(_ scope: VaultScope, under folder: String, after: String = "", limit: Int) async throws -> [BrowseQueries.Entry] {
+        try await db.withConnection { try BrowseQueries.live($0, vaultID: scope.vaultID, prefix: folder, after: after, limit: limit) }
+    }
+
+    /// The current version of `path`; nil when no live file is there.
+    func currentFile(_ scope: VaultScope, path: VaultPath) async throws -> BrowseQueries.Entry? {
+        try await db.withConnection { try WebDAVQueries.file($0, vaultID: scope.vaultID, path: path.rawValue) }
+    }
+
+    /// Version `version` of `path`, when its history keeps it.
+    func pastVersion(_ scope: VaultScope, path: VaultPath, version: Int) async throws -> HistoryQueries.Version? {
+        try await db.withConnection { try HistoryQueries.version($0, vaultID: scope.vaultID, path: path.rawValue, version: version) }
+    }
+
+    /// Up to `count` bytes of `hash` from `offset`; nil when the store cannot read them.
+    func contentBytes(_ scope: VaultScope, hash: ContentHash, from offset: Int64, count: Int) async -> Data? {
+        guard let content = try? await blobs.store.read(BlobKey(vaultID: scope.vaultID, contentHash: hash), from: offset) else { return nil }
+        var bytes = Data()
+        do {
+            for try await chunk in content.chunks {
+                bytes.append(contentsOf: chunk.readableBytesView.prefix(count - bytes.count))
+                if bytes.count >= count { break }
+            }
+        } catch {
+            return nil
+        }
+        return bytes
     }
 
     /// The files live at `asOf` under `folder`, as they were then (a plain vault's; an encrypted

@@ -65,6 +65,11 @@ struct WebDAVServer: RouterMiddleware {
                 vaultName: target.vault, deviceID: holder.deviceID)
             // An app password made for one vault reaches no other, as if the others were not there.
             if let only = holder.reach.vaultID, only != scope.vaultID { throw ServiceError.notFound("no vault '\(target.vault.prefix(64))' on this account") }
+            // A token for one folder is an agent's (/mcp): a WebDAV client syncs whole vaults.
+            if let folder = holder.reach.under {
+                throw DAVFailure(
+                    status: .forbidden, message: "this token reaches only '\(folder)' of its vault, through /mcp: a WebDAV client needs an app password for the whole vault")
+            }
             guard method == "PUT", !scope.encrypted, Self.writes(scope, holder) else { return (scope, nil) }
             let condition = try Self.ifCondition(request, scope, target)
             return (scope, try vault.davSight(db, scope, path: target.path, ifPaths: Set((condition?.paths ?? [:]).values.compactMap { $0 })))
