@@ -52,6 +52,12 @@ public struct TestServer: Sendable {
         logger: Logger = TestCluster.quietLogger,
         _ body: (TestServer) async throws -> T
     ) async throws -> T {
+        try await ServerSlots.with { try await run(configure: configure, clock: clock, logger: logger, body) }
+    }
+
+    private static func run<T: Sendable>(
+        configure: @Sendable (inout ServerConfiguration) -> Void, clock: TestClock, logger: Logger, _ body: (TestServer) async throws -> T
+    ) async throws -> T {
         let databaseURL = try await TestCluster.newDatabase()
         let dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-server-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: dataDirectory) }

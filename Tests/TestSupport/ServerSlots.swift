@@ -1,0 +1,47 @@
+/// How many in-process servers the suite runs at once. Swift Testing starts every test together;
+/// at some 690 tests, the servers alive at one moment held more than the test cluster's 1,000
+/// connections (each keeps a pool of 4 and its listeners) and every test then failed with "too
+/// many clients". A test waits here for a slot before its server starts; a second server of the
+/// same test (``TestServer/withTwoInstances(configure:clock:_:)``) and a heavy test's
+/// (``HeavyTests``) take none, so nothing waits on a slot while holding what a slot holder waits for.
+public enum ServerSlots {
+    /// Servers at once: some 250 of the cluster's connections.
+    public static let count = 48
+
+    @TaskLocal static var held = false
+    @TaskLocal static var heavy = false
+    private static let gate = Gate(count)
+
+    /// Runs `body` holding a slot (unless this task holds one, or runs a heavy test).
+    static func with<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        guard !held, !heavy else { return try await body() }
+        await gate.enter()
+        do {
+            let result = try await $held.withValue(true) { try await body() }
+            await gate.leave()
+            return result
+        } catch {
+            await gate.leave()
+            throw error
+        }
+    }
+
+    private actor Gate {
+        private var free: Int
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        init(_ count: Int) { free = count }
+
+        func enter() async {
+            guard free == 0 else {
+                free -= 1
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
+
+        func leave() {
+            if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
+        }
+    }
+}
