@@ -3,7 +3,7 @@
 /// two of them together starved the tests that measure time (a state call took 14 s, a push to
 /// a local provider timed out).
 public enum HeavyTests {
-    private static let gate = Gate()
+    private static let gate = AsyncGate(1)
 
     /// Runs `body` when no other heavy test runs.
     public static func oneAtATime<T: Sendable>(_ body: () async throws -> T) async throws -> T {
@@ -16,23 +16,6 @@ public enum HeavyTests {
         } catch {
             await gate.leave()
             throw error
-        }
-    }
-
-    private actor Gate {
-        private var busy = false
-        private var waiting: [CheckedContinuation<Void, Never>] = []
-
-        func enter() async {
-            guard busy else {
-                busy = true
-                return
-            }
-            await withCheckedContinuation { waiting.append($0) }
-        }
-
-        func leave() {
-            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
         }
     }
 }

@@ -10,7 +10,7 @@ public enum ServerSlots {
 
     @TaskLocal static var held = false
     @TaskLocal static var heavy = false
-    private static let gate = Gate(count)
+    private static let gate = AsyncGate(count)
 
     /// Runs `body` holding a slot (unless this task holds one, or runs a heavy test).
     static func with<T: Sendable>(_ body: () async throws -> T) async throws -> T {
@@ -23,25 +23,6 @@ public enum ServerSlots {
         } catch {
             await gate.leave()
             throw error
-        }
-    }
-
-    private actor Gate {
-        private var free: Int
-        private var waiting: [CheckedContinuation<Void, Never>] = []
-
-        init(_ count: Int) { free = count }
-
-        func enter() async {
-            guard free == 0 else {
-                free -= 1
-                return
-            }
-            await withCheckedContinuation { waiting.append($0) }
-        }
-
-        func leave() {
-            if waiting.isEmpty { free += 1 } else { waiting.removeFirst().resume() }
         }
     }
 }
