@@ -30,17 +30,40 @@ public struct MarkdownNote: Equatable, Sendable {
         self.body = body
     }
 
+    /// Only the frontmatter is read line by line: the body is the rest of the text as it is, so a
+    /// note costs the length of its frontmatter (the server reads every note it indexes).
     public init(parsing text: String) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.first.map({ $0.trimmingTrailingSpace == "---" }) == true,
-            let close = lines.dropFirst().firstIndex(where: { $0.trimmingTrailingSpace == "---" || $0.trimmingTrailingSpace == "..." })
-        else {
+        var front: [Substring] = []
+        let opening = Self.line(of: text, at: text.startIndex)
+        guard opening.line.trimmingTrailingSpace == "---" else {
             self.init(fields: nil, body: text)
             return
         }
+        var next = opening.next
+        while let start = next {
+            let (line, after) = Self.line(of: text, at: start)
+            let fence = line.trimmingTrailingSpace
+            if fence == "---" || fence == "..." {
+                self.init(fields: Self.fields(of: front), body: after.map { String(text[$0...]) } ?? "")
+                return
+            }
+            front.append(line)
+            next = after
+        }
+        self.init(fields: nil, body: text)
+    }
+
+    /// The line starting at `start` (without its `\n`) and where the next one starts, if one does.
+    private static func line(of text: String, at start: String.Index) -> (line: Substring, next: String.Index?) {
+        guard let end = text[start...].firstIndex(of: "\n") else { return (text[start...], nil) }
+        return (text[start..<end], text.index(after: end))
+    }
+
+    /// The frontmatter's lines grouped into fields: a `key:` line and the lines under it.
+    private static func fields(of lines: [Substring]) -> [Field] {
         var fields: [Field] = []
-        for line in lines[1..<close] {
-            if let key = Self.key(of: line) {
+        for line in lines {
+            if let key = key(of: line) {
                 fields.append(Field(key: key, lines: [line]))
             } else if fields.isEmpty {
                 fields.append(Field(key: "", lines: [line]))
@@ -48,7 +71,7 @@ public struct MarkdownNote: Equatable, Sendable {
                 fields[fields.count - 1].lines.append(line)
             }
         }
-        self.init(fields: fields, body: lines[(close + 1)...].joined(separator: "\n"))
+        return fields
     }
 
     /// A top-level `key:` (not indented, not a list item or comment).

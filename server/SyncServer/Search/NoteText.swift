@@ -19,7 +19,7 @@ struct NoteText: Sendable, Equatable {
     /// The text of a note's bytes (cut at ``indexedBytes``, at a character).
     init(_ bytes: Data) {
         let cut = bytes.prefix(Self.indexedBytes)
-        guard !cut.contains(0), let text = Self.decode(cut, whole: cut.count == bytes.count) else {
+        guard !Self.holdsNUL(cut), let text = Self.decode(cut, whole: cut.count == bytes.count) else {
             self = .empty
             return
         }
@@ -34,6 +34,11 @@ struct NoteText: Sendable, Equatable {
 
     /// The text shown around a match: the values, then the body.
     var shown: String { values.isEmpty ? body : values + "\n\n" + body }
+
+    /// Whether `bytes` hold a zero byte, found by `memchr` (a `Data` iterator costs a call a byte).
+    private static func holdsNUL(_ bytes: Data) -> Bool {
+        bytes.withUnsafeBytes { raw in raw.baseAddress.map { memchr($0, 0, raw.count) != nil } ?? false }
+    }
 
     /// UTF-8 text; a cut note may end inside a character, which is dropped.
     private static func decode(_ bytes: Data, whole: Bool) -> String? {
