@@ -10,30 +10,31 @@ enum NoteSearchQueries {
     /// The paths searched: notes as the web app knows them (``WebApp/isNote(_:)``).
     static let isNote = "lower(f.path) ~ '\\.(md|markdown|txt)$'"
 
-    /// Of `hashes`, those whose text is not kept yet.
-    static func missing(_ db: PostgresConnection, vaultID: UUID, hashes: [String]) throws -> [String] {
-        guard !hashes.isEmpty else { return [] }
+    /// Keeps the texts of `notes` (contents' hashes) not kept yet, from `texts`, in one statement
+    /// (a write pays one round trip, and no text is read into a vector twice): the values weigh more
+    /// than the body (`B` against the default `D`; a name is `A`). A content whose blob is gone
+    /// meanwhile is skipped.
+    /// - Returns: those of `notes` neither kept nor in `texts`.
+    @discardableResult
+    static func keep(_ db: PostgresConnection, vaultID: UUID, notes: [String], texts: [(hash: String, text: NoteText)]) throws -> [String] {
+        guard !notes.isEmpty else { return [] }
         return try db.query(
             """
-            SELECT h FROM unnest($2::text[]) AS t(h)
-            WHERE NOT EXISTS (SELECT 1 FROM note_texts n WHERE n.vault_id = $1 AND n.content_hash = t.h)
-            """, [vaultID, hashes]
+            WITH given AS (SELECT * FROM unnest($3::text[], $4::text[], $5::text[]) AS t(h, v, b)),
+            kept AS (
+                INSERT INTO note_texts (vault_id, content_hash, text, document)
+                SELECT $1, t.h, CASE WHEN t.v = '' THEN t.b ELSE t.v || E'\\n\\n' || t.b END,
+                    setweight(to_tsvector('vaultsync_search', t.v), 'B') || to_tsvector('vaultsync_search', t.b)
+                FROM given t
+                WHERE EXISTS (SELECT 1 FROM blobs x WHERE x.vault_id = $1 AND x.content_hash = t.h)
+                  AND NOT EXISTS (SELECT 1 FROM note_texts n WHERE n.vault_id = $1 AND n.content_hash = t.h)
+                ON CONFLICT DO NOTHING
+            )
+            SELECT h FROM unnest($2::text[]) AS u(h)
+            WHERE NOT EXISTS (SELECT 1 FROM note_texts n WHERE n.vault_id = $1 AND n.content_hash = u.h)
+              AND NOT EXISTS (SELECT 1 FROM given g WHERE g.h = u.h)
+            """, [vaultID, notes, texts.map(\.hash), texts.map(\.text.values), texts.map(\.text.body)]
         ).map { try $0.string(0) }
-    }
-
-    /// Keeps contents' texts: the values weigh more than the body (`B` against `D`; a name is `A`).
-    /// A content whose blob is gone meanwhile is skipped.
-    static func keep(_ db: PostgresConnection, vaultID: UUID, _ texts: [(hash: String, text: NoteText)]) throws {
-        guard !texts.isEmpty else { return }
-        try db.query(
-            """
-            INSERT INTO note_texts (vault_id, content_hash, text, document)
-            SELECT $1, t.h, CASE WHEN t.v = '' THEN t.b ELSE t.v || E'\\n\\n' || t.b END,
-                setweight(to_tsvector('vaultsync_search', t.v), 'B') || setweight(to_tsvector('vaultsync_search', t.b), 'D')
-            FROM unnest($2::text[], $3::text[], $4::text[]) AS t(h, v, b)
-            WHERE EXISTS (SELECT 1 FROM blobs x WHERE x.vault_id = $1 AND x.content_hash = t.h)
-            ON CONFLICT DO NOTHING
-            """, [vaultID, texts.map(\.hash), texts.map(\.text.values), texts.map(\.text.body)])
     }
 
     /// Whether the vault holds notes written before search was kept (migration 36).

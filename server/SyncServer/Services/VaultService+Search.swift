@@ -103,7 +103,7 @@ extension VaultService {
             guard !unread.isEmpty, !seen.isSuperset(of: unread) else { break }
             seen.formUnion(unread)
             let texts = await noteTexts(scope, hashes: unread)
-            try await db.transaction { try NoteSearchQueries.keep($0, vaultID: scope.vaultID, texts.map { (hash: $0.key, text: $0.value) }) }
+            _ = try await db.transaction { try NoteSearchQueries.keep($0, vaultID: scope.vaultID, notes: unread, texts: texts.map { (hash: $0.key, text: $0.value) }) }
         }
         try await db.withConnection { try NoteSearchQueries.setUnindexed($0, vaultID: scope.vaultID, false) }
     }

@@ -62,11 +62,9 @@ struct VaultWriter {
         guard !scope.encrypted else { return }
         var current: [String: String?] = [:]
         for write in plan.writes { current[write.path.rawValue] = write.contentHash }
-        let notes = Set(current.compactMap { path, hash in WebApp.isNote(path) ? hash : nil })
-        let missing = try NoteSearchQueries.missing(tx, vaultID: scope.vaultID, hashes: notes.sorted())
-        guard !missing.isEmpty else { return }
-        try NoteSearchQueries.keep(tx, vaultID: scope.vaultID, missing.compactMap { hash in texts[hash].map { (hash: hash, text: $0) } })
-        let unread = missing.filter { texts[$0] == nil }
+        let notes = Set(current.compactMap { path, hash in WebApp.isNote(path) ? hash : nil }).sorted()
+        let held = notes.compactMap { hash in texts[hash].map { (hash: hash, text: $0) } }
+        let unread = try NoteSearchQueries.keep(tx, vaultID: scope.vaultID, notes: notes, texts: held)
         if !unread.isEmpty { throw NoteTextsNeeded(hashes: unread) }
     }
 
