@@ -9,9 +9,11 @@ default settings. Measures
   3. with LOAD > 0 (issue 35), the same edits again while `vaultsync-bench --load LOAD --url` sends
      the load generator's mix from LOAD other devices (their own users and vaults) to the same server:
      p50 and p99. The generator runs on the same machine, so it takes CPU from the server too.
+     Meanwhile a probe asks `GET /health` every 10 ms on a connection of its own (issue 61: an event
+     loop that something blocks answers late): p50, p99 and the slowest, quiet and under the load.
 
 Usage: bench/live-sync.sh [NOTES] [EDITS] [IDLE] [LOAD]   (defaults 10000 25 60 0)"""
-import json, os, random, statistics, subprocess, sys, tempfile, time
+import http.client, json, os, random, statistics, subprocess, sys, tempfile, threading, time, urllib.parse
 from benchlib import Server, edit_latency, make_vault, note_path, proc_cpu, start_watcher, status_mb, stop_all
 
 notes, edits, idle, load = (int(a) for a in (sys.argv[1:] + ["10000", "25", "60", "0"][len(sys.argv) - 1:])[:4])
@@ -61,7 +63,29 @@ try:
 
     def quantile(values, q): return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
+    class Probe:
+        """`GET /health` every 10 ms on one keep-alive connection while it runs: each answer's seconds."""
+        def __init__(self):
+            self.times, self.running = [], True
+            self.thread = threading.Thread(target=self.run)
+            self.thread.start()
+        def run(self):
+            conn = http.client.HTTPConnection(urllib.parse.urlparse(url).netloc)
+            while self.running:
+                start = time.perf_counter()
+                conn.request("GET", "/health")
+                conn.getresponse().read()
+                self.times.append(time.perf_counter() - start)
+                time.sleep(max(0.0, 0.01 - (time.perf_counter() - start)))
+        def stop(self):
+            self.running = False
+            self.thread.join()
+            times = sorted(self.times)
+            return f"GET /health every 10 ms ({len(times)} answers): p50 {statistics.median(times) * 1000:.1f} ms, p99 {quantile(times, 0.99) * 1000:.1f} ms, max {times[-1] * 1000:.1f} ms"
+
+    probe = Probe()
     latencies = edit_latencies()
+    quiet_probe = probe.stop()
     def sync_seconds(name, reason):
         started, spans = None, []
         for line in open(logs[name]):
@@ -77,7 +101,7 @@ try:
         return f"{kinds.count('changed_paths')} of {len(kinds)} looked only at what changed"
     print(f"  syncs: A {scans('a')}; B {scans('b')}")
     print(f"edit to other device ({len(latencies)} edits): median {statistics.median(latencies):.2f} s, "
-          f"p95 {quantile(latencies, 0.95):.2f} s, min {latencies[0]:.2f} s, max {latencies[-1]:.2f} s", flush=True)
+          f"p95 {quantile(latencies, 0.95):.2f} s, min {latencies[0]:.2f} s, max {latencies[-1]:.2f} s\n  {quiet_probe}", flush=True)
     if load:
         # The load generator's devices (its own users and vaults) on the same server, for as long as the edits take.
         generator = subprocess.Popen([f"{build}/vaultsync-bench", "--load", str(load), "--url", server.url, "--seconds", str(edits * 3 + 15)],
@@ -89,11 +113,13 @@ try:
             if "traffic starts" in line: break
         else: sys.exit(f"the load generator ended before its traffic started (exit {generator.wait()}):\n{''.join(said)[-3000:]}")
         time.sleep(5)
+        probe = Probe()
         loaded = edit_latencies()
+        loaded_probe = probe.stop()
         report = generator.stdout.read()
         if generator.wait() != 0: sys.exit(f"the load generator failed:\n{report}")
         print(f"edit to other device while {load} other devices send the load generator's mix ({len(loaded)} edits): "
-              f"p50 {statistics.median(loaded):.2f} s, p99 {quantile(loaded, 0.99):.2f} s, max {loaded[-1]:.2f} s\nthe load generator:\n{report}")
+              f"p50 {statistics.median(loaded):.2f} s, p99 {quantile(loaded, 0.99):.2f} s, max {loaded[-1]:.2f} s\n  {loaded_probe}\nthe load generator:\n{report}")
 finally:
     stop_all(children)
     subprocess.run(["rm", "-rf", work])
