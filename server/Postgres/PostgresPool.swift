@@ -11,6 +11,8 @@ public final class PostgresPool: Sendable {
     /// freed: open a new connection in it), or with an error (timeout, pool closed).
     private struct Waiter {
         let id: Int
+        let requester: Int?
+        let queuedAt: ContinuousClock.Instant
         let continuation: CheckedContinuation<PostgresConnection?, any Error>
     }
 
@@ -20,7 +22,32 @@ public final class PostgresPool: Sendable {
         var waiters: [Waiter] = []
         var nextWaiterID = 0
         var closed = false
+        /// Each requester's recent use of the pool (``FairTurn``); those that have not used it for
+        /// ``forgetAfter`` are dropped once there are many.
+        var usage: [Int?: FairTurn.Usage] = [:]
+
+        mutating func served(_ requester: Int?, at now: ContinuousClock.Instant) {
+            usage[requester] = usage[requester]?.adding(at: now) ?? FairTurn.Usage(count: 1, at: now)
+            if usage.count > 4096 { usage = usage.filter { now - $0.value.at < PostgresPool.forgetAfter } }
+        }
+
+        /// Takes the waiter whose turn it is (``FairTurn``).
+        mutating func nextWaiter(patience: Duration) -> Waiter? {
+            let now = ContinuousClock.now
+            let waiting = waiters.map { FairTurn.Waiting(requester: $0.requester, waited: now - $0.queuedAt, usage: usage[$0.requester]?.now(now) ?? 0) }
+            return FairTurn.next(waiting, patience: patience).map { waiters.remove(at: $0) }
+        }
     }
+
+    /// Whose requests the current task makes (a server sets it per request, from its credentials):
+    /// a freed connection goes to the waiting requester that used the pool least lately (``FairTurn``).
+    @TaskLocal public static var requester: Int?
+    /// How long a waiter may be passed over for requesters that used the pool less.
+    private let patience: Duration
+    static let forgetAfter = Duration.seconds(60)
+
+    /// Requests waiting for a connection now.
+    public var waiting: Int { state.withLockedValue { $0.waiters.count } }
 
     private let connectionString: String
     private let maxConnections: Int
@@ -40,10 +67,12 @@ public final class PostgresPool: Sendable {
     ///   - onWait: told how long a caller waited whenever it had to queue for a connection (metrics).
     ///   - onCheckout: told of every use of the pool (a ``withConnection(_:)``, a
     ///     ``transaction(_:)``, a ``withReservedConnection(_:)``), whether or not it waited (metrics).
+    ///   - patience: how long a waiter may be passed over for requesters that used the pool less.
     public init(
         connectionString: String, maxConnections: Int = 8, acquireTimeout: Duration = .seconds(10), logger: Logger,
-        onWait: (@Sendable (Duration) -> Void)? = nil, onCheckout: (@Sendable () -> Void)? = nil
+        onWait: (@Sendable (Duration) -> Void)? = nil, onCheckout: (@Sendable () -> Void)? = nil, patience: Duration = .seconds(2)
     ) {
+        self.patience = patience
         self.onWait = onWait
         self.onCheckout = onCheckout
         self.connectionString = connectionString
@@ -133,16 +162,20 @@ public final class PostgresPool: Sendable {
     }
 
     private func acquire() async throws -> PostgresConnection {
+        let requester = Self.requester
         while true {
-            let connection = try await acquireAny()
-            if connection.checkAlive() { return connection }
+            let connection = try await acquireAny(requester)
+            if connection.checkAlive() {
+                state.withLockedValue { $0.served(requester, at: .now) }
+                return connection
+            }
             // Lost while idle (the database restarted): free its slot and take another.
             logger.info("dropping a database connection lost while idle")
             release(connection)
         }
     }
 
-    private func acquireAny() async throws -> PostgresConnection {
+    private func acquireAny(_ requester: Int?) async throws -> PostgresConnection {
         let decision: Acquire? = try state.withLockedValue { state in
             if state.closed { throw PostgresError(kind: .poolClosed, message: "pool is closed") }
             if let connection = state.idle.popLast() { return .reuse(connection) }
@@ -178,7 +211,7 @@ public final class PostgresPool: Sendable {
                         return nil
                     }
                     state.nextWaiterID += 1
-                    state.waiters.append(Waiter(id: state.nextWaiterID, continuation: continuation))
+                    state.waiters.append(Waiter(id: state.nextWaiterID, requester: requester, queuedAt: queuedAt, continuation: continuation))
                     return state.nextWaiterID
                 }
                 guard let id = queued else { return }
@@ -212,7 +245,7 @@ public final class PostgresPool: Sendable {
             // back the next attempt succeeds, instead of waiters sleeping until some unrelated
             // request happens to release a connection.
             let waiter = state.withLockedValue { state -> Waiter? in
-                if !state.waiters.isEmpty && !state.closed { return state.waiters.removeFirst() }
+                if !state.waiters.isEmpty && !state.closed { return state.nextWaiter(patience: patience) }
                 state.open -= 1
                 return nil
             }
@@ -224,8 +257,7 @@ public final class PostgresPool: Sendable {
     private func release(_ connection: PostgresConnection) {
         let healthy = connection.isHealthy
         let waiter: Waiter? = state.withLockedValue { state in
-            if !state.waiters.isEmpty {
-                let waiter = state.waiters.removeFirst()
+            if let waiter = state.nextWaiter(patience: patience) {
                 if !healthy { connection.close() }
                 return waiter
             }

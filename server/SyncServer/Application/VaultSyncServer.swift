@@ -30,6 +30,7 @@ public enum VaultSyncServer {
     ) async throws -> some ApplicationProtocol {
         let parts = try await ServerParts.open(configuration, clock: clock, logger: logger)
         let router = Router(context: ServerRequestContext.self)
+        router.middlewares.add(RequesterMiddleware())
         router.middlewares.add(BodyRateMiddleware(minimumRate: configuration.minimumBodyRate, grace: configuration.bodyRateGrace))
         router.middlewares.add(RequestMetricsMiddleware(metrics: parts.metrics))
         router.middlewares.add(SecurityHeadersMiddleware())
@@ -46,6 +47,7 @@ public enum VaultSyncServer {
         // Upgrades go through a router of their own with the same checks: a refused upgrade falls
         // through to the HTTP router, whose long poll answers with the error envelope.
         let upgrades = Router(context: ServerRequestContext.self)
+        upgrades.middlewares.add(RequesterMiddleware())
         upgrades.middlewares.add(RequestLogMiddleware())
         upgrades.middlewares.add(ErrorEnvelopeMiddleware())
         let (background, vault, exports) = addVaultRoutes(
