@@ -104,7 +104,9 @@ try:
           f"p95 {quantile(latencies, 0.95):.2f} s, min {latencies[0]:.2f} s, max {latencies[-1]:.2f} s\n  {quiet_probe}", flush=True)
     if load:
         # The load generator's devices (its own users and vaults) on the same server, for as long as the edits take.
-        generator = subprocess.Popen([f"{build}/vaultsync-bench", "--load", str(load), "--url", server.url, "--seconds", str(edits * 3 + 15)],
+        # Long enough to outlast the edits even when each takes 4 s: an edit timed after the load
+        # ended would be timed on a quiet server.
+        generator = subprocess.Popen([f"{build}/vaultsync-bench", "--load", str(load), "--url", server.url, "--seconds", str(edits * 6 + 15)],
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         children.append(generator)
         said = []
@@ -116,6 +118,7 @@ try:
         probe = Probe()
         loaded = edit_latencies()
         loaded_probe = probe.stop()
+        if generator.poll() is not None: sys.exit("the load generator ended before the edits did: give it longer")
         report = generator.stdout.read()
         if generator.wait() != 0: sys.exit(f"the load generator failed:\n{report}")
         print(f"edit to other device while {load} other devices send the load generator's mix ({len(loaded)} edits): "
