@@ -25,14 +25,20 @@ public final class PostgresPool: Sendable {
         /// Each requester's recent use of the pool (``FairTurn``); those that have not used it for
         /// ``forgetAfter`` are dropped once there are many.
         var usage: [Int?: FairTurn.Usage] = [:]
+        /// How many requesters may be counted before the forgotten ones are dropped: doubled when
+        /// most are still recent, so that a dropping does not run at every checkout.
+        var pruneAt = 4096
 
         mutating func served(_ requester: Int?, at now: ContinuousClock.Instant) {
             usage[requester] = usage[requester]?.adding(at: now) ?? FairTurn.Usage(count: 1, at: now)
-            if usage.count > 4096 { usage = usage.filter { now - $0.value.at < PostgresPool.forgetAfter } }
+            guard usage.count > pruneAt else { return }
+            usage = usage.filter { now - $0.value.at < PostgresPool.forgetAfter }
+            pruneAt = max(4096, usage.count * 2)
         }
 
         /// Takes the waiter whose turn it is (``FairTurn``).
         mutating func nextWaiter(patience: Duration) -> Waiter? {
+            guard !waiters.isEmpty else { return nil }
             let now = ContinuousClock.now
             let waiting = waiters.map { FairTurn.Waiting(requester: $0.requester, waited: now - $0.queuedAt, usage: usage[$0.requester]?.now(now) ?? 0) }
             return FairTurn.next(waiting, patience: patience).map { waiters.remove(at: $0) }
