@@ -223,6 +223,34 @@ import Testing
         }
     }
 
+    /// A liveness probe is not queued behind requests: with the pool's one connection held by a
+    /// sign-in waiting on a lock, `/health` still answers at once that the database is up.
+    @Test func healthAnswersWhileEveryPooledConnectionIsBusy() async throws {
+        try await TestServer.with(configure: { $0.databasePoolSize = 1; $0.databaseWaitTimeout = .seconds(3) }) { server in
+            let user = try await server.newUser()
+            let locker = try PostgresConnection(connectionString: server.databaseURL)
+            let watcher = try PostgresConnection(connectionString: server.databaseURL)
+            defer { locker.close(); watcher.close() }
+            try locker.execute("BEGIN")
+            try locker.query("LOCK TABLE users IN ACCESS EXCLUSIVE MODE")
+            let body = Data(#"{"email":"\#(user.email)","password":"\#(user.password)"}"#.utf8)
+            let login = Task { try await RawHTTP.send("POST", server.baseURL.appendingPathComponent("auth/login"), body: body) }
+            // The sign-in holds the connection once its statement waits for the lock.
+            var waited = false
+            for _ in 0..<500 where !waited {
+                waited = try watcher.query("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").first?.int(0) == 1
+                if !waited { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(waited, "the sign-in never waited for the lock")
+
+            let health = try await RawHTTP.send("GET", server.baseURL.appendingPathComponent("health"), protocolVersion: nil)
+            let said = try WireCoding.decoder().decode(HealthResponse.self, from: health.body)
+            #expect(health.status == 200 && said.database == "ok" && said.status == "ok", "\(String(decoding: health.body, as: UTF8.self))")
+            try locker.execute("ROLLBACK")
+            #expect(try await login.value.status == 200, "the sign-in goes on once the lock is gone")
+        }
+    }
+
     @Test func aFileBlobStoreBesideASharedDatabaseIsCalledOneInstanceOnly() async throws {
         let shared = LogCapture()
         try await TestServer.with(logger: shared.logger()) { _ in }  // the test database is an external one

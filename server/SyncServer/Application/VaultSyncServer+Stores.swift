@@ -23,7 +23,12 @@ extension VaultSyncServer {
                 connectionString: connectionString, maxConnections: configuration.databasePoolSize, acquireTimeout: configuration.databaseWaitTimeout,
                 logger: logger, onWait: onWait, onCheckout: onCheckout)
         }
-        if let url = configuration.databaseURL { return OpenedDatabase(pool: pool(url), connectionString: url, cluster: nil, startedCluster: false) }
+        func opened(_ url: String, cluster: EmbeddedPostgres?, started: Bool) -> OpenedDatabase {
+            OpenedDatabase(
+                pool: pool(url), probe: PostgresPool(connectionString: url, maxConnections: 1, acquireTimeout: .seconds(5), logger: logger),
+                connectionString: url, cluster: cluster, startedCluster: started)
+        }
+        if let url = configuration.databaseURL { return opened(url, cluster: nil, started: false) }
         let cluster = try EmbeddedPostgres(clusterDirectory: configuration.dataDirectory.appendingPathComponent("postgres"), logger: logger)
         let outcome = try cluster.start()
         do {
@@ -32,8 +37,7 @@ extension VaultSyncServer {
             if outcome == .started { try? cluster.stop() }
             throw error
         }
-        let url = cluster.connectionString(database: "vaultsync")
-        return OpenedDatabase(pool: pool(url), connectionString: url, cluster: cluster, startedCluster: outcome == .started)
+        return opened(cluster.connectionString(database: "vaultsync"), cluster: cluster, started: outcome == .started)
     }
 
     static func makeBlobStore(
@@ -126,6 +130,10 @@ struct DatabaseLifecycle: Service {
 /// A database opened for the server or an admin command.
 struct OpenedDatabase: Sendable {
     let pool: PostgresPool
+    /// One connection of its own for `GET /health`'s `SELECT 1` (it opens at the first probe): a
+    /// liveness probe answers at once while every connection of ``pool`` is busy and requests queue
+    /// for them, where a probe timing out would have an orchestrator restart a healthy server.
+    let probe: PostgresPool
     /// How to reach the database (the change feed listens on a connection of its own).
     let connectionString: String
     /// The embedded cluster, when no database URL is configured.
@@ -137,6 +145,7 @@ struct OpenedDatabase: Sendable {
     /// started it (an admin command's; one a running server serves is left running).
     func close(stoppingCluster: Bool) async {
         await pool.close()
+        await probe.close()
         guard let cluster, stoppingCluster || startedCluster else { return }
         do {
             try cluster.stop()

@@ -95,7 +95,7 @@ public enum VaultSyncServer {
     /// `/health`, `/metrics`, and the blob URLs this server serves (the file store, proxied mode).
     private static func addOperatorRoutes(to router: Router<ServerRequestContext>, _ parts: ServerParts, sessions: SessionCheck) {
         let (configuration, pool, store) = (parts.configuration, parts.pool, parts.store)
-        HealthRoutes(limits: parts.limits, db: pool, store: store).add(to: router)
+        HealthRoutes(limits: parts.limits, db: pool, probe: parts.database.probe, store: store).add(to: router)
         MetricsRoutes(metrics: parts.metrics, token: configuration.metricsToken) { try await pool.withConnection(BlobVerifyQueries.health) }.add(to: router)
         guard store is FileBlobStore || configuration.blobAccess == .proxied else { return }
         let owners = configuration.blobAccess == .proxied ? BlobOwnerCheck(sessions: sessions, db: pool) : nil

@@ -8,17 +8,19 @@ import SyncProtocol
 /// operator's network. A liveness check: `200` whenever this process serves HTTP, with `status`
 /// `unavailable` while the database cannot be reached and `degraded` while the blob store is full
 /// (an orchestrator must not restart a healthy process for a database outage);
-/// `GET /health/ready` follows the database.
+/// `GET /health/ready` follows the database. `/health` asks the database on a connection of its
+/// own (``OpenedDatabase/probe``), so it answers under load as fast as the process can.
 struct HealthRoutes {
     let limits: VaultLimits
     let db: PostgresPool
+    let probe: PostgresPool
     let store: any BlobStore
 
     func add(to router: Router<ServerRequestContext>) {
         router.get("health") { _, context in
             let databaseUp: Bool
             do {
-                _ = try await db.withConnection { try $0.query("SELECT 1") }
+                _ = try await probe.withConnection { try $0.query("SELECT 1") }
                 databaseUp = true
             } catch let error as PostgresError where error.isUnavailable {
                 databaseUp = false
