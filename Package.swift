@@ -97,7 +97,8 @@ let package = Package(
         // MARK: executables
         .target(name: "CommandLineSecrets", dependencies: [argumentParser], swiftSettings: swiftSettings),
         .executableTarget(name: "vaultsync-server", dependencies: ["SyncServer", "SyncProtocol", "CommandLineSecrets", argumentParser, log], swiftSettings: swiftSettings),
-        .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", "CommandLineSecrets", argumentParser, log], swiftSettings: swiftSettings),
+        .target(name: "CAllocator", path: "Sources/CAllocator"),
+        .executableTarget(name: "vaultsync", dependencies: ["SyncClient", "SyncCore", "SyncProtocol", "CommandLineSecrets", "CAllocator", argumentParser, log], swiftSettings: swiftSettings),
         .executableTarget(
             name: "vaultsync-bench",
             dependencies: ["SyncServer", "SyncClient", "SyncCore", "SyncProtocol", "VaultCrypto", "TestSupport", "SeededRandom", "Postgres", argumentParser, log],

@@ -32,6 +32,7 @@ struct VaultSyncCommand: AsyncParsableCommand {
     /// Runs the command; failures the README documents become their exit code and one line on
     /// standard error (``CLIFailure``), the rest are ArgumentParser's usage errors.
     static func main() async {
+        AllocatorSettings.apply()
         // `vaultsync --version` alone prints the release. Not a flag of this command: ArgumentParser
         // reads a parent's flags after a subcommand too, so it took `restore PATH --version N`'s
         // (nor its `version:`, which every subcommand's help would list beside restore's own).
