@@ -3,7 +3,7 @@ import Foundation
 /// A search as a person types it: words (each must occur), `"a phrase"` (its words in that
 /// order), `word*` (a word starting so); an unclosed quote runs to the end. Read once here and
 /// written for each index: SQLite FTS5 on the device (``match(_:)``), PostgreSQL full-text search
-/// on the server (``tsquery(_:)``). Every term is quoted, so nothing typed is read as either
+/// on the server (``tsquery(_:any:)``). Every term is quoted, so nothing typed is read as either
 /// engine's own syntax (`NEAR`, `OR`, `!`, `<->`, a column filter, a stray quote). Letter case and
 /// accents are the index's: `cafe` finds `Café`. Pure.
 public enum SearchQuery {
@@ -45,16 +45,24 @@ public enum SearchQuery {
             .joined(separator: " ")
     }
 
-    /// The text for PostgreSQL's `to_tsquery` (the configuration normalizes each quoted term,
-    /// and a quoted phrase becomes its words joined by `<->`), or nil when `text` names no word.
-    /// A term is in single quotes, a quote inside doubled and a backslash escaped.
+    /// The `tsquery` PostgreSQL reads as it is (`::tsquery`, no configuration), or nil when
+    /// `text` names no word: each term's words as ``SearchWords`` splits and folds them, the
+    /// server's vectors being made of the same words (a term of several words, such as a phrase or
+    /// `e-mail`, is those words in order, `<->`; a prefix is its last word's). A word is in single
+    /// quotes, a quote inside doubled and a backslash escaped.
     /// - Parameter any: each term alone (`|`) instead of all of them: what narrows a search whose
     ///   terms may each be in another part of a note (its name, its body).
     public static func tsquery(_ text: String, any: Bool = false) -> String? {
-        let terms = terms(text)
-        guard !terms.isEmpty else { return nil }
-        return terms.map {
-            "'" + $0.text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'" + ($0.prefix ? ":*" : "")
-        }.joined(separator: any ? " | " : " & ")
+        let written: [String] = terms(text).compactMap { term in
+            let words = SearchWords.words(in: term.text)
+            guard !words.isEmpty else { return nil }
+            let quoted = words.enumerated().map { index, word in
+                "'" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+                    + (term.prefix && index == words.count - 1 ? ":*" : "")
+            }
+            return quoted.count == 1 ? quoted[0] : "(" + quoted.joined(separator: " <-> ") + ")"
+        }
+        guard !written.isEmpty else { return nil }
+        return written.joined(separator: any ? " | " : " & ")
     }
 }

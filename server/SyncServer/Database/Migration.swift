@@ -9,7 +9,7 @@ struct Migration: Sendable {
     let sql: String
 
     /// Every migration, in order.
-    static let all: [Migration] = [.initial, .retention, .quotas, .push, .refreshSuccessor, .sessions, .signInThrottle, .conflictRecords, .serverHistory, .uploadSessions, .exportJobs, .vaultKeys, .deletedVaults, .keyProofs, .identityNonces, .oneExportPerVault, .blobDeletions, .damagedBlobs, .enrollmentCodes, .operators, .appPasswords, .webdavLocks, .vaultMembers, .vaultInvitations, .sharingKeys, .namesGeneration, .usageCounters, .webdavUsage, .webdavSeen, .webdavShown, .appPasswordScope, .noteLinks, .deviceFolders, .versionOrigin, .importedVersions, .noteSearch, .tokenFolder]
+    static let all: [Migration] = [.initial, .retention, .quotas, .push, .refreshSuccessor, .sessions, .signInThrottle, .conflictRecords, .serverHistory, .uploadSessions, .exportJobs, .vaultKeys, .deletedVaults, .keyProofs, .identityNonces, .oneExportPerVault, .blobDeletions, .damagedBlobs, .enrollmentCodes, .operators, .appPasswords, .webdavLocks, .vaultMembers, .vaultInvitations, .sharingKeys, .namesGeneration, .usageCounters, .webdavUsage, .webdavSeen, .webdavShown, .appPasswordScope, .noteLinks, .deviceFolders, .versionOrigin, .importedVersions, .noteSearch, .tokenFolder, .searchWords]
 }
 
 /// Applies pending migrations in order, each in its own transaction, under an advisory lock so

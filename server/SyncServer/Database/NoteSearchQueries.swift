@@ -10,21 +10,18 @@ enum NoteSearchQueries {
     /// The paths searched: notes as the web app knows them (``WebApp/isNote(_:)``).
     static let isNote = "lower(f.path) ~ '\\.(md|markdown|txt)$'"
 
-    /// Keeps the texts of `notes` (contents' hashes) not kept yet, from `texts`, in one statement
-    /// (a write pays one round trip, and no text is read into a vector twice): the values weigh more
-    /// than the body (`B` against the default `D`; a name is `A`). A content whose blob is gone
-    /// meanwhile is skipped.
+    /// Keeps the texts of `notes` (contents' hashes) not kept yet, from `texts`, with their words
+    /// (``NoteText/vector``), in one statement. A content whose blob is gone meanwhile is skipped.
     /// - Returns: those of `notes` neither kept nor in `texts`.
     @discardableResult
     static func keep(_ db: PostgresConnection, vaultID: UUID, notes: [String], texts: [(hash: String, text: NoteText)]) throws -> [String] {
         guard !notes.isEmpty else { return [] }
         return try db.query(
             """
-            WITH given AS (SELECT * FROM unnest($3::text[], $4::text[], $5::text[]) AS t(h, v, b)),
+            WITH given AS (SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::tsvector[]) AS t(h, v, b, d)),
             kept AS (
                 INSERT INTO note_texts (vault_id, content_hash, text, document)
-                SELECT $1, t.h, CASE WHEN t.v = '' THEN t.b ELSE t.v || E'\\n\\n' || t.b END,
-                    setweight(to_tsvector('vaultsync_search', t.v), 'B') || to_tsvector('vaultsync_search', t.b)
+                SELECT $1, t.h, CASE WHEN t.v = '' THEN t.b ELSE t.v || E'\\n\\n' || t.b END, t.d
                 FROM given t
                 WHERE EXISTS (SELECT 1 FROM blobs x WHERE x.vault_id = $1 AND x.content_hash = t.h)
                   AND NOT EXISTS (SELECT 1 FROM note_texts n WHERE n.vault_id = $1 AND n.content_hash = t.h)
@@ -33,7 +30,7 @@ enum NoteSearchQueries {
             SELECT h FROM unnest($2::text[]) AS u(h)
             WHERE NOT EXISTS (SELECT 1 FROM note_texts n WHERE n.vault_id = $1 AND n.content_hash = u.h)
               AND NOT EXISTS (SELECT 1 FROM given g WHERE g.h = u.h)
-            """, [vaultID, notes, texts.map(\.hash), texts.map(\.text.values), texts.map(\.text.body)]
+            """, [vaultID, notes, texts.map(\.hash), texts.map(\.text.values), texts.map(\.text.body), texts.map(\.text.vector)]
         ).map { try $0.string(0) }
     }
 
@@ -72,7 +69,8 @@ enum NoteSearchQueries {
     /// other note) is ranked among the first this many found, so that it answers as fast as any.
     static let rankedAtMost = 2_000
 
-    /// The vault's current notes under `prefix` matching `query` (``SearchQuery/tsquery(_:any:)``)
+    /// The vault's current notes under `prefix` matching `query` (``SearchQuery/tsquery(_:any:)``: the
+    /// words ``SearchVector`` keeps)
     /// by name, frontmatter values and text together: the best `limit`, ranked by `ts_rank` (a name
     /// weighs most), each with a snippet. The candidates come from the indexes: notes whose text
     /// holds every term (at most ``rankedAtMost``), and notes whose name holds any term (the rest of
@@ -82,7 +80,7 @@ enum NoteSearchQueries {
     ) throws -> [Hit] {
         try db.query(
             """
-            WITH q AS (SELECT to_tsquery('vaultsync_search', $2) AS query, to_tsquery('vaultsync_search', $5) AS any_term),
+            WITH q AS (SELECT $2::tsquery AS query, $5::tsquery AS any_term),
             texted AS (
                 SELECT f.path, f.version, f.size_bytes, f.updated_at, f.content_hash, setweight(\(titleVector), 'A') || n.document AS document
                 FROM note_texts n JOIN file_state f ON f.vault_id = n.vault_id AND f.content_hash = n.content_hash AND NOT f.is_deleted, q

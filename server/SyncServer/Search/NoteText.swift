@@ -2,13 +2,15 @@ import Foundation
 import SyncCore
 
 /// What the server's search keeps of a note's bytes: its frontmatter's values (not its keys,
-/// which every note shares) and its body, as UTF-8 text. Bytes that are not UTF-8 text (a file
+/// which every note shares) and its body, as UTF-8 text, and their words (``vector``). Bytes that are not UTF-8 text (a file
 /// named `.md` that is not one, or holding a NUL, which PostgreSQL text cannot) give an empty
 /// text: kept, so the write goes on, and found by its name only. Pure.
 struct NoteText: Sendable, Equatable {
     /// The frontmatter's values, one per line.
     let values: String
     let body: String
+    /// Its words as the search keeps them (``SearchVector``).
+    let vector: String
 
     /// How much of a note is searched: the rest of a longer one is not (PostgreSQL's `tsvector`
     /// holds at most 1 MB; notes are far smaller).
@@ -30,6 +32,7 @@ struct NoteText: Sendable, Equatable {
     init(values: String, body: String) {
         self.values = values
         self.body = body
+        self.vector = SearchVector.literal(values: values, body: body)
     }
 
     /// The text shown around a match: the values, then the body.

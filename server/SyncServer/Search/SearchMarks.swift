@@ -13,8 +13,8 @@ struct SearchMarks: Sendable {
     init?(_ query: String) {
         var words: [(String, Bool)] = []
         for term in SearchQuery.terms(query) {
-            let parts = Self.words(in: term.text)
-            for (index, part) in parts.enumerated() { words.append((Self.fold(part), term.prefix && index == parts.count - 1)) }
+            let parts = SearchWords.words(in: term.text)
+            for (index, part) in parts.enumerated() { words.append((part, term.prefix && index == parts.count - 1)) }
         }
         guard !words.isEmpty else { return nil }
         self.words = words
@@ -26,11 +26,11 @@ struct SearchMarks: Sendable {
         var plainStart = text.startIndex
         var index = text.startIndex
         while index < text.endIndex {
-            guard Self.isWordCharacter(text[index]) else {
+            guard SearchWords.isWordCharacter(text[index]) else {
                 index = text.index(after: index)
                 continue
             }
-            let end = text[index...].firstIndex { !Self.isWordCharacter($0) } ?? text.endIndex
+            let end = text[index...].firstIndex { !SearchWords.isWordCharacter($0) } ?? text.endIndex
             if matches(text[index..<end]) {
                 if plainStart < index { result.append((text[plainStart..<index], false)) }
                 result.append((text[index..<end], true))
@@ -43,19 +43,8 @@ struct SearchMarks: Sendable {
     }
 
     private func matches(_ word: Substring) -> Bool {
-        let folded = Self.fold(word)
+        let folded = SearchWords.fold(word)
         return words.contains { $0.prefix ? folded.hasPrefix($0.word) : folded == $0.word }
-    }
-
-    static func fold(_ text: some StringProtocol) -> String {
-        text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-    }
-
-    /// Letters and digits: a word as the indexes split text.
-    static func isWordCharacter(_ character: Character) -> Bool { character.isLetter || character.isNumber }
-
-    static func words(in text: String) -> [Substring] {
-        text.split { !isWordCharacter($0) }
     }
 
     /// A snippet whose matches are between `start` and `end` as HTML: the text escaped, each match
