@@ -19,10 +19,11 @@ connection (the answer read whole): a word in about one note in three, a word in
 hundred, a word in a few, a two-word phrase, a prefix, two words that must both occur, and a word in
 no note; median and p95 of each and of all.
 
-Notes: about 1.2 KB each, 80 words drawn from a 5,000-word vocabulary with Zipf's frequencies (as
-text is), frontmatter with a title and tags, 500 notes to a folder.
+Notes: about 1.2 KB each, 80 words (SEARCH_WORDS in the environment: another count) drawn from a
+5,000-word vocabulary with Zipf's frequencies (as text is), frontmatter with a title and tags, 500
+notes to a folder.
 
-Usage: bench/search.sh [NOTES] [REPEATS] [ROUNDS] [EDITS]   (defaults 100000 100 2 1000)"""
+Usage: [SEARCH_WORDS=N] bench/search.sh [NOTES] [REPEATS] [ROUNDS] [EDITS]   (defaults 100000 100 2 1000)"""
 import base64, hashlib, http.client, json, os, random, shutil, statistics, subprocess, sys, tempfile, time, urllib.parse
 from benchlib import Server, machine, stop_all
 
@@ -47,7 +48,7 @@ def write_vault(root, extension, count=None):
     for i in range(notes if count is None else count):
         folder = f"{root}/notes/{i // 500}"
         if i % 500 == 0: os.makedirs(folder, exist_ok=True)
-        text = " ".join(words.choices(vocabulary, weights, k=80))
+        text = " ".join(words.choices(vocabulary, weights, k=int(os.environ.get("SEARCH_WORDS", "80"))))
         rare = f" zanzibar{i % 7}" if i % 997 == 0 else ""  # each of zanzibar0…6 in some 14 notes
         with open(f"{folder}/note-{i}.{extension}", "w") as f:
             f.write(f"---\ntitle: Note {i}\ntags: [bench, t{i % 17}]\n---\n# Note {i}\n\n{text}{rare}.\n")

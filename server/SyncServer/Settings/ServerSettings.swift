@@ -143,7 +143,7 @@ public enum ServerSettings {
     ) { $0.configuration.blobURLTTL = .seconds($1) }
 
     public static let databasePoolSize = ServerSetting.integer(
-        "database-pool-size", "VAULTSYNC_DB_POOL_SIZE", minimum: 1, "Database connections.", default: { "\($0.databasePoolSize)" }
+        "database-pool-size", "VAULTSYNC_DB_POOL_SIZE", minimum: 1, "Database connections for requests (/health has one more of its own, the change feed one to listen).", default: { "\($0.databasePoolSize)" }
     ) { $0.configuration.databasePoolSize = $1 }
 
     public static let databaseWaitSeconds = ServerSetting.integer(
