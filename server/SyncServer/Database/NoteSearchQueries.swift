@@ -12,26 +12,39 @@ enum NoteSearchQueries {
 
     /// Keeps the texts of `notes` (contents' hashes) not kept yet, from `texts`, with their words
     /// (``NoteText/vector``), in one statement. A content whose blob is gone meanwhile is skipped.
+    /// Each lookup is one index probe a note (`LATERAL … LIMIT 1`): as semi- and anti-joins the
+    /// planner may hash the whole vault's blobs for an edit of one note (it did: in a vault of
+    /// 10,000 notes an edit cost 1.3 ms more).
     /// - Returns: those of `notes` neither kept nor in `texts`.
     @discardableResult
     static func keep(_ db: PostgresConnection, vaultID: UUID, notes: [String], texts: [(hash: String, text: NoteText)]) throws -> [String] {
         guard !notes.isEmpty else { return [] }
+        let columns: [any PostgresBindable] = [texts.map(\.hash), texts.map(\.text.values), texts.map(\.text.body), texts.map(\.text.vector)]
+        // What a write most often sends: every note's text in hand, so none is left unread.
+        if Set(notes).isSubset(of: texts.map(\.hash)) {
+            try db.query(insertTexts(from: "unnest($2::text[], $3::text[], $4::text[], $5::tsvector[]) AS t(h, v, b, d)"), [vaultID] + columns)
+            return []
+        }
         return try db.query(
             """
             WITH given AS (SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::tsvector[]) AS t(h, v, b, d)),
-            kept AS (
-                INSERT INTO note_texts (vault_id, content_hash, text, document)
-                SELECT $1, t.h, CASE WHEN t.v = '' THEN t.b ELSE t.v || E'\\n\\n' || t.b END, t.d
-                FROM given t
-                WHERE EXISTS (SELECT 1 FROM blobs x WHERE x.vault_id = $1 AND x.content_hash = t.h)
-                  AND NOT EXISTS (SELECT 1 FROM note_texts n WHERE n.vault_id = $1 AND n.content_hash = t.h)
-                ON CONFLICT DO NOTHING
-            )
-            SELECT h FROM unnest($2::text[]) AS u(h)
-            WHERE NOT EXISTS (SELECT 1 FROM note_texts n WHERE n.vault_id = $1 AND n.content_hash = u.h)
-              AND NOT EXISTS (SELECT 1 FROM given g WHERE g.h = u.h)
-            """, [vaultID, notes, texts.map(\.hash), texts.map(\.text.values), texts.map(\.text.body), texts.map(\.text.vector)]
+            kept AS (\(insertTexts(from: "given t")))
+            SELECT u.h FROM unnest($2::text[]) AS u(h)
+            LEFT JOIN LATERAL (SELECT 1 AS found FROM note_texts n WHERE n.vault_id = $1 AND n.content_hash = u.h LIMIT 1) n ON true
+            WHERE n.found IS NULL AND NOT EXISTS (SELECT 1 FROM given g WHERE g.h = u.h)
+            """, [vaultID, notes] + columns
         ).map { try $0.string(0) }
+    }
+
+    /// Keeps the texts of `source`'s rows `t` (hash `h`, values `v`, body `b`, vector `d`) of the
+    /// vault `$1` whose blob is held.
+    private static func insertTexts(from source: String) -> String {
+        """
+        INSERT INTO note_texts (vault_id, content_hash, text, document)
+        SELECT $1, t.h, CASE WHEN t.v = '' THEN t.b ELSE t.v || E'\\n\\n' || t.b END, t.d
+        FROM \(source), LATERAL (SELECT 1 FROM blobs x WHERE x.vault_id = $1 AND x.content_hash = t.h LIMIT 1) held
+        ON CONFLICT DO NOTHING
+        """
     }
 
     /// Whether the vault holds notes written before search was kept (migration 36).
