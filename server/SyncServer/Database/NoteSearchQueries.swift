@@ -12,7 +12,7 @@ enum NoteSearchQueries {
 
     /// Keeps the texts of `notes` (contents' hashes) not kept yet, from `texts`, with their words
     /// (``NoteText/vector``), in one statement. A content whose blob is gone meanwhile is skipped.
-    /// Each lookup is one index probe a note (`LATERAL … LIMIT 1`): as semi- and anti-joins the
+    /// Each lookup probes an index once a note (`LATERAL … LIMIT 1`): as semi- and anti-joins the
     /// planner may hash the whole vault's blobs for an edit of one note (it did: in a vault of
     /// 10,000 notes an edit cost 1.3 ms more).
     /// - Returns: those of `notes` neither kept nor in `texts`.
