@@ -14,7 +14,7 @@ enum SearchVector {
     static let longestWordBytes = 2_047
 
     static func literal(values: String, body: String) -> String {
-        var words = Words()
+        var words = Words(expecting: (values.utf8.count + body.utf8.count) / 6)
         SearchWords.forEach(in: values) { words.add($0) }
         words.weighsB = 0
         SearchWords.forEach(in: body) { words.add($0) }
@@ -32,6 +32,13 @@ enum SearchVector {
         var marks: [(slot: Int, mark: Int)] = []
         var position = 0
         var weighsB = 1
+
+        /// Room for about `count` words met (a word of text is 6 bytes or so), so that the
+        /// tables are not grown again and again.
+        init(expecting count: Int) {
+            slots.reserveCapacity(count / 2)
+            marks.reserveCapacity(count)
+        }
 
         mutating func add(_ word: String) {
             position += 1
@@ -82,16 +89,8 @@ enum SearchVector {
 
     /// `number`'s digits (1 to 16,383), without a String a position.
     private static func appendDecimal(_ number: Int, to out: inout [UInt8]) {
-        var divisor = 10_000
-        var started = false
-        while divisor > 0 {
-            let digit = number / divisor % 10
-            if digit != 0 || started || divisor == 1 {
-                out.append(UInt8(ascii: "0") + UInt8(digit))
-                started = true
-            }
-            divisor /= 10
-        }
+        if number >= 10 { appendDecimal(number / 10, to: &out) }
+        out.append(UInt8(ascii: "0") + UInt8(number % 10))
     }
 
     private static func escaped(_ word: String) -> String {
