@@ -71,7 +71,12 @@ import Testing
             #expect(Self.paths(try await search("espresso", nil)) == ["Recipes/Café crème.md"])
             #expect(Self.paths(try await search("chocolate", nil)).isEmpty)
 
-            for (query, limit, why) in [("***", nil, "q names no word"), ("budget", 0, "limit must be"), ("budget", 101, "limit must be"), ("", nil, "q names no word")] as [(String, Int?, String)] {
+            // 100 characters, 3,900 bytes: a letter with marks no folding takes away.
+            let longWord = String(repeating: "\u{915}" + String(repeating: "\u{93F}", count: 12), count: 100)
+            for (query, limit, why) in [
+                ("***", nil, "q names no word"), ("budget", 0, "limit must be"), ("budget", 101, "limit must be"), ("", nil, "q names no word"),
+                ("budget " + longWord, nil, "q holds a word longer than 2047 bytes"),
+            ] as [(String, Int?, String)] {
                 do {
                     _ = try await laptop.api.search(query, limit: limit, session: laptop.session)
                     Issue.record("\(query) \(limit ?? -1) was answered")

@@ -9,6 +9,10 @@ import Foundation
 /// lowercased byte by byte; a run holding other characters is split by ``isWordCharacter(_:)``
 /// and folded by Foundation (about 0.7 µs a word, so each distinct one once a call).
 public enum SearchWords {
+    /// The longest word kept or looked for, in UTF-8 bytes once folded: PostgreSQL's `tsvector`
+    /// and `tsquery` hold none longer (`MAXSTRLEN`).
+    public static let longestBytes = 2_047
+
     /// Calls `body` with each folded word of `text`, in order.
     public static func forEach(in text: String, _ body: (String) -> Void) {
         var text = text

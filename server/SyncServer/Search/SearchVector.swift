@@ -7,11 +7,10 @@ import SyncCore
 /// the door, so a write's transaction only stores it: splitting text into words in PostgreSQL was
 /// most of what keeping a note cost, and it ran under the vault's lock. Pure.
 enum SearchVector {
-    /// PostgreSQL's limits: positions above it count as it, a word keeps its first 255, and a
-    /// longer word is not kept (`MAXENTRYPOS`, `MAXNUMPOS`, `MAXSTRLEN`).
+    /// PostgreSQL's limits: positions above it count as it, and a word keeps its first 255
+    /// (`MAXENTRYPOS`, `MAXNUMPOS`); a word longer than ``SearchWords/longestBytes`` is not kept.
     static let lastPosition = 16_383
     static let positionsPerWord = 255
-    static let longestWordBytes = 2_047
 
     static func literal(values: String, body: String) -> String {
         var words = Words(expecting: (values.utf8.count + body.utf8.count) / 6)
@@ -42,7 +41,7 @@ enum SearchVector {
 
         mutating func add(_ word: String) {
             position += 1
-            guard word.utf8.count <= longestWordBytes else { return }
+            guard word.utf8.count <= SearchWords.longestBytes else { return }
             let at = min(position, lastPosition)
             let slot: Int
             if let known = slots[word] {

@@ -29,6 +29,10 @@ extension VaultService {
         guard !text.contains("\0") else { throw ServiceError.invalidRequest("q must not hold a NUL character") }
         guard text.count <= Self.searchQueryLength else { throw ServiceError.invalidRequest("q is longer than \(Self.searchQueryLength) characters") }
         guard let tsquery = SearchQuery.tsquery(text), let anyTerm = SearchQuery.tsquery(text, any: true) else { throw ServiceError.invalidRequest("q names no word to search for") }
+        // No note keeps so long a word, and PostgreSQL would refuse to look for it.
+        guard !SearchWords.words(in: text).contains(where: { $0.utf8.count > SearchWords.longestBytes }) else {
+            throw ServiceError.invalidRequest("q holds a word longer than \(SearchWords.longestBytes) bytes")
+        }
         let count = try limit.map { text in
             guard let count = Int(text), (1...Self.searchLimits.most).contains(count) else {
                 throw ServiceError.invalidRequest("limit must be a whole number from 1 to \(Self.searchLimits.most)")
