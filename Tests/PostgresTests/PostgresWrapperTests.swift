@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func arraysBindForSetBasedStatements() async throws {
-        let values = ["plain", "with \"quotes\"", "back\\slash", "{braces}", "comma,here", "", "NULL", "café \u{1F4DD} 日本\\\""]
+        let values = ["plain", "with \"quotes\"", "back\\slash", "{braces}", "comma,here", "", "NULL", "café \u{1F4DD} 日本\\\"", "\"starts", "\\\\\"\"ends\\"]
         let rows = try await pool.withConnection { db in
             try db.query("SELECT t.v, t.n FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS t(v, n, o) ORDER BY o", [values, Array(1...values.count)])
         }

@@ -10,6 +10,7 @@ import Testing
         ("", "One two one", "'one':1,3 'two':2"),
         ("Finance\nZoë", "the budget, Zoe", "'finance':1B 'zoe':2B,5 'the':3 'budget':4"),
         ("a'b", "", "'a':1B 'b':2B"),
+        ("", "Über ÜBER über LongerThanEightBytes longerthaneightbytes", "'uber':1,2,3 'longerthaneightbytes':4,5"),
         ("", String(repeating: "x ", count: 300), "'x':" + (1...255).map(String.init).joined(separator: ",")),
         ("", String(repeating: "w ", count: 16_382) + "a b c", "'w':" + (1...255).map(String.init).joined(separator: ",") + " 'a':16383 'b':16383 'c':16383"),
         ("", String(repeating: "Ab", count: 1_024) + " ok", "'ok':2"),
@@ -18,6 +19,36 @@ import Testing
 
     @Test(arguments: cases) func literal(_ c: (values: String, body: String, literal: String)) {
         #expect(SearchVector.literal(values: c.values, body: c.body) == c.literal)
+    }
+
+    /// A key that puts every word in one place makes probes run long: the table takes a new key
+    /// and the vector is the same.
+    @Test func aKeyThatCollidesIsReplaced() {
+        let body = (0..<500).map { "word\($0)" }.joined(separator: " ") + " word7 word499"
+        let colliding = WordTable.Key(seed: 0, multiplier: 1, spread: 0)
+        #expect(SearchVector.literal(values: "", body: body, key: colliding) == SearchVector.literal(values: "", body: body))
+        var table = WordTable(expecting: 4, key: colliding)
+        for index in 0..<200 { _ = "w\(index)".utf8.withContiguousStorageIfAvailable { table.index(of: $0) } }
+        #expect(table.rekeyed >= 1)
+        #expect(table.key != colliding)
+    }
+
+    /// The table as a table: each word once, in the order first met, found again after it grew.
+    @Test func wordsAreKeptOnceInOrder() {
+        var table = WordTable(expecting: 1)
+        let words = (0..<1_000).map { "w\($0 % 700)" } + ["", "a much longer word than eight bytes", "a much longer word than eight byteS"]
+        var found: [Int] = []
+        var new = 0
+        for word in words {
+            let (index, isNew) = word.utf8.withContiguousStorageIfAvailable { table.index(of: $0) }!
+            found.append(index)
+            if isNew { new += 1 }
+        }
+        #expect(table.count == 703 && new == 703)
+        #expect(found[0..<700] == ArraySlice(0..<700))
+        #expect(found[700..<1_000] == ArraySlice(0..<300))
+        #expect(String(decoding: table.word(702), as: UTF8.self) == "a much longer word than eight byteS")
+        #expect(table.word(700).isEmpty)
     }
 
     /// For plain words the vectors are the ones PostgreSQL made before them (`to_tsvector` with

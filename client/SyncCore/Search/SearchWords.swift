@@ -15,9 +15,19 @@ public enum SearchWords {
 
     /// Calls `body` with each folded word of `text`, in order.
     public static func forEach(in text: String, _ body: (String) -> Void) {
+        forEachUTF8(in: text) { body(String(decoding: $0, as: UTF8.self)) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of each folded word of `text`, in order, without a
+    /// `String` a word: the bytes are good only during the call. What the server keeps of every
+    /// note is split here.
+    public static func forEachUTF8(in text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var text = text
         text.makeContiguousUTF8()
         var folded: [Substring: String] = [:]
+        // One buffer for every ASCII word with a capital, lowercased into it.
+        var lowered = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64)
+        defer { lowered.deallocate() }
         text.utf8.withContiguousStorageIfAvailable { bytes in
             var index = 0
             while index < bytes.count {
@@ -27,26 +37,37 @@ public enum SearchWords {
                 }
                 var end = index
                 var ascii = true
+                var capitals = false
                 while end < bytes.count, bytes[end] >= 0x80 || isASCIIWordByte(bytes[end]) {
                     if bytes[end] >= 0x80 { ascii = false }
+                    if bytes[end] <= 0x5A && bytes[end] >= 0x41 { capitals = true }
                     end += 1
                 }
-                let run = UnsafeBufferPointer(rebasing: bytes[index..<end])
-                if ascii {
-                    body(String(unsafeUninitializedCapacity: run.count) { out in
-                        for (offset, byte) in run.enumerated() { out[offset] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
-                        return run.count
-                    })
+                if ascii && !capitals {
+                    body(UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                } else if ascii {
+                    let count = end - index
+                    if count > lowered.count {
+                        lowered.deallocate()
+                        lowered = .allocate(capacity: count)
+                    }
+                    for offset in 0..<count {
+                        let byte = bytes[index + offset]
+                        lowered[offset] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                    }
+                    body(UnsafeBufferPointer(rebasing: lowered[0..<count]))
                 } else {
-                    let span = String(decoding: run, as: UTF8.self)
+                    let span = String(decoding: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
                     for word in span.split(whereSeparator: { !isWordCharacter($0) }) {
+                        var fresh: String
                         if let known = folded[word] {
-                            body(known)
+                            fresh = known
                         } else {
-                            let fresh = fold(word)
+                            fresh = fold(word)
+                            fresh.makeContiguousUTF8()
                             folded[word] = fresh
-                            body(fresh)
                         }
+                        fresh.utf8.withContiguousStorageIfAvailable(body)
                     }
                 }
                 index = end
