@@ -125,8 +125,8 @@ extension SyncEngine {
 
     /// Per batch: push with the small files' bytes inline, which the server makes current at once
     /// (`commit_inline`); the larger files are uploaded and confirmed (``Uploader``). The next
-    /// batch's push is sent while this one's answer is recorded and its larger files go up, so the
-    /// server works on two batches at once. Answers are handled in order. A batch refused for lack
+    /// batches' pushes are sent while this one's answer is recorded and its larger files go up, so
+    /// the server works on several batches at once (``pushesAhead``). Answers are handled in order. A batch refused for lack
     /// of space is sent again one file at a time (``ExecutionPlan/oneByOne(_:)``), so what fits
     /// still goes; once the storage is full the rest stays pending.
     /// - Parameters:
@@ -136,18 +136,22 @@ extension SyncEngine {
         var result = PhaseResult(cursor: cursor)
         var full = false
         let batches = oneByOne ? ExecutionPlan.oneByOne(pushes).map { [$0] } : pushes.chunked(batchSize).map(Array.init)
-        // The push of the batch after the current one, already sent. Its answer is handled even
-        // when the current one finds the storage full: it may have made files current.
-        var ahead: Task<Result<Uploader.Pushed, any Error>, Never>?
-        defer { ahead?.cancel() }
+        // Pushes of the batches after the current one, already sent, by index. Their answers are
+        // handled even when the current one finds the storage full: they may have made files current.
+        var ahead: [Int: Task<Result<Uploader.Pushed, any Error>, Never>] = [:]
+        defer { ahead.values.forEach { $0.cancel() } }
         for (index, batch) in batches.enumerated() {
             defer { context.progress.advance(files: batch.count, bytes: batch.reduce(0) { $0 + $1.sizeBytes }) }
-            if full, ahead == nil {
+            if full, ahead[index] == nil {
                 for candidate in batch { result.fail(candidate.path, result.storageFull ?? "storage full", counts: false) }
                 continue
             }
-            let pushing = ahead ?? uploader.push(batch, cursor: result.cursor)
-            ahead = !oneByOne && !full && index + 1 < batches.count ? uploader.push(batches[index + 1], cursor: result.cursor) : nil
+            let pushing = ahead.removeValue(forKey: index) ?? uploader.push(batch, cursor: result.cursor)
+            if !oneByOne, !full {
+                for next in (index + 1)..<min(index + 1 + Self.pushesAhead, batches.count) where ahead[next] == nil {
+                    ahead[next] = uploader.push(batches[next], cursor: result.cursor)
+                }
+            }
             let pushed: Uploader.Pushed
             switch await pushing.value {
             case .success(let answer):
@@ -189,6 +193,11 @@ extension SyncEngine {
         }
         return result
     }
+
+    /// How many batches' pushes are sent ahead of the one whose answer is handled: while the
+    /// server writes one batch under the vault's lock it reads the next ones' bytes, hashes them
+    /// and splits their words, and this device reads and sends the ones after.
+    static let pushesAhead = 2
 
     /// Size, mtime and inode of a path (not following links), or nil.
     static func stat(_ path: String) -> FileIdentity? {
