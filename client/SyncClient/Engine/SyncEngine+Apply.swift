@@ -12,12 +12,19 @@ extension SyncEngine {
     }
 
     /// Downloads in batches and writes each file only if it is unchanged since the scan.
-    /// `restores`: pulls that bring back a file deleted here (reported).
+    /// `restores`: pulls that bring back a file deleted here (reported). The next batches are
+    /// asked for (``pullsAhead``) while one is written.
     func pullPhase(_ pulls: [VaultPath], restores: Set<VaultPath>, _ context: RoundContext) async throws -> PhaseResult {
         var result = PhaseResult()
-        for batch in pulls.chunked(batchSize) {
-            let paths = Array(batch)
-            let answer = try await remote.pull(paths, inlineMaxBytes: InlineContent.maxFileBytes)
+        let batches = pulls.chunked(batchSize).map(Array.init)
+        var ahead: [Int: Task<PullResponse, any Error>] = [:]
+        defer { ahead.values.forEach { $0.cancel() } }
+        for (index, batch) in batches.enumerated() {
+            let pulling = ahead.removeValue(forKey: index) ?? pull(batch)
+            for next in (index + 1)..<min(index + 1 + Self.pullsAhead, batches.count) where ahead[next] == nil {
+                ahead[next] = pull(batches[next])
+            }
+            let answer = try await pulling.value
             if !answer.missing.isEmpty { result.remoteSideComplete = false }  // changed again since the state call
             let staged = await downloader.stage(answer.downloads)
             try await store.recordCiphertexts(staged.values.compactMap { try? $0.get().ciphertext })
@@ -67,6 +74,14 @@ extension SyncEngine {
             context.progress.advance(files: batch.count, bytes: answer.downloads.reduce(0) { $0 + $1.sizeBytes })
         }
         return result
+    }
+
+    /// How many batches are asked for ahead of the one being written: the server reads their
+    /// bytes while this device writes and records the batch before.
+    static let pullsAhead = 2
+
+    private func pull(_ paths: [VaultPath]) -> Task<PullResponse, any Error> {
+        Task { [remote] in try await remote.pull(paths, inlineMaxBytes: InlineContent.maxFileBytes) }
     }
 
     /// Deletes local files the server deleted, only if they are unchanged since the scan; with
