@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SyncClient
 import SyncProtocol
 import SyncServer
@@ -337,6 +338,26 @@ import FoundationNetworking
             #expect(try await SyncEngine(root: a.root).sync().pushed.map(\.rawValue) == ["x.md"])
             try await b.sync()
             #expect(b.read("x.md") == "pending")
+        }
+    }
+
+    /// Notes travel framed (their bytes after the JSON, not Base64 in it) once the state answer
+    /// says the server takes that: the pushes are framed, the pulls ask for framed answers, and
+    /// the other device holds the same bytes.
+    @Test func notesTravelFramedBothWays() async throws {
+        try await twoVaults { a, b in
+            for index in 0..<3 { try a.write("n\(index).md", "note \(index) with a NUL \u{0} and ünïcode\n") }
+            let seen = Mutex<[String]>([])
+            let watching = HookedTransport { request in
+                let path = request.url?.path ?? ""
+                guard path.hasSuffix("/vault/push") || path.hasSuffix("/vault/pull") else { return }
+                let type = request.value(forHTTPHeaderField: path.hasSuffix("push") ? "Content-Type" : "Accept") ?? ""
+                seen.withLock { $0.append("\(path.split(separator: "/").last!) \(FramedBody.names(type))") }
+            }
+            #expect(try await SyncEngine(root: a.root, transport: watching).sync().pushed.count == 3)
+            #expect(try await SyncEngine(root: b.root, transport: watching).sync().pulled.count == 3)
+            #expect(seen.withLock { $0 } == ["push true", "pull true"])
+            for index in 0..<3 { #expect(b.read("n\(index).md") == a.read("n\(index).md")) }
         }
     }
 

@@ -73,4 +73,55 @@ import Testing
             #expect(answer.downloads.count == count)
         }
     }
+
+    /// Framed bodies (inline bytes after the JSON): a push commits them on every backend, the
+    /// state answer says the server takes them, and a pull answers framed only to a client that
+    /// asks so (`Accept`); other clients get Base64 in JSON as before.
+    @Test func framedPushesCommitAndPullsAnswerFramedOnlyWhenAsked() async throws {
+        try await TestServer.withEachBackend { server, backend in
+            let device = try await server.newUser().newDevice()
+            let note = Data("# note\n\u{0}\u{FF}binary-ish\n".utf8)
+            let push = try await device.api.push(PushRequest(files: [try file("n.md", note)], commitInline: true), session: device.session, framed: true)
+            #expect(push.committed?.confirmed.map(\.version) == [1], "\(backend)")
+            #expect(try await device.api.state(device.session).framedBodies == true)
+
+            let url = server.api.baseURL.appendingPathComponent("vault/pull")
+            let ask = try WireCoding.encoder().encode(PullRequest(files: [try VaultPath("n.md")], inlineMaxBytes: 1024))
+            var headers = RawHTTP.vaultHeaders(device.session.accessToken, device: device.session.deviceID)
+            let json = try await RawHTTP.send("POST", url, body: ask, headers: headers)
+            #expect(json.headers["content-type"]?.hasPrefix("application/json") == true)
+            #expect(String(decoding: json.body, as: UTF8.self).contains(note.base64EncodedString()))
+            headers["Accept"] = FramedBody.contentType
+            let framed = try await RawHTTP.send("POST", url, body: ask, headers: headers)
+            #expect(framed.headers["content-type"] == FramedBody.contentType)
+            #expect(framed.body.suffix(note.count) == note)
+            #expect(try FramedBody.decode(PullResponse.self, from: framed.body).downloads.first?.content == note)
+        }
+    }
+
+    /// A framed push whose parts do not add up, or whose bytes are not what it declares, is a
+    /// 400 saying so, and nothing is written.
+    @Test func badFramedPushesAreRefusedAndChangeNothing() async throws {
+        try await TestServer.with { server in
+            let device = try await server.newUser().newDevice()
+            let good = Data("fine".utf8)
+            let request = PushRequest(files: [try file("ok.md", good)], commitInline: true)
+            let body = try FramedBody.encode(request)
+            let lying = try FramedBody.encode(PushRequest(files: [try file("ok.md", good, inline: Data("evil".utf8))], commitInline: true))
+            let cases: [(String, Data, String)] = [
+                ("trailing bytes", body + Data("x".utf8), "1 bytes after the last file"),
+                ("cut short", body.dropLast(2), "run past the body"),
+                ("no length prefix", Data([0, 0]), "length (4 bytes)"),
+                ("bytes that are not the declared ones", lying, "hash"),
+            ]
+            var headers = RawHTTP.vaultHeaders(device.session.accessToken, device: device.session.deviceID)
+            headers["Content-Type"] = FramedBody.contentType
+            for (name, body, says) in cases {
+                let answer = try await RawHTTP.send("POST", server.api.baseURL.appendingPathComponent("vault/push"), body: body, headers: headers)
+                #expect(answer.status == 400 && answer.code == .invalidRequest, "\(name): \(answer.status)")
+                #expect(answer.envelope?.error.message.contains(says) == true, "\(name): \(answer.envelope?.error.message ?? "")")
+            }
+            #expect(try await device.allChanges().files.isEmpty)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SyncProtocol
 
 /// The calls the engine makes on its vault, in plaintext paths. In an encrypted vault the paths go
@@ -21,6 +22,8 @@ struct RemoteVault: Sendable {
     let cipher: VaultCipher?
     /// The folder, for errors.
     let root: String
+    /// What the server's last state answer said it takes: pushes go framed once it said so.
+    let server = ServerFeatures()
 
     /// A state page, and the server paths whose names failed authentication (left out).
     /// - Throws: ``SyncEngineError/encryptedVault(_:)`` when the vault is encrypted and this folder
@@ -32,6 +35,7 @@ struct RemoteVault: Sendable {
     func state(cursor: String?, limit: Int, skip: [String] = []) async throws -> (page: VaultStateResponse, undecodable: [VaultPath]) {
         let skip = cipher == nil ? skip : []
         let page = try await session.run { [api] in try await api.state($0, cursor: cursor, limit: limit, skip: skip) }
+        server.framedBodies.store(page.framedBodies == true, ordering: .relaxed)
         switch (page.encrypted == true, cipher) {
         case (false, nil): return (page, [])
         case (true, nil): throw SyncEngineError.encryptedVault(root)
@@ -61,7 +65,10 @@ struct RemoteVault: Sendable {
             file.path = names.wire(file.path)
             return file
         } as [PushFile]
-        var answer = try await session.run { [api] in try await api.push(PushRequest(files: sent, commitInline: commitInline, cursor: cursor), session: $0) }
+        let framed = server.framedBodies.load(ordering: .relaxed)
+        var answer = try await session.run { [api] in
+            try await api.push(PushRequest(files: sent, commitInline: commitInline, cursor: cursor), session: $0, framed: framed)
+        }
         for index in answer.uploads.indices { answer.uploads[index].path = names.plain(answer.uploads[index].path) }
         answer.conflicts = names.plain(answer.conflicts)
         answer.rejected = names.plain(answer.rejected)
@@ -261,4 +268,11 @@ private struct Names {
             return error
         }
     }
+}
+
+/// What a server said it takes, as its answers said it (one per engine, shared by its copies of
+/// ``RemoteVault``).
+final class ServerFeatures: Sendable {
+    /// Push requests framed (``FramedBody``): the state answer's `framed_bodies`.
+    let framedBodies = Atomic<Bool>(false)
 }

@@ -44,16 +44,22 @@ public struct SyncAPI: Sendable {
         return try await call("GET", "vault/state", query: query, body: Optional<SignupRequest>.none, headers: headers(session))
     }
 
-    public func push(_ request: PushRequest, session: VaultSession) async throws -> PushResponse {
-        try await call("POST", "vault/push", body: request, headers: headers(session))
+    /// `POST /vault/push`; `framed`: the inline bytes after the JSON (``FramedBody``), for a server
+    /// whose state answer said it takes them (`framed_bodies`).
+    public func push(_ request: PushRequest, session: VaultSession, framed: Bool = false) async throws -> PushResponse {
+        guard framed else { return try await call("POST", "vault/push", body: request, headers: headers(session)) }
+        return try await call("POST", "vault/push", encoded: (try FramedBody.encode(request), FramedBody.contentType), headers: headers(session))
     }
 
     public func confirm(_ request: ConfirmRequest, session: VaultSession) async throws -> ConfirmResponse {
         try await call("POST", "vault/push/confirm", body: request, headers: headers(session))
     }
 
+    /// `POST /vault/pull`: the answer framed (``FramedBody``) when the server can, else JSON.
     public func pull(_ request: PullRequest, session: VaultSession) async throws -> PullResponse {
-        try await call("POST", "vault/pull", body: request, headers: headers(session))
+        var headers = headers(session)
+        headers["Accept"] = "\(FramedBody.contentType), application/json"
+        return try await call("POST", "vault/pull", body: request, headers: headers)
     }
 
     /// `POST /vault/export`: starts an export job.
@@ -199,6 +205,16 @@ public struct SyncAPI: Sendable {
     func call<Body: Encodable, Answer: Decodable>(
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: Body?, headers: [String: String] = [:], versioned: Bool = true
     ) async throws -> Answer {
+        let encoded = try body.map { (try WireCoding.encoder().encode($0), "application/json") }
+        return try await call(method, path, query: query, encoded: encoded, headers: headers, versioned: versioned)
+    }
+
+    /// A call with its body already encoded (`contentType` says how); the answer is read as its
+    /// `Content-Type` says (JSON, or a framed body).
+    func call<Answer: Decodable>(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], encoded body: (data: Data, contentType: String)?, headers: [String: String] = [:],
+        versioned: Bool = true
+    ) async throws -> Answer {
         var components = URLComponents(url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
         if !query.isEmpty {
             components.queryItems = query
@@ -210,13 +226,14 @@ public struct SyncAPI: Sendable {
         if versioned { request.setValue(String(ProtocolVersion.current), forHTTPHeaderField: SyncHeader.protocolVersion) }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         if let body {
-            request.httpBody = try WireCoding.encoder().encode(body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = body.data
+            request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
         }
         let (data, response) = try await transport.send(request)
         try check(response, data)
         if Answer.self == Empty.self { return Empty() as! Answer }
         do {
+            if FramedBody.names(response.value(forHTTPHeaderField: "Content-Type")) { return try FramedBody.decode(Answer.self, from: data) }
             return try WireCoding.decoder().decode(Answer.self, from: data)
         } catch {
             throw SyncAPIError.unexpectedResponse(status: response.statusCode, body: "undecodable \(Answer.self): \(error)")

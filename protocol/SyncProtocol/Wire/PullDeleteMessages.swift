@@ -60,6 +60,27 @@ public struct Download: Codable, Sendable, Equatable {
         case contentHash = "content_hash"
         case sizeBytes = "size_bytes"
         case content = "content_base64"
+        case contentLength = "content_length"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.path = try c.decode(VaultPath.self, forKey: .path)
+        self.downloadURL = try c.decode(URL.self, forKey: .downloadURL)
+        self.version = try c.decode(Int.self, forKey: .version)
+        self.contentHash = try c.decode(ContentHash.self, forKey: .contentHash)
+        self.sizeBytes = try c.decode(Int64.self, forKey: .sizeBytes)
+        self.content = try FramedContent.decodeContent(c, base64: .content, length: .contentLength, decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(path, forKey: .path)
+        try c.encode(downloadURL, forKey: .downloadURL)
+        try c.encode(version, forKey: .version)
+        try c.encode(contentHash, forKey: .contentHash)
+        try c.encode(sizeBytes, forKey: .sizeBytes)
+        try FramedContent.encodeContent(content, &c, base64: .content, length: .contentLength, encoder)
     }
 }
 

@@ -51,7 +51,18 @@ public struct PushFile: Codable, Sendable, Equatable {
         case sizeBytes = "size_bytes"
         case baseVersion = "base_version"
         case content = "content_base64"
+        case contentLength = "content_length"
         case pathKey = "path_key"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.path = try c.decode(VaultPath.self, forKey: .path)
+        self.contentHash = try c.decode(ContentHash.self, forKey: .contentHash)
+        self.sizeBytes = try c.decode(Int64.self, forKey: .sizeBytes)
+        self.baseVersion = try c.decodeIfPresent(Int.self, forKey: .baseVersion)
+        self.content = try FramedContent.decodeContent(c, base64: .content, length: .contentLength, decoder)
+        self.pathKey = try c.decodeIfPresent(String.self, forKey: .pathKey)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -60,7 +71,7 @@ public struct PushFile: Codable, Sendable, Equatable {
         try c.encode(contentHash, forKey: .contentHash)
         try c.encode(sizeBytes, forKey: .sizeBytes)
         try c.encode(baseVersion, forKey: .baseVersion)  // explicit null, as in the seed
-        try c.encodeIfPresent(content, forKey: .content)
+        try FramedContent.encodeContent(content, &c, base64: .content, length: .contentLength, encoder)
         try c.encodeIfPresent(pathKey, forKey: .pathKey)
     }
 }

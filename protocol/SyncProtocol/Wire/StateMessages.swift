@@ -33,12 +33,16 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
     /// The largest file the vault's owner may store (as `GET /vault/usage` says it), so that a
     /// client need not ask for the whole usage before it sends files. Nil from older servers.
     public var maxFileBytes: Int64?
+    /// True when the server takes push requests framed (``FramedBody``, inline bytes after the
+    /// JSON instead of Base64 in it). Nil from older servers: a client then sends JSON.
+    public var framedBodies: Bool?
 
     public init(
         files: [RemoteFile], deletedSince: [DeletedFile], serverTime: Date, cursor: String? = nil, hasMore: Bool? = nil, vaultID: UUID? = nil,
         encrypted: Bool? = nil, role: VaultRole? = nil, keyGeneration: Int? = nil, keyRotationDue: Bool? = nil,
-        namesGeneration: Int? = nil, maxFileBytes: Int64? = nil
+        namesGeneration: Int? = nil, maxFileBytes: Int64? = nil, framedBodies: Bool? = nil
     ) {
+        self.framedBodies = framedBodies
         self.namesGeneration = namesGeneration
         self.maxFileBytes = maxFileBytes
         self.keyGeneration = keyGeneration
@@ -65,6 +69,7 @@ public struct VaultStateResponse: Codable, Sendable, Equatable {
         case keyRotationDue = "key_rotation_due"
         case namesGeneration = "names_generation"
         case maxFileBytes = "max_file_bytes"
+        case framedBodies = "framed_bodies"
     }
 }
 

@@ -178,6 +178,7 @@ extension ServiceError {
         case let e as VaultPathError: return .invalidPath(e)
         case let e as ContentHashError: return .invalidHash(e)
         case let e as DecodingError: return .invalidRequest(describe(e))
+        case let e as FramedBodyError: return .invalidRequest(e.description)
         case is NIOTooManyBytesError: return .payloadTooLarge(limit: ServerRequestContext.maxBodyBytes)
         case let e as PostgresError where e.isUnavailable || e.sqlState == "53300":  // 53300: too many connections
             return .server(.databaseDown(ErrorCause(e)))

@@ -22,7 +22,7 @@ struct VaultRoutes {
         }
         group.post("push") { request, context in
             let scope = try await scope(request, context)
-            return try context.json(try await vault.push(scope, try await request.decode(as: PushRequest.self, context: context)))
+            return try context.json(try await vault.push(scope, try await request.decodeFramedOrJSON(as: PushRequest.self, context: context)))
         }
         group.post("push/confirm") { request, context in
             let scope = try await scope(request, context)
@@ -30,7 +30,7 @@ struct VaultRoutes {
         }
         group.post("pull") { request, context in
             let scope = try await scope(request, context)
-            return try context.json(try await vault.pull(scope, try await request.decode(as: PullRequest.self, context: context)))
+            return try context.framedOrJSON(try await vault.pull(scope, try await request.decode(as: PullRequest.self, context: context)), for: request)
         }
         group.post("export") { request, context in
             let scope = try await scope(request, context)

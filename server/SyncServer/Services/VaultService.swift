@@ -133,7 +133,8 @@ struct VaultService: Sendable {
         if !skipped.isEmpty, rows.count <= pageSize { sequence = max(sequence, changeSequence) }
         let next = Cursor(sequence: sequence, purgeMark: purgedThrough, history: history)
         return VaultStateResponse(files: files, deletedSince: deleted, serverTime: serverTime, cursor: next.encoded, hasMore: rows.count > pageSize, vaultID: scope.vaultID, encrypted: scope.encrypted, role: scope.role,
-            keyGeneration: keys?.generation, keyRotationDue: keys?.rotationDue == true ? true : nil, namesGeneration: names, maxFileBytes: maxFileBytes)
+            keyGeneration: keys?.generation, keyRotationDue: keys?.rotationDue == true ? true : nil, namesGeneration: names, maxFileBytes: maxFileBytes,
+            framedBodies: true)
     }
 
     /// The folders a state call leaves out, as prefixes (`Archive/`): each a vault path with a
