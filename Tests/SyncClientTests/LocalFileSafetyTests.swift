@@ -8,7 +8,7 @@ import Testing
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("vaultsync-atomic-\(UUID().uuidString)")
 
     func scanStat(_ path: String) throws -> CachedStat {
-        try #require(LocalScanner(root: root, ignore: IgnoreRules()).scan(cache: [:]).stats[path])
+        try #require(LocalScanner(root: root, ignore: IgnoreRules()).scan(cache: [:]).stat(atDisk: path))
     }
 
     @Test func replacesAFileUnchangedSinceTheScan() throws {

@@ -30,6 +30,13 @@ import Testing
         #expect(scan.file(try VaultPath("caf\u{E9}.md"))?.diskPath == "cafe\u{301}.md")
         #expect(scan.invalid["what?.md"] == .invalid(.forbiddenCharacter("what?.md", character: "?")))
         #expect(scan.skippedLinks == ["link.md"])
+        // A file's stat is found by the name it has on disk, and by no other spelling.
+        let nfd = try #require(scan.stat(atDisk: "cafe\u{301}.md"))
+        #expect(nfd.hash == ContentHasher.hash(Array("nfd name".utf8)) && nfd.sizeBytes == 8 && nfd.inode != 0)
+        #expect(scan.stat(atDisk: "caf\u{E9}.md") == nil)
+        #expect(scan.stat(of: try VaultPath("caf\u{E9}.md")) == nfd)
+        #expect(scan.stat(atDisk: "what?.md") == nil && scan.stat(atDisk: "missing.md") == nil)
+        #expect(Set(scan.statCache.keys) == ["a.md", "dir/sub/b.md", ".vaultsyncignore", "cafe\u{301}.md"])
     }
 
     /// A folder holding `.vaultsync/` is a vault of its own: neither a whole scan nor a scan of
@@ -58,13 +65,13 @@ import Testing
         let scanner = LocalScanner(root: root, ignore: IgnoreRules())
         let first = try scanner.scan(cache: [:])
         #expect(first.rehashed.count == 20)
-        let second = try scanner.scan(cache: first.stats)
+        let second = try scanner.scan(cache: first.statCache)
         #expect(second.rehashed.isEmpty)
         #expect(second.localFiles == first.localFiles)
         // Changing one file (even to the same size) re-hashes just that one.
         try write("n3.md", "NOTE 3")
         try FileManager.default.removeItem(at: root.appendingPathComponent("n4.md"))
-        let third = try scanner.scan(cache: second.stats)
+        let third = try scanner.scan(cache: second.statCache)
         #expect(third.rehashed == ["n3.md"])
         #expect(third.removedFromCache == ["n4.md"])
         #expect(third.files[try VaultPath("n3.md")]?.hash == ContentHasher.hash(Array("NOTE 3".utf8)))

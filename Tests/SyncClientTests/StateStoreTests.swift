@@ -73,8 +73,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try StateStore(stateFolder: folder)
         let stat = CachedStat(sizeBytes: 3, mtimeNanoseconds: 1_700_000_000_123_456_789, inode: UInt64.max - 1, hash: ContentHasher.hash(Array("abc".utf8)))
-        try await store.replaceStats(["x.md": stat, "y.md": stat], changed: ["x.md", "y.md"], removed: [])
-        try await store.replaceStats([:], changed: [], removed: ["y.md"])
+        try await store.replaceStats([("x.md", stat), ("y.md", stat)], removed: [])
+        try await store.replaceStats([], removed: ["y.md"])
         #expect(try await store.cachedStats() == ["x.md": stat])
     }
 

@@ -54,7 +54,7 @@ struct ClientBench {
         noop.sort()
         // Where a no-op sync's time goes: the scan alone, with a warm stat cache.
         let scanner = LocalScanner(root: laptop.root, ignore: LocalScanner.rules(for: laptop.root))
-        let warm = try scanner.scan(cache: [:]).stats
+        let warm = try scanner.scan(cache: [:]).statCache
         t = ContinuousClock.now
         let rescan = try scanner.scan(cache: warm)
         precondition(rescan.rehashed.isEmpty)

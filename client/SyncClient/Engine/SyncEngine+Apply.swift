@@ -48,7 +48,7 @@ extension SyncEngine {
                         continue
                     }
                     let diskPath = context.diskPath(download.path)
-                    let expected: AtomicFileWriter.Expectation = context.scan.stats[diskPath].map { .unchanged($0) } ?? .absent
+                    let expected: AtomicFileWriter.Expectation = context.scan.stat(of: download.path).map { .unchanged($0) } ?? .absent
                     let stagedStat = Self.stat(file.url.path)
                     try writer.commit(staged: file.url, to: diskPath, expected: expected, durable: false)  // flushed below, once
                     // Known content: put it in the stat cache so the next scan need not hash it. Only
@@ -70,7 +70,7 @@ extension SyncEngine {
             }
             if !applied.isEmpty { try writer.flush() }
             try await store.recordSynced(applied, at: now(), log: log)
-            try await store.replaceStats(knownStats, changed: Set(knownStats.keys), removed: [])
+            try await store.replaceStats(knownStats.map { ($0.key, $0.value) }, removed: [])
             context.progress.advance(files: batch.count, bytes: answer.downloads.reduce(0) { $0 + $1.sizeBytes })
         }
         return result
@@ -92,7 +92,7 @@ extension SyncEngine {
         var log: [LogLine] = []
         var removed: [String] = []
         for path in paths {
-            guard let file = context.scan.file(path), let stat = context.scan.stats[file.diskPath] else { continue }
+            guard let file = context.scan.file(path), let stat = context.scan.stat(of: path) else { continue }
             do {
                 try writer.removeIfUnchanged(file.diskPath, expected: stat, durable: false)  // flushed below, once
                 removed.append(file.diskPath)

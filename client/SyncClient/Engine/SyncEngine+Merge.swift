@@ -27,7 +27,7 @@ extension SyncEngine {
     /// version is streamed to a staged file (resumably, as any download), whatever its size.
     private func merge(_ path: VaultPath, base: SyncedEntry?, _ context: RoundContext) async throws -> PhaseResult {
         var result = PhaseResult()
-        guard let local = context.scan.file(path), let stat = context.scan.stats[local.diskPath] else { return result }
+        guard let local = context.scan.file(path), let stat = context.scan.stat(of: path) else { return result }
         guard let download = try await remote.pull([path]).downloads.first else {
             result.remoteSideComplete = false  // deleted meanwhile: the next run sees it
             return result

@@ -236,14 +236,16 @@ extension SyncEngine {
         if known != id { throw SyncEngineError.otherServerVault(root.path) }
     }
 
-    /// Scans with the stat cache and stores the new cache; the old one is released on return
-    /// (100,000 entries are worth not holding through the rest of the round). With `only`, scans
-    /// those paths (and what is below them) alone.
+    /// Scans with the stat cache and stores the new cache; the old one is released once the scan
+    /// is made (100,000 entries are worth not holding through the rest of the round). With
+    /// `only`, scans those paths (and what is below them) alone.
     private func scanLocal(_ rules: IgnoreRules, only paths: Set<String>? = nil) async throws -> LocalScan {
         let scanner = LocalScanner(root: root, ignore: rules)
-        let cache = if let paths { try await store.cachedStats(at: paths) } else { try await store.cachedStats() }
-        let scan = try paths.map { scanner.scan(paths: $0, cache: cache) } ?? scanner.scan(cache: cache)
-        try await store.replaceStats(scan.stats, changed: scan.rehashed, removed: scan.removedFromCache)
+        let scan = try await {
+            let cache = if let paths { try await store.cachedStats(at: paths) } else { try await store.cachedStats() }
+            return try paths.map { scanner.scan(paths: $0, cache: cache) } ?? scanner.scan(cache: cache)
+        }()
+        try await store.replaceStats(scan.rehashedStats, removed: scan.removedFromCache)
         // A whole scan says whether every file is named as its vault path; a partial one can only add one that is not.
         if !scan.diskNames.isEmpty || paths == nil { try await store.setMeta(.diskNamesDiffer, scan.diskNames.isEmpty ? nil : "1") }
         return scan

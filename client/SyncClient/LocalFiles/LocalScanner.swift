@@ -86,11 +86,10 @@ public struct LocalScanner: Sendable {
             }
         }
         var scan = LocalScan()
-        scan.stats.reserveCapacity(cache.count)
         scan.files.reserveCapacity(cache.count)
         let cachedFound = merge("", listings, into: &scan)
         // Every cached name found again (the usual case): nothing to look for.
-        if cachedFound < cache.count { scan.removedFromCache = Set(cache.keys.filter { scan.stats[$0] == nil }) }
+        if cachedFound < cache.count { scan.removedFromCache = Set(cache.keys.filter { scan.stat(atDisk: $0) == nil }) }
         return scan
     }
 
@@ -120,8 +119,7 @@ public struct LocalScanner: Sendable {
                 }
                 if rehashed { scan.rehashed.insert(entry.path) }
                 if cached { cachedFound += 1 }
-                scan.stats[entry.path] = stat
-                scan.files[vaultPath] = LocalFile(hash: stat.hash, sizeBytes: stat.sizeBytes)
+                scan.files[vaultPath] = LocalFile(hash: stat.hash, sizeBytes: stat.sizeBytes, mtimeNanoseconds: stat.mtimeNanoseconds, inode: stat.inode)
                 // Bytes, not String equality: Swift calls NFC and NFD spellings equal, the file system does not.
                 if !entry.path.utf8.elementsEqual(vaultPath.rawValue.utf8) { scan.diskNames[vaultPath] = entry.path }
             }
@@ -267,9 +265,8 @@ public struct LocalScan: Sendable {
     /// Folders linked to a vault of their own (they hold `.vaultsync/`): never entered, and the
     /// plan leaves everything in them alone.
     public var nestedVaults: [String] = []
-    /// The new stat cache, and what changed in it: the files hashed again are exactly those
-    /// whose stat is not the cached one.
-    public var stats: [String: CachedStat] = [:]
+    /// What changed in the stat cache (the files' stats are the new cache): the files hashed
+    /// again, by name on disk, are exactly those whose stat is not the cached one.
     public var rehashed: Set<String> = []
     public var removedFromCache: Set<String> = []
 
@@ -279,6 +276,33 @@ public struct LocalScan: Sendable {
     /// A file with where it is on disk.
     public func file(_ path: VaultPath) -> ScannedFile? {
         files[path].map { ScannedFile(diskPath: diskNames[path] ?? path.rawValue, hash: $0.hash, sizeBytes: $0.sizeBytes) }
+    }
+
+    /// The stat a file had when scanned, by vault path: what a write checks it still has.
+    public func stat(of path: VaultPath) -> CachedStat? {
+        files[path].map { CachedStat(sizeBytes: $0.sizeBytes, mtimeNanoseconds: $0.mtimeNanoseconds, inode: $0.inode, hash: $0.hash) }
+    }
+
+    /// The stat of the file named `diskPath` on disk, if the scan kept it. Swift finds an NFD name's
+    /// vault path by it (its strings compare by canonical equivalence); the bytes then say whether
+    /// that file is the one named so.
+    public func stat(atDisk diskPath: String) -> CachedStat? {
+        let path = VaultPath(alreadyValidated: diskPath)
+        guard let found = files.index(forKey: path) else { return nil }
+        let kept = files[found].key
+        guard (diskNames[kept] ?? kept.rawValue).utf8.elementsEqual(diskPath.utf8) else { return nil }
+        return stat(of: kept)
+    }
+
+    /// The whole stat cache the scan leaves, by name on disk: a table built on each call, for a
+    /// scan made without the state database (the engine reads the cache from `sync.db`).
+    public var statCache: [String: CachedStat] {
+        Dictionary(uniqueKeysWithValues: files.keys.map { (diskNames[$0] ?? $0.rawValue, stat(of: $0)!) })
+    }
+
+    /// The new stat cache's changed entries: each file hashed again, with its stat.
+    public var rehashedStats: [(path: String, stat: CachedStat)] {
+        rehashed.compactMap { path in stat(atDisk: path).map { (path, $0) } }
     }
 }
 

@@ -59,12 +59,12 @@ extension StateStore {
         }
     }
 
-    /// Replaces the stat cache with `stats` (the scan's view of the vault).
-    public func replaceStats(_ stats: [String: CachedStat], changed: Set<String>, removed: Set<String>) async throws {
+    /// Brings the stat cache to the scan's view of the vault: the entries that `changed`, and
+    /// those `removed`.
+    public func replaceStats(_ changed: [(path: String, stat: CachedStat)], removed: Set<String>) async throws {
         try await db.write { db in
             for path in removed { try db.run("DELETE FROM local_files WHERE disk_path = ?", [path]) }
-            for path in changed {
-                guard let stat = stats[path] else { continue }
+            for (path, stat) in changed {
                 try db.run(
                     "INSERT OR REPLACE INTO local_files (disk_path, size_bytes, mtime_ns, inode, content_hash) VALUES (?, ?, ?, ?, ?)",
                     [path, stat.sizeBytes, stat.mtimeNanoseconds, Int64(bitPattern: stat.inode), stat.hash.rawValue])
