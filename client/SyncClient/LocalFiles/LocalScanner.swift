@@ -25,7 +25,7 @@ public struct LocalScanner: Sendable {
     /// task, level by level; results are then merged in name order, so the outcome does not depend
     /// on timing.
     /// - Parameter cache: the stat cache from the last scan (by on-disk relative path).
-    public func scan(cache: [String: CachedStat]) throws -> LocalScan {
+    public func scan(cache: StatCache) throws -> LocalScan {
         walk(top: list("", cache: cache), cache: cache)
     }
 
@@ -33,7 +33,7 @@ public struct LocalScanner: Sendable {
     /// or names that are gone), for a watcher that knows what changed. `cache` needs only the
     /// entries at or below `paths`; what it holds there and the scan did not find is in
     /// ``LocalScan/removedFromCache``.
-    public func scan(paths: Set<String>, cache: [String: CachedStat]) -> LocalScan {
+    public func scan(paths: Set<String>, cache: StatCache) -> LocalScan {
         var top: [ScannedEntry] = []
         for path in paths where !path.isEmpty {
             var info = vs_file_stat()
@@ -69,7 +69,7 @@ public struct LocalScanner: Sendable {
     }
 
     /// Lists the folders of `top` and below, level by level, and merges what was found.
-    private func walk(top: [ScannedEntry], cache: [String: CachedStat]) -> LocalScan {
+    private func walk(top: [ScannedEntry], cache: StatCache) -> LocalScan {
         var listings: [String: [ScannedEntry]] = ["": top]
         var level = top.compactMap { if case .folder = $0.kind { $0.path } else { nil } }
         while !level.isEmpty {
@@ -89,7 +89,7 @@ public struct LocalScanner: Sendable {
         scan.files.reserveCapacity(cache.count)
         let cachedFound = merge("", listings, into: &scan)
         // Every cached name found again (the usual case): nothing to look for.
-        if cachedFound < cache.count { scan.removedFromCache = Set(cache.keys.filter { scan.stat(atDisk: $0) == nil }) }
+        if cachedFound < cache.count { scan.removedFromCache = Set(cache.paths.filter { scan.stat(atDisk: $0) == nil }) }
         return scan
     }
 
@@ -128,7 +128,7 @@ public struct LocalScanner: Sendable {
     }
 
     /// One folder's entries, sorted by name, with files checked and (when their stat changed) hashed.
-    private func list(_ relative: String, cache: [String: CachedStat]) -> [ScannedEntry] {
+    private func list(_ relative: String, cache: StatCache) -> [ScannedEntry] {
         let folder = relative.isEmpty ? root.path : root.path + "/" + relative
         var raw: UnsafeMutablePointer<vs_dir_entry>?
         var count = 0
@@ -187,7 +187,7 @@ public struct LocalScanner: Sendable {
 
     /// The entry for `path` (not ignored) with its stat: a file is checked against the cache and
     /// hashed when its stat changed.
-    private func entry(_ path: String, _ info: vs_file_stat, cache: [String: CachedStat]) -> ScannedEntry {
+    private func entry(_ path: String, _ info: vs_file_stat, cache: StatCache) -> ScannedEntry {
         switch info.kind {
         case 2:
             return ScannedEntry(path: path, kind: .folder)
@@ -296,8 +296,8 @@ public struct LocalScan: Sendable {
 
     /// The whole stat cache the scan leaves, by name on disk: a table built on each call, for a
     /// scan made without the state database (the engine reads the cache from `sync.db`).
-    public var statCache: [String: CachedStat] {
-        Dictionary(uniqueKeysWithValues: files.keys.map { (diskNames[$0] ?? $0.rawValue, stat(of: $0)!) })
+    public var statCache: StatCache {
+        StatCache(files.keys.map { (path: diskNames[$0] ?? $0.rawValue, stat: stat(of: $0)!) })
     }
 
     /// The new stat cache's changed entries: each file hashed again, with its stat.
