@@ -83,7 +83,7 @@ extension SyncEngine {
             if scan == nil { scan = try await scanLocal(ignore.rules) }
             report.scannedWholeFolder = true
             scope = .everything
-            synced = try await store.syncedEntries()
+            synced = try await store.syncedEntries(sharingNamesWith: scan?.files ?? [:])
             syncedCount = synced.count
         }
         guard let scan else { preconditionFailure("scanned above") }
