@@ -35,8 +35,34 @@ import Testing
         }
         #expect(try rows.map { try $0.string(0) } == values)
         #expect(try rows.map { try $0.int(1) } == Array(1...values.count))
+        // The same texts as their UTF-8 bytes (binary format): nothing to escape, the same values.
+        let binary = try await pool.withConnection { db in
+            try db.query("SELECT t.v FROM unnest($1::text[]) WITH ORDINALITY AS t(v, o) ORDER BY o", [values.map(PostgresBinaryText.init)])
+        }
+        #expect(try binary.map { try $0.string(0) } == values)
         let withNull = try await pool.withConnection { db in try db.query("SELECT v IS NULL FROM unnest($1::text[]) AS v", [[String?.none, "x"]]) }
         #expect(try withNull.map { try $0.bool(0) } == [true, false])
+        await pool.close()
+    }
+
+    /// Binary parameters (a type's `typreceive` format) beside text ones in one statement, alone
+    /// and as arrays of every length, and the same statement again once prepared.
+    @Test func binaryParametersBindBesideText() async throws {
+        let numbers: [BinaryInt4] = [7, -1, 0, .max, .min].map(BinaryInt4.init)
+        for _ in 0..<2 {
+            let rows = try await pool.withConnection { db in
+                try db.query("SELECT $1::int4 + 1, $2::text, t.n, t.s FROM unnest($3::int4[], $4::text[]) AS t(n, s)", [BinaryInt4(41), "text's", numbers, numbers.map { "\($0.value)" }])
+            }
+            #expect(try rows.map { try $0.int(0) } == Array(repeating: 42, count: numbers.count))
+            #expect(try rows.map { try $0.string(1) } == Array(repeating: "text's", count: numbers.count))
+            #expect(try rows.map { try String($0.int64(2)) } == rows.map { try $0.string(3) })
+        }
+        let empty = try await pool.withConnection { db in try db.query("SELECT cardinality($1::int4[]), $2::int4", [[BinaryInt4](), BinaryInt4(5)]).first! }
+        #expect(try empty.int(0) == 0 && empty.int(1) == 5)
+        // An array of another element type is PostgreSQL's error, not a wrong value.
+        await #expect(throws: PostgresError.self) {
+            try await pool.withConnection { db in try db.query("SELECT $1::int8[]", [numbers]) }
+        }
         await pool.close()
     }
 
@@ -106,4 +132,14 @@ import Testing
         let parsed = try #require(PostgresTimestamp.parse(postgresStyle))
         #expect(abs(parsed.timeIntervalSince(date)) < 0.000_001)
     }
+}
+
+/// `int4` sent in its binary format (four bytes, big-endian): a binary parameter the wrapper
+/// knows nothing of.
+private struct BinaryInt4: PostgresBinaryElement {
+    static let postgresTypeOID: UInt32 = 23
+    let value: Int32
+    init(_ value: Int32) { self.value = value }
+    var postgresBinary: [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+    var postgresText: String? { String(value) }
 }

@@ -85,21 +85,28 @@ public final class PostgresConnection: @unchecked Sendable {
         commitSent = false
     }
 
-    /// Runs one statement with text parameters (`$1`, `$2`, ...). Parameters are never
+    /// Runs one statement with parameters (`$1`, `$2`, ...), as text or, for a
+    /// ``PostgresBinaryBindable``, in the type's binary format. Parameters are never
     /// interpolated into SQL. The statement is prepared on its first call on this connection.
     /// - Throws: ``PostgresError`` with the server's SQLSTATE.
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws -> PostgresRows {
         guard let handle else { throw PostgresError(kind: .connection, message: "connection is closed") }
-        let texts = parameters.map { $0.postgresText }
-        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
-        defer { cStrings.forEach { free($0) } }
+        let bound = parameters.map(BoundParameter.init)
+        defer { bound.forEach { free($0.bytes) } }
         let name = try statementName(sql, handle: handle)
-        let result: OpaquePointer? = cStrings.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { values in
-                let values = texts.isEmpty ? nil : values
-                guard let name else { return PQexecParams(handle, sql, Int32(texts.count), nil, values, nil, nil, 0) }
-                return PQexecPrepared(handle, name, Int32(texts.count), values, nil, nil, 0)
+        // Lengths and formats only matter for binary parameters: libpq reads text ones to their NUL.
+        let binary = bound.contains { $0.format == 1 }
+        let values: [UnsafePointer<CChar>?] = bound.map { $0.bytes.map { UnsafePointer($0) } }
+        let lengths = bound.map(\.length), formats = bound.map(\.format)
+        let result: OpaquePointer? = values.withUnsafeBufferPointer { values in
+            lengths.withUnsafeBufferPointer { lengths in
+                formats.withUnsafeBufferPointer { formats in
+                    let (values, lengths, formats) = bound.isEmpty ? (nil, nil, nil) : (values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                    let (sizes, kinds) = binary ? (lengths, formats) : (nil, nil)
+                    guard let name else { return PQexecParams(handle, sql, Int32(bound.count), nil, values, sizes, kinds, 0) }
+                    return PQexecPrepared(handle, name, Int32(bound.count), values, sizes, kinds, 0)
+                }
             }
         }
         let rows: PostgresRows
@@ -205,5 +212,24 @@ extension String {
         var s = Substring(self)
         while s.last?.isNewline == true { s = s.dropLast() }
         return String(s)
+    }
+}
+
+/// One parameter as libpq takes it: its bytes in memory of their own (freed after the call; nil
+/// for SQL NULL), their length and format (0: text, ended by a NUL; 1: binary).
+private struct BoundParameter {
+    let bytes: UnsafeMutablePointer<CChar>?
+    let length: Int32
+    let format: Int32
+
+    init(_ parameter: any PostgresBindable) {
+        if let binary = parameter as? any PostgresBinaryBindable {
+            let value = binary.postgresBinary
+            let bytes = malloc(max(value.count, 1))!.assumingMemoryBound(to: CChar.self)
+            value.withUnsafeBytes { raw in raw.baseAddress.map { UnsafeMutableRawPointer(bytes).copyMemory(from: $0, byteCount: raw.count) } }
+            (self.bytes, length, format) = (bytes, Int32(value.count), 1)
+        } else {
+            (bytes, length, format) = (parameter.postgresText.flatMap { strdup($0) }, 0, 0)
+        }
     }
 }

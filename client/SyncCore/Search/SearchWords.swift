@@ -10,8 +10,9 @@ import Foundation
 /// and folded by Foundation (about 0.7 µs a word, so each distinct one once a call).
 public enum SearchWords {
     /// The longest word kept or looked for, in UTF-8 bytes once folded: PostgreSQL's `tsvector`
-    /// and `tsquery` hold none longer (`MAXSTRLEN`).
-    public static let longestBytes = 2_047
+    /// and `tsquery` text input refuse a word of `MAXSTRLEN` (2,047) bytes or more, and
+    /// `to_tsvector` skips one.
+    public static let longestBytes = 2_046
 
     /// Calls `body` with each folded word of `text`, in order.
     public static func forEach(in text: String, _ body: (String) -> Void) {

@@ -19,7 +19,11 @@ enum NoteSearchQueries {
     @discardableResult
     static func keep(_ db: PostgresConnection, vaultID: UUID, notes: [String], texts: [(hash: String, text: NoteText)]) throws -> [String] {
         guard !notes.isEmpty else { return [] }
-        let columns: [any PostgresBindable] = [texts.map(\.hash), texts.map(\.text.values), texts.map(\.text.body), texts.map(\.text.vector)]
+        // The texts and vectors travel in their binary formats: reading them as array literals
+        // was most of what keeping them cost PostgreSQL.
+        let columns: [any PostgresBindable] = [
+            texts.map(\.hash), texts.map { PostgresBinaryText($0.text.values) }, texts.map { PostgresBinaryText($0.text.body) }, texts.map(\.text.vector),
+        ]
         // What a write most often sends: every note's text in hand, so none is left unread.
         if Set(notes).isSubset(of: texts.map(\.hash)) {
             try db.query(insertTexts(from: "unnest($2::text[], $3::text[], $4::text[], $5::tsvector[]) AS t(h, v, b, d)"), [vaultID] + columns)

@@ -10,7 +10,7 @@ struct NoteText: Sendable, Equatable {
     let values: String
     let body: String
     /// Its words as the search keeps them (``SearchVector``).
-    let vector: String
+    let vector: SearchVector
 
     /// How much of a note is searched: the rest of a longer one is not (PostgreSQL's `tsvector`
     /// holds at most 1 MB; notes are far smaller).
@@ -32,7 +32,7 @@ struct NoteText: Sendable, Equatable {
     init(values: String, body: String) {
         self.values = values
         self.body = body
-        self.vector = SearchVector.literal(values: values, body: body)
+        self.vector = SearchVector(values: values, body: body)
     }
 
     /// The text shown around a match: the values, then the body.
