@@ -206,7 +206,8 @@ extension SyncEngine {
                     result.notices.append("\(done.path): deleted on \(by ?? "another device"), edited here; the edited version was kept")
                 }
             }
-            result.cursor = outcome.cursor ?? result.cursor
+            // Batches sent together may be committed out of order: the later cursor is kept.
+            result.cursor = ChangeCursor.later(outcome.cursor, result.cursor)
         }
         return result
     }
