@@ -111,6 +111,42 @@ import FoundationNetworking
         }
     }
 
+    /// Two batches sent together, the first held on the server until the second has committed:
+    /// the first's answer carries the later cursor but is handled first, and the device keeps
+    /// it, so nothing of its own upload is read back. Which push the server holds is whichever
+    /// arrives first; a round in which that was the second is run again (at most five times), and
+    /// the test says whether the race was run at all.
+    @Test(.timeLimit(.minutes(5))) func pushesCommittedOutOfOrderDoNotMoveTheCursorBack() async throws {
+        let gate = PauseGate()
+        try await TestServer.with(configure: { $0.maxBatchFiles = 7; $0.pausePoints = gate.points }) { server in
+            var raced = false
+            for round in 0..<5 where !raced {
+                let user = try await server.newUser()
+                let device = try await TestVault.link(user, deviceName: "laptop")
+                defer { device.remove() }
+                let reader = try await user.newDevice("reader")
+                let paths = (0..<14).map { String(format: "notes/n%02d.md", $0) }
+                for path in paths { try device.write(path, "round \(round): \(path)") }
+                await gate.arm(.pushInlineStored)
+                let sync = Task { try await device.sync() }
+                await gate.reached(.pushInlineStored)
+                // The push not held commits; which seven paths it held says which batch it was.
+                var committed: Set<String> = []
+                for _ in 0..<600 where committed.count < 7 {
+                    committed = Set(try await reader.api.state(reader.session).files.map(\.path.rawValue))
+                    if committed.count < 7 { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                #expect(committed.count == 7, "one push committed while the other was held: \(committed.sorted())")
+                raced = committed == Set(paths[7...])
+                await gate.release(.pushInlineStored)
+                #expect(try await sync.value.pushed.count == 14)
+                let cursor = try #require(try await device.engine.state.meta(.cursor))
+                #expect(try await reader.api.state(reader.session, cursor: cursor).files.isEmpty, "its own 14 files are behind its cursor (round \(round))")
+            }
+            #expect(raced, "in five rounds the server never held the first batch's push")
+        }
+    }
+
     @Test(arguments: [false, true]) func foldersConvergeThroughCreatesEditsAndDeletes(encrypted: Bool) async throws {
         try await twoVaults(encrypted: encrypted) { a, b in
             try a.write("sources/a.md", Self.note)
