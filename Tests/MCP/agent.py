@@ -8,9 +8,9 @@ revoked between two calls refused at the next. Prints a JSON report; exits 1 on 
 Usage: MCP_URL=… FOLDER_TOKEN=… WHOLE_TOKEN=… READ_TOKEN=… FOLDER_DEVICE=… ACCESS_TOKEN=… SERVER=… agent.py
 """
 import asyncio, contextlib, json, os, sys, traceback
-import httpx2
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 env = os.environ
 report = {"failures": [], "steps": []}
@@ -23,7 +23,9 @@ def check(condition, message):
 
 @contextlib.asynccontextmanager
 async def session(token):
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http:
+    # The SDK's own client and timeouts (30 s, 300 s to read), as `streamable_http_client` makes
+    # when given none: httpx's bare default of 5 s failed this under a loaded CI run.
+    async with create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http:
         async with streamable_http_client(env["MCP_URL"], http_client=http) as streams:
             async with ClientSession(streams[0], streams[1]) as s:
                 await s.initialize()
@@ -108,7 +110,7 @@ async def main():
         report["steps"].append("revoked token")
         error, _ = await call(agent, "list_notes", {})
         check(not error, "the token works before it is revoked")
-        async with httpx2.AsyncClient() as http:
+        async with create_mcp_http_client() as http:
             answer = await http.delete(f"{env['SERVER']}/devices/{env['FOLDER_DEVICE']}",
                                        headers={"Authorization": f"Bearer {env['ACCESS_TOKEN']}", "X-VaultSync-Protocol": "1"})
             check(answer.status_code in (200, 204), f"revoking: {answer.status_code} {answer.text}")
@@ -116,7 +118,7 @@ async def main():
             error, answer = await call(agent, "list_notes", {})
             report["failures"].append(f"a revoked token was answered: {answer}")
         except Exception as refused:  # the client raises for the endpoint's answer, which says why:
-            async with httpx2.AsyncClient() as http:
+            async with create_mcp_http_client() as http:
                 raw = await http.post(env["MCP_URL"], json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
                                       headers={"Authorization": f"Bearer {env['FOLDER_TOKEN']}", "Accept": "application/json, text/event-stream"})
             report["steps"].append(f"refused after revocation: {type(refused).__name__}; {raw.status_code} {raw.text[:300]}")
