@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import SyncClient
+import SyncCore
 import SyncProtocol
 import SyncServer
 import TestSupport

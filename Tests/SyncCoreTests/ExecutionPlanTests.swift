@@ -122,8 +122,8 @@ import Testing
 
     static func input(local: [String: String] = [:], synced: [String: Int] = [:]) -> SyncPlanInput {
         SyncPlanInput(
-            local: Dictionary(uniqueKeysWithValues: local.map { (path($0.key), LocalFile(hash: hash($0.value), sizeBytes: Int64($0.value.utf8.count))) }),
-            remote: [:], synced: Dictionary(uniqueKeysWithValues: synced.map { (path($0.key), SyncedEntry(hash: hash("old"), version: $0.value)) }))
+            local: CompactDictionary(Dictionary(uniqueKeysWithValues: local.map { (path($0.key), LocalFile(hash: hash($0.value), sizeBytes: Int64($0.value.utf8.count))) })),
+            remote: [:], synced: CompactDictionary(Dictionary(uniqueKeysWithValues: synced.map { (path($0.key), SyncedEntry(hash: hash("old"), version: $0.value)) })))
     }
 
     static func push(_ p: String, _ content: String, base: Int?, keptOverDeleteBy: String?? = .none) -> ExecutionPlan.Push {

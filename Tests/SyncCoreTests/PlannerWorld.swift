@@ -158,7 +158,7 @@ struct PlannerCase: CustomStringConvertible {
 struct PlannerWorld {
     var server: [VaultPath: ServerEntry] = [:]
     var local: [VaultPath: Tokens] = [:]
-    var synced: [VaultPath: SyncedEntry] = [:]
+    var synced: CompactDictionary<VaultPath, SyncedEntry> = [:]
     var ignore: IgnoreRules
     /// The case's paths the rules match (matching costs more than the rest of a round).
     let ignored: Set<VaultPath>
@@ -216,7 +216,7 @@ struct PlannerWorld {
     /// What the engine hands the planner: the scan (ignored files left out), the server's answer
     /// (full, or only what changed since the synced versions), `sync.db`.
     var input: SyncPlanInput {
-        var localView: [VaultPath: LocalFile] = [:]
+        var localView: CompactDictionary<VaultPath, LocalFile> = [:]
         for (path, tokens) in local where !isIgnored(path) { localView[path] = LocalFile(hash: tokens.hash, sizeBytes: Int64(tokens.set.count)) }
         var remote: [VaultPath: RemoteEntry] = [:]
         for (path, entry) in server where !incremental || synced[path]?.version != entry.version {

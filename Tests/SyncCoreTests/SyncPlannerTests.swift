@@ -49,7 +49,7 @@ import Testing
 
     @Test(arguments: rows)
     func row(_ row: Row) {
-        var local: [VaultPath: LocalFile] = [:]
+        var local: CompactDictionary<VaultPath, LocalFile> = [:]
         if case .content(let hash) = row.local { local[Self.path] = LocalFile(hash: hash, sizeBytes: 3) }
         var remote: [VaultPath: RemoteEntry] = [:]
         switch row.remote {
@@ -84,7 +84,7 @@ import Testing
 
     @Test func plansAreOrderedByPath() throws {
         let names = ["z.md", "a.md", "m/b.md", "m/a.md"]
-        let local = Dictionary(uniqueKeysWithValues: try names.map { (try VaultPath($0), LocalFile(hash: Self.h1, sizeBytes: 3)) })
+        let local = CompactDictionary(Dictionary(uniqueKeysWithValues: try names.map { (try VaultPath($0), LocalFile(hash: Self.h1, sizeBytes: 3)) }))
         let plan = SyncPlanner.plan(SyncPlanInput(local: local, remote: [:], synced: [:]))
         #expect(plan.actions == (try names.sorted().map { .push(try VaultPath($0), base: nil) }))
     }

@@ -62,7 +62,7 @@ struct RoundContext: Sendable {
     /// where a synced path it does not list was deleted long ago).
     let remoteIsIncremental: Bool
     /// What was last synced, as the plan saw it.
-    let synced: [VaultPath: SyncedEntry]
+    let synced: CompactDictionary<VaultPath, SyncedEntry>
     /// How files changed on both sides merge (the vault's `.vaultsyncmerge`).
     let mergePolicies: MergePolicies
     /// Edits kept over another device's deletion: who deleted them (reported once pushed).

@@ -1,5 +1,6 @@
 public import Foundation
 public import SyncProtocol
+import SyncCore
 
 extension SyncEngine {
     /// Exports the whole vault as the server has it: starts the server's export job, polls it

@@ -68,7 +68,7 @@ extension SyncEngine {
         // The focused scan: what the watcher named, what the server changed, what failed before.
         // Had the server's changes to be read in full after all, the whole folder is scanned.
         let scope: LocalScope
-        var synced: [VaultPath: SyncedEntry]
+        var synced: CompactDictionary<VaultPath, SyncedEntry>
         let syncedCount: Int
         let placed = try await store.placedFiles()
         let roots = scan == nil && incremental
@@ -189,7 +189,7 @@ extension SyncEngine {
     /// keep a file another device deleted after seeing that write). When the server has moved
     /// past the write (another device changed or deleted the file), its history says whether the
     /// write became a version.
-    private func adoptOwnVersions(_ remote: [VaultPath: RemoteEntry], _ synced: inout [VaultPath: SyncedEntry]) async throws {
+    private func adoptOwnVersions(_ remote: [VaultPath: RemoteEntry], _ synced: inout CompactDictionary<VaultPath, SyncedEntry>) async throws {
         let sent = try await store.sentPushes()
         guard !sent.isEmpty else { return }
         var adopted: [VaultPath: SyncedEntry] = [:]
@@ -207,7 +207,7 @@ extension SyncEngine {
         }
         if !adopted.isEmpty {
             try await store.recordSynced(adopted, at: now(), log: adopted.map { LogLine(.push, $0.key, "v\($0.value.version), answer not received before") })
-            synced.merge(adopted) { _, new in new }
+            for (path, entry) in adopted { synced[path] = entry }
         }
         try await store.clearSent()
     }
@@ -216,12 +216,12 @@ extension SyncEngine {
     /// between) are synced at the versions they were placed on, while they hold exactly the bytes
     /// placed: recorded so before planning, so that a pulled file is not taken for an edit made
     /// here, and a merged one's edits made elsewhere are not either.
-    private func adoptPlacedPulls(_ placed: [VaultPath: PlacedFile], _ scan: LocalScan, _ synced: inout [VaultPath: SyncedEntry]) async throws {
+    private func adoptPlacedPulls(_ placed: [VaultPath: PlacedFile], _ scan: LocalScan, _ synced: inout CompactDictionary<VaultPath, SyncedEntry>) async throws {
         guard !placed.isEmpty else { return }
         let adopted = placed.filter { path, file in scan.localFiles[path]?.hash == file.fileHash && synced[path] != file.synced }.mapValues(\.synced)
         if !adopted.isEmpty {
             try await store.recordSynced(adopted, at: now(), log: adopted.map { LogLine(.pull, $0.key, "v\($0.value.version), put in place before a crash") })
-            synced.merge(adopted) { _, new in new }
+            for (path, entry) in adopted { synced[path] = entry }
         }
         try await store.clearPlaced()
     }

@@ -252,7 +252,7 @@ private final class Locked<Value>: @unchecked Sendable {
 /// The result of a scan.
 public struct LocalScan: Sendable {
     /// Valid files by vault path (NFC): what the planner needs.
-    public var files: [VaultPath: LocalFile] = [:]
+    public var files: CompactDictionary<VaultPath, LocalFile> = [:]
     /// The on-disk name of files whose name differs from their vault path (NFD spellings); kept
     /// apart because it is rare, and a second name per file would cost memory in large vaults.
     public var diskNames: [VaultPath: String] = [:]
@@ -271,7 +271,7 @@ public struct LocalScan: Sendable {
     public var removedFromCache: Set<String> = []
 
     /// The planner's view of the local side.
-    public var localFiles: [VaultPath: LocalFile] { files }
+    public var localFiles: CompactDictionary<VaultPath, LocalFile> { files }
 
     /// A file with where it is on disk.
     public func file(_ path: VaultPath) -> ScannedFile? {
@@ -288,8 +288,7 @@ public struct LocalScan: Sendable {
     /// that file is the one named so.
     public func stat(atDisk diskPath: String) -> CachedStat? {
         let path = VaultPath(alreadyValidated: diskPath)
-        guard let found = files.index(forKey: path) else { return nil }
-        let kept = files[found].key
+        guard let kept = files.storedKey(path) else { return nil }
         guard (diskNames[kept] ?? kept.rawValue).utf8.elementsEqual(diskPath.utf8) else { return nil }
         return stat(of: kept)
     }

@@ -126,16 +126,16 @@ public final class StateStore: Sendable {
 
     /// Every path's last synced content and server version. A path `scanned` holds is keyed by
     /// the scan's own string: a path kept once, not once per table (at 100,000 notes, 6 MB).
-    public func syncedEntries(sharingNamesWith scanned: [VaultPath: LocalFile] = [:]) async throws -> [VaultPath: SyncedEntry] {
+    public func syncedEntries(sharingNamesWith scanned: CompactDictionary<VaultPath, LocalFile> = [:]) async throws -> CompactDictionary<VaultPath, SyncedEntry> {
         try await db.read { db in
-            var result: [VaultPath: SyncedEntry] = [:]
+            var result: CompactDictionary<VaultPath, SyncedEntry> = [:]
             result.reserveCapacity(try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_state") ?? 0)
             // Stored only after validation; re-validating 100,000 rows would cost most of a no-op sync.
             let rows = try Row.fetchCursor(db, sql: "SELECT relative_path, content_hash, server_version FROM sync_state")
             while let row = try rows.next() {
                 let path = VaultPath(alreadyValidated: row[0])
                 // The same bytes only: Swift calls NFC and NFD spellings one string, SQLite does not.
-                let key = scanned.index(forKey: path).map { scanned[$0].key }.flatMap { $0.rawValue.utf8.elementsEqual(path.rawValue.utf8) ? $0 : nil } ?? path
+                let key = scanned.storedKey(path).flatMap { $0.rawValue.utf8.elementsEqual(path.rawValue.utf8) ? $0 : nil } ?? path
                 result[key] = SyncedEntry(hash: ContentHash(alreadyValidated: row[1]), version: row[2])
             }
             return result
@@ -143,9 +143,9 @@ public final class StateStore: Sendable {
     }
 
     /// The synced entries at `paths` (vault-relative) and below them, for a sync of only those.
-    func syncedEntries(at paths: Set<String>) async throws -> [VaultPath: SyncedEntry] {
+    func syncedEntries(at paths: Set<String>) async throws -> CompactDictionary<VaultPath, SyncedEntry> {
         try await db.read { db in
-            var result: [VaultPath: SyncedEntry] = [:]
+            var result: CompactDictionary<VaultPath, SyncedEntry> = [:]
             for path in paths {
                 let rows = try Row.fetchCursor(
                     db.cachedStatement(sql: "SELECT relative_path, content_hash, server_version FROM sync_state WHERE relative_path = ? OR (relative_path > ? AND relative_path < ?)"),

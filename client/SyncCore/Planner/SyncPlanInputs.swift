@@ -44,13 +44,13 @@ public struct SyncedEntry: Sendable, Equatable {
 /// the server and reads `sync.db`, then hands the three views over.
 public struct SyncPlanInput: Sendable {
     /// Valid local files.
-    public var local: [VaultPath: LocalFile]
+    public var local: CompactDictionary<VaultPath, LocalFile>
     /// Local names that are not valid vault paths, with the reason (never sent).
     public var invalidLocal: [String: VaultPathError]
     /// The server's state for every path it knows.
     public var remote: [VaultPath: RemoteEntry]
     /// The last synced state.
-    public var synced: [VaultPath: SyncedEntry]
+    public var synced: CompactDictionary<VaultPath, SyncedEntry>
     /// True when `remote` holds only what changed since the last sync (an incremental state read):
     /// a synced path missing from it is then unchanged on the server, not unknown to it. Saves
     /// copying the whole synced state into `remote` for a large vault.
@@ -68,8 +68,8 @@ public struct SyncPlanInput: Sendable {
     public var selection: FolderSelection
 
     public init(
-        local: [VaultPath: LocalFile], invalidLocal: [String: VaultPathError] = [:], remote: [VaultPath: RemoteEntry],
-        synced: [VaultPath: SyncedEntry], remoteIsIncremental: Bool = false, ignore: IgnoreRules? = nil, localScope: LocalScope = .everything,
+        local: CompactDictionary<VaultPath, LocalFile>, invalidLocal: [String: VaultPathError] = [:], remote: [VaultPath: RemoteEntry],
+        synced: CompactDictionary<VaultPath, SyncedEntry>, remoteIsIncremental: Bool = false, ignore: IgnoreRules? = nil, localScope: LocalScope = .everything,
         selection: FolderSelection = .all
     ) {
         self.selection = selection
