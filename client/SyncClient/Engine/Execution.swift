@@ -196,8 +196,23 @@ struct PhaseResult: Sendable {
     }
 }
 
-extension Array {
-    func chunked(_ size: Int) -> [ArraySlice<Element>] {
-        stride(from: 0, to: count, by: Swift.max(1, size)).map { self[$0..<Swift.min(count, $0 + size)] }
+extension RandomAccessCollection where Index == Int {
+    func chunked(_ size: Int) -> [SubSequence] {
+        stride(from: startIndex, to: endIndex, by: Swift.max(1, size)).map { self[$0..<Swift.min(endIndex, $0 + size)] }
+    }
+}
+
+/// A round's pushes as the executor sends them: the plan's, then the merges' follow-ups, each
+/// plan push made a ``PushCandidate`` only when its batch is sent. All of them made at once cost
+/// 160 bytes a file beside the plan's own (16 MB at a first upload of 100,000 notes).
+struct PushCandidates: RandomAccessCollection {
+    let planned: [ExecutionPlan.Push]
+    let followUps: [PushCandidate]
+    let context: RoundContext
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { planned.count + followUps.count }
+    subscript(index: Int) -> PushCandidate {
+        index < planned.count ? context.candidate(planned[index]) : followUps[index - planned.count]
     }
 }

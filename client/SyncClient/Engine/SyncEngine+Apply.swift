@@ -147,26 +147,36 @@ extension SyncEngine {
     /// - Parameters:
     ///   - cursor: the cursor the device holds; the answers move it past its own changes.
     ///   - merged: paths a merge pushes (reported as merged, not pushed).
-    func pushPhase(_ pushes: [PushCandidate], cursor: String?, merged: Set<VaultPath>, _ context: RoundContext, oneByOne: Bool = false) async throws -> PhaseResult {
+    func pushPhase(
+        _ pushes: some RandomAccessCollection<PushCandidate> & Sendable, cursor: String?, merged: Set<VaultPath>, _ context: RoundContext, oneByOne: Bool = false
+    ) async throws -> PhaseResult {
         var result = PhaseResult(cursor: cursor)
         var full = false
-        // Slices of `pushes`, each copied only when it is sent: a copy of every batch at once
-        // doubled the candidates' memory (16 MB at 100,000 notes).
-        let batches = oneByOne ? ExecutionPlan.oneByOne(pushes).map { [$0][...] } : pushes.chunked(batchSize)
+        // Each batch made only when it is sent (``PushCandidates``): every candidate at once cost
+        // 160 bytes a file.
+        let ordered = oneByOne ? ExecutionPlan.oneByOne(Array(pushes)) : nil
+        let size = oneByOne ? 1 : batchSize, batchCount = (pushes.count + size - 1) / size
+        func makeBatch(_ index: Int) -> [PushCandidate] {
+            let range = (index * size)..<min(pushes.count, (index + 1) * size)
+            if let ordered { return Array(ordered[range]) }
+            let start = pushes.index(pushes.startIndex, offsetBy: range.lowerBound)
+            return Array(pushes[start..<pushes.index(start, offsetBy: range.count)])
+        }
         // Pushes of the batches after the current one, already sent, by index. Their answers are
         // handled even when the current one finds the storage full: they may have made files current.
         var ahead: [Int: Task<Result<Uploader.Pushed, any Error>, Never>] = [:]
         defer { ahead.values.forEach { $0.cancel() } }
-        for (index, batch) in batches.enumerated() {
+        for index in 0..<batchCount {
+            let batch = makeBatch(index)
             defer { context.progress.advance(files: batch.count, bytes: batch.reduce(0) { $0 + $1.sizeBytes }) }
             if full, ahead[index] == nil {
                 for candidate in batch { result.fail(candidate.path, result.storageFull ?? "storage full", counts: false) }
                 continue
             }
-            let pushing = ahead.removeValue(forKey: index) ?? uploader.push(Array(batch), cursor: result.cursor)
+            let pushing = ahead.removeValue(forKey: index) ?? uploader.push(batch, cursor: result.cursor)
             if !oneByOne, !full {
-                for next in (index + 1)..<min(index + 1 + Self.pushesAhead, batches.count) where ahead[next] == nil {
-                    ahead[next] = uploader.push(Array(batches[next]), cursor: result.cursor)
+                for next in (index + 1)..<min(index + 1 + Self.pushesAhead, batchCount) where ahead[next] == nil {
+                    ahead[next] = uploader.push(makeBatch(next), cursor: result.cursor)
                 }
             }
             let pushed: Uploader.Pushed
@@ -178,7 +188,7 @@ extension SyncEngine {
                 result.notices.append(ExecutionPlan.readOnlyNotice(pushes.count))
                 return result
             case .failure(let error as SyncAPIError) where error.code == .quotaExceeded && batch.count > 1:
-                result.add(try await pushPhase(Array(batch), cursor: result.cursor, merged: merged, context, oneByOne: true))
+                result.add(try await pushPhase(batch, cursor: result.cursor, merged: merged, context, oneByOne: true))
                 continue
             case .failure(let error as SyncAPIError) where [.quotaExceeded, .storageUnavailable, .fileTooLarge].contains(error.code):
                 full = full || error.code != .fileTooLarge
@@ -200,8 +210,11 @@ extension SyncEngine {
             result.storageFull = outcome.storageFull ?? result.storageFull
             full = full || outcome.storeFull
             result.storedAny = result.storedAny || !outcome.confirmed.isEmpty
+            // The paths kept are the batch's own (the scan's strings), not the answer's copies: at
+            // a first upload those were a string more for every file.
+            let sent = Dictionary(batch.map { ($0.path, $0.path) }, uniquingKeysWith: { first, _ in first })
             for done in outcome.confirmed {
-                if !merged.contains(done.path) { result.pushed.append(done.path) }
+                if !merged.contains(done.path) { result.pushed.append(sent[done.path] ?? done.path) }
                 if let by = context.keptOverDelete[done.path] {
                     result.notices.append("\(done.path): deleted on \(by ?? "another device"), edited here; the edited version was kept")
                 }

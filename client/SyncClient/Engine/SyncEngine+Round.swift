@@ -151,7 +151,7 @@ extension SyncEngine {
             result.fail(candidate.path, refusal)
             return false
         }
-        result.add(try await pushPhase(execution.pushes.map(context.candidate) + followUps, cursor: result.cursor, merged: Set(report.merged + merges.merged), context))
+        result.add(try await pushPhase(PushCandidates(planned: execution.pushes, followUps: followUps, context: context), cursor: result.cursor, merged: Set(report.merged + merges.merged), context))
         result.fold(into: &report)
         // "Storage full" is shown by `status` until a later sync stores something again.
         if let full = result.storageFull {
