@@ -218,7 +218,7 @@ struct PlannerWorld {
     var input: SyncPlanInput {
         var localView: CompactDictionary<VaultPath, LocalFile> = [:]
         for (path, tokens) in local where !isIgnored(path) { localView[path] = LocalFile(hash: tokens.hash, sizeBytes: Int64(tokens.set.count)) }
-        var remote: [VaultPath: RemoteEntry] = [:]
+        var remote: CompactDictionary<VaultPath, RemoteEntry> = [:]
         for (path, entry) in server where !incremental || synced[path]?.version != entry.version {
             switch entry {
             case .live(let version, let tokens): remote[path] = .live(version: version, hash: tokens.hash, sizeBytes: Int64(tokens.set.count))

@@ -51,7 +51,7 @@ import Testing
     func row(_ row: Row) {
         var local: CompactDictionary<VaultPath, LocalFile> = [:]
         if case .content(let hash) = row.local { local[Self.path] = LocalFile(hash: hash, sizeBytes: 3) }
-        var remote: [VaultPath: RemoteEntry] = [:]
+        var remote: CompactDictionary<VaultPath, RemoteEntry> = [:]
         switch row.remote {
         case .absent: break
         case .live(let version, let hash): remote[Self.path] = .live(version: version, hash: hash, sizeBytes: 3)

@@ -56,8 +56,8 @@ struct RemoteAuthor: Sendable {
 /// files changed on both sides merge. Nothing in it changes while the round runs.
 struct RoundContext: Sendable {
     let scan: LocalScan
-    let authors: [VaultPath: RemoteAuthor]
-    let remote: [VaultPath: RemoteEntry]
+    let authors: CompactDictionary<VaultPath, RemoteAuthor>
+    let remote: CompactDictionary<VaultPath, RemoteEntry>
     /// Whether `remote` holds only the changes after the cursor (else the server's full state,
     /// where a synced path it does not list was deleted long ago).
     let remoteIsIncremental: Bool

@@ -36,6 +36,8 @@ extension SyncEngine {
             var applied: [VaultPath: SyncedEntry] = [:]
             var log: [LogLine] = []
             var knownStats: [String: CachedStat] = [:]
+            // The paths kept are the plan's own strings, not the answer's copies (``pushPhase``).
+            let asked = Dictionary(batch.map { ($0, $0) }, uniquingKeysWith: { first, _ in first })
             for download in answer.downloads {
                 do {
                     let file = try staged[download.path]!.get()
@@ -58,7 +60,7 @@ extension SyncEngine {
                         knownStats[diskPath] = CachedStat(sizeBytes: stagedStat.size, mtimeNanoseconds: stagedStat.mtime, inode: stagedStat.inode, hash: file.hash)
                     }
                     applied[download.path] = SyncedEntry(hash: file.hash, version: download.version)
-                    result.pulled.append(download.path)
+                    result.pulled.append(asked[download.path] ?? download.path)
                     if restores.contains(download.path) {
                         result.notices.append("\(download.path): deleted here but edited on another device; the edited version was restored")
                     }
@@ -211,7 +213,8 @@ extension SyncEngine {
             full = full || outcome.storeFull
             result.storedAny = result.storedAny || !outcome.confirmed.isEmpty
             // The paths kept are the batch's own (the scan's strings), not the answer's copies: at
-            // a first upload those were a string more for every file.
+            // a first upload those were a string more for every file (as many again at a new
+            // device's pulls).
             let sent = Dictionary(batch.map { ($0.path, $0.path) }, uniquingKeysWith: { first, _ in first })
             for done in outcome.confirmed {
                 if !merged.contains(done.path) { result.pushed.append(sent[done.path] ?? done.path) }

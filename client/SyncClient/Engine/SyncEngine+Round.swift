@@ -25,9 +25,9 @@ extension SyncEngine {
         progress?(SyncProgress(phase: .checkingServer))
         // Without a cursor (or when the server purged deletions after it) the full state is read
         // instead, and a synced path it does not list was deleted long ago.
-        var remote: [VaultPath: RemoteEntry] = [:]
+        var remote: CompactDictionary<VaultPath, RemoteEntry> = [:]
         var incremental = cursor != nil
-        var authors: [VaultPath: RemoteAuthor] = [:]
+        var authors: CompactDictionary<VaultPath, RemoteAuthor> = [:]
         var role: VaultRole?
         var keyState: (generation: Int?, rotationDue: Bool) = (nil, false)
         var maxFileBytes: Int64?
@@ -189,7 +189,7 @@ extension SyncEngine {
     /// keep a file another device deleted after seeing that write). When the server has moved
     /// past the write (another device changed or deleted the file), its history says whether the
     /// write became a version.
-    private func adoptOwnVersions(_ remote: [VaultPath: RemoteEntry], _ synced: inout CompactDictionary<VaultPath, SyncedEntry>) async throws {
+    private func adoptOwnVersions(_ remote: CompactDictionary<VaultPath, RemoteEntry>, _ synced: inout CompactDictionary<VaultPath, SyncedEntry>) async throws {
         let sent = try await store.sentPushes()
         guard !sent.isEmpty else { return }
         var adopted: [VaultPath: SyncedEntry] = [:]

@@ -48,7 +48,7 @@ public struct SyncPlanInput: Sendable {
     /// Local names that are not valid vault paths, with the reason (never sent).
     public var invalidLocal: [String: VaultPathError]
     /// The server's state for every path it knows.
-    public var remote: [VaultPath: RemoteEntry]
+    public var remote: CompactDictionary<VaultPath, RemoteEntry>
     /// The last synced state.
     public var synced: CompactDictionary<VaultPath, SyncedEntry>
     /// True when `remote` holds only what changed since the last sync (an incremental state read):
@@ -68,7 +68,7 @@ public struct SyncPlanInput: Sendable {
     public var selection: FolderSelection
 
     public init(
-        local: CompactDictionary<VaultPath, LocalFile>, invalidLocal: [String: VaultPathError] = [:], remote: [VaultPath: RemoteEntry],
+        local: CompactDictionary<VaultPath, LocalFile>, invalidLocal: [String: VaultPathError] = [:], remote: CompactDictionary<VaultPath, RemoteEntry>,
         synced: CompactDictionary<VaultPath, SyncedEntry>, remoteIsIncremental: Bool = false, ignore: IgnoreRules? = nil, localScope: LocalScope = .everything,
         selection: FolderSelection = .all
     ) {
