@@ -6,14 +6,15 @@
 # fuzz test), Playwright with axe (the web app's browser tests), and webdav4 (a WebDAV client the
 # WebDAV tests drive: fsspec's, which sends no Depth and finds answers by the URL it asked for), and
 # mcp (the Model Context Protocol's official client, which the agents' tests point at /mcp).
-# With --bench (bench/*.sh), also rsync (the floors) and syncthing (bench/peers.sh runs it beside VaultSync).
+# With --bench (bench/*.sh), also rsync (the floors), syncthing (bench/peers.sh runs it beside VaultSync)
+# and heaptrack (bench/client-memory.sh).
 set -euo pipefail
 tests=false
 bench=false
 [ "${1:-}" = "--tests" ] && tests=true
 [ "${1:-}" = "--bench" ] && bench=true
 packages=(libsqlite3-dev libpq-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libssl-dev libcurl4-openssl-dev libxml2 postgresql)
-$bench && packages+=(rsync syncthing)
+$bench && packages+=(rsync syncthing heaptrack)
 # systemd: the tests check the user unit in infra/systemd with systemd-analyze verify.
 # haproxy: the multi-instance test runs three servers behind it.
 # chromium: the web app's browser tests drive it through Playwright (below).
