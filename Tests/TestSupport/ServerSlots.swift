@@ -8,7 +8,8 @@ public enum ServerSlots {
     /// Servers at once: some 80 of the cluster's connections. At 48 the suite ran 108 tests at
     /// once on CI's 2 cores and a test that timed a server's answer (an MCP client's 5 s read, a
     /// 15 s idle bound) failed now and then; at 16 each server gets three times the share and
-    /// the run was no slower (526 s against 578 s, one run each, 2026-12-06).
+    /// the run took about as long (526 s locally and 623 s from a clean clone, against 578 s at 48:
+    /// a run lasts as long as its longest test, `seededHistoriesLoseNothing`; 2026-12-06).
     public static let count = 16
 
     @TaskLocal static var held = false
